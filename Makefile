@@ -1,0 +1,30 @@
+# Two entry points (see README): `make run` and `make test`. Both install missing Debian packages first,
+# then configure once and build incrementally with Ninja + ccache in build/.
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+JOBS ?= $(shell nproc)
+
+.PHONY: deps configure build run test bench clean
+
+deps:
+	@bash packaging/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+configure: $(BUILD)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@bash packaging/run-example.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD)/bench/hetplan-bench
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,91 @@
+#include "cli.h"
+
+#include "core/io/json_io.h"
+#include "core/model/errors.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace hetplan::cli {
+
+namespace {
+// "a/0-3" style compaction of a GPU list for the table.
+std::string gpuList(const Cluster& c, const std::vector<int>& gpus)
+{
+    std::ostringstream s;
+    for (size_t i = 0; i < gpus.size();) {
+        size_t j = i;
+        while (j + 1 < gpus.size() && gpus[j + 1] == gpus[j] + 1 && c.sameNode(gpus[j + 1], gpus[i]))
+            ++j;
+        if (i)
+            s << ",";
+        s << c.gpuName(gpus[i]);
+        if (j > i)
+            s << "-" << c.gpu(gpus[j]).local;
+        i = j + 1;
+    }
+    return s.str();
+}
+} // namespace
+
+void printPlan(const Plan& p, std::ostream& out)
+{
+    out << std::fixed;
+    out << "planner " << p.planner << " | cluster " << p.cluster.name << " (" << p.cluster.gpuCount() << " GPUs) | model "
+        << p.model.name << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength << "\n";
+    out << std::setprecision(4) << "iteration " << p.estimate.iterationSeconds << " s (simulated)";
+    if (p.plannerEstimate)
+        out << ", planner estimate " << *p.plannerEstimate << " s";
+    out << std::setprecision(0) << ", " << p.estimate.tokensPerSecond << " tokens/s"
+        << (p.estimate.feasible ? "" : ", DOES NOT FIT MEMORY") << "\n";
+    out << std::setprecision(3) << "search " << p.search.seconds * 1e3 << " ms, " << p.search.candidates
+        << " candidates\n";
+    for (size_t i = 0; i < p.pipelines.size(); ++i) {
+        const Pipeline& pl = p.pipelines[i];
+        out << "pipeline " << i << ": " << pl.replicas << " replica(s), micro-batch " << pl.microBatchSize << " x "
+            << pl.microBatches << "\n";
+        out << "  stage  layers      tp  dp  device        GPUs\n";
+        for (size_t s = 0; s < pl.stages.size(); ++s) {
+            const Stage& st = pl.stages[s];
+            std::ostringstream range;
+            range << "[" << st.firstLayer << "," << st.endLayer << ")";
+            out << "  " << std::left << std::setw(7) << s << std::setw(12) << range.str() << std::right << std::setw(2)
+                << st.tensorParallel << std::setw(4) << st.dataParallel << "  " << std::left << std::setw(14)
+                << p.cluster.nodeOf(st.gpus.front()).deviceType << gpuList(p.cluster, st.gpus) << std::right << "\n";
+        }
+    }
+    if (p.zero) {
+        out << "ZeRO-" << p.zero->stage << ":\n  GPU            micro  steps  last\n";
+        for (const ZeroGpu& g : p.zero->gpus)
+            out << "  " << std::left << std::setw(15) << p.cluster.gpuName(g.gpu) << std::right << std::setw(5)
+                << g.microBatchSize << std::setw(7) << g.accumulationSteps << std::setw(6) << g.lastMicroBatchSize << "\n";
+    }
+    if (!p.estimate.peakMemoryBytes.empty()) {
+        auto peak = std::max_element(p.estimate.peakMemoryBytes.begin(), p.estimate.peakMemoryBytes.end(),
+                                     [](auto& a, auto& b) { return a.second < b.second; });
+        out << std::setprecision(2) << "peak memory " << peak->second / 1073741824.0 << " GiB on "
+            << p.cluster.gpuName(peak->first) << "\n";
+    }
+}
+
+int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
+{
+    Args a(argv, {"cluster", "model", "gbs", "seq", "zero", "job", "profile", "planner", "out", "seed", "time-limit",
+                  "option"},
+           {"quiet"});
+    if (!a.positional().empty())
+        throw InputError(a.positional()[0], "argument", "unexpected argument");
+    const std::string planner = a.get("planner");
+    PlanRequest req = requestFromArgs(a);
+    Progress progress({}, req.timeLimitSeconds);
+    Plan plan = runPlanner(planner, req, progress);
+    if (a.has("out"))
+        writeJsonFile(a.get("out"), toJson(plan));
+    if (!a.flag("quiet"))
+        printPlan(plan, out);
+    return Ok;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,234 @@
+#include "amp_cost.h"
+
+#include "core/cost/collectives.h"
+#include "core/cost/memory.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+
+namespace hetplan {
+
+std::shared_ptr<const std::vector<double>> LayerTimeTable::prefix(const std::string& device, int tp, int mbs) const
+{
+    const ProfileKey key{device, tp, mbs};
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = cache_.find(key); it != cache_.end())
+            return it->second;
+    }
+    // Computed outside the lock; a rare duplicate computation by two threads gives the same numbers.
+    const std::vector<LayerTiming> layers = costs_.layers(device, tp, mbs);
+    auto pre = std::make_shared<std::vector<double>>(layers.size() + 1, 0.0);
+    for (size_t l = 0; l < layers.size(); ++l)
+        (*pre)[l + 1] = (*pre)[l] + layers[l].forward + layers[l].backward;
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cache_.emplace(key, std::move(pre)).first->second;
+}
+
+struct AmpCostModel::Layout {
+    int mbs = 1, gas = 1;
+    Degrees d;
+    PipelineProblem problem;
+    std::vector<std::vector<int>> sig;             // [s][r] → index into problem.stagePrefix[s]
+    std::vector<std::vector<LinkParams>> link;     // [s][r] p2p link from stage s to s+1 of replica r
+};
+
+AmpCostModel::AmpCostModel(const Cluster& cluster, const CostModel& costs)
+    : cluster_(cluster), costs_(costs), times_(costs)
+{
+    const ModelSpec& m = costs.model();
+    const int L = m.layerCount();
+    outputBytes_.resize(L);
+    tpParamsPrefix_.assign(L + 1, 0);
+    fullParamsPrefix_.assign(L + 1, 0);
+    for (int l = 0; l < L; ++l) {
+        const LayerSpec& s = m.layers[l];
+        outputBytes_[l] = s.outputBytes;
+        tpParamsPrefix_[l + 1] = tpParamsPrefix_[l] + (s.tensorParallel ? s.params : 0);
+        fullParamsPrefix_[l + 1] = fullParamsPrefix_[l] + (s.tensorParallel ? 0 : s.params);
+    }
+    for (int g = 0; g < cluster.gpuCount(); ++g)
+        gpuNode_.push_back(cluster.gpu(g).node);
+}
+
+AmpCostModel::Layout AmpCostModel::layout(const Placement& p, int mbs, int gas) const
+{
+    const ModelSpec& model = costs_.model();
+    const int L = model.layerCount();
+    const Degrees d = p.degrees;
+    Layout lay;
+    lay.mbs = mbs;
+    lay.gas = gas;
+    lay.d = d;
+    PipelineProblem& pb = lay.problem;
+    pb.layers = L;
+    pb.stages = d.pp;
+    pb.gas = gas;
+    pb.stagePrefix.resize(d.pp);
+    lay.sig.assign(d.pp, std::vector<int>(d.dp, 0));
+
+    // Tensor groups that span nodes get their own per-layer vector (slowest device + the extra cost of
+    // the tp all-reduces over the slower link); shared across stages of this layout.
+    std::map<std::tuple<std::vector<std::string>, double, double>, std::shared_ptr<const std::vector<double>>> spanning;
+    auto groupPrefix = [&](const std::vector<int>& group) -> std::shared_ptr<const std::vector<double>> {
+        const int node0 = gpuNode_[group[0]];
+        bool oneNode = true;
+        std::set<std::string> typeSet;
+        for (int g : group) {
+            oneNode = oneNode && gpuNode_[g] == node0;
+            typeSet.insert(cluster_.nodes[gpuNode_[g]].deviceType);
+        }
+        if (oneNode)
+            return times_.prefix(cluster_.nodes[node0].deviceType, d.tp, mbs);
+        const LinkParams gl = groupLink(cluster_, group);
+        auto key = std::make_tuple(std::vector<std::string>(typeSet.begin(), typeSet.end()), gl.bandwidth, gl.latency);
+        if (auto it = spanning.find(key); it != spanning.end())
+            return it->second;
+        std::vector<std::shared_ptr<const std::vector<double>>> pres;
+        for (const std::string& t : typeSet)
+            pres.push_back(times_.prefix(t, d.tp, mbs));
+        const LinkParams own{cluster_.intraBandwidthOf(cluster_.nodes[node0]), cluster_.intraLatency};
+        auto pre = std::make_shared<std::vector<double>>(L + 1, 0.0);
+        for (int l = 0; l < L; ++l) {
+            double t = 0;
+            for (const auto& q : pres)
+                t = std::max(t, (*q)[l + 1] - (*q)[l]);
+            const LayerSpec& ls = model.layers[l];
+            if (ls.tensorParallel && ls.tpAllReduceBytes > 0) {
+                const double bytes = ls.tpAllReduceBytes * mbs;
+                t += 2 * std::max(0.0, ringAllReduce(bytes, d.tp, gl) - ringAllReduce(bytes, d.tp, own));
+            }
+            (*pre)[l + 1] = (*pre)[l] + t;
+        }
+        spanning.emplace(key, pre);
+        return pre;
+    };
+
+    for (int s = 0; s < d.pp; ++s)
+        for (int r = 0; r < d.dp; ++r) {
+            auto pre = groupPrefix(p.tensorGroup(s, r));
+            auto& list = pb.stagePrefix[s];
+            auto it = std::find(list.begin(), list.end(), pre);
+            lay.sig[s][r] = int(it - list.begin());
+            if (it == list.end())
+                list.push_back(pre);
+        }
+
+    // Cuts: forward activation + backward gradient over the slowest tp pair between consecutive stages.
+    lay.link.assign(std::max(0, d.pp - 1), std::vector<LinkParams>(d.dp));
+    pb.cut.assign(std::max(0, d.pp - 1), std::vector<double>(L + 1, 0.0));
+    for (int s = 0; s + 1 < d.pp; ++s) {
+        std::set<std::pair<double, double>> distinct;
+        for (int r = 0; r < d.dp; ++r) {
+            LinkParams lp{std::numeric_limits<double>::infinity(), 0};
+            for (int t = 0; t < d.tp; ++t) {
+                const int a = p.at(s, r, t), b = p.at(s + 1, r, t);
+                lp.bandwidth = std::min(lp.bandwidth, cluster_.bandwidth(a, b));
+                lp.latency = std::max(lp.latency, cluster_.latency(a, b));
+            }
+            lay.link[s][r] = lp;
+            distinct.insert({lp.bandwidth, lp.latency});
+        }
+        for (int i = 1; i < L; ++i)
+            for (auto [bw, lat] : distinct)
+                pb.cut[s][i] = std::max(pb.cut[s][i], 2 * pointToPoint(outputBytes_[i - 1] * mbs, {bw, lat}));
+    }
+    return lay;
+}
+
+PipelineProblem AmpCostModel::problem(const Placement& p, int mbs, int gas) const
+{
+    return layout(p, mbs, gas).problem;
+}
+
+double AmpCostModel::pipelineSeconds(const Layout& lay, const std::vector<int>& b) const
+{
+    double worst = 0;
+    for (int r = 0; r < lay.d.dp; ++r) {
+        double maxT = 0, sum = 0;
+        for (int s = 0; s < lay.d.pp; ++s) {
+            const auto& pre = *lay.problem.stagePrefix[s][lay.sig[s][r]];
+            const double t = pre[b[s + 1]] - pre[b[s]];
+            maxT = std::max(maxT, t);
+            sum += t;
+            if (s + 1 < lay.d.pp)
+                sum += 2 * pointToPoint(outputBytes_[b[s + 1] - 1] * lay.mbs, lay.link[s][r]);
+        }
+        worst = std::max(worst, (lay.gas - 1) * maxT + sum);
+    }
+    return worst;
+}
+
+double AmpCostModel::pipelineSeconds(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const
+{
+    return pipelineSeconds(layout(p, mbs, gas), bounds);
+}
+
+double AmpCostModel::syncSeconds(const Placement& p, const std::vector<int>& b) const
+{
+    const Degrees d = p.degrees;
+    if (d.dp <= 1)
+        return 0;
+    const double bytesPerValue = costs_.job().bytesPerValue();
+    double worst = 0;
+    for (int s = 0; s < d.pp; ++s) {
+        // Gradients held by one tp rank of this stage: its shard of the split layers plus the rest.
+        const double params = (tpParamsPrefix_[b[s + 1]] - tpParamsPrefix_[b[s]]) / d.tp +
+                              (fullParamsPrefix_[b[s + 1]] - fullParamsPrefix_[b[s]]);
+        for (int t = 0; t < d.tp; ++t)
+            worst = std::max(worst, ringAllReduce(params * bytesPerValue, d.dp, groupLink(cluster_, p.dataGroup(s, t))));
+    }
+    return worst;
+}
+
+bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::vector<int>& b) const
+{
+    const Degrees d = p.degrees;
+    const Job& job = costs_.job();
+    for (int s = 0; s < d.pp; ++s) {
+        const int inFlight = job.schedule == Schedule::GPipe ? gas : std::min(d.pp - s, gas);
+        const double peak = stagePeakMemory(costs_.model(), b[s], b[s + 1], d.tp, d.dp, mbs, inFlight, job);
+        std::set<int> nodes;
+        for (int g : p.stageGpus(s))
+            nodes.insert(gpuNode_[g]);
+        for (int n : nodes)
+            if (!hetplan::fitsMemory(peak, costs_.device(cluster_.nodes[n].deviceType)))
+                return false;
+    }
+    return true;
+}
+
+AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method) const
+{
+    const Layout lay = layout(p, mbs, gas);
+    const LayerSplit split =
+        method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
+    AmpEstimate e;
+    e.dpSteps = split.evaluations;
+    if (split.bounds.empty()) {
+        e.seconds = std::numeric_limits<double>::infinity();
+        e.fitsMemory = false;
+        return e;
+    }
+    e.bounds = split.bounds;
+    e.pipelineSeconds = pipelineSeconds(lay, e.bounds);
+    e.syncSeconds = syncSeconds(p, e.bounds);
+    e.seconds = e.pipelineSeconds + e.syncSeconds;
+    e.fitsMemory = fitsMemory(p, mbs, gas, e.bounds);
+    return e;
+}
+
+AmpEstimate AmpCostModel::estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const
+{
+    AmpEstimate e;
+    e.bounds = bounds;
+    e.pipelineSeconds = pipelineSeconds(p, mbs, gas, bounds);
+    e.syncSeconds = syncSeconds(p, bounds);
+    e.seconds = e.pipelineSeconds + e.syncSeconds;
+    e.fitsMemory = fitsMemory(p, mbs, gas, bounds);
+    return e;
+}
+
+} // namespace hetplan

@@ -1,0 +1,26 @@
+#pragma once
+// The analytic profile generator: per-layer times from FLOPs and bytes (roofline) scaled by the device's
+// batch-efficiency curve, tensor-parallel split plus its all-reduces, backward = factor × forward.
+#include "core/model/device.h"
+#include "core/model/job.h"
+#include "core/model/model.h"
+#include "core/model/profile.h"
+
+#include <vector>
+
+namespace hetplan {
+
+struct AnalyticContext {
+    double tpBandwidth = 0;   // bytes/s between the tp ranks (0 = device's intra-node default)
+    double tpLatency = 5e-6;
+};
+
+LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
+                                const Job& job, const AnalyticContext& ctx = {});
+
+// Fills `out` with one table per (device, tp, micro-batch) for every layer.
+Profile generateAnalyticProfile(const ModelSpec& model, const std::vector<DeviceType>& devices,
+                                const std::vector<int>& tps, const std::vector<int>& microBatches,
+                                const Job& job);
+
+} // namespace hetplan

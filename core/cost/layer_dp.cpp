@@ -1,0 +1,265 @@
+#include "layer_dp.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+namespace hetplan {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// All stage times t_s(a, b) of the valid (stage, first, end) triples, stored densely. Stage s can start
+// no earlier than layer s and must leave one layer for each later stage.
+struct StageTimes {
+    int L = 0, k = 0;
+    std::vector<double> t;   // index (s·(L+1) + a)·(L+1) + b
+
+    explicit StageTimes(const PipelineProblem& p) : L(p.layers), k(p.stages)
+    {
+        t.assign(size_t(k) * (L + 1) * (L + 1), kInf);
+        for (int s = 0; s < k; ++s)
+            for (int a = s; a <= L - (k - s); ++a)
+                for (int b = a + 1; b <= L - (k - 1 - s); ++b)
+                    t[idx(s, a, b)] = p.stageTime(s, a, b);
+    }
+    size_t idx(int s, int a, int b) const { return (size_t(s) * (L + 1) + a) * (L + 1) + b; }
+    double operator()(int s, int a, int b) const { return t[idx(s, a, b)]; }
+};
+
+double cutTime(const PipelineProblem& p, int s, int i)
+{
+    return s < int(p.cut.size()) && i < int(p.cut[s].size()) ? p.cut[s][i] : 0.0;
+}
+
+struct Constrained {
+    double sum = kInf;        // Σt + Σe of the best split with every stage ≤ m
+    std::vector<int> bounds;
+};
+
+// Smallest Σt + Σe over splits whose stages all take ≤ m: f[s][b] = min_a f[s−1][a] + e_{s−1}(a) + t_s(a,b).
+Constrained solveBounded(const PipelineProblem& p, const StageTimes& tm, double m, long long& evals)
+{
+    const int L = p.layers, k = p.stages;
+    std::vector<std::vector<double>> f(k, std::vector<double>(L + 1, kInf));
+    std::vector<std::vector<int>> arg(k, std::vector<int>(L + 1, -1));
+    for (int b = 1; b <= L - (k - 1); ++b)
+        if (tm(0, 0, b) <= m)
+            f[0][b] = tm(0, 0, b);
+    for (int s = 1; s < k; ++s)
+        for (int b = s + 1; b <= L - (k - 1 - s); ++b)
+            for (int a = s; a < b; ++a) {
+                ++evals;
+                const double t = tm(s, a, b);
+                if (f[s - 1][a] == kInf || t > m)
+                    continue;
+                const double v = f[s - 1][a] + cutTime(p, s - 1, a) + t;
+                if (v < f[s][b]) {
+                    f[s][b] = v;
+                    arg[s][b] = a;
+                }
+            }
+    Constrained c;
+    if (f[k - 1][L] == kInf)
+        return c;
+    c.sum = f[k - 1][L];
+    c.bounds.assign(k + 1, 0);
+    c.bounds[k] = L;
+    for (int s = k - 1; s >= 1; --s)
+        c.bounds[s] = arg[s][c.bounds[s + 1]];
+    return c;
+}
+
+double maxStage(const PipelineProblem& p, const std::vector<int>& b)
+{
+    double m = 0;
+    for (int s = 0; s < p.stages; ++s)
+        m = std::max(m, p.stageTime(s, b[s], b[s + 1]));
+    return m;
+}
+
+bool solvable(const PipelineProblem& p) { return p.stages >= 1 && p.layers >= p.stages; }
+
+} // namespace
+
+double PipelineProblem::stageTime(int s, int a, int b) const
+{
+    double t = 0;
+    for (const auto& pre : stagePrefix[s])
+        t = std::max(t, (*pre)[b] - (*pre)[a]);
+    return t;
+}
+
+PipelineProblem PipelineProblem::fromLayerTimes(const std::vector<std::vector<double>>& perStage,
+                                                std::vector<std::vector<double>> cut, int gas)
+{
+    PipelineProblem p;
+    p.stages = int(perStage.size());
+    p.layers = perStage.empty() ? 0 : int(perStage[0].size());
+    p.gas = gas;
+    for (const auto& times : perStage) {
+        auto pre = std::make_shared<std::vector<double>>(times.size() + 1, 0.0);
+        for (size_t l = 0; l < times.size(); ++l)
+            (*pre)[l + 1] = (*pre)[l] + times[l];
+        p.stagePrefix.push_back({pre});
+    }
+    p.cut = std::move(cut);
+    return p;
+}
+
+double pipelineCost(const PipelineProblem& p, const std::vector<int>& b)
+{
+    double maxT = 0, sum = 0;
+    for (int s = 0; s < p.stages; ++s) {
+        const double t = p.stageTime(s, b[s], b[s + 1]);
+        maxT = std::max(maxT, t);
+        sum += t;
+        if (s + 1 < p.stages)
+            sum += cutTime(p, s, b[s + 1]);
+    }
+    return (p.gas - 1) * maxT + sum;
+}
+
+LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
+{
+    LayerSplit out;
+    if (!solvable(p))
+        return out;
+    const int L = p.layers, k = p.stages;
+    const double g = p.gas - 1;
+    const StageTimes tm(p);
+
+    // The tolerance domain M: 0 and every stage time, sorted. max(t, m) over M is again in M, and its
+    // index is max(index(t), index(m)) because M is sorted.
+    std::vector<double> M{0.0};
+    for (double v : tm.t)
+        if (v != kInf)
+            M.push_back(v);
+    std::sort(M.begin(), M.end());
+    M.erase(std::unique(M.begin(), M.end()), M.end());
+    const int nm = int(M.size());
+    auto index = [&](double v) { return int(std::lower_bound(M.begin(), M.end(), v) - M.begin()); };
+    std::vector<int> ti(tm.t.size(), -1);
+    for (size_t x = 0; x < tm.t.size(); ++x)
+        if (tm.t[x] != kInf)
+            ti[x] = index(tm.t[x]);
+
+    // dp[j][i][m] (j = stages used − 1) and the chosen last cut.
+    auto at = [&](int j, int i, int m) { return (size_t(j) * (L + 1) + i) * nm + m; };
+    std::vector<double> dp(size_t(k) * (L + 1) * nm, kInf);
+    std::vector<int> choice(dp.size(), -1);
+    for (int i = 1; i <= L - (k - 1); ++i) {          // eq. 7: one stage holds layers [0, i)
+        const double t1 = tm(0, 0, i);
+        for (int m = 0; m < nm; ++m)
+            dp[at(0, i, m)] = g * std::max(0.0, t1 - M[m]) + t1;
+    }
+    for (int j = 1; j < k; ++j)                          // eq. 8: last stage j holds [i', i)
+        for (int i = j + 1; i <= L - (k - 1 - j); ++i)
+            for (int m = 0; m < nm; ++m) {
+                double best = kInf;
+                int arg = -1;
+                for (int ip = j; ip < i; ++ip) {
+                    ++out.evaluations;
+                    const size_t x = tm.idx(j, ip, i);
+                    const double t2 = tm.t[x];
+                    const double prev = dp[at(j - 1, ip, std::max(ti[x], m))];
+                    if (prev == kInf)
+                        continue;
+                    const double v = prev + g * std::max(0.0, t2 - M[m]) + t2 + cutTime(p, j - 1, ip);
+                    if (v < best) {
+                        best = v;
+                        arg = ip;
+                    }
+                }
+                dp[at(j, i, m)] = best;
+                choice[at(j, i, m)] = arg;
+            }
+
+    // Follow the choices back from dp[L][k][0]; the tolerance passed down is max(t2, m).
+    out.bounds.assign(k + 1, 0);
+    out.bounds[k] = L;
+    int m = 0;
+    for (int j = k - 1; j >= 1; --j) {
+        const int i = out.bounds[j + 1];
+        const int ip = choice[at(j, i, m)];
+        out.bounds[j] = ip;
+        m = std::max(ti[tm.idx(j, ip, i)], m);
+    }
+    out.cost = pipelineCost(p, out.bounds);
+    return out;
+}
+
+LayerSplit solveLayerSplit(const PipelineProblem& p)
+{
+    LayerSplit out;
+    if (!solvable(p))
+        return out;
+    const StageTimes tm(p);
+    const double g = p.gas - 1;
+
+    // m_lb: no split can have its largest stage below the total of the per-layer minima over k.
+    double mLb = 0;
+    for (int l = 0; l < p.layers; ++l) {
+        double lo = kInf;
+        for (const auto& pres : p.stagePrefix)
+            for (const auto& pre : pres)
+                lo = std::min(lo, (*pre)[l + 1] - (*pre)[l]);
+        mLb += lo;
+    }
+    mLb /= p.stages;
+
+    double best = kInf, m = kInf;
+    while (true) {
+        Constrained c = solveBounded(p, tm, m, out.evaluations);
+        if (c.bounds.empty())
+            break;
+        const double cost = pipelineCost(p, c.bounds);
+        if (cost < best) {
+            best = cost;
+            out.bounds = c.bounds;
+        }
+        if (g <= 0 || g * mLb + c.sum >= best)
+            break;
+        // Every threshold in [max stage of this split, m] gives the same S: continue below that max.
+        const double mHere = maxStage(p, c.bounds);
+        double next = -kInf;
+        for (double v : tm.t)
+            if (v < mHere && v > next)
+                next = v;
+        if (next == -kInf)
+            break;
+        m = next;
+    }
+    out.cost = best;
+    return out;
+}
+
+LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)
+{
+    LayerSplit out;
+    if (!solvable(p))
+        return out;
+    out.cost = kInf;
+    std::vector<int> b(p.stages + 1, 0);
+    b[p.stages] = p.layers;
+    std::function<void(int)> rec = [&](int s) {   // choose b[s] for s = 1 .. k−1
+        if (s == p.stages) {
+            ++out.evaluations;
+            const double c = pipelineCost(p, b);
+            if (c < out.cost) {
+                out.cost = c;
+                out.bounds = b;
+            }
+            return;
+        }
+        for (int x = b[s - 1] + 1; x <= p.layers - (p.stages - s); ++x) {
+            b[s] = x;
+            rec(s + 1);
+        }
+    };
+    rec(1);
+    return out;
+}
+
+} // namespace hetplan

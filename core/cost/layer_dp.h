@@ -1,0 +1,56 @@
+#pragma once
+// AMP's pipeline layer assignment (sec. 3.5, eq. 5-8): split L layers into k contiguous, non-empty
+// stages minimising the pipeline time
+//     T_pp = (gas − 1)·max_s t_s + Σ_{s<k−1} e_s + Σ_s t_s                                   (eq. 5)
+// where t_s is the time of stage s on the GPUs that stage lands on (stages may be different device
+// types, so t_s depends on s, not only on the layers) and e_s the p2p time across the cut after stage s.
+#include <memory>
+#include <vector>
+
+namespace hetplan {
+
+struct PipelineProblem {
+    int layers = 0;   // L
+    int stages = 0;   // k
+    int gas = 1;      // micro-batches per iteration
+    // Per stage, one or more prefix-sum vectors (size L+1) of per-layer times; the stage's time for
+    // layers [a, b) is the largest (prefix[b] − prefix[a]) among them — the slowest of the replicas'
+    // devices that stage runs on.
+    std::vector<std::vector<std::shared_ptr<const std::vector<double>>>> stagePrefix;
+    // cut[s][i] (s < k−1, 0 < i < L): time of the p2p between stage s and s+1 when stage s+1 starts at
+    // layer i.
+    std::vector<std::vector<double>> cut;
+
+    double stageTime(int s, int a, int b) const;
+    // A problem with one per-layer time vector per stage (tests, simple callers).
+    static PipelineProblem fromLayerTimes(const std::vector<std::vector<double>>& perStageLayerTimes,
+                                          std::vector<std::vector<double>> cut, int gas);
+};
+
+struct LayerSplit {
+    std::vector<int> bounds;   // k+1 entries, 0 = b_0 < b_1 < … < b_k = L; empty if k > L
+    double cost = 0;           // eq. 5 of that split
+    long long evaluations = 0; // inner-loop steps taken (for complexity reports)
+};
+
+// Eq. 5 for a given split.
+double pipelineCost(const PipelineProblem& p, const std::vector<int>& bounds);
+
+// The paper's dynamic program, eq. 6-8: dp[i][j][m] is the best eq.-6 cost of the first i layers in j
+// stages with tolerance m, m ranging over 0 and every possible stage time; the answer is dp[L][k][0].
+// O(k·L²·|M|) time with |M| = O(k·L²) stage-time values, so O(k²·L⁴) here since stages differ.
+LayerSplit solveLayerSplitAmp(const PipelineProblem& p);
+
+// The same optimum, faster. For a bound m on the largest stage time, a plain O(k·L²) DP gives the
+// smallest Σt + Σe among splits whose stages all take ≤ m (call it S(m); non-increasing in m). The answer
+// is min over m of (gas−1)·m + S(m). We walk m downwards over the stage-time values: solve at m, take
+// the split's actual maximum m' ≤ m (every threshold in [m', m] has the same S), and continue just below
+// m'. Each step lands on a new point of the (max stage, Σ) Pareto front, so the number of O(k·L²) DPs is
+// the size of that front (usually a handful) instead of |M|; the walk stops when no split fits or when
+// the lower bound (gas−1)·m_lb + S(m) cannot beat the best found. Worst case O(k²·L⁴), typically O(k·L²).
+LayerSplit solveLayerSplit(const PipelineProblem& p);
+
+// Exhaustive search over all C(L−1, k−1) splits (tests only; exponential).
+LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p);
+
+} // namespace hetplan

@@ -1,0 +1,219 @@
+// The device catalog: lookup rules, its JSON form and the built-in catalog compiled into the library
+// from resources/devices.json (Qt resource ":/devices.json").
+#include "json_io.h"
+
+#include "json_reader.h"
+
+#include "core/model/device.h"
+#include "core/model/errors.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace hetplan {
+
+namespace {
+
+std::string lower(const std::string& s)
+{
+    std::string r = s;
+    std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return r;
+}
+
+// Lower case with separators dropped, so "RTX 3090", "rtx_3090" and "RTX-3090" compare equal.
+std::string squashed(const std::string& s)
+{
+    std::string r;
+    for (unsigned char c : s)
+        if (std::isalnum(c))
+            r += char(std::tolower(c));
+    return r;
+}
+
+// The unique device one of whose keys (name or alias), after `norm`, equals norm(query); nullptr when
+// none or more than one device matches (an ambiguous short name must not silently pick one).
+template <class Norm>
+const DeviceType* uniqueMatch(const std::vector<DeviceType>& devices, const std::string& query, Norm norm)
+{
+    const std::string q = norm(query);
+    if (q.empty())
+        return nullptr;
+    const DeviceType* found = nullptr;
+    for (const DeviceType& d : devices) {
+        bool hit = norm(d.name) == q;
+        for (const std::string& a : d.aliases)
+            hit = hit || norm(a) == q;
+        if (!hit)
+            continue;
+        if (found)
+            return nullptr;
+        found = &d;
+    }
+    return found;
+}
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
+
+// ---------------------------------------------------------------- DeviceCatalog
+
+DeviceCatalog::DeviceCatalog(std::vector<DeviceType> devices) : devices_(std::move(devices)) {}
+
+const DeviceType* DeviceCatalog::find(const std::string& name) const
+{
+    for (const DeviceType& d : devices_)
+        if (d.name == name)
+            return &d;
+    if (const DeviceType* d = uniqueMatch(devices_, name, lower))
+        return d;
+    return uniqueMatch(devices_, name, squashed);
+}
+
+void DeviceCatalog::add(DeviceType d)
+{
+    // A device with the same name replaces the old entry (a user catalog overriding a built-in row).
+    for (DeviceType& old : devices_)
+        if (old.name == d.name) {
+            old = std::move(d);
+            return;
+        }
+    devices_.push_back(std::move(d));
+}
+
+const DeviceCatalog& DeviceCatalog::builtin()
+{
+    // Function-local static: initialised once, thread-safe since C++11.
+    static const DeviceCatalog catalog = [] {
+        const std::string path = ":/devices.json";
+        QFile f(qs(path));
+        if (!f.open(QIODevice::ReadOnly))
+            throw std::runtime_error("built-in device catalog " + path + " is missing from the binary");
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject())
+            throw InputError(path, "", "not a JSON object: " + err.errorString().toStdString());
+        return catalogFromJson(doc.object(), path);
+    }();
+    return catalog;
+}
+
+// ---------------------------------------------------------------- JSON
+
+QJsonObject toJson(const DeviceType& d)
+{
+    // Quantities as bare numbers in SI base units so that reading back is exact.
+    QJsonObject o;
+    o["name"] = qs(d.name);
+    if (!d.aliases.empty()) {
+        QJsonArray a;
+        for (const std::string& s : d.aliases)
+            a.append(qs(s));
+        o["aliases"] = a;
+    }
+    o["vendor"] = qs(d.vendor);
+    o["peak_flops"] = d.peakFlops;
+    o["memory"] = d.memoryBytes;
+    o["memory_bandwidth"] = d.memoryBandwidth;
+    if (!d.intraNodeLink.empty())
+        o["intra_node_link"] = qs(d.intraNodeLink);
+    o["intra_node_bandwidth"] = d.intraNodeBandwidth;
+    o["efficiency_max"] = d.effMax;
+    o["efficiency_half_batch"] = d.effHalfBatch;
+    if (!d.source.empty())
+        o["source"] = qs(d.source);
+    return o;
+}
+
+DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const std::string& path)
+{
+    JsonReader r(o, file, path);
+    r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
+                 "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source"});
+    DeviceType d;
+    d.name = r.string("name");
+    if (d.name.empty() || squashed(d.name).empty())
+        r.fail("name", "must contain a letter or digit");
+    if (r.has("aliases")) {
+        const QJsonArray a = r.array("aliases");
+        for (int i = 0; i < a.size(); ++i) {
+            const std::string f = "aliases[" + std::to_string(i) + "]";
+            if (!a.at(i).isString())
+                r.fail(f, "expected a string");
+            const std::string s = a.at(i).toString().toStdString();
+            if (squashed(s).empty())
+                r.fail(f, "must contain a letter or digit");
+            d.aliases.push_back(s);
+        }
+    }
+    d.vendor = r.string("vendor");
+    if (d.vendor.empty())
+        r.fail("vendor", "must not be empty");
+
+    auto positive = [&](const char* key, Dimension dim) {
+        const double v = r.quantity(key, dim);
+        if (!(v > 0))
+            r.fail(key, "must be positive (got " + r.value(key).toVariant().toString().toStdString() + ")");
+        return v;
+    };
+    d.peakFlops = positive("peak_flops", Dimension::FlopRate);
+    d.memoryBytes = positive("memory", Dimension::Bytes);
+    d.memoryBandwidth = positive("memory_bandwidth", Dimension::Bandwidth);
+    d.intraNodeLink = r.string("intra_node_link", "");
+    d.intraNodeBandwidth = positive("intra_node_bandwidth", Dimension::Bandwidth);
+
+    d.effMax = r.number("efficiency_max", d.effMax);
+    if (!(d.effMax > 0 && d.effMax <= 1))
+        r.fail("efficiency_max", "must be in (0, 1] (a fraction of peak)");
+    d.effHalfBatch = r.number("efficiency_half_batch", d.effHalfBatch);
+    if (!(d.effHalfBatch > 0))
+        r.fail("efficiency_half_batch", "must be positive (micro-batch size at half of efficiency_max)");
+    d.source = r.string("source", "");
+    return d;
+}
+
+QJsonObject toJson(const DeviceCatalog& c)
+{
+    QJsonArray devices;
+    for (const DeviceType& d : c.all())
+        devices.append(toJson(d));
+    return QJsonObject{{"schema", "hetplan.devices/1"}, {"devices", devices}};
+}
+
+DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file)
+{
+    JsonReader r(o, file);
+    r.allowOnly({"schema", "notes", "devices"});
+    if (r.has("schema") && r.string("schema") != "hetplan.devices/1")
+        r.fail("schema", "expected \"hetplan.devices/1\", got \"" + r.string("schema") + "\"");
+    const QJsonArray arr = r.array("devices");
+    if (arr.isEmpty())
+        r.fail("devices", "the catalog lists no devices");
+    std::vector<DeviceType> devices;
+    std::map<std::string, std::string> owner; // squashed key → device name, to reject ambiguous keys
+    for (int i = 0; i < arr.size(); ++i) {
+        const JsonReader e = r.element(arr, "devices", i);
+        DeviceType d = deviceFromJson(e.object(), file, "devices[" + std::to_string(i) + "]");
+        std::vector<std::string> keys{d.name};
+        keys.insert(keys.end(), d.aliases.begin(), d.aliases.end());
+        for (size_t k = 0; k < keys.size(); ++k) {
+            auto [it, fresh] = owner.emplace(squashed(keys[k]), d.name);
+            if (!fresh && it->second != d.name)
+                e.fail(k == 0 ? "name" : "aliases[" + std::to_string(k - 1) + "]",
+                       "'" + keys[k] + "' is already a name or alias of '" + it->second + "'");
+        }
+        devices.push_back(std::move(d));
+    }
+    return DeviceCatalog(std::move(devices));
+}
+
+} // namespace hetplan

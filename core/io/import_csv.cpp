@@ -1,0 +1,275 @@
+// CSV profiles: one row per (device, tp, micro-batch, layer). Columns are found by name, so their order
+// is free; times are either all in milliseconds (*_ms) or all in seconds (*_s). Blank lines and lines
+// starting with '#' are skipped. Export writes seconds with the shortest exact decimal form so a
+// write → read round trip returns the same numbers bit for bit.
+#include "core/io/importers.h"
+
+#include "core/io/import_util.h"
+#include "core/model/errors.h"
+
+#include <array>
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace hetplan {
+
+using namespace importutil;
+
+namespace {
+
+enum Column { Device, Tp, MicroBatch, Layer, Forward, Backward, Update, Activation, ColumnCount };
+
+std::string lineField(int line, const std::string& column)
+{
+    return "line " + std::to_string(line) + ": " + column;
+}
+
+// Splits one CSV record. Fields may be double-quoted ("" inside quotes is a literal quote).
+std::vector<std::string> splitRecord(std::string_view line, const std::string& file, int lineNo)
+{
+    std::vector<std::string> fields;
+    std::string cur;
+    bool quoted = false, wasQuoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"') {
+                if (i + 1 < line.size() && line[i + 1] == '"') {
+                    cur += '"';
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                cur += c;
+            }
+        } else if (c == '"' && trim(cur).empty() && !wasQuoted) {
+            cur.clear();
+            quoted = wasQuoted = true;
+        } else if (c == ',') {
+            fields.emplace_back(wasQuoted ? cur : std::string(trim(cur)));
+            cur.clear();
+            wasQuoted = false;
+        } else if (wasQuoted) {
+            if (c != ' ' && c != '\t')
+                throw InputError(file, "line " + std::to_string(lineNo), "text after a closing quote");
+        } else {
+            cur += c;
+        }
+    }
+    if (quoted)
+        throw InputError(file, "line " + std::to_string(lineNo), "unterminated quote");
+    fields.emplace_back(wasQuoted ? cur : std::string(trim(cur)));
+    return fields;
+}
+
+std::string quoteIfNeeded(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos && trim(s) == s)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+struct Header {
+    std::array<int, ColumnCount> index;  // position of each column in a record, -1 if absent
+    std::array<std::string, ColumnCount> name;
+    bool msUnits = false;                 // times in milliseconds (else seconds)
+    size_t count = 0;
+};
+
+Header parseHeader(const std::vector<std::string>& cols, const std::string& file, int lineNo)
+{
+    Header h;
+    h.index.fill(-1);
+    h.count = cols.size();
+    std::optional<std::string> unit;  // "ms" or "s"
+    for (size_t i = 0; i < cols.size(); ++i) {
+        std::string c;
+        for (char ch : cols[i])
+            c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        int col = -1;
+        std::string u;
+        if (c == "device") col = Device;
+        else if (c == "tp") col = Tp;
+        else if (c == "micro_batch") col = MicroBatch;
+        else if (c == "layer") col = Layer;
+        else if (c == "activation_bytes") col = Activation;
+        else {
+            for (const auto& [base, id] : {std::pair<std::string, int>{"forward", Forward}, {"backward", Backward},
+                                           {"update", Update}}) {
+                if (c == base + "_ms") { col = id; u = "ms"; }
+                else if (c == base + "_s") { col = id; u = "s"; }
+            }
+        }
+        const std::string where = "line " + std::to_string(lineNo) + ": header";
+        if (col < 0)
+            throw InputError(file, where, "unknown column '" + cols[i] +
+                                              "' (expected device,tp,micro_batch,layer,forward_ms,backward_ms"
+                                              "[,update_ms][,activation_bytes], or *_s time columns)");
+        if (h.index[col] >= 0)
+            throw InputError(file, where, "column '" + cols[i] + "' appears twice");
+        if (!u.empty()) {
+            if (unit && *unit != u)
+                throw InputError(file, where, "time columns mix units (*_ms and *_s); use one unit per file");
+            unit = u;
+        }
+        h.index[col] = static_cast<int>(i);
+        h.name[col] = c;
+    }
+    const char* required[] = {"device", "tp", "micro_batch", "layer", "forward_ms", "backward_ms"};
+    for (int col : {Device, Tp, MicroBatch, Layer, Forward, Backward}) {
+        if (h.index[col] < 0)
+            throw InputError(file, "line " + std::to_string(lineNo) + ": header",
+                             std::string("missing column '") + required[col] + "' (or its *_s form)");
+    }
+    h.msUnits = *unit == "ms";
+    return h;
+}
+
+struct Row {
+    LayerTiming timing;
+    int line = 0;
+};
+
+} // namespace
+
+Profile importCsv(const std::string& path)
+{
+    std::string text = readBytes(path);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0)  // spreadsheets like to add a UTF-8 BOM
+        text.erase(0, 3);
+
+    std::optional<Header> header;
+    std::map<ProfileKey, std::map<int, Row>> groups;
+    int lineNo = 0;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos)
+            nl = text.size();
+        const std::string_view line = trim(std::string_view(text).substr(pos, nl - pos));
+        pos = nl + 1;
+        ++lineNo;
+        if (line.empty() || line.front() == '#')
+            continue;
+
+        const std::vector<std::string> f = splitRecord(line, path, lineNo);
+        if (!header) {
+            header = parseHeader(f, path, lineNo);
+            continue;
+        }
+        const Header& h = *header;
+        if (f.size() != h.count)
+            throw InputError(path, "line " + std::to_string(lineNo),
+                             "expected " + std::to_string(h.count) + " fields, found " + std::to_string(f.size()));
+        auto cell = [&](int col) -> const std::string& { return f[static_cast<size_t>(h.index[col])]; };
+        auto integer = [&](int col, long long min) {
+            long long v = 0;
+            if (!parseInt(cell(col), v))
+                throw InputError(path, lineField(lineNo, h.name[col]), "not a whole number: '" + cell(col) + "'");
+            if (v < min || v > 1'000'000'000)
+                throw InputError(path, lineField(lineNo, h.name[col]),
+                                 "must be " + std::string(min > 0 ? "positive" : "non-negative"));
+            return static_cast<int>(v);
+        };
+        // Empty optional cells mean "not measured".
+        auto number = [&](int col, bool optional) -> std::optional<double> {
+            if (h.index[col] < 0 || (optional && cell(col).empty()))
+                return std::nullopt;
+            double v = 0;
+            if (!parseDouble(cell(col), v))
+                throw InputError(path, lineField(lineNo, h.name[col]), "not a number: '" + cell(col) + "'");
+            if (v < 0)
+                throw InputError(path, lineField(lineNo, h.name[col]), "negative value " + cell(col));
+            return v;
+        };
+
+        ProfileKey key;
+        if (cell(Device).empty())
+            throw InputError(path, lineField(lineNo, "device"), "empty device name");
+        key.deviceType = canonicalDevice(cell(Device));
+        key.tp = integer(Tp, 1);
+        key.microBatch = integer(MicroBatch, 1);
+        const int layer = integer(Layer, 0);
+
+        // Milliseconds are converted by division: x / 1000 is the correctly rounded quotient, while
+        // x * 1e-3 is not always.
+        auto seconds = [&](double v) { return h.msUnits ? v / 1000.0 : v; };
+        Row row;
+        row.line = lineNo;
+        row.timing.forward = seconds(*number(Forward, false));
+        row.timing.backward = seconds(*number(Backward, false));
+        if (auto u = number(Update, true))
+            row.timing.update = seconds(*u);
+        if (auto a = number(Activation, true))
+            row.timing.activationBytes = *a;
+
+        auto& group = groups[key];
+        const auto [it, inserted] = group.emplace(layer, row);
+        if (!inserted)
+            throw InputError(path, lineField(lineNo, "layer"),
+                             "duplicate row for device " + key.deviceType + ", tp " + std::to_string(key.tp) +
+                                 ", micro_batch " + std::to_string(key.microBatch) + ", layer " +
+                                 std::to_string(layer) + " (first on line " + std::to_string(it->second.line) + ")");
+    }
+    if (!header)
+        throw InputError(path, "header", "empty file: expected a header line");
+    if (groups.empty())
+        throw InputError(path, "rows", "no data rows after the header");
+
+    Profile p;
+    p.source = "csv";
+    for (auto& [key, rows] : groups) {
+        std::vector<LayerTiming> layers;
+        int expected = 0;
+        for (const auto& [layer, row] : rows) {
+            if (layer != expected)
+                throw InputError(path, lineField(row.line, "layer"),
+                                 "layer " + std::to_string(expected) + " is missing for device " + key.deviceType +
+                                     ", tp " + std::to_string(key.tp) + ", micro_batch " +
+                                     std::to_string(key.microBatch) + " (layers must be numbered 0..N-1)");
+            layers.push_back(row.timing);
+            ++expected;
+        }
+        p.set(key, std::move(layers));
+    }
+    p.validate(path);
+    return p;
+}
+
+std::string exportCsv(const Profile& p)
+{
+    bool anyActivation = false;
+    for (const auto& [key, layers] : p.tables())
+        for (const auto& l : layers)
+            anyActivation = anyActivation || l.activationBytes >= 0;
+
+    std::ostringstream out;
+    out << "device,tp,micro_batch,layer,forward_s,backward_s,update_s";
+    if (anyActivation)
+        out << ",activation_bytes";
+    out << '\n';
+    for (const auto& [key, layers] : p.tables()) {
+        for (size_t i = 0; i < layers.size(); ++i) {
+            const LayerTiming& l = layers[i];
+            out << quoteIfNeeded(key.deviceType) << ',' << key.tp << ',' << key.microBatch << ',' << i << ','
+                << formatDouble(l.forward) << ',' << formatDouble(l.backward) << ',' << formatDouble(l.update);
+            if (anyActivation) {
+                out << ',';
+                if (l.activationBytes >= 0)
+                    out << formatDouble(l.activationBytes);
+            }
+            out << '\n';
+        }
+    }
+    return out.str();
+}
+
+} // namespace hetplan

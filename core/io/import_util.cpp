@@ -1,0 +1,111 @@
+#include "core/io/import_util.h"
+
+#include "core/model/device.h"
+#include "core/model/errors.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QJsonParseError>
+#include <charconv>
+#include <cmath>
+
+namespace hetplan::importutil {
+
+std::string readBytes(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.exists())
+        throw InputError(path, "file", "not found");
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(path, "file", "cannot open: " + f.errorString().toStdString());
+    const QByteArray data = f.readAll();
+    if (f.error() != QFileDevice::NoError)
+        throw InputError(path, "file", "cannot read: " + f.errorString().toStdString());
+    return std::string(data.constData(), static_cast<size_t>(data.size()));
+}
+
+QJsonDocument readJsonDocument(const std::string& path)
+{
+    const std::string bytes = readBytes(path);
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &err);
+    if (err.error != QJsonParseError::NoError) {
+        // Qt reports a byte offset; people look for line:column.
+        int line = 1, column = 1;
+        const size_t end = std::min(bytes.size(), static_cast<size_t>(std::max(0, err.offset)));
+        for (size_t i = 0; i < end; ++i) {
+            if (bytes[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        throw InputError(path, "json", "invalid JSON at line " + std::to_string(line) + ", column " +
+                                       std::to_string(column) + ": " + err.errorString().toStdString());
+    }
+    return doc;
+}
+
+double nonNegativeNumber(const QJsonValue& v, const std::string& file, const std::string& field)
+{
+    if (v.isUndefined())
+        throw InputError(file, field, "missing");
+    if (!v.isDouble())
+        throw InputError(file, field, "not a number");
+    const double x = v.toDouble();
+    if (!std::isfinite(x))
+        throw InputError(file, field, "not a finite number");
+    if (x < 0)
+        throw InputError(file, field, "negative value " + formatDouble(x));
+    return x;
+}
+
+bool parseInt(std::string_view text, long long& out)
+{
+    if (text.empty() || text.front() == '+' || text.front() == '-')
+        return false;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && p == text.data() + text.size();
+}
+
+bool parseDouble(std::string_view text, double& out)
+{
+    if (!text.empty() && text.front() == '+')  // from_chars rejects '+'; accept it as people write it
+        text.remove_prefix(1);
+    if (text.empty())
+        return false;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && p == text.data() + text.size() && std::isfinite(out);
+}
+
+std::string formatDouble(double v)
+{
+    char buf[64];
+    const auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, p) : std::to_string(v);
+}
+
+std::string_view trim(std::string_view s)
+{
+    const char* ws = " \t\r\n";
+    const size_t b = s.find_first_not_of(ws);
+    if (b == std::string_view::npos)
+        return {};
+    const size_t e = s.find_last_not_of(ws);
+    return s.substr(b, e - b + 1);
+}
+
+void requireDeviceType(const std::string& deviceType, const std::string& file, const std::string& format)
+{
+    if (trim(deviceType).empty())
+        throw InputError(file, "device", "the " + format + " format does not name the GPU; a device type is required");
+}
+
+std::string canonicalDevice(const std::string& name)
+{
+    const DeviceType* d = DeviceCatalog::builtin().find(name);
+    return d ? d->name : name;
+}
+
+} // namespace hetplan::importutil

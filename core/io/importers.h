@@ -1,0 +1,55 @@
+#pragma once
+// Profile importers for other tools' measurement formats. Each validates its input and throws
+// InputError(file, field, reason) on anything malformed. All produce times in seconds, bytes in bytes.
+#include "core/model/profile.h"
+
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// hetplan's own profile JSON (hetplan.profile/1).
+Profile importNative(const std::string& path);
+
+// CSV: header `device,tp,micro_batch,layer,forward_ms,backward_ms[,update_ms][,activation_bytes]`
+// (time columns may instead be named forward_s/backward_s/update_s); one row per layer.
+Profile importCsv(const std::string& path);
+std::string exportCsv(const Profile& p);
+
+// Oobleck profile directory: mb{N}.json files (per layer: forward, backward, mem_required) plus
+// allreduce_in_node.json / allreduce_across_nodes.json. `deviceType` names the GPU it was measured on.
+Profile importOobleck(const std::string& dir, const std::string& deviceType);
+
+// Sailor-style JSON: { "<mbs>": { "<tp>": { "<layer>": [fwd_s, bwd_s, update_s] } } }.
+Profile importSailor(const std::string& path, const std::string& deviceType);
+
+// AMP known_cost .npy (float64, little-endian, C order): per-layer forward seconds at micro-batch 1.
+// Backward = backwardFactor × forward (AMP uses 2).
+Profile importAmpNpy(const std::string& path, const std::string& deviceType, int tp, double backwardFactor = 2.0);
+std::vector<double> readNpyFloat64(const std::string& path);
+
+// AMP's GPT-2 arrays hold 6 + N entries for N transformer blocks: embedding, a no-op, N blocks, two
+// no-ops, the output embedding, a no-op (N = 24 gives AMP's 30 entries). hetplan's GPT-2 models have
+// N + 2 layers (embedding, blocks, head), so this folds each no-op's time into its neighbouring real
+// layer (entry 1 into the embedding; the three after the blocks into the head), which keeps the total
+// time. Throws InputError("", "shape", ...) if there are fewer than 7 entries.
+std::vector<double> compactAmpGpt2(const std::vector<double>& entries);
+// importAmpNpy with the GPT-2 compaction above applied when `compactGpt2` is set.
+Profile importAmpNpy(const std::string& path, const std::string& deviceType, int tp, double backwardFactor,
+                     bool compactGpt2);
+
+// Everything a caller (the CLI's `import`, the GUI) can tell the importers beyond the format and path.
+struct ImportOptions {
+    std::string deviceType;          // GPU type for formats that do not name it (oobleck, sailor, amp-npy)
+    int tp = 1;                      // tensor-parallel degree for formats that do not name it (amp-npy)
+    double ampBackwardFactor = 2.0;  // amp-npy: backward = factor × forward
+    bool ampCompactGpt2 = false;     // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
+    std::string model;               // if non-empty, stored as Profile::model
+};
+Profile importProfile(const std::string& format, const std::string& path, const ImportOptions& options);
+
+// Dispatch on the CLI's --format name: native|oobleck|sailor|amp-npy|csv. `deviceType`/`tp` are used
+// by formats that do not name them.
+Profile importProfile(const std::string& format, const std::string& path, const std::string& deviceType, int tp);
+
+} // namespace hetplan

@@ -1,0 +1,364 @@
+// JSON readers/writers for cluster, model, job and profile. Plans are in plan_json.cpp.
+#include "json_io.h"
+
+#include "json_reader.h"
+
+#include "core/model/errors.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+namespace hetplan {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+void requireSchema(const JsonReader& r, const char* expected)
+{
+    if (!r.has("schema"))
+        return; // hand-written files may omit it
+    const std::string s = r.string("schema");
+    if (s != expected)
+        r.fail("schema", "expected \"" + std::string(expected) + "\", got \"" + s + "\"");
+}
+} // namespace
+
+// ---------------------------------------------------------------- cluster
+
+QJsonObject toJson(const Cluster& c)
+{
+    QJsonObject o;
+    o["schema"] = "hetplan.cluster/1";
+    o["name"] = qs(c.name);
+    if (!c.description.empty())
+        o["description"] = qs(c.description);
+    o["intra_latency"] = c.intraLatency;
+    o["inter_latency"] = c.interLatency;
+    o["cpu_path_penalty"] = c.cpuPathPenalty;
+    QJsonArray nodes;
+    for (const Node& n : c.nodes) {
+        QJsonObject j;
+        j["name"] = qs(n.name);
+        j["device"] = qs(n.deviceType);
+        j["gpus"] = n.gpus;
+        if (n.intraBandwidth > 0)
+            j["intra_bandwidth"] = n.intraBandwidth;
+        j["nic_bandwidth"] = n.nicBandwidth;
+        j["communicator"] = n.communicator == Communicator::CpuEthernet ? "cpu-ethernet" : "gpu-rdma";
+        j["x"] = n.x;
+        j["y"] = n.y;
+        nodes.append(j);
+    }
+    o["nodes"] = nodes;
+    if (!c.links.empty()) {
+        QJsonArray links;
+        for (const Link& l : c.links)
+            links.append(QJsonObject{{"a", qs(l.a)}, {"b", qs(l.b)}, {"bandwidth", l.bandwidth}, {"latency", l.latency}});
+        o["links"] = links;
+    }
+    return o;
+}
+
+Cluster clusterFromJson(const QJsonObject& o, const std::string& file)
+{
+    JsonReader r(o, file);
+    r.allowOnly({"schema", "name", "description", "intra_latency", "inter_latency", "cpu_path_penalty", "nodes", "links"});
+    requireSchema(r, "hetplan.cluster/1");
+    Cluster c;
+    c.name = r.string("name");
+    c.description = r.string("description", "");
+    c.intraLatency = r.quantity("intra_latency", Dimension::Seconds, c.intraLatency);
+    c.interLatency = r.quantity("inter_latency", Dimension::Seconds, c.interLatency);
+    c.cpuPathPenalty = r.number("cpu_path_penalty", c.cpuPathPenalty);
+    const QJsonArray nodes = r.array("nodes");
+    for (int i = 0; i < nodes.size(); ++i) {
+        JsonReader n = r.element(nodes, "nodes", i);
+        n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "x", "y"});
+        Node node;
+        node.name = n.string("name");
+        node.deviceType = n.string("device");
+        if (const DeviceType* d = DeviceCatalog::builtin().find(node.deviceType))
+            node.deviceType = d->name; // canonical catalog name, aliases accepted
+        node.gpus = n.integer("gpus");
+        node.intraBandwidth = n.quantity("intra_bandwidth", Dimension::Bandwidth, 0);
+        if (n.has("intra_bandwidth") && node.intraBandwidth <= 0)
+            n.fail("intra_bandwidth", "must be positive");
+        node.nicBandwidth = n.quantity("nic_bandwidth", Dimension::Bandwidth);
+        const std::string comm = n.string("communicator", "gpu-rdma");
+        if (comm == "gpu-rdma")
+            node.communicator = Communicator::GpuRdma;
+        else if (comm == "cpu-ethernet")
+            node.communicator = Communicator::CpuEthernet;
+        else
+            n.fail("communicator", "expected \"gpu-rdma\" or \"cpu-ethernet\", got \"" + comm + "\"");
+        node.x = n.number("x", 0);
+        node.y = n.number("y", 0);
+        c.nodes.push_back(node);
+    }
+    if (r.has("links")) {
+        const QJsonArray links = r.array("links");
+        for (int i = 0; i < links.size(); ++i) {
+            JsonReader l = r.element(links, "links", i);
+            l.allowOnly({"a", "b", "bandwidth", "latency"});
+            Link link;
+            link.a = l.string("a");
+            link.b = l.string("b");
+            link.bandwidth = l.quantity("bandwidth", Dimension::Bandwidth);
+            link.latency = l.quantity("latency", Dimension::Seconds, c.interLatency);
+            c.links.push_back(link);
+        }
+    }
+    c.validate(DeviceCatalog::builtin(), file);
+    return c;
+}
+
+// ---------------------------------------------------------------- model
+
+namespace {
+const char* kindName(LayerKind k)
+{
+    switch (k) {
+    case LayerKind::Embedding: return "embedding";
+    case LayerKind::Transformer: return "transformer";
+    case LayerKind::Head: return "head";
+    case LayerKind::Conv: return "conv";
+    case LayerKind::Linear: return "linear";
+    case LayerKind::MoE: return "moe";
+    case LayerKind::Other: return "other";
+    }
+    return "other";
+}
+
+bool parseKind(const std::string& s, LayerKind& k)
+{
+    for (LayerKind c : {LayerKind::Embedding, LayerKind::Transformer, LayerKind::Head, LayerKind::Conv,
+                        LayerKind::Linear, LayerKind::MoE, LayerKind::Other})
+        if (s == kindName(c)) {
+            k = c;
+            return true;
+        }
+    return false;
+}
+} // namespace
+
+QJsonObject toJson(const ModelSpec& m)
+{
+    QJsonObject o;
+    o["schema"] = "hetplan.model/1";
+    o["name"] = qs(m.name);
+    const ModelArch& a = m.arch;
+    o["arch"] = QJsonObject{{"family", qs(a.family)}, {"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
+                            {"ffn", a.ffn}, {"vocab", a.vocab}, {"sequence", a.sequence}, {"experts", a.experts},
+                            {"bytes_per_param", a.bytesPerParam}};
+    QJsonArray layers;
+    for (const LayerSpec& l : m.layers) {
+        QJsonObject j;
+        j["name"] = qs(l.name);
+        j["kind"] = kindName(l.kind);
+        j["params"] = l.params;
+        j["forward_flops"] = l.forwardFlops;
+        j["output_bytes"] = l.outputBytes;
+        j["activation_bytes_sharded"] = l.activationBytesSharded;
+        j["activation_bytes_replicated"] = l.activationBytesReplicated;
+        j["input_bytes"] = l.inputBytes;
+        j["weight_bytes_moved"] = l.weightBytesMoved;
+        j["tensor_parallel"] = l.tensorParallel;
+        j["tp_allreduce_bytes"] = l.tpAllReduceBytes;
+        if (l.expertAllToAllBytes > 0)
+            j["expert_alltoall_bytes"] = l.expertAllToAllBytes;
+        layers.append(j);
+    }
+    o["layers"] = layers;
+    return o;
+}
+
+ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
+{
+    JsonReader r(o, file);
+    r.allowOnly({"schema", "name", "arch", "layers"});
+    requireSchema(r, "hetplan.model/1");
+    ModelSpec m;
+    m.name = r.string("name");
+    if (r.has("arch")) {
+        JsonReader a = r.object("arch");
+        m.arch.family = a.string("family", "custom");
+        m.arch.layers = a.integer("layers", 0);
+        m.arch.hidden = a.integer("hidden", 0);
+        m.arch.heads = a.integer("heads", 0);
+        m.arch.ffn = a.integer("ffn", 0);
+        m.arch.vocab = a.integer("vocab", 0);
+        m.arch.sequence = a.integer("sequence", 0);
+        m.arch.experts = a.integer("experts", 0);
+        m.arch.bytesPerParam = a.integer("bytes_per_param", 2);
+    }
+    const QJsonArray layers = r.array("layers");
+    for (int i = 0; i < layers.size(); ++i) {
+        JsonReader l = r.element(layers, "layers", i);
+        LayerSpec s;
+        s.name = l.string("name", "layer" + std::to_string(i));
+        const std::string kind = l.string("kind", "other");
+        if (!parseKind(kind, s.kind))
+            l.fail("kind", "unknown layer kind '" + kind + "'");
+        s.params = l.number("params");
+        s.forwardFlops = l.number("forward_flops");
+        s.outputBytes = l.number("output_bytes", 0);
+        s.activationBytesSharded = l.number("activation_bytes_sharded", 0);
+        s.activationBytesReplicated = l.number("activation_bytes_replicated", 0);
+        s.inputBytes = l.number("input_bytes", 0);
+        s.weightBytesMoved = l.number("weight_bytes_moved", 0);
+        s.tensorParallel = l.boolean("tensor_parallel", true);
+        s.tpAllReduceBytes = l.number("tp_allreduce_bytes", 0);
+        s.expertAllToAllBytes = l.number("expert_alltoall_bytes", 0);
+        m.layers.push_back(s);
+    }
+    m.validate(file);
+    return m;
+}
+
+// ---------------------------------------------------------------- job
+
+QJsonObject toJson(const Job& j)
+{
+    return QJsonObject{{"global_batch_size", j.globalBatchSize},
+                       {"sequence_length", j.sequenceLength},
+                       {"precision", qs(toString(j.precision))},
+                       {"optimizer_bytes_per_param", j.optimizerBytesPerParam},
+                       {"zero_stage", j.zeroStage},
+                       {"schedule", qs(toString(j.schedule))},
+                       {"recompute", j.recompute},
+                       {"backward_factor", j.backwardFactor}};
+}
+
+Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
+{
+    JsonReader r(o, file);
+    r.allowOnly({"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
+                 "zero_stage", "schedule", "recompute", "backward_factor"});
+    requireSchema(r, "hetplan.job/1");
+    j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
+    j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
+    const std::string prec = r.string("precision", toString(j.precision));
+    if (!parsePrecision(prec, j.precision))
+        r.fail("precision", "expected fp16, bf16 or fp32, got '" + prec + "'");
+    j.optimizerBytesPerParam = r.number("optimizer_bytes_per_param", j.optimizerBytesPerParam);
+    j.zeroStage = r.integer("zero_stage", j.zeroStage);
+    const std::string sched = r.string("schedule", toString(j.schedule));
+    if (!parseSchedule(sched, j.schedule))
+        r.fail("schedule", "expected 1f1b or gpipe, got '" + sched + "'");
+    j.recompute = r.boolean("recompute", j.recompute);
+    j.backwardFactor = r.number("backward_factor", j.backwardFactor);
+    j.validate(file);
+    return j;
+}
+
+// ---------------------------------------------------------------- profile
+
+QJsonObject toJson(const Profile& p)
+{
+    QJsonObject o;
+    o["schema"] = "hetplan.profile/1";
+    o["model"] = qs(p.model);
+    o["source"] = qs(p.source);
+    QJsonArray tables;
+    for (const auto& [k, layers] : p.tables()) {
+        QJsonArray ls;
+        for (const LayerTiming& t : layers) {
+            QJsonObject j{{"forward", t.forward}, {"backward", t.backward}, {"update", t.update}};
+            if (t.activationBytes >= 0)
+                j["activation_bytes"] = t.activationBytes;
+            ls.append(j);
+        }
+        tables.append(QJsonObject{{"device", qs(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch},
+                                  {"layers", ls}});
+    }
+    o["tables"] = tables;
+    return o;
+}
+
+Profile profileFromJson(const QJsonObject& o, const std::string& file)
+{
+    JsonReader r(o, file);
+    r.allowOnly({"schema", "model", "source", "tables"});
+    requireSchema(r, "hetplan.profile/1");
+    Profile p;
+    p.model = r.string("model", "");
+    p.source = r.string("source", "native");
+    const QJsonArray tables = r.array("tables");
+    for (int i = 0; i < tables.size(); ++i) {
+        JsonReader t = r.element(tables, "tables", i);
+        ProfileKey key;
+        key.deviceType = t.string("device");
+        if (const DeviceType* d = DeviceCatalog::builtin().find(key.deviceType))
+            key.deviceType = d->name;
+        key.tp = t.integer("tp");
+        key.microBatch = t.integer("micro_batch");
+        if (key.tp < 1)
+            t.fail("tp", "must be at least 1");
+        if (key.microBatch < 1)
+            t.fail("micro_batch", "must be at least 1");
+        if (p.table(key))
+            t.fail("device", "duplicate table for this device, tp and micro_batch");
+        const QJsonArray ls = t.array("layers");
+        std::vector<LayerTiming> layers;
+        for (int l = 0; l < ls.size(); ++l) {
+            JsonReader e = t.element(ls, "layers", l);
+            LayerTiming lt;
+            lt.forward = e.quantity("forward", Dimension::Seconds);
+            lt.backward = e.quantity("backward", Dimension::Seconds);
+            lt.update = e.quantity("update", Dimension::Seconds, 0);
+            lt.activationBytes = e.has("activation_bytes") ? e.quantity("activation_bytes", Dimension::Bytes) : -1;
+            if (lt.forward < 0 || lt.backward < 0 || lt.update < 0)
+                e.fail("forward", "times must not be negative");
+            layers.push_back(lt);
+        }
+        p.set(key, std::move(layers));
+    }
+    p.validate(file);
+    return p;
+}
+
+// ---------------------------------------------------------------- files
+
+QJsonObject readJsonFile(const std::string& path)
+{
+    QFile f(qs(path));
+    if (!f.exists())
+        throw InputError(path, "file", "does not exist");
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(path, "file", "cannot be read: " + f.errorString().toStdString());
+    if (f.size() > (1ll << 31))
+        throw InputError(path, "file", "too large");
+    QJsonParseError err;
+    QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    if (err.error != QJsonParseError::NoError)
+        throw InputError(path, "json", "invalid JSON at offset " + std::to_string(err.offset) + ": " +
+                                           err.errorString().toStdString());
+    if (!doc.isObject())
+        throw InputError(path, "json", "top level must be an object");
+    return doc.object();
+}
+
+void writeTextFile(const std::string& path, const std::string& text)
+{
+    QSaveFile f(qs(path)); // writes a temporary file and renames it on commit: never a partial file
+    if (!f.open(QIODevice::WriteOnly))
+        throw InputError(path, "file", "cannot be written: " + f.errorString().toStdString());
+    f.write(text.data(), qint64(text.size()));
+    if (!f.commit())
+        throw InputError(path, "file", "cannot be written: " + f.errorString().toStdString());
+}
+
+void writeJsonFile(const std::string& path, const QJsonObject& o)
+{
+    writeTextFile(path, QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString());
+}
+
+Cluster readCluster(const std::string& path) { return clusterFromJson(readJsonFile(path), path); }
+ModelSpec readModel(const std::string& path) { return modelFromJson(readJsonFile(path), path); }
+Job readJob(const std::string& path, Job defaults) { return jobFromJson(readJsonFile(path), path, defaults); }
+Profile readProfile(const std::string& path) { return profileFromJson(readJsonFile(path), path); }
+Plan readPlan(const std::string& path) { return planFromJson(readJsonFile(path), path); }
+
+} // namespace hetplan

@@ -1,0 +1,51 @@
+#pragma once
+// JSON readers/writers for the domain types (the only place, with the SQLite store, that touches Qt's
+// JSON). Readers validate and throw InputError(file, field, reason); field paths look like
+// "nodes[2].gpus".
+#include "core/model/cluster.h"
+#include "core/model/job.h"
+#include "core/model/model.h"
+#include "core/model/plan.h"
+#include "core/model/profile.h"
+
+#include <QJsonObject>
+#include <string>
+
+namespace hetplan {
+
+QJsonObject toJson(const DeviceType& d);
+DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const std::string& path);
+// A whole catalog (hetplan.devices/1, the format of resources/devices.json). Rejects a name or alias that
+// two devices share (ignoring case and separators), since lookups by it would be ambiguous.
+QJsonObject toJson(const DeviceCatalog& c);
+DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file);
+
+QJsonObject toJson(const Cluster& c);
+Cluster clusterFromJson(const QJsonObject& o, const std::string& file);
+
+QJsonObject toJson(const ModelSpec& m);
+ModelSpec modelFromJson(const QJsonObject& o, const std::string& file);
+
+QJsonObject toJson(const Job& j);
+Job jobFromJson(const QJsonObject& o, const std::string& file, Job defaults = {});
+
+QJsonObject toJson(const Profile& p);
+Profile profileFromJson(const QJsonObject& o, const std::string& file);
+
+// Plan JSON (hetplan.plan/1), including its inputs.
+QJsonObject toJson(const Plan& p);
+Plan planFromJson(const QJsonObject& o, const std::string& file);
+
+// Files. Reading reports a missing file or bad JSON as InputError(path, "", reason); writing is atomic
+// (temporary file + rename) so a failure never leaves a partial file.
+QJsonObject readJsonFile(const std::string& path);
+void writeJsonFile(const std::string& path, const QJsonObject& o);
+void writeTextFile(const std::string& path, const std::string& text);
+
+Cluster readCluster(const std::string& path);
+ModelSpec readModel(const std::string& path);
+Job readJob(const std::string& path, Job defaults = {});
+Profile readProfile(const std::string& path);
+Plan readPlan(const std::string& path);
+
+} // namespace hetplan

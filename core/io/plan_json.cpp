@@ -1,0 +1,273 @@
+// Plan JSON (hetplan.plan/1): the decision, its scores and its inputs. GPUs are written by name
+// ("node/local") and read back to dense indices of the plan's own cluster.
+#include "json_io.h"
+
+#include "json_reader.h"
+
+#include "core/model/errors.h"
+
+#include <QJsonArray>
+
+namespace hetplan {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QJsonArray gpuNames(const Cluster& c, const std::vector<int>& gpus)
+{
+    QJsonArray a;
+    for (int g : gpus)
+        a.append(qs(c.gpuName(g)));
+    return a;
+}
+
+int gpuFromName(const Cluster& c, const QJsonValue& v, const std::string& file, const std::string& field)
+{
+    if (!v.isString())
+        throw InputError(file, field, "expected a GPU name like \"node/0\"");
+    const std::string name = v.toString().toStdString();
+    auto g = c.findGpu(name);
+    if (!g)
+        throw InputError(file, field, "unknown GPU '" + name + "' in the plan's cluster");
+    return *g;
+}
+
+std::vector<int> intArray(const JsonReader& r, const std::string& key)
+{
+    std::vector<int> out;
+    const QJsonArray a = r.array(key);
+    for (int i = 0; i < a.size(); ++i) {
+        if (!a.at(i).isDouble())
+            r.fail(key + "[" + std::to_string(i) + "]", "expected an integer");
+        out.push_back(a.at(i).toInt());
+    }
+    return out;
+}
+} // namespace
+
+QJsonObject toJson(const Plan& p)
+{
+    const Cluster& c = p.cluster;
+    QJsonObject o;
+    o["schema"] = "hetplan.plan/1";
+    o["planner"] = qs(p.planner);
+    if (!p.options.empty()) {
+        QJsonObject opts;
+        for (const auto& [k, v] : p.options)
+            opts[qs(k)] = qs(v);
+        o["options"] = opts;
+    }
+    o["cluster"] = qs(c.name);
+    o["model"] = qs(p.model.name);
+    o["job"] = toJson(p.job);
+
+    QJsonObject est{{"iteration_seconds", p.estimate.iterationSeconds},
+                    {"tokens_per_second", p.estimate.tokensPerSecond},
+                    {"feasible", p.estimate.feasible}};
+    QJsonObject mem;
+    for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
+        mem[qs(c.gpuName(g))] = bytes;
+    est["peak_memory_bytes"] = mem;
+    o["estimate"] = est;
+    if (p.plannerEstimate)
+        o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
+    QJsonObject search{{"seconds", p.search.seconds}, {"candidates", double(p.search.candidates)}};
+    for (const auto& [k, v] : p.search.extra)
+        search[qs(k)] = v;
+    o["search"] = search;
+    if (!p.candidates.empty()) {
+        QJsonArray cands;
+        for (const Candidate& cd : p.candidates) {
+            QJsonArray lps;
+            for (int n : cd.layersPerStage)
+                lps.append(n);
+            QJsonObject j{{"pp", cd.pp}, {"dp", cd.dp}, {"tp", cd.tp}, {"micro_batch_size", cd.microBatchSize},
+                          {"layers_per_stage", lps}, {"planner_cost", cd.plannerCost}};
+            if (cd.simulatedCost)
+                j["simulated_cost"] = *cd.simulatedCost;
+            cands.append(j);
+        }
+        o["candidates"] = cands;
+    }
+    if (!p.pipelines.empty()) {
+        QJsonArray pls;
+        for (const Pipeline& pl : p.pipelines) {
+            QJsonArray stages;
+            for (const Stage& s : pl.stages)
+                stages.append(QJsonObject{{"layers", QJsonArray{s.firstLayer, s.endLayer}},
+                                          {"gpus", gpuNames(c, s.gpus)},
+                                          {"tensor_parallel", s.tensorParallel},
+                                          {"data_parallel", s.dataParallel}});
+            pls.append(QJsonObject{{"replicas", pl.replicas}, {"micro_batch_size", pl.microBatchSize},
+                                   {"micro_batches", pl.microBatches}, {"stages", stages}});
+        }
+        o["pipelines"] = pls;
+    }
+    if (p.zero) {
+        QJsonArray gpus;
+        for (const ZeroGpu& g : p.zero->gpus)
+            gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))}, {"micro_batch_size", g.microBatchSize},
+                                    {"accumulation_steps", g.accumulationSteps},
+                                    {"last_micro_batch_size", g.lastMicroBatchSize}});
+        o["zero"] = QJsonObject{{"stage", p.zero->stage}, {"gpus", gpus}};
+    }
+    if (p.spmd) {
+        QJsonArray prog, ratios;
+        for (const std::string& line : p.spmd->program)
+            prog.append(qs(line));
+        for (const auto& row : p.spmd->shardingRatios) {
+            QJsonArray r;
+            for (double v : row)
+                r.append(v);
+            ratios.append(r);
+        }
+        o["spmd"] = QJsonObject{{"program", prog}, {"sharding_ratios", ratios}};
+    }
+    QJsonArray ranks;
+    for (const RankInfo& r : p.ranks())
+        ranks.append(QJsonObject{{"rank", r.rank}, {"gpu", qs(c.gpuName(r.gpu))}, {"host", qs(r.host)},
+                                 {"local_rank", r.localRank}});
+    o["ranks"] = ranks;
+    QJsonObject inputs{{"cluster", toJson(c)}, {"model", toJson(p.model)}};
+    if (!p.profile.empty())
+        inputs["profile"] = toJson(p.profile);
+    o["inputs"] = inputs;
+    return o;
+}
+
+Plan planFromJson(const QJsonObject& o, const std::string& file)
+{
+    JsonReader r(o, file);
+    if (r.string("schema") != "hetplan.plan/1")
+        r.fail("schema", "expected \"hetplan.plan/1\"");
+    Plan p;
+    p.planner = r.string("planner");
+    if (r.has("options")) {
+        JsonReader opts = r.object("options");
+        for (auto it = opts.object().begin(); it != opts.object().end(); ++it)
+            p.options[it.key().toStdString()] = opts.string(it.key().toStdString());
+    }
+    JsonReader inputs = r.object("inputs");
+    try {
+        p.cluster = clusterFromJson(inputs.object("cluster").object(), file);
+        p.model = modelFromJson(inputs.object("model").object(), file);
+        if (inputs.has("profile"))
+            p.profile = profileFromJson(inputs.object("profile").object(), file);
+    } catch (const InputError& e) {
+        // Point the field path into the inputs section.
+        throw InputError(file, "inputs." + e.field(), e.reason());
+    }
+    p.job = jobFromJson(r.object("job").object(), file);
+
+    JsonReader est = r.object("estimate");
+    p.estimate.iterationSeconds = est.number("iteration_seconds", 0);
+    p.estimate.tokensPerSecond = est.number("tokens_per_second", 0);
+    p.estimate.feasible = est.boolean("feasible", true);
+    if (est.has("peak_memory_bytes")) {
+        JsonReader mem = est.object("peak_memory_bytes");
+        for (auto it = mem.object().begin(); it != mem.object().end(); ++it) {
+            const std::string key = it.key().toStdString();
+            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, mem.field(key));
+            p.estimate.peakMemoryBytes[g] = mem.number(key);
+        }
+    }
+    if (r.has("planner_estimate"))
+        p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
+    if (r.has("search")) {
+        JsonReader s = r.object("search");
+        for (auto it = s.object().begin(); it != s.object().end(); ++it) {
+            const std::string key = it.key().toStdString();
+            if (key == "seconds")
+                p.search.seconds = s.number(key);
+            else if (key == "candidates")
+                p.search.candidates = (long long)s.number(key);
+            else
+                p.search.extra[key] = s.number(key);
+        }
+    }
+    if (r.has("candidates")) {
+        const QJsonArray a = r.array("candidates");
+        for (int i = 0; i < a.size(); ++i) {
+            JsonReader c = r.element(a, "candidates", i);
+            Candidate cd;
+            cd.pp = c.integer("pp");
+            cd.dp = c.integer("dp");
+            cd.tp = c.integer("tp");
+            cd.microBatchSize = c.integer("micro_batch_size");
+            cd.layersPerStage = intArray(c, "layers_per_stage");
+            cd.plannerCost = c.number("planner_cost");
+            if (c.has("simulated_cost"))
+                cd.simulatedCost = c.number("simulated_cost");
+            p.candidates.push_back(cd);
+        }
+    }
+    if (r.has("pipelines")) {
+        const QJsonArray pls = r.array("pipelines");
+        for (int i = 0; i < pls.size(); ++i) {
+            JsonReader pr = r.element(pls, "pipelines", i);
+            Pipeline pl;
+            pl.replicas = pr.integer("replicas", 1);
+            pl.microBatchSize = pr.integer("micro_batch_size");
+            pl.microBatches = pr.integer("micro_batches");
+            const QJsonArray stages = pr.array("stages");
+            for (int s = 0; s < stages.size(); ++s) {
+                JsonReader sr = pr.element(stages, "stages", s);
+                Stage st;
+                std::vector<int> range = intArray(sr, "layers");
+                if (range.size() != 2)
+                    sr.fail("layers", "expected [first, end)");
+                st.firstLayer = range[0];
+                st.endLayer = range[1];
+                const QJsonArray gpus = sr.array("gpus");
+                for (int g = 0; g < gpus.size(); ++g)
+                    st.gpus.push_back(gpuFromName(p.cluster, gpus.at(g), file, sr.field("gpus[" + std::to_string(g) + "]")));
+                st.tensorParallel = sr.integer("tensor_parallel", 1);
+                st.dataParallel = sr.integer("data_parallel", 1);
+                pl.stages.push_back(st);
+            }
+            p.pipelines.push_back(pl);
+        }
+    }
+    if (r.has("zero")) {
+        JsonReader z = r.object("zero");
+        ZeroPlan zp;
+        zp.stage = z.integer("stage");
+        const QJsonArray gpus = z.array("gpus");
+        for (int i = 0; i < gpus.size(); ++i) {
+            JsonReader g = z.element(gpus, "gpus", i);
+            ZeroGpu zg;
+            zg.gpu = gpuFromName(p.cluster, g.value("gpu"), file, g.field("gpu"));
+            zg.microBatchSize = g.integer("micro_batch_size");
+            zg.accumulationSteps = g.integer("accumulation_steps");
+            zg.lastMicroBatchSize = g.integer("last_micro_batch_size", zg.microBatchSize);
+            zp.gpus.push_back(zg);
+        }
+        p.zero = zp;
+    }
+    if (r.has("spmd")) {
+        JsonReader s = r.object("spmd");
+        SpmdPlan sp;
+        const QJsonArray prog = s.array("program");
+        for (int i = 0; i < prog.size(); ++i) {
+            if (!prog.at(i).isString())
+                s.fail("program[" + std::to_string(i) + "]", "expected a string");
+            sp.program.push_back(prog.at(i).toString().toStdString());
+        }
+        if (s.has("sharding_ratios")) {
+            const QJsonArray rows = s.array("sharding_ratios");
+            for (int i = 0; i < rows.size(); ++i) {
+                if (!rows.at(i).isArray())
+                    s.fail("sharding_ratios[" + std::to_string(i) + "]", "expected an array");
+                std::vector<double> row;
+                for (const QJsonValue& v : rows.at(i).toArray())
+                    row.push_back(v.toDouble());
+                sp.shardingRatios.push_back(row);
+            }
+        }
+        p.spmd = sp;
+    }
+    p.validate(file);
+    return p;
+}
+
+} // namespace hetplan

@@ -1,0 +1,168 @@
+#include "cluster.h"
+
+#include "errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace hetplan {
+
+int Cluster::gpuCount() const
+{
+    int n = 0;
+    for (const Node& node : nodes)
+        n += node.gpus;
+    return n;
+}
+
+std::vector<int> Cluster::nodeOffsets() const
+{
+    std::vector<int> off(nodes.size() + 1, 0);
+    for (size_t i = 0; i < nodes.size(); ++i)
+        off[i + 1] = off[i] + nodes[i].gpus;
+    return off;
+}
+
+GpuRef Cluster::gpu(int index) const
+{
+    int rest = index;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        if (rest < nodes[n].gpus)
+            return {int(n), rest};
+        rest -= nodes[n].gpus;
+    }
+    throw std::out_of_range("GPU index " + std::to_string(index) + " out of range");
+}
+
+int Cluster::gpuIndex(int node, int local) const
+{
+    int idx = 0;
+    for (int n = 0; n < node; ++n)
+        idx += nodes[n].gpus;
+    return idx + local;
+}
+
+std::string Cluster::gpuName(int index) const
+{
+    GpuRef r = gpu(index);
+    return nodes[r.node].name + "/" + std::to_string(r.local);
+}
+
+std::optional<int> Cluster::findNode(const std::string& name) const
+{
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].name == name)
+            return int(i);
+    return std::nullopt;
+}
+
+std::optional<int> Cluster::findGpu(const std::string& name) const
+{
+    auto slash = name.rfind('/');
+    if (slash == std::string::npos)
+        return std::nullopt;
+    auto node = findNode(name.substr(0, slash));
+    if (!node)
+        return std::nullopt;
+    const std::string idx = name.substr(slash + 1);
+    if (idx.empty() || !std::all_of(idx.begin(), idx.end(), ::isdigit) || idx.size() > 6)
+        return std::nullopt;
+    int local = std::stoi(idx);
+    if (local >= nodes[*node].gpus)
+        return std::nullopt;
+    return gpuIndex(*node, local);
+}
+
+const Link* Cluster::linkBetween(int nodeA, int nodeB) const
+{
+    const std::string& a = nodes[nodeA].name;
+    const std::string& b = nodes[nodeB].name;
+    for (const Link& l : links)
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+            return &l;
+    return nullptr;
+}
+
+double Cluster::intraBandwidthOf(const Node& n) const
+{
+    if (n.intraBandwidth > 0)
+        return n.intraBandwidth;
+    if (const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType); d && d->intraNodeBandwidth > 0)
+        return d->intraNodeBandwidth;
+    return 16e9; // PCIe 3.0 x16, the lowest common denominator
+}
+
+double Cluster::bandwidth(int a, int b) const
+{
+    GpuRef ra = gpu(a), rb = gpu(b);
+    if (ra.node == rb.node)
+        return intraBandwidthOf(nodes[ra.node]);
+    if (const Link* l = linkBetween(ra.node, rb.node))
+        return l->bandwidth;
+    double bw = std::min(nodes[ra.node].nicBandwidth, nodes[rb.node].nicBandwidth);
+    // HetHub's CPU communicator stages data through host memory on both ends.
+    if (nodes[ra.node].communicator == Communicator::CpuEthernet ||
+        nodes[rb.node].communicator == Communicator::CpuEthernet)
+        bw /= cpuPathPenalty;
+    return bw;
+}
+
+double Cluster::latency(int a, int b) const
+{
+    GpuRef ra = gpu(a), rb = gpu(b);
+    if (ra.node == rb.node)
+        return intraLatency;
+    if (const Link* l = linkBetween(ra.node, rb.node))
+        return l->latency;
+    return interLatency;
+}
+
+void Cluster::validate(const DeviceCatalog& catalog, const std::string& file) const
+{
+    if (name.empty())
+        throw InputError(file, "name", "must not be empty");
+    if (nodes.empty())
+        throw InputError(file, "nodes", "a cluster needs at least one node");
+    std::set<std::string> names;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node& n = nodes[i];
+        const std::string f = "nodes[" + std::to_string(i) + "]";
+        if (n.name.empty())
+            throw InputError(file, f + ".name", "must not be empty");
+        if (n.name.find('/') != std::string::npos)
+            throw InputError(file, f + ".name", "must not contain '/'");
+        if (!names.insert(n.name).second)
+            throw InputError(file, f + ".name", "duplicate node name '" + n.name + "'");
+        if (!catalog.find(n.deviceType))
+            throw InputError(file, f + ".device", "unknown device type '" + n.deviceType + "'");
+        if (n.gpus <= 0)
+            throw InputError(file, f + ".gpus", "must be at least 1 (got " + std::to_string(n.gpus) + ")");
+        if (n.gpus > 1024)
+            throw InputError(file, f + ".gpus", "implausibly many GPUs in one node");
+        if (!(n.intraBandwidth >= 0) || !std::isfinite(n.intraBandwidth))
+            throw InputError(file, f + ".intra_bandwidth", "must be positive");
+        if (!(n.nicBandwidth > 0) || !std::isfinite(n.nicBandwidth))
+            throw InputError(file, f + ".nic_bandwidth", "must be positive");
+    }
+    for (size_t i = 0; i < links.size(); ++i) {
+        const Link& l = links[i];
+        const std::string f = "links[" + std::to_string(i) + "]";
+        if (!names.count(l.a))
+            throw InputError(file, f + ".a", "unknown node '" + l.a + "'");
+        if (!names.count(l.b))
+            throw InputError(file, f + ".b", "unknown node '" + l.b + "'");
+        if (l.a == l.b)
+            throw InputError(file, f + ".b", "a link joins two different nodes");
+        if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
+            throw InputError(file, f + ".bandwidth", "must be positive");
+        if (!(l.latency >= 0) || !std::isfinite(l.latency))
+            throw InputError(file, f + ".latency", "must not be negative");
+    }
+    if (!(intraLatency >= 0) || !(interLatency >= 0))
+        throw InputError(file, "latency", "must not be negative");
+    if (!(cpuPathPenalty >= 1))
+        throw InputError(file, "cpu_path_penalty", "must be at least 1");
+}
+
+} // namespace hetplan

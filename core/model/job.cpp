@@ -1,0 +1,52 @@
+#include "job.h"
+
+#include "errors.h"
+
+#include <cmath>
+
+namespace hetplan {
+
+std::string toString(Precision p)
+{
+    switch (p) {
+    case Precision::FP16: return "fp16";
+    case Precision::BF16: return "bf16";
+    case Precision::FP32: return "fp32";
+    }
+    return "fp16";
+}
+
+std::string toString(Schedule s) { return s == Schedule::GPipe ? "gpipe" : "1f1b"; }
+
+bool parsePrecision(const std::string& s, Precision& out)
+{
+    if (s == "fp16") out = Precision::FP16;
+    else if (s == "bf16") out = Precision::BF16;
+    else if (s == "fp32") out = Precision::FP32;
+    else return false;
+    return true;
+}
+
+bool parseSchedule(const std::string& s, Schedule& out)
+{
+    if (s == "1f1b") out = Schedule::OneFOneB;
+    else if (s == "gpipe") out = Schedule::GPipe;
+    else return false;
+    return true;
+}
+
+void Job::validate(const std::string& file) const
+{
+    if (globalBatchSize <= 0)
+        throw InputError(file, "global_batch_size", "must be at least 1");
+    if (sequenceLength <= 0)
+        throw InputError(file, "sequence_length", "must be at least 1");
+    if (zeroStage < 0 || zeroStage > 3)
+        throw InputError(file, "zero_stage", "must be 0, 1, 2 or 3");
+    if (!(optimizerBytesPerParam >= 0) || !std::isfinite(optimizerBytesPerParam))
+        throw InputError(file, "optimizer_bytes_per_param", "must not be negative");
+    if (!(backwardFactor > 0) || !std::isfinite(backwardFactor))
+        throw InputError(file, "backward_factor", "must be positive");
+}
+
+} // namespace hetplan

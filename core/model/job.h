@@ -1,0 +1,32 @@
+#pragma once
+// One training job: batch, precision, memory-saving settings, schedule.
+#include <string>
+
+namespace hetplan {
+
+enum class Precision { FP16, BF16, FP32 };
+enum class Schedule { OneFOneB, GPipe };
+
+struct Job {
+    int globalBatchSize = 32;
+    int sequenceLength = 1024;
+    Precision precision = Precision::FP16;
+    // Optimizer state per parameter in bytes: Adam in mixed precision keeps an fp32 master copy plus two
+    // fp32 moments = 12 bytes.
+    double optimizerBytesPerParam = 12;
+    int zeroStage = 0;               // 0..3
+    Schedule schedule = Schedule::OneFOneB;
+    bool recompute = false;          // full activation recomputation
+    double backwardFactor = 2.0;     // analytic backward time = factor × forward
+    bool operator==(const Job&) const = default;
+
+    int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }
+    void validate(const std::string& file) const;
+};
+
+std::string toString(Precision p);
+std::string toString(Schedule s);
+bool parsePrecision(const std::string& s, Precision& out);
+bool parseSchedule(const std::string& s, Schedule& out);
+
+} // namespace hetplan

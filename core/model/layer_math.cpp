@@ -1,0 +1,94 @@
+#include "layer_math.h"
+
+#include <algorithm>
+
+namespace hetplan::layers {
+
+namespace {
+
+double kvWidth(const BlockShape& b) { return b.h * b.kvHeads / b.heads; }
+
+// Weights of the attention matrix products: Q and output projections h×h, K and V h×kv.
+double attentionMatmul(const BlockShape& b) { return 2 * b.h * b.h + 2 * b.h * kvWidth(b); }
+double mlpMatmul(const BlockShape& b) { return (b.gated ? 3 : 2) * b.h * b.ffn; }
+double contextLength(const BlockShape& b) { return b.window > 0 ? std::min(b.window, b.s) : b.s; }
+
+// QKᵀ and AV: 2·s·c·h FLOP each.
+double scoreFlops(const BlockShape& b) { return 4 * b.s * contextLength(b) * b.h; }
+
+// Sharded attention activations: Q (2sh), K and V (2·s·kv each), attention output (2sh), and either the
+// softmax output, its dropout mask and dropout output (5·a·s·c) or FlashAttention's fp32 row statistics.
+double attentionActivation(const BlockShape& b)
+{
+    const double qkvo = kValueBytes * (2 * b.s * b.h + 2 * b.s * kvWidth(b));
+    const double scores = b.flashAttention ? 4.0 * b.heads * b.s : 5.0 * b.heads * b.s * contextLength(b);
+    return qkvo + scores;
+}
+
+// Sharded MLP activations: GeLU input and output (2 × 2·s·ffn), or for SwiGLU gate, up and product.
+double mlpActivation(const BlockShape& b) { return (b.gated ? 3 : 2) * kValueBytes * b.s * b.ffn; }
+
+LayerSpec common(const std::string& name, const BlockShape& b)
+{
+    LayerSpec l;
+    l.name = name;
+    l.outputBytes = kValueBytes * b.s * b.h;
+    l.inputBytes = kValueBytes * b.s * b.h;
+    // Layer-norm inputs, inputs of QKV and fc1, two dropout masks: 10·s·h bytes on every tp rank.
+    l.activationBytesReplicated = 10 * b.s * b.h;
+    l.tensorParallel = true;
+    // Megatron: one all-reduce after the attention block and one after the MLP, each of the s×h output.
+    l.tpAllReduceBytes = 2 * kValueBytes * b.s * b.h;
+    return l;
+}
+
+} // namespace
+
+double attentionParams(const BlockShape& b)
+{
+    double bias = 0;
+    if (b.linearBias)
+        bias = 2 * b.h + 2 * kvWidth(b);
+    else if (b.qkvBias)
+        bias = b.h + 2 * kvWidth(b);
+    return attentionMatmul(b) + bias;
+}
+
+double mlpParams(const BlockShape& b)
+{
+    const double bias = b.linearBias ? (b.gated ? 2 * b.ffn + b.h : b.ffn + b.h) : 0;
+    return mlpMatmul(b) + bias;
+}
+
+double normParams(const BlockShape& b) { return 2 * (b.layerNorm ? 2 * b.h : b.h); }
+
+LayerSpec transformerBlock(const std::string& name, const BlockShape& b)
+{
+    LayerSpec l = common(name, b);
+    l.kind = LayerKind::Transformer;
+    l.params = attentionParams(b) + mlpParams(b) + normParams(b);
+    l.forwardFlops = 2 * (attentionMatmul(b) + mlpMatmul(b)) * b.s + scoreFlops(b);
+    l.activationBytesSharded = attentionActivation(b) + mlpActivation(b);
+    l.weightBytesMoved = kValueBytes * l.params;
+    return l;
+}
+
+LayerSpec moeBlock(const std::string& name, const BlockShape& b, int experts, int topK)
+{
+    LayerSpec l = common(name, b);
+    l.kind = LayerKind::MoE;
+    const double router = b.h * experts;
+    l.params = attentionParams(b) + normParams(b) + router + experts * mlpParams(b);
+    // Each token runs through topK expert MLPs plus the router's h×E product.
+    l.forwardFlops = 2 * attentionMatmul(b) * b.s + topK * 2 * mlpMatmul(b) * b.s + 2 * router * b.s + scoreFlops(b);
+    // topK copies of the expert activations and of the dispatched token buffers; fp32 router probabilities.
+    l.activationBytesSharded = attentionActivation(b) + topK * (mlpActivation(b) + kValueBytes * b.s * b.h);
+    l.activationBytesReplicated += 4.0 * b.s * experts;
+    // Every expert's weights are read once per step whatever the batch.
+    l.weightBytesMoved = kValueBytes * l.params;
+    // Dispatch and combine: each token's hidden vector goes to topK experts and comes back.
+    l.expertAllToAllBytes = 2 * topK * kValueBytes * b.s * b.h;
+    return l;
+}
+
+} // namespace hetplan::layers

@@ -1,0 +1,60 @@
+#include "model.h"
+
+#include "errors.h"
+
+#include <cmath>
+
+namespace hetplan {
+
+double ModelSpec::totalParams() const
+{
+    double s = 0;
+    for (const LayerSpec& l : layers)
+        s += l.params;
+    return s;
+}
+
+double ModelSpec::totalForwardFlops() const
+{
+    double s = 0;
+    for (const LayerSpec& l : layers)
+        s += l.forwardFlops;
+    return s;
+}
+
+int ModelSpec::blockCount() const
+{
+    int n = 0;
+    for (const LayerSpec& l : layers)
+        n += (l.kind == LayerKind::Transformer || l.kind == LayerKind::MoE) ? 1 : 0;
+    return n;
+}
+
+void ModelSpec::validate(const std::string& file) const
+{
+    if (name.empty())
+        throw InputError(file, "name", "must not be empty");
+    if (layers.empty())
+        throw InputError(file, "layers", "a model needs at least one layer");
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const LayerSpec& l = layers[i];
+        const std::string f = "layers[" + std::to_string(i) + "]";
+        auto check = [&](double v, const char* field) {
+            if (!std::isfinite(v) || v < 0)
+                throw InputError(file, f + "." + field, "must be a finite non-negative number");
+        };
+        check(l.params, "params");
+        check(l.forwardFlops, "forward_flops");
+        check(l.outputBytes, "output_bytes");
+        check(l.activationBytesSharded, "activation_bytes_sharded");
+        check(l.activationBytesReplicated, "activation_bytes_replicated");
+        check(l.inputBytes, "input_bytes");
+        check(l.weightBytesMoved, "weight_bytes_moved");
+        check(l.tpAllReduceBytes, "tp_allreduce_bytes");
+        check(l.expertAllToAllBytes, "expert_alltoall_bytes");
+    }
+    if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0)
+        throw InputError(file, "arch", "sizes must not be negative");
+}
+
+} // namespace hetplan

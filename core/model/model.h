@@ -1,0 +1,54 @@
+#pragma once
+// The model to train: an ordered list of layers with the sizes the cost models need.
+// All per-sample quantities are for one sample of the model's sequence length.
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+enum class LayerKind { Embedding, Transformer, Head, Conv, Linear, MoE, Other };
+
+struct LayerSpec {
+    std::string name;
+    LayerKind kind = LayerKind::Other;
+    double params = 0;               // parameter count
+    double forwardFlops = 0;         // FLOP for one sample's forward pass
+    double outputBytes = 0;          // activation handed to the next layer per sample (pipeline p2p)
+    // Activation memory kept for backward per sample, split as in Korthikanti et al. 2022: the part that
+    // tensor parallelism shards (divided by tp) and the part every tp rank keeps in full.
+    double activationBytesSharded = 0;
+    double activationBytesReplicated = 0;
+    double inputBytes = 0;           // stashed layer input per sample (all that full recomputation keeps)
+    double weightBytesMoved = 0;     // bytes read from device memory per forward regardless of batch
+    bool tensorParallel = true;      // can be split across tp ranks (params/flops divide by tp)
+    double tpAllReduceBytes = 0;     // bytes all-reduced per sample in forward when tp > 1 (same in backward)
+    double expertAllToAllBytes = 0;  // MoE: bytes each sample sends in all-to-all per forward
+    bool operator==(const LayerSpec&) const = default;
+};
+
+struct ModelArch {
+    std::string family;              // "gpt2", "llama", "bert", "vit", "vgg", "opt", "moe", "transgan", "custom"
+    int layers = 0, hidden = 0, heads = 0, ffn = 0, vocab = 0, sequence = 0, experts = 0;
+    int bytesPerParam = 2;           // fp16/bf16 weights
+    bool operator==(const ModelArch&) const = default;
+};
+
+struct ModelSpec {
+    std::string name;
+    ModelArch arch;
+    std::vector<LayerSpec> layers;
+    bool operator==(const ModelSpec&) const = default;
+
+    int layerCount() const { return int(layers.size()); }
+    double totalParams() const;
+    double totalForwardFlops() const;
+    // Number of the transformer-like blocks (what Megatron calls "layers").
+    int blockCount() const;
+    void validate(const std::string& file) const;
+};
+
+// Builders for the bundled example models (names from DESIGN.md). `sequence` 0 = the model's default.
+std::vector<std::string> exampleModelNames();
+ModelSpec buildExampleModel(const std::string& name, int sequence = 0);   // throws InputError if unknown
+
+} // namespace hetplan

@@ -1,0 +1,124 @@
+#include "plan.h"
+
+#include "errors.h"
+
+#include <set>
+
+namespace hetplan {
+
+std::vector<int> Pipeline::stageGpus(int s, int r) const
+{
+    const Stage& st = stages[s];
+    const int per = st.dataParallel * st.tensorParallel;
+    return {st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per};
+}
+
+int Plan::samplesPerIteration() const
+{
+    int n = 0;
+    for (const Pipeline& p : pipelines)
+        n += p.samples();
+    if (zero)
+        for (const ZeroGpu& g : zero->gpus)
+            n += g.samples();
+    if (spmd && pipelines.empty() && !zero)
+        n = job.globalBatchSize;
+    return n;
+}
+
+std::vector<int> Plan::usedGpus() const
+{
+    std::vector<int> out;
+    for (const Pipeline& p : pipelines)
+        for (const Stage& s : p.stages)
+            out.insert(out.end(), s.gpus.begin(), s.gpus.end());
+    if (zero)
+        for (const ZeroGpu& g : zero->gpus)
+            out.push_back(g.gpu);
+    if (spmd && out.empty())
+        for (int i = 0; i < cluster.gpuCount(); ++i)
+            out.push_back(i);
+    return out;
+}
+
+std::vector<RankInfo> Plan::ranks() const
+{
+    std::vector<RankInfo> out;
+    int rank = 0;
+    for (int gpu : usedGpus()) {
+        GpuRef ref = cluster.gpu(gpu);
+        out.push_back({rank++, gpu, ref.local, cluster.nodes[ref.node].name});
+    }
+    return out;
+}
+
+void Plan::validate(const std::string& file) const
+{
+    const int nGpus = cluster.gpuCount();
+    const int nLayers = model.layerCount();
+    std::set<int> seen;
+    auto claim = [&](int gpu, const std::string& field) {
+        if (gpu < 0 || gpu >= nGpus)
+            throw InputError(file, field, "GPU index out of range");
+        if (!seen.insert(gpu).second)
+            throw InputError(file, field, "GPU " + cluster.gpuName(gpu) + " is used twice");
+    };
+    for (size_t p = 0; p < pipelines.size(); ++p) {
+        const Pipeline& pl = pipelines[p];
+        const std::string pf = "pipelines[" + std::to_string(p) + "]";
+        if (pl.replicas < 1)
+            throw InputError(file, pf + ".replicas", "must be at least 1");
+        if (pl.microBatchSize < 1)
+            throw InputError(file, pf + ".micro_batch_size", "must be at least 1");
+        if (pl.microBatches < 1)
+            throw InputError(file, pf + ".micro_batches", "must be at least 1");
+        if (pl.stages.empty())
+            throw InputError(file, pf + ".stages", "a pipeline needs at least one stage");
+        int expectFirst = 0;
+        for (size_t s = 0; s < pl.stages.size(); ++s) {
+            const Stage& st = pl.stages[s];
+            const std::string sf = pf + ".stages[" + std::to_string(s) + "]";
+            if (st.firstLayer != expectFirst || st.endLayer <= st.firstLayer)
+                throw InputError(file, sf + ".layers", "stages must cover consecutive non-empty layer ranges from 0");
+            expectFirst = st.endLayer;
+            if (st.tensorParallel < 1)
+                throw InputError(file, sf + ".tensor_parallel", "must be at least 1");
+            if (st.dataParallel < 1)
+                throw InputError(file, sf + ".data_parallel", "must be at least 1");
+            const size_t want = size_t(pl.replicas) * st.dataParallel * st.tensorParallel;
+            if (st.gpus.size() != want)
+                throw InputError(file, sf + ".gpus", "has " + std::to_string(st.gpus.size()) +
+                                                         " GPUs, replicas × data_parallel × tensor_parallel = " +
+                                                         std::to_string(want));
+            for (size_t g = 0; g < st.gpus.size(); ++g)
+                claim(st.gpus[g], sf + ".gpus[" + std::to_string(g) + "]");
+        }
+        if (expectFirst != nLayers)
+            throw InputError(file, pf + ".stages", "stages cover " + std::to_string(expectFirst) + " of " +
+                                                       std::to_string(nLayers) + " layers");
+    }
+    if (zero) {
+        if (zero->stage < 0 || zero->stage > 3)
+            throw InputError(file, "zero.stage", "must be 0..3");
+        if (zero->gpus.empty())
+            throw InputError(file, "zero.gpus", "must not be empty");
+        for (size_t i = 0; i < zero->gpus.size(); ++i) {
+            const ZeroGpu& g = zero->gpus[i];
+            const std::string gf = "zero.gpus[" + std::to_string(i) + "]";
+            claim(g.gpu, gf + ".gpu");
+            if (g.accumulationSteps < 0)
+                throw InputError(file, gf + ".accumulation_steps", "must not be negative");
+            if (g.accumulationSteps > 0 && (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 ||
+                                            g.lastMicroBatchSize > g.microBatchSize))
+                throw InputError(file, gf + ".last_micro_batch_size", "must be between 1 and micro_batch_size");
+        }
+    }
+    if (pipelines.empty() && !zero && !spmd)
+        throw InputError(file, "pipelines", "a plan needs pipelines, zero or spmd");
+    if ((!pipelines.empty() || zero) && samplesPerIteration() != job.globalBatchSize)
+        throw InputError(file, "job.global_batch_size", "plan processes " + std::to_string(samplesPerIteration()) +
+                                                           " samples per iteration, the job asks for " +
+                                                           std::to_string(job.globalBatchSize));
+}
+
+} // namespace hetplan

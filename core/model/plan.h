@@ -1,0 +1,118 @@
+#pragma once
+// What every planner returns (one type for all planners) plus the inputs it was made from, so a plan is
+// self-contained: pipelines of stages, or per-GPU ZeRO batches, or an SPMD program with sharding ratios.
+#include "cluster.h"
+#include "job.h"
+#include "model.h"
+#include "profile.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+struct Stage {
+    int firstLayer = 0, endLayer = 0;    // half-open [first, end)
+    // All GPUs of this stage across the pipeline's replicas: replicas × dataParallel × tensorParallel
+    // dense indices, ordered replica-major, then data-parallel rank, then tensor-parallel rank.
+    std::vector<int> gpus;
+    int tensorParallel = 1;
+    int dataParallel = 1;                // data parallelism inside the stage (HetHub); splits each micro-batch
+    bool operator==(const Stage&) const = default;
+    int layerCount() const { return endLayer - firstLayer; }
+};
+
+struct Pipeline {
+    int replicas = 1;                    // identical copies (data parallel) of this pipeline
+    int microBatchSize = 1;              // samples per micro-batch per replica
+    int microBatches = 1;                // micro-batches per iteration per replica
+    std::vector<Stage> stages;
+    bool operator==(const Pipeline&) const = default;
+    int samples() const { return replicas * microBatchSize * microBatches; }
+    // GPUs of replica r in stage s (dataParallel × tensorParallel of them).
+    std::vector<int> stageGpus(int s, int r) const;
+};
+
+struct ZeroGpu {
+    int gpu = 0;
+    int microBatchSize = 0;
+    int accumulationSteps = 0;           // micro-batches per iteration, the last one possibly smaller
+    int lastMicroBatchSize = 0;          // size of the final micro-batch (1..microBatchSize), 0 if no steps
+    bool operator==(const ZeroGpu&) const = default;
+    int samples() const { return accumulationSteps > 0 ? (accumulationSteps - 1) * microBatchSize + lastMicroBatchSize : 0; }
+};
+
+struct ZeroPlan {
+    int stage = 0;
+    std::vector<ZeroGpu> gpus;
+    bool operator==(const ZeroPlan&) const = default;
+};
+
+struct SpmdPlan {
+    std::vector<std::string> program;                 // one instruction per line (HAP's instruction set)
+    std::vector<std::vector<double>> shardingRatios;  // per segment, per GPU
+    bool operator==(const SpmdPlan&) const = default;
+};
+
+struct Estimate {
+    double iterationSeconds = 0;
+    double tokensPerSecond = 0;
+    std::map<int, double> peakMemoryBytes;           // per dense GPU index
+    bool feasible = true;
+    bool operator==(const Estimate&) const = default;
+};
+
+struct SearchStats {
+    double seconds = 0;
+    long long candidates = 0;
+    std::map<std::string, double> extra;              // planner-specific counters (e.g. dropped_for_memory)
+    bool operator==(const SearchStats&) const = default;
+};
+
+// One ranked strategy a search considered (AMP keeps the top-k; others may too).
+struct Candidate {
+    int pp = 1, dp = 1, tp = 1, microBatchSize = 1;
+    std::vector<int> layersPerStage;
+    double plannerCost = 0;
+    std::optional<double> simulatedCost;
+    bool operator==(const Candidate&) const = default;
+};
+
+struct RankInfo {
+    int rank = 0, gpu = 0, localRank = 0;
+    std::string host;
+};
+
+struct Plan {
+    std::string planner;
+    std::map<std::string, std::string> options;
+    // Inputs
+    Cluster cluster;
+    ModelSpec model;
+    Job job;
+    Profile profile;                     // measured parts only, limited to the device types the plan uses
+    // Decision
+    std::vector<Pipeline> pipelines;
+    std::optional<ZeroPlan> zero;
+    std::optional<SpmdPlan> spmd;
+    // Scores
+    Estimate estimate;                   // the shared simulator's
+    std::optional<double> plannerEstimate; // the planner's own iteration seconds
+    SearchStats search;
+    std::vector<Candidate> candidates;
+
+    bool operator==(const Plan&) const = default;
+
+    int samplesPerIteration() const;
+    // Global rank order: pipelines in order, stages in order, GPUs in each stage's listed order
+    // (= Megatron's tp-fastest, then dp, then pp when all stages are the same size); ZeRO: listed order.
+    std::vector<RankInfo> ranks() const;
+    std::vector<int> usedGpus() const;
+    // Structural checks: layers covered exactly once per pipeline, GPU counts match degrees, no GPU used
+    // twice, batches add up to the global batch. Throws InputError(file, field, reason).
+    void validate(const std::string& file) const;
+};
+
+} // namespace hetplan

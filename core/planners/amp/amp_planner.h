@@ -1,0 +1,34 @@
+#pragma once
+// `amp`: AMP (Li et al., NeurIPS 2022), sections 3 and 6.2. Enumerates every (pp, dp, tmp) with
+// pp·dp·tmp = #GPUs (tmp dividing every node's GPU count so tensor groups stay inside a node, pp ≤ layers,
+// dp dividing the global batch) and every micro-batch size dividing gbs/dp; places devices with
+// Megatron's order (core/cost/placement.h); splits layers by the eq. 6-8 dynamic program and scores each
+// strategy with eq. 3-5 (core/cost/amp_cost.h). The paper's final "real trials" of the top predictions
+// are replaced by the shared simulator: the top_k strategies by AMP's cost are simulated and the best by
+// the simulator is returned; planner_estimate is AMP's own cost of that plan.
+//
+// AMP has no memory model. By default strategies whose stages do not fit GPU memory are dropped before
+// ranking (counted in search.extra["dropped_for_memory"]); keep_infeasible=true ranks them like the paper.
+//
+// Cost per candidate: one layout (O(L) per distinct (device, tp) signature, sharing the per-(device, tp,
+// mbs) prefix sums computed once per run), one layer DP and O(N) for eq. 4. The DP is the threshold walk
+// of solveLayerSplit: O(k·L²) per point of the (max stage, Σ) Pareto front it visits — usually a handful —
+// against the paper's O(k·L⁴) table (dp=paper runs the paper's table, for checking). Candidates are
+// evaluated in parallel on Qt's global thread pool.
+#include "core/planners/planner.h"
+
+namespace hetplan {
+
+class AmpPlanner : public Planner {
+public:
+    std::string name() const override { return "amp"; }
+    std::string description() const override
+    {
+        return "AMP: enumerate degrees and micro-batches, Megatron placement, DP layer split, AMP cost model, "
+               "top-k re-scored by the simulator";
+    }
+    std::vector<PlannerOption> options() const override;
+    Plan plan(const PlanRequest& request, const CostModel& costs, Progress& progress) const override;
+};
+
+} // namespace hetplan

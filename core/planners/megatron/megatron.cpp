@@ -1,0 +1,76 @@
+#include "megatron.h"
+
+#include "core/cost/amp_cost.h"
+#include "core/cost/placement.h"
+#include "core/model/errors.h"
+#include "core/sim/simulator.h"
+
+#include <algorithm>
+#include <map>
+
+namespace hetplan {
+
+std::vector<PlannerOption> MegatronPlanner::options() const
+{
+    return {{"split", "layers", "layer assignment: layers (equal layer counts) or params (balanced parameters)"}};
+}
+
+Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    const std::string split = req.option("split", "layers");
+    if (split != "layers" && split != "params")
+        throw InputError("--option", "split", "expected layers or params, got '" + split + "'");
+    const int gpus = req.cluster.gpuCount();
+    const int layers = req.model.layerCount();
+    const int gbs = req.job.globalBatchSize;
+    std::vector<double> params;
+    for (const LayerSpec& l : req.model.layers)
+        params.push_back(l.params);
+    auto boundsFor = [&](int pp) { return split == "params" ? balancedBounds(params, pp) : uniformBounds(layers, pp); };
+
+    const std::vector<Degrees> all = enumerateDegrees(gpus, layers, gbs, intraNodeTensorDegrees(req.cluster));
+    const AmpCostModel amp(req.cluster, costs);
+    std::vector<Strategy> proposals;
+    long long considered = 0;
+    for (int mbs : divisors(gbs)) {
+        progress.checkpoint();
+        // Degrees usable with this micro-batch, grouped by tp·pp (ascending).
+        std::map<int, std::vector<Degrees>> byProduct;
+        for (const Degrees& d : all)
+            if ((gbs / d.dp) % mbs == 0)
+                byProduct[d.tp * d.pp].push_back(d);
+        for (const auto& [product, group] : byProduct) {
+            bool any = false;
+            for (const Degrees& d : group) {
+                ++considered;
+                Strategy s;
+                s.placement = megatronPlacement(req.cluster, d);
+                s.microBatchSize = mbs;
+                s.microBatches = gbs / (d.dp * mbs);
+                s.bounds = boundsFor(d.pp);
+                const AmpEstimate e = amp.estimate(s.placement, mbs, s.microBatches, s.bounds);
+                if (!e.fitsMemory)
+                    continue;
+                s.plannerCost = e.seconds;
+                proposals.push_back(std::move(s));
+                any = true;
+            }
+            if (any)
+                break;   // the smallest tp·pp that fits
+        }
+    }
+    if (proposals.empty())
+        throw InfeasibleError("megatron: no tp·pp fits GPU memory for any micro-batch size");
+
+    progress.report(0.5, "megatron: simulating " + std::to_string(proposals.size()) + " proposals");
+    std::vector<Candidate> candidates;
+    Plan best = pickBySimulation(
+        proposals, req.cluster, req.model, req.job, [&](Plan& p) { scorePlan(p, costs); },
+        [&] { progress.checkpoint(); }, candidates);
+    best.candidates = std::move(candidates);
+    best.search.candidates = considered;
+    best.search.extra["proposals"] = double(proposals.size());
+    return best;
+}
+
+} // namespace hetplan

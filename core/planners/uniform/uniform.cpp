@@ -1,0 +1,88 @@
+#include "uniform.h"
+
+#include "core/cost/memory.h"
+#include "core/cost/placement.h"
+#include "core/model/errors.h"
+
+#include <algorithm>
+
+namespace hetplan {
+
+std::vector<PlannerOption> UniformPlanner::options() const
+{
+    return {{"tp", "1", "tensor-parallel degree (must divide every node's GPU count)"},
+            {"pp", "0", "pipeline depth; 0 = smallest that fits memory"},
+            {"mbs", "1", "micro-batch size"}};
+}
+
+namespace {
+// Peak memory of every stage of a Megatron-placed pipeline fits its GPUs?
+bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
+{
+    const int S = int(p.stages.size());
+    for (int s = 0; s < S; ++s) {
+        const Stage& st = p.stages[s];
+        const int inFlight = req.job.schedule == Schedule::GPipe ? p.microBatches : std::min(S - s, p.microBatches);
+        const double peak = stagePeakMemory(req.model, st.firstLayer, st.endLayer, st.tensorParallel,
+                                            req.job.zeroStage > 0 ? p.replicas : 1, p.microBatchSize, inFlight, req.job);
+        for (int g : st.gpus)
+            if (!fitsMemory(peak, costs.device(req.cluster.nodeOf(g).deviceType)))
+                return false;
+    }
+    return true;
+}
+} // namespace
+
+Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    const int n = req.cluster.gpuCount();
+    const int layers = req.model.layerCount();
+    const int tp = req.intOption("tp", 1);
+    const int mbs = req.intOption("mbs", 1);
+    const int ppWanted = req.intOption("pp", 0);
+    if (tp < 1 || n % tp != 0)
+        throw InputError("--option", "tp", "must divide the GPU count " + std::to_string(n));
+    for (const Node& node : req.cluster.nodes)
+        if (node.gpus % tp != 0)
+            throw InputError("--option", "tp", "must divide every node's GPU count (node '" + node.name + "' has " +
+                                                   std::to_string(node.gpus) + ")");
+    if (mbs < 1)
+        throw InputError("--option", "mbs", "must be at least 1");
+    if (ppWanted < 0 || (ppWanted > 0 && (n / tp) % ppWanted != 0))
+        throw InputError("--option", "pp", "must divide GPUs / tp = " + std::to_string(n / tp));
+
+    long long tried = 0;
+    std::string why = "no pipeline depth fits memory";
+    for (int pp = 1; pp <= std::min(n / tp, layers); ++pp) {
+        progress.checkpoint();
+        if ((n / tp) % pp != 0 || (ppWanted > 0 && pp != ppWanted))
+            continue;
+        const int dp = n / tp / pp;
+        if (req.job.globalBatchSize % (dp * mbs) != 0) {
+            if (ppWanted > 0)
+                throw InputError("--gbs", "global_batch_size",
+                                 "global batch " + std::to_string(req.job.globalBatchSize) +
+                                     " is not divisible by data-parallel × micro-batch = " + std::to_string(dp * mbs));
+            why = "global batch not divisible by data-parallel × micro-batch for any depth";
+            continue;
+        }
+        ++tried;
+        Plan plan;
+        plan.pipelines.push_back(megatronPipeline(dp, tp, evenSplit(layers, pp), mbs,
+                                                  req.job.globalBatchSize / (dp * mbs)));
+        if (!fits(plan.pipelines[0], req, costs)) {
+            why = "no pipeline depth fits memory";
+            continue;
+        }
+        plan.search.candidates = tried;
+        return plan;
+    }
+    throw InfeasibleError("uniform: " + why);
+}
+
+void registerUniformPlanners(PlannerRegistry& registry)
+{
+    registry.add("uniform", [] { return std::make_unique<UniformPlanner>(); });
+}
+
+} // namespace hetplan

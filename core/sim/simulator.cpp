@@ -1,0 +1,223 @@
+// Entry point of the shared iteration simulator: structural checks, dispatch to the pipeline or ZeRO part,
+// and the summary numbers (iteration time, tokens/s, busy time, feasibility).
+#include "simulator.h"
+
+#include "sim_detail.h"
+
+#include "core/cost/memory.h"
+#include "core/model/errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace hetplan {
+
+std::string toString(EventKind k)
+{
+    switch (k) {
+    case EventKind::Forward: return "forward";
+    case EventKind::Backward: return "backward";
+    case EventKind::Recompute: return "recompute";
+    case EventKind::Optimizer: return "optimizer";
+    case EventKind::SendActivation: return "send-activation";
+    case EventKind::SendGradient: return "send-gradient";
+    case EventKind::AllReduce: return "all-reduce";
+    case EventKind::AllGather: return "all-gather";
+    case EventKind::ReduceScatter: return "reduce-scatter";
+    case EventKind::AllToAll: return "all-to-all";
+    case EventKind::Broadcast: return "broadcast";
+    }
+    return "unknown";
+}
+
+bool isCommunication(EventKind k)
+{
+    switch (k) {
+    case EventKind::Forward:
+    case EventKind::Backward:
+    case EventKind::Recompute:
+    case EventKind::Optimizer: return false;
+    default: return true;
+    }
+}
+
+namespace simdetail {
+
+double paramsPerRank(const ModelSpec& model, int first, int end, int tp)
+{
+    double p = 0;
+    for (int l = first; l < end; ++l) {
+        const LayerSpec& s = model.layers[l];
+        p += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
+    }
+    return p;
+}
+
+LayerTiming slowestRange(const Plan& plan, const CostModel& costs, const std::vector<int>& gpus, int first, int end,
+                         int tp, double microBatch, std::string* deviceOut)
+{
+    // Distinct device types first: a group is almost always homogeneous, so this is one range() call.
+    std::vector<std::string> types;
+    for (int g : gpus) {
+        const std::string& t = plan.cluster.nodeOf(g).deviceType;
+        if (std::find(types.begin(), types.end(), t) == types.end())
+            types.push_back(t);
+    }
+    LayerTiming best;
+    bool have = false;
+    for (const std::string& t : types) {
+        LayerTiming lt = costs.range(first, end, t, tp, microBatch);
+        if (!have || lt.forward + lt.backward > best.forward + best.backward) {
+            best = lt;
+            have = true;
+            if (deviceOut)
+                *deviceOut = t;
+        }
+    }
+    return best;
+}
+
+double optimizerSeconds(const CostModel& costs, const std::string& device, double measuredUpdate, double params,
+                        double shards)
+{
+    shards = std::max(1.0, shards);
+    if (measuredUpdate > 0)
+        return measuredUpdate / shards;
+    const DeviceType& d = costs.device(device);
+    if (d.memoryBandwidth <= 0)
+        return 0;
+    // Adam-like step: read states, update, write back ~ three passes over the optimizer state bytes.
+    return 3.0 * params * costs.job().optimizerBytesPerParam / shards / d.memoryBandwidth;
+}
+
+} // namespace simdetail
+
+namespace {
+
+// The checks the simulator needs so that nothing below can index out of range. The batch-size and
+// coverage rules of Plan::validate are stricter than the simulator needs (it also scores partial plans).
+void checkPlan(const Plan& plan)
+{
+    const std::string f = "plan";
+    const int nGpus = plan.cluster.gpuCount();
+    const int nLayers = plan.model.layerCount();
+    std::set<int> seen;
+    auto claim = [&](int gpu, const std::string& field) {
+        if (gpu < 0 || gpu >= nGpus)
+            throw InputError(f, field, "GPU index " + std::to_string(gpu) + " out of range");
+        if (!seen.insert(gpu).second)
+            throw InputError(f, field, "GPU " + plan.cluster.gpuName(gpu) + " is used twice");
+    };
+    if (!plan.pipelines.empty() && plan.zero)
+        throw InputError(f, "zero", "a plan has either pipelines or per-GPU ZeRO batches, not both");
+    if (plan.pipelines.empty() && !plan.zero) {
+        if (plan.spmd)
+            throw InputError(f, "spmd", "not supported by the simulator yet");
+        throw InputError(f, "pipelines", "the plan has neither pipelines nor ZeRO batches");
+    }
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        const Pipeline& pl = plan.pipelines[p];
+        const std::string pf = "pipelines[" + std::to_string(p) + "]";
+        if (pl.replicas < 1)
+            throw InputError(f, pf + ".replicas", "must be at least 1");
+        if (pl.microBatchSize < 1)
+            throw InputError(f, pf + ".micro_batch_size", "must be at least 1");
+        if (pl.microBatches < 1)
+            throw InputError(f, pf + ".micro_batches", "must be at least 1");
+        if (pl.stages.empty())
+            throw InputError(f, pf + ".stages", "a pipeline needs at least one stage");
+        int expect = 0;
+        for (size_t s = 0; s < pl.stages.size(); ++s) {
+            const Stage& st = pl.stages[s];
+            const std::string sf = pf + ".stages[" + std::to_string(s) + "]";
+            if (st.firstLayer != expect || st.endLayer <= st.firstLayer || st.endLayer > nLayers)
+                throw InputError(f, sf + ".layers", "stages must cover consecutive non-empty layer ranges from 0");
+            expect = st.endLayer;
+            if (st.tensorParallel < 1)
+                throw InputError(f, sf + ".tensor_parallel", "must be at least 1");
+            if (st.dataParallel < 1)
+                throw InputError(f, sf + ".data_parallel", "must be at least 1");
+            const size_t want = size_t(pl.replicas) * st.dataParallel * st.tensorParallel;
+            if (st.gpus.size() != want)
+                throw InputError(f, sf + ".gpus",
+                                 "has " + std::to_string(st.gpus.size()) +
+                                     " GPUs, replicas × data_parallel × tensor_parallel = " + std::to_string(want));
+            for (size_t g = 0; g < st.gpus.size(); ++g)
+                claim(st.gpus[g], sf + ".gpus[" + std::to_string(g) + "]");
+        }
+        if (expect != nLayers)
+            throw InputError(f, pf + ".stages",
+                             "stages cover " + std::to_string(expect) + " of " + std::to_string(nLayers) + " layers");
+    }
+    if (plan.zero) {
+        const ZeroPlan& z = *plan.zero;
+        if (z.stage < 0 || z.stage > 3)
+            throw InputError(f, "zero.stage", "must be 0..3");
+        if (z.gpus.empty())
+            throw InputError(f, "zero.gpus", "must not be empty");
+        if (nLayers == 0)
+            throw InputError(f, "model.layers", "the model has no layers");
+        for (size_t i = 0; i < z.gpus.size(); ++i) {
+            const ZeroGpu& g = z.gpus[i];
+            const std::string gf = "zero.gpus[" + std::to_string(i) + "]";
+            claim(g.gpu, gf + ".gpu");
+            if (g.accumulationSteps < 0)
+                throw InputError(f, gf + ".accumulation_steps", "must not be negative");
+            if (g.accumulationSteps > 0 &&
+                (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 || g.lastMicroBatchSize > g.microBatchSize))
+                throw InputError(f, gf + ".last_micro_batch_size", "must be between 1 and micro_batch_size");
+        }
+    }
+}
+
+} // namespace
+
+SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& options)
+{
+    if (plan.spmd && plan.pipelines.empty() && !plan.zero)
+        throw InputError("plan", "spmd", "not supported by the simulator yet");
+    checkPlan(plan);
+    if (costs.model().layerCount() != plan.model.layerCount())
+        throw InputError("plan", "model", "the cost model's layer count differs from the plan's model");
+
+    SimResult result;
+    simdetail::Recorder rec(options, result, plan.cluster.gpuCount());
+    if (!plan.pipelines.empty())
+        simdetail::simulatePipelines(plan, costs, rec);
+    else
+        simdetail::simulateZero(plan, costs, rec);
+
+    double t = 0;
+    for (int g = 0; g < plan.cluster.gpuCount(); ++g) {
+        if (!rec.used[g])
+            continue;
+        t = std::max(t, rec.finish[g]);
+        result.busySeconds[g] = rec.busy[g];
+    }
+    result.iterationSeconds = t;
+    result.tokensPerSecond = t > 0 ? double(plan.samplesPerIteration()) * plan.job.sequenceLength / t : 0;
+    result.feasible = true;
+    for (const auto& [gpu, peak] : result.peakMemoryBytes) {
+        const DeviceType& d = costs.device(plan.cluster.nodeOf(gpu).deviceType);
+        if (!fitsMemory(peak, d))
+            result.feasible = false;
+    }
+    if (options.timeline)
+        std::stable_sort(result.events.begin(), result.events.end(),
+                         [](const TimelineEvent& a, const TimelineEvent& b) {
+                             return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
+                         });
+    return result;
+}
+
+void scorePlan(Plan& plan, const CostModel& costs)
+{
+    SimResult r = simulate(plan, costs, SimOptions{false});
+    plan.estimate.iterationSeconds = r.iterationSeconds;
+    plan.estimate.tokensPerSecond = r.tokensPerSecond;
+    plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
+    plan.estimate.feasible = r.feasible;
+}
+
+} // namespace hetplan

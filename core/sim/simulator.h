@@ -1,0 +1,49 @@
+#pragma once
+// The one iteration simulator that scores every plan from every planner on equal terms, and produces the
+// timeline the Gantt chart draws and the per-GPU peak memory.
+#include "core/cost/costmodel.h"
+#include "core/model/plan.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+enum class EventKind {
+    Forward, Backward, Recompute, Optimizer,               // compute track
+    SendActivation, SendGradient,                          // pipeline p2p (communication track)
+    AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast // collectives (communication track)
+};
+std::string toString(EventKind k);
+bool isCommunication(EventKind k);
+
+struct TimelineEvent {
+    int gpu = 0;              // dense GPU index
+    EventKind kind = EventKind::Forward;
+    int pipeline = 0, replica = 0, stage = 0;
+    int microBatch = -1;      // -1 for per-iteration events (all-reduce, optimizer)
+    double start = 0, end = 0;
+};
+
+struct SimOptions {
+    bool timeline = true;     // collect events (off for fast scoring inside searches)
+};
+
+struct SimResult {
+    double iterationSeconds = 0;
+    double tokensPerSecond = 0;
+    std::map<int, double> busySeconds;       // per GPU: compute time
+    std::map<int, double> peakMemoryBytes;   // per GPU
+    bool feasible = true;                    // every GPU's peak within its memory
+    std::vector<TimelineEvent> events;
+};
+
+// Simulates one training iteration of `plan` (pipelines, ZeRO or SPMD parts) with layer times from `costs`.
+// Throws InputError if the plan is structurally invalid.
+SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& options = {});
+
+// Fills plan.estimate from simulate() (the simulator's score, the one all planners are compared on).
+void scorePlan(Plan& plan, const CostModel& costs);
+
+} // namespace hetplan

@@ -1,0 +1,456 @@
+// Profile importers: every format on a hand-written fixture (expected numbers come from the fixture text,
+// converted by hand), round trips, and every malformed fixture raising InputError(file, field, reason).
+#include "core/io/importers.h"
+#include "core/io/json_io.h"
+#include "core/model/errors.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <random>
+
+using namespace hetplan;
+using hetplan::test::fixture;
+
+namespace {
+
+template <typename F>
+std::optional<InputError> errorOf(F&& f)
+{
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+const std::vector<LayerTiming>& tableOf(const Profile& p, const std::string& dev, int tp, int mbs)
+{
+    static const std::vector<LayerTiming> none;
+    const auto* t = p.table(ProfileKey{dev, tp, mbs});
+    return t ? *t : none;
+}
+
+LayerTiming timing(double f, double b, double u = 0, double a = -1)
+{
+    LayerTiming t;
+    t.forward = f;
+    t.backward = b;
+    t.update = u;
+    t.activationBytes = a;
+    return t;
+}
+
+void writeFile(const QString& path, const std::string& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), qint64(text.size()));
+}
+
+// Awkward doubles (not short decimals) to prove the round trips are exact.
+Profile awkwardProfile()
+{
+    Profile p;
+    p.model = "toy";
+    p.set({"T4", 1, 1}, {timing(1.0 / 3.0, 0.1 + 0.2, 1e-9, 12345), timing(2.0 / 7.0, 4e-300, 0), timing(5e-5, 1.5e-4, 0, 0)});
+    p.set({"T4", 1, 4}, {timing(0.7, 1.4, 0.001), timing(std::nextafter(0.25, 1.0), 0.5), timing(1e-12, 3e-12, 0, 1e12)});
+    p.set({"V100-16GB", 2, 2}, {timing(0.3, 0.6), timing(0.9, 1.8, 0.01, 7), timing(0.0, 0.0)});
+    return p;
+}
+
+} // namespace
+
+class TestImporters : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ------------------------------------------------------------------ native
+    void nativeValid()
+    {
+        const Profile p = importNative(fixture("profiles/native/valid.json"));
+        QCOMPARE(p.source, std::string("native"));  // the importer says where it came from
+        QCOMPARE(p.model, std::string("toy-3"));
+        QCOMPARE(p.tables().size(), size_t(2));
+        const auto& t4 = tableOf(p, "T4", 1, 1);
+        QCOMPARE(t4.size(), size_t(3));
+        QCOMPARE(t4[0], timing(0.001, 0.002, 0.0005, 1024));
+        QCOMPARE(t4[1], timing(0.003, 0.006, 0, -1));
+        QCOMPARE(t4[2], timing(0.0025, 0.005, 0, -1));  // update defaults to 0, activation to "not measured"
+        const auto& v100 = tableOf(p, "V100-16GB", 2, 4);
+        QCOMPARE(v100.size(), size_t(3));
+        QCOMPARE(v100[1], timing(0.0015, 0.003, 0.00025, 8192));
+    }
+
+    void nativeRoundTrip()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        Profile p = awkwardProfile();
+        p.source = "native";
+        const std::string path = dir.filePath("p.json").toStdString();
+        writeJsonFile(path, toJson(p));
+        const Profile back = importNative(path);
+        QVERIFY(back == p);  // bit-exact: shortest decimal forms read back to the same doubles
+    }
+
+    // ------------------------------------------------------------------ CSV
+    void csvMilliseconds()
+    {
+        const Profile p = importCsv(fixture("profiles/csv/valid_ms.csv"));
+        QCOMPARE(p.source, std::string("csv"));
+        QCOMPARE(p.tables().size(), size_t(3));
+        // Row "T4,1,1,0,1.5,3,0.25,1000": 1.5 ms = 0.0015 s, 3 ms = 0.003 s, 0.25 ms = 0.00025 s.
+        // Division by 1000 is correctly rounded, so these compare exactly with the decimal literals.
+        const auto& a = tableOf(p, "T4", 1, 1);
+        QCOMPARE(a.size(), size_t(3));
+        QVERIFY(a[0] == timing(0.0015, 0.003, 0.00025, 1000));
+        QVERIFY(a[1] == timing(0.002, 0.004, 0.0005, 2000));
+        QVERIFY(a[2] == timing(0.0025, 0.005, 0.0005, -1));  // empty activation cell = not measured
+        // Micro-batch 2 rows are listed 2, 0, 1 in the file; the table is ordered by layer.
+        const auto& b = tableOf(p, "T4", 1, 2);
+        QCOMPARE(b.size(), size_t(3));
+        QVERIFY(b[0] == timing(0.00275, 0.0055, 0.00025, 2000));
+        QVERIFY(b[1] == timing(0.0035, 0.007, 0.0005, 4000));
+        QVERIFY(b[2] == timing(0.0045, 0.009, 0.0005, -1));
+        // Quoted device cell.
+        const auto& c = tableOf(p, "V100-16GB", 2, 1);
+        QCOMPARE(c.size(), size_t(3));
+        QVERIFY(c[2] == timing(0.001, 0.002, 0.00025, 1500));
+    }
+
+    void csvSecondsAndColumnOrder()
+    {
+        // Columns in another order, *_s units, no update/activation columns, device given by an alias
+        // ("A100-40" is the catalog's A100-40GB).
+        const Profile p = importCsv(fixture("profiles/csv/valid_s.csv"));
+        const auto& t = tableOf(p, "A100-40GB", 4, 8);
+        QCOMPARE(t.size(), size_t(2));
+        QVERIFY(t[0] == timing(0.0002, 0.0004, 0, -1));
+        QVERIFY(t[1] == timing(0.0006, 0.0012, 0, -1));
+    }
+
+    void csvRoundTrip()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        Profile p = awkwardProfile();
+        p.model.clear();  // CSV has no model name
+        p.source = "csv";
+        const QString path = dir.filePath("p.csv");
+        writeFile(path, exportCsv(p));
+        const Profile back = importCsv(path.toStdString());
+        QVERIFY(back == p);
+
+        // Without any measured activation the column is left out, and odd device names are quoted.
+        Profile q;
+        q.source = "csv";
+        q.set({"My GPU, \"rev 2\"", 1, 1}, {timing(0.001, 0.002)});
+        const std::string text = exportCsv(q);
+        QCOMPARE(text.substr(0, text.find('\n')), std::string("device,tp,micro_batch,layer,forward_s,backward_s,update_s"));
+        writeFile(path, text);
+        QVERIFY(importCsv(path.toStdString()) == q);
+
+        // The native fixture survives CSV export and import too.
+        Profile n = importNative(fixture("profiles/native/valid.json"));
+        n.model.clear();
+        n.source = "csv";
+        writeFile(path, exportCsv(n));
+        QVERIFY(importCsv(path.toStdString()) == n);
+    }
+
+    void csvEmpty()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("empty.csv");
+        writeFile(path, "");
+        auto e = errorOf([&] { importCsv(path.toStdString()); });
+        QVERIFY(e);
+        QCOMPARE(e->field(), std::string("header"));
+        writeFile(path, "device,tp,micro_batch,layer,forward_ms,backward_ms\n\n");
+        e = errorOf([&] { importCsv(path.toStdString()); });
+        QVERIFY(e);
+        QCOMPARE(e->field(), std::string("rows"));
+    }
+
+    // ------------------------------------------------------------------ Sailor
+    void sailorValid()
+    {
+        // "V100-16" is Sailor's own name; the catalog knows it as V100-16GB.
+        const Profile p = importSailor(fixture("profiles/sailor/valid.json"), "V100-16");
+        QCOMPARE(p.source, std::string("sailor"));
+        QCOMPARE(p.tables().size(), size_t(3));
+        QCOMPARE(p.layerCount(), 11);
+        // Layer i of (mbs 1, tp 1) is [(i+1) ms, 2(i+1) ms, 0.25 ms]; layer 10 sorts after 9 even
+        // though the key "10" sorts before "2" as text.
+        const auto& a = tableOf(p, "V100-16GB", 1, 1);
+        QCOMPARE(a.size(), size_t(11));
+        QVERIFY(a[1] == timing(0.002, 0.004, 0.00025));
+        QVERIFY(a[9] == timing(0.01, 0.02, 0.00025));
+        QVERIFY(a[10] == timing(0.011, 0.022, 0.00025));
+        // (mbs 2, tp 1): layer i is [1.5(i+1) ms, 3(i+1) ms, 0.25 ms] -> layer 2 = [4.5, 9, 0.25] ms.
+        QVERIFY(tableOf(p, "V100-16GB", 1, 2)[2] == timing(0.0045, 0.009, 0.00025));
+        // (mbs 1, tp 2): layer i is [0.5(i+1) ms, (i+1) ms, 0.125 ms] -> layer 9 = [5, 10, 0.125] ms.
+        QVERIFY(tableOf(p, "V100-16GB", 2, 1)[9] == timing(0.005, 0.01, 0.000125));
+    }
+
+    void sailorRealFile()
+    {
+        const QString path = QString::fromStdString(test::sourceDir()) + "/../shared/data/sailor-opt350/V100-16/profile.json";
+        if (!QFileInfo::exists(path))
+            QSKIP("shared/data not beside the repository");
+        const Profile p = importSailor(path.toStdString(), "V100-16");
+        // Checked by hand: micro-batches 1, 2, 4 with tp 1, 2, 4, 8 and micro-batch 8 with tp 2, 4, 8;
+        // OPT-350M has 26 layers in Sailor's split; (mbs 1, tp 1) layer 25 = [0.018638, 0.030124, 0.004854].
+        QCOMPARE(p.tables().size(), size_t(15));
+        QCOMPARE(p.layerCount(), 26);
+        QVERIFY(tableOf(p, "V100-16GB", 1, 1)[25] == timing(0.018638, 0.030124, 0.004854));
+    }
+
+    // ------------------------------------------------------------------ Oobleck
+    void oobleckValid()
+    {
+        const Profile p = importOobleck(fixture("profiles/oobleck/valid"), "T4");
+        QCOMPARE(p.source, std::string("oobleck"));
+        QCOMPARE(p.tables().size(), size_t(2));  // mb1.json and mb2.json, tp 1
+        // mb1.json layer 1: forward 4.5 ms, backward 13.5 ms, mem_required [8192, 2048] -> activation 2048 B.
+        const auto& a = tableOf(p, "T4", 1, 1);
+        QCOMPARE(a.size(), size_t(3));
+        QVERIFY(a[0] == timing(0.002, 0.006, 0, 1024));
+        QVERIFY(a[1] == timing(0.0045, 0.0135, 0, 2048));
+        QVERIFY(a[2] == timing(0.00125, 0.00375, 0, 512));
+        // mb2.json layer 2: 2.5 ms, 7.5 ms, [0, 1024].
+        QVERIFY(tableOf(p, "T4", 1, 2)[2] == timing(0.0025, 0.0075, 0, 1024));
+    }
+
+    void oobleckWithoutAllreduceFiles()
+    {
+        // The allreduce files are optional for us (nothing is stored from them).
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QString::fromStdString(fixture("profiles/oobleck/valid/mb1.json")), dir.filePath("mb1.json")));
+        const Profile p = importOobleck(dir.path().toStdString(), "T4");
+        QCOMPARE(p.tables().size(), size_t(1));
+        QVERIFY(tableOf(p, "T4", 1, 1)[1] == timing(0.0045, 0.0135, 0, 2048));
+    }
+
+    // ------------------------------------------------------------------ AMP .npy
+    void npyVersions_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("v1.0") << "small_v1.npy";
+        QTest::newRow("v2.0") << "small_v2.npy";
+        QTest::newRow("v3.0") << "small_v3.npy";
+        QTest::newRow("fortran 1-D") << "small_fortran_1d.npy";
+    }
+    void npyVersions()
+    {
+        QFETCH(QString, file);
+        // make_npy.py writes [0.001, 0.0025, 0.0025, 0.0025, 0.0005] as little-endian float64.
+        const std::vector<double> v = readNpyFloat64(fixture("profiles/amp/" + file.toStdString()));
+        QCOMPARE(v, (std::vector<double>{0.001, 0.0025, 0.0025, 0.0025, 0.0005}));
+    }
+
+    void ampImport()
+    {
+        const Profile p = importAmpNpy(fixture("profiles/amp/small_v1.npy"), "V100-16GB", 2);
+        QCOMPARE(p.source, std::string("amp-npy"));
+        QCOMPARE(p.tables().size(), size_t(1));
+        const auto& t = tableOf(p, "V100-16GB", 2, 1);  // micro-batch 1
+        QCOMPARE(t.size(), size_t(5));
+        // Default backward factor 2: 0.001 s forward -> 0.002 s backward.
+        QVERIFY(t[0] == timing(0.001, 0.002));
+        QVERIFY(t[4] == timing(0.0005, 0.001));
+
+        const Profile q = importAmpNpy(fixture("profiles/amp/small_v1.npy"), "V100-16GB", 1, 3.0);
+        QCOMPARE(tableOf(q, "V100-16GB", 1, 1)[1].backward, 3.0 * 0.0025);
+    }
+
+    void ampGpt2Compaction()
+    {
+        const std::string path = fixture("profiles/amp/gpt2_30.npy");
+        const Profile raw = importAmpNpy(path, "T4", 1);
+        QCOMPARE(raw.layerCount(), 30);  // every AMP entry is kept by default
+
+        ImportOptions o;
+        o.deviceType = "T4";
+        o.ampCompactGpt2 = true;
+        o.model = "gpt2-amp";
+        const Profile p = importProfile("amp-npy", path, o);
+        QCOMPARE(p.model, std::string("gpt2-amp"));
+        QCOMPARE(p.layerCount(), 26);  // embedding + 24 blocks + head
+        const auto& t = tableOf(p, "T4", 1, 1);
+        // Embedding 2^-10 plus the no-op 2^-13 = 9 * 2^-13 = 0.0010986328125.
+        QCOMPARE(t[0].forward, 0.0010986328125);
+        for (int b = 1; b <= 24; ++b)
+            QCOMPARE(t[b].forward, 0.00390625);  // blocks of 2^-8 unchanged
+        // No-ops 2^-14 + 2^-13, output embedding 2^-9, no-op 2^-12 = 39 * 2^-14 = 0.00238037109375.
+        QCOMPARE(t[25].forward, 0.00238037109375);
+        QCOMPARE(t[25].backward, 2 * 0.00238037109375);
+    }
+
+    void compactPreservesTotal()
+    {
+        // Property: for 7..40 entries, compaction gives entries - 4 layers, keeps the blocks and the total.
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<double> u(0.0, 0.01);
+        for (size_t n = 7; n <= 40; ++n) {
+            std::vector<double> e(n);
+            for (double& x : e)
+                x = u(rng);
+            const std::vector<double> c = compactAmpGpt2(e);
+            QCOMPARE(c.size(), n - 4);
+            for (size_t b = 1; b + 1 < c.size(); ++b)
+                QCOMPARE(c[b], e[b + 1]);
+            const double before = std::accumulate(e.begin(), e.end(), 0.0);
+            const double after = std::accumulate(c.begin(), c.end(), 0.0);
+            QVERIFY(std::abs(before - after) <= 1e-15);
+        }
+        QVERIFY(errorOf([] { compactAmpGpt2(std::vector<double>(6, 1.0)); }));
+    }
+
+    void ampRealFile()
+    {
+        const QString path = QString::fromStdString(test::sourceDir()) + "/../shared/data/amp-known-cost/gpt2_P3_1.npy";
+        if (!QFileInfo::exists(path))
+            QSKIP("shared/data not beside the repository");
+        const std::vector<double> v = readNpyFloat64(path.toStdString());
+        QCOMPARE(v.size(), size_t(30));
+        for (double x : v)
+            QVERIFY(x > 0 && x < 1.0);
+        // By hand (struct.unpack of the file): the 24 transformer entries 2..25 are 3.8-4.3 ms each on V100.
+        for (int i = 2; i <= 25; ++i)
+            QVERIFY2(v[i] > 0.0035 && v[i] < 0.0045, qPrintable(QString::number(v[i])));
+        ImportOptions o;
+        o.deviceType = "V100-16GB";
+        o.ampCompactGpt2 = true;
+        QCOMPARE(importProfile("amp-npy", path.toStdString(), o).layerCount(), 26);
+    }
+
+    // ------------------------------------------------------------------ dispatch and arguments
+    void dispatch()
+    {
+        QCOMPARE(importProfile("native", fixture("profiles/native/valid.json"), "", 1).source, std::string("native"));
+        QCOMPARE(importProfile("csv", fixture("profiles/csv/valid_ms.csv"), "", 1).source, std::string("csv"));
+        QCOMPARE(importProfile("oobleck", fixture("profiles/oobleck/valid"), "T4", 1).source, std::string("oobleck"));
+        QCOMPARE(importProfile("sailor", fixture("profiles/sailor/valid.json"), "T4", 1).source, std::string("sailor"));
+        const Profile a = importProfile("amp-npy", fixture("profiles/amp/small_v1.npy"), "T4", 4);
+        QVERIFY(a.table({"T4", 4, 1}));
+
+        auto e = errorOf([] { importProfile("xml", "x.xml", "T4", 1); });
+        QVERIFY(e);
+        QCOMPARE(e->file(), std::string("--format"));
+        QCOMPARE(e->field(), std::string("format"));
+        QVERIFY(e->reason().find("unknown") != std::string::npos);
+    }
+
+    void badArguments()
+    {
+        const std::string npy = fixture("profiles/amp/small_v1.npy");
+        auto e = errorOf([&] { importAmpNpy(npy, "", 1); });
+        QVERIFY(e && e->file() == npy && e->field() == "device");
+        e = errorOf([&] { importSailor(fixture("profiles/sailor/valid.json"), " "); });
+        QVERIFY(e && e->field() == "device");
+        e = errorOf([&] { importOobleck(fixture("profiles/oobleck/valid"), ""); });
+        QVERIFY(e && e->field() == "device");
+        e = errorOf([&] { importAmpNpy(npy, "T4", 0); });
+        QVERIFY(e && e->file() == npy && e->field() == "tp");
+        e = errorOf([&] { importAmpNpy(npy, "T4", 1, -1.0); });
+        QVERIFY(e && e->field() == "backward_factor");
+        e = errorOf([&] { importAmpNpy(npy, "T4", 1, 2.0, true); });  // 5 entries cannot be GPT-2
+        QVERIFY(e && e->file() == npy && e->field() == "shape");
+    }
+
+    // ------------------------------------------------------------------ malformed inputs
+    void malformed_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("input");     // relative to fixtures/profiles
+        QTest::addColumn<QString>("errFile");   // file the error must name (relative), empty = input
+        QTest::addColumn<QString>("field");     // substring of the field
+        QTest::addColumn<QString>("reason");    // substring of the reason
+
+        auto row = [](const char* name, const char* fmt, const char* in, const char* errFile, const char* field,
+                      const char* reason) {
+            QTest::newRow(name) << fmt << in << errFile << field << reason;
+        };
+        row("native bad json", "native", "native/bad_json.json", "", "json", "JSON");
+        row("native missing forward", "native", "native/missing_field.json", "", "layers[1].forward", "");
+        row("native negative", "native", "native/negative.json", "", "layers[0]", "");
+        row("native missing file", "native", "native/nope.json", "", "file", "");
+
+        row("csv not a number", "csv", "csv/bad_number.csv", "", "line 3: forward_ms", "not a number");
+        row("csv layer gap", "csv", "csv/gap.csv", "", "line 4: layer", "layer 2 is missing");
+        row("csv duplicate", "csv", "csv/duplicate.csv", "", "line 4: layer", "duplicate");
+        row("csv mixed units", "csv", "csv/mixed_units.csv", "", "line 1: header", "mix units");
+        row("csv unknown column", "csv", "csv/unknown_column.csv", "", "line 1: header", "fwd_ms");
+        row("csv missing column", "csv", "csv/missing_column.csv", "", "line 1: header", "backward_ms");
+        row("csv negative", "csv", "csv/negative.csv", "", "line 3: backward_ms", "negative");
+        row("csv field count", "csv", "csv/field_count.csv", "", "line 3", "expected 6 fields, found 5");
+        row("csv tp 0", "csv", "csv/bad_tp.csv", "", "line 2: tp", "positive");
+        row("csv missing file", "csv", "csv/nope.csv", "", "file", "not found");
+
+        row("sailor bad json", "sailor", "sailor/bad_json.json", "", "json", "invalid JSON at line 1");
+        row("sailor negative", "sailor", "sailor/negative.json", "", "mbs 1, tp 1, layer 1: backward", "negative");
+        row("sailor short array", "sailor", "sailor/short_array.json", "", "mbs 1, tp 1, layer 1", "[forward_s");
+        row("sailor gap", "sailor", "sailor/gap.json", "", "mbs 1, tp 1, layer 2", "missing");
+        row("sailor bad key", "sailor", "sailor/bad_key.json", "", "mbs one", "positive whole number");
+        row("sailor not a number", "sailor", "sailor/not_number.json", "", "layer 0: forward", "not a number");
+        row("sailor not an object", "sailor", "sailor/not_object.json", "", "json", "object");
+
+        row("oobleck missing backward", "oobleck", "oobleck/missing_field", "oobleck/missing_field/mb1.json",
+            "[1].backward", "missing");
+        row("oobleck bad json", "oobleck", "oobleck/bad_json", "oobleck/bad_json/mb1.json", "json", "invalid JSON");
+        row("oobleck negative", "oobleck", "oobleck/negative", "oobleck/negative/mb1.json", "[1].forward", "negative");
+        row("oobleck bad allreduce", "oobleck", "oobleck/bad_allreduce",
+            "oobleck/bad_allreduce/allreduce_in_node.json", "[1].two", "positive whole number");
+        row("oobleck layer mismatch", "oobleck", "oobleck/layer_mismatch", "oobleck/layer_mismatch/mb4.json",
+            "layers", "has 2 layers but mb1.json has 3");
+        row("oobleck no mb files", "oobleck", "oobleck/no_mb", "", "mb*.json", "no Oobleck");
+        row("oobleck bad mem_required", "oobleck", "oobleck/bad_mem", "oobleck/bad_mem/mb1.json",
+            "[0].mem_required", "parameter_bytes");
+        row("oobleck missing dir", "oobleck", "oobleck/nope", "", "file", "not found");
+
+        row("npy truncated data", "amp-npy", "amp/truncated.npy", "", "data", "truncated");
+        row("npy truncated header", "amp-npy", "amp/truncated_header.npy", "", "header", "truncated");
+        row("npy trailing bytes", "amp-npy", "amp/trailing.npy", "", "data", "extra bytes");
+        row("npy float32", "amp-npy", "amp/wrong_dtype.npy", "", "descr", "'<f4'");
+        row("npy big-endian", "amp-npy", "amp/big_endian.npy", "", "descr", "big-endian");
+        row("npy fortran 2-D", "amp-npy", "amp/fortran_2d.npy", "", "fortran_order", "Fortran");
+        row("npy 2-D", "amp-npy", "amp/shape_2d.npy", "", "shape", "1-D");
+        row("npy bad magic", "amp-npy", "amp/bad_magic.npy", "", "magic", "not a NumPy");
+        row("npy version 4", "amp-npy", "amp/bad_version.npy", "", "version", "4.0");
+        row("npy bad header", "amp-npy", "amp/bad_header.npy", "", "header", "shapf");
+        row("npy negative", "amp-npy", "amp/negative.npy", "", "[1]", "negative");
+        row("npy empty", "amp-npy", "amp/empty.npy", "", "shape", "empty");
+        row("npy missing file", "amp-npy", "amp/nope.npy", "", "file", "not found");
+    }
+    void malformed()
+    {
+        QFETCH(QString, format);
+        QFETCH(QString, input);
+        QFETCH(QString, errFile);
+        QFETCH(QString, field);
+        QFETCH(QString, reason);
+        const std::string in = fixture("profiles/" + input.toStdString());
+        const std::string expectFile = errFile.isEmpty() ? in : fixture("profiles/" + errFile.toStdString());
+        const auto e = errorOf([&] { importProfile(format.toStdString(), in, "T4", 1); });
+        QVERIFY2(e, "no InputError");
+        QVERIFY2(QDir::cleanPath(QString::fromStdString(e->file())) == QDir::cleanPath(QString::fromStdString(expectFile)),
+                 e->what());
+        QVERIFY2(e->field().find(field.toStdString()) != std::string::npos, e->what());
+        QVERIFY2(e->reason().find(reason.toStdString()) != std::string::npos, e->what());
+        // The message the CLI prints names both.
+        QVERIFY(std::string(e->what()).find(e->file()) == 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImporters)
+#include "tst_importers.moc"

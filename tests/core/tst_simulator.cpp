@@ -159,10 +159,10 @@ void TestSimulator::ampEq5Bound()
 void TestSimulator::oneFOneBCanBeatEq5()
 {
     // Eq. 5 is not a lower bound for 1F1B when the slowest stage comes first. S = 2, M = 2,
-    // stage 0: f = b = 1, stage 1: f = b = 0.1 (sorry, 0.125 to stay exact).
-    //   stage 0: F0 [0,1] F1 [1,2] B0 [2.25,3.25] B1 [3.25,4.25]? — no: B0 needs stage 1's B0:
+    // stage 0: f = b = 1, stage 1: f = b = 0.125.
+    //   stage 0 (one warm-up forward): F0 [0,1] F1 [1,2] B0 [2,3] B1 [3,4]  → T = 4
     //   stage 1: F0 [1,1.125] B0 [1.125,1.25] F1 [2,2.125] B1 [2.125,2.25]
-    //   stage 0: F0 [0,1] F1 [1,2] B0 [2,3] B1 [3,4]  → T = 4
+    //   (stage 0's B0 needs stage 1's B0, done at 1.25, long before stage 0 is free at 2.)
     // eq. 5: (2−1)·2 + (2 + 0.25) = 4.25 > 4. GPipe reaches eq. 5 here:
     //   stage 1: F0 [1,1.125] F1 [2,2.125] B0 [2.125,2.25] B1 [2.25,2.375]
     //   stage 0: F0 [0,1] F1 [1,2] B0 [2.25,3.25] B1 [3.25,4.25] → T = 4.25

@@ -1,0 +1,173 @@
+// Bad input never crashes and never writes output: every case below must exit with code 2, print exactly
+// one line "error: <file>: <field>: <reason>" on stderr, and leave no --out file behind.
+#include "testutil.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace hetplan::test;
+
+namespace {
+const char* kGoodCluster = R"({"name":"c","nodes":[{"name":"a","device":"V100-16GB","gpus":2,"nic_bandwidth":"10 Gbps"}]})";
+
+QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& content)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(content);
+    return path;
+}
+
+QString clusterWith(const QTemporaryDir& dir, const QString& name, const QByteArray& nodeJson,
+                    const QByteArray& extra = {})
+{
+    return write(dir, name, "{\"name\":\"c\",\"nodes\":[" + nodeJson + "]" + extra + "}");
+}
+} // namespace
+
+class TestCliBadInput : public QObject {
+    Q_OBJECT
+private slots:
+    void badInput_data();
+    void badInput();
+};
+
+void TestCliBadInput::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions"); // a string the error line must contain (file or field)
+
+    static QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath("out.json");
+    const QString good = write(dir, "good.json", kGoodCluster);
+    auto plan = [&](const QString& cluster, const QString& model = "example:gpt2-amp") {
+        return QStringList{"plan", "--cluster", cluster, "--model", model, "--gbs", "8", "--planner", "uniform",
+                           "--out", out};
+    };
+    const QByteArray node = R"({"name":"a","device":"V100-16GB","gpus":2,"nic_bandwidth":"10 Gbps"})";
+
+    QTest::newRow("bad JSON") << plan(write(dir, "badjson.json", "{\"name\": \"c\", \"nodes\": [")) << "badjson.json";
+    QTest::newRow("missing file") << plan(dir.filePath("nope.json")) << "nope.json";
+    QTest::newRow("missing nodes") << plan(write(dir, "nonodes.json", R"({"name":"c"})")) << "nodes";
+    QTest::newRow("unknown unit")
+        << plan(clusterWith(dir, "unit.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":"10 Gbpz"})"))
+        << "nic_bandwidth";
+    QTest::newRow("number without unit")
+        << plan(clusterWith(dir, "nounit.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":"10"})"))
+        << "nic_bandwidth";
+    QTest::newRow("negative bandwidth")
+        << plan(clusterWith(dir, "negbw.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":"-5 Gbps"})"))
+        << "nic_bandwidth";
+    QTest::newRow("zero bandwidth")
+        << plan(clusterWith(dir, "zerobw.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":0})"))
+        << "nic_bandwidth";
+    QTest::newRow("node with 0 GPUs")
+        << plan(clusterWith(dir, "zerogpu.json", R"({"name":"a","device":"T4","gpus":0,"nic_bandwidth":"1 GB/s"})"))
+        << "gpus";
+    QTest::newRow("fractional GPUs")
+        << plan(clusterWith(dir, "fracgpu.json", R"({"name":"a","device":"T4","gpus":1.5,"nic_bandwidth":"1 GB/s"})"))
+        << "gpus";
+    QTest::newRow("unknown device type")
+        << plan(clusterWith(dir, "dev.json", R"({"name":"a","device":"Voodoo5","gpus":2,"nic_bandwidth":"1 GB/s"})"))
+        << "device";
+    QTest::newRow("duplicate node") << plan(clusterWith(dir, "dup.json", node + "," + node)) << "name";
+    QTest::newRow("link to unknown node")
+        << plan(clusterWith(dir, "link.json", node, R"(,"links":[{"a":"a","b":"zz","bandwidth":"1 GB/s"}])"))
+        << "links[0].b";
+    QTest::newRow("unknown field (typo)")
+        << plan(clusterWith(dir, "typo.json", R"({"name":"a","device":"T4","gpu":2,"nic_bandwidth":"1 GB/s"})"))
+        << "gpu";
+    QTest::newRow("bad communicator")
+        << plan(clusterWith(dir, "comm.json",
+                            R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":"1 GB/s","communicator":"pigeon"})"))
+        << "communicator";
+    QTest::newRow("unknown example") << plan("example:no-such-cluster") << "example";
+    QTest::newRow("unknown model example") << plan(good, "example:gpt5") << "example";
+    QTest::newRow("model negative params")
+        << plan(good, write(dir, "model.json", R"({"name":"m","layers":[{"params":-1,"forward_flops":1}]})"))
+        << "params";
+    QTest::newRow("unknown planner") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
+                                                    "--planner", "magic", "--out", out}
+                                     << "planner";
+    QTest::newRow("gbs not a number") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs",
+                                                     "lots", "--planner", "uniform", "--out", out}
+                                      << "--gbs";
+    QTest::newRow("gbs zero") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs", "0",
+                                             "--planner", "uniform", "--out", out}
+                              << "--gbs";
+    QTest::newRow("gbs not divisible") << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model",
+                                                      "example:gpt2-amp", "--gbs", "30", "--planner", "uniform",
+                                                      "--option", "pp=2", "--out", out}
+                                       << "global_batch_size";
+    QTest::newRow("zero stage 5") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--zero",
+                                                 "5", "--planner", "uniform", "--out", out}
+                                  << "zero";
+    QTest::newRow("bad job precision")
+        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--job",
+                       write(dir, "job.json", R"({"global_batch_size":8,"precision":"fp12"})"), "--planner",
+                       "uniform", "--out", out}
+        << "precision";
+    QTest::newRow("missing --cluster") << QStringList{"plan", "--model", "example:gpt2-amp", "--planner", "uniform",
+                                                      "--out", out}
+                                       << "--cluster";
+    QTest::newRow("unknown argument") << QStringList{"plan", "--cluster", good, "--frobnicate", "1", "--out", out}
+                                      << "--frobnicate";
+    QTest::newRow("option without =") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
+                                                     "--planner", "uniform", "--option", "tp", "--out", out}
+                                      << "--option";
+    QTest::newRow("bad planner option value")
+        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs", "8", "--planner", "uniform",
+                       "--option", "tp=three", "--out", out}
+        << "tp";
+    QTest::newRow("profile layer mismatch")
+        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--planner", "uniform", "--profile",
+                       write(dir, "prof.json",
+                             R"({"schema":"hetplan.profile/1","tables":[{"device":"V100-16GB","tp":1,"micro_batch":1,)"
+                             R"("layers":[{"forward":0.001,"backward":0.002}]}]})"),
+                       "--out", out}
+        << "layers";
+    QTest::newRow("unknown command") << QStringList{"frobnicate"} << "command";
+    QTest::newRow("unknown list") << QStringList{"list", "gpus"} << "list";
+    QTest::newRow("import unknown format") << QStringList{"import", "--format", "xlsx", "--in", good, "--out", out}
+                                           << "format";
+    QTest::newRow("import without device")
+        << QStringList{"import", "--format", "sailor", "--in", good, "--out", out} << "--device";
+    QTest::newRow("import unknown device")
+        << QStringList{"import", "--format", "sailor", "--in", good, "--device", "Voodoo5", "--out", out} << "device";
+    QTest::newRow("truncated npy")
+        << QStringList{"import", "--format", "amp-npy", "--device", "T4", "--in",
+                       write(dir, "trunc.npy", QByteArray("\x93NUMPY\x01\x00\x76\x00{'descr': '<f8', 'fo", 24)),
+                       "--out", out}
+        << "trunc.npy";
+    QTest::newRow("import missing file") << QStringList{"import", "--format", "native", "--in",
+                                                        dir.filePath("absent.json"), "--out", out}
+                                         << "absent.json";
+}
+
+void TestCliBadInput::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const int outIdx = args.indexOf("--out");
+    const QString outPath = outIdx >= 0 ? args[outIdx + 1] : QString();
+    if (!outPath.isEmpty())
+        QFile::remove(outPath);
+
+    CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    const QStringList lines = r.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    const QString line = lines[0];
+    QVERIFY2(line.startsWith("error: "), qPrintable(line));
+    // error: <file>: <field>: <reason>  → at least three ": " separators
+    QVERIFY2(line.count(": ") >= 3, qPrintable(line));
+    QVERIFY2(line.contains(mentions), qPrintable(line + "  (should mention " + mentions + ")"));
+    if (!outPath.isEmpty())
+        QVERIFY2(!QFile::exists(outPath), "an output file was created despite the error");
+}
+
+QTEST_GUILESS_MAIN(TestCliBadInput)
+#include "tst_cli_badinput.moc"

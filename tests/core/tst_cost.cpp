@@ -1,0 +1,171 @@
+// Hand-computed checks of the shared cost pieces: collectives, analytic layer times, memory, profile
+// lookups and the measured-wins rule.
+#include "testutil.h"
+
+#include "core/cost/analytic.h"
+#include "core/cost/collectives.h"
+#include "core/cost/costmodel.h"
+#include "core/cost/memory.h"
+#include "core/model/errors.h"
+
+#include <QtTest>
+
+using namespace hetplan;
+
+class TestCost : public QObject {
+    Q_OBJECT
+private slots:
+    void ringCollectives()
+    {
+        LinkParams l{1e9, 1e-5};
+        // all-reduce: 2(n-1)/n · M/B + 2(n-1)·α = 2·3/4·1 s + 6·10 µs
+        QCOMPARE(ringAllReduce(1e9, 4, l), 1.5 + 6e-5);
+        // all-gather / reduce-scatter: (n-1)/n · M/B + (n-1)·α
+        QCOMPARE(ringAllGather(1e9, 4, l), 0.75 + 3e-5);
+        QCOMPARE(ringReduceScatter(1e9, 4, l), 0.75 + 3e-5);
+        QCOMPARE(pointToPoint(5e8, l), 0.5 + 1e-5);
+        QCOMPARE(ringAllReduce(1e9, 1, l), 0.0);
+        QCOMPARE(allToAll(8e8, 2, l), 0.4 + 1e-5);
+    }
+
+    void groupBottleneck()
+    {
+        Cluster c = test::twoNodeCluster("V100-16GB", 2, "T4", 2, 1.25e9);
+        c.nodes[0].intraBandwidth = 1.5e11;
+        c.nodes[1].intraBandwidth = 1.6e10;
+        QCOMPARE(groupLink(c, {0, 1}).bandwidth, 1.5e11);      // inside the V100 node
+        QCOMPARE(groupLink(c, {2, 3}).bandwidth, 1.6e10);      // inside the T4 node
+        QCOMPARE(groupLink(c, {0, 1, 2, 3}).bandwidth, 1.25e9); // crossing nodes: the NIC
+        QCOMPARE(groupLink(c, {0, 2}).latency, c.interLatency);
+        c.nodes[1].communicator = Communicator::CpuEthernet;
+        c.cpuPathPenalty = 2;
+        QCOMPARE(c.bandwidth(0, 2), 1.25e9 / 2);               // host-staged path is slower
+        QCOMPARE(c.bandwidth(2, 3), 1.6e10);                   // inside the node it is not affected
+    }
+
+    void analyticRooflineAndEfficiency()
+    {
+        const DeviceType& t4 = *DeviceCatalog::builtin().find("T4");
+        LayerSpec l;
+        l.forwardFlops = 1e12;
+        l.params = 0;
+        Job job;
+        // Compute bound: t = F·b / (peak · eff(b)), eff(b) = effMax·b/(b + half)
+        for (double b : {1.0, 2.0, 8.0}) {
+            const double eff = t4.effMax * b / (b + t4.effHalfBatch);
+            const double expect = 1e12 * b / (t4.peakFlops * eff);
+            LayerTiming t = analyticLayerTiming(l, t4, 1, b, job);
+            QVERIFY(qAbs(t.forward - expect) < 1e-12 * expect + 1e-15);
+            QVERIFY(qAbs(t.backward - 2 * t.forward) < 1e-15);   // backward = 2 × forward by default
+        }
+        // Per-sample time falls with the micro-batch and saturates at F / (peak · effMax).
+        double prev = 1e9;
+        for (int b = 1; b <= 256; b *= 2) {
+            const double perSample = analyticLayerTiming(l, t4, 1, b, job).forward / b;
+            QVERIFY(perSample < prev);
+            prev = perSample;
+        }
+        const double floor = 1e12 / (t4.peakFlops * t4.effMax);
+        QVERIFY(prev > floor && prev < 1.01 * floor);
+        // Memory bound: a layer that streams 3.2 GB from T4 memory (320 GB/s) cannot beat 10 ms.
+        LayerSpec big;
+        big.weightBytesMoved = 3.2e9;
+        big.forwardFlops = 1;
+        QVERIFY(qAbs(analyticLayerTiming(big, t4, 1, 1, job).forward - 3.2e9 / t4.memoryBandwidth) < 1e-12);
+        job.backwardFactor = 3;
+        QVERIFY(qAbs(analyticLayerTiming(l, t4, 1, 1, job).backward - 3 * analyticLayerTiming(l, t4, 1, 1, {}).forward) < 1e-12);
+    }
+
+    void analyticTensorParallel()
+    {
+        const DeviceType& v = *DeviceCatalog::builtin().find("V100-16GB");
+        LayerSpec l;
+        l.forwardFlops = 4e12;
+        l.tpAllReduceBytes = 8e6;
+        Job job;
+        const double t1 = analyticLayerTiming(l, v, 1, 2, job).forward;
+        AnalyticContext ctx{1e11, 0};
+        const double t2 = analyticLayerTiming(l, v, 2, 2, job, ctx).forward;
+        // Half the FLOPs plus a 2-rank ring all-reduce of 2 samples × 8 MB = 2·(1/2)·16e6/1e11.
+        QVERIFY(qAbs(t2 - (t1 / 2 + 16e6 / 1e11)) < 1e-12);
+    }
+
+    void zeroShardingMemory()
+    {
+        ModelSpec m = test::toyModel(1, 1, 1e9);
+        Job job;
+        MemoryBreakdown b = modelStateMemory(m, 0, 1, 1, 4, job);
+        QCOMPARE(b.weights, 2e9);
+        QCOMPARE(b.gradients, 2e9);
+        QCOMPARE(b.optimizer, 12e9);
+        job.zeroStage = 1;
+        QCOMPARE(modelStateMemory(m, 0, 1, 1, 4, job).total(), 2e9 + 2e9 + 3e9);
+        job.zeroStage = 2;
+        QCOMPARE(modelStateMemory(m, 0, 1, 1, 4, job).total(), 2e9 + 0.5e9 + 3e9);
+        job.zeroStage = 3;
+        QCOMPARE(modelStateMemory(m, 0, 1, 1, 4, job).total(), 16e9 / 4);
+        QCOMPARE(modelStateMemory(m, 0, 1, 2, 1, Job{}).total(), 8e9); // tp 2 halves the states
+    }
+
+    void korthikantiActivations()
+    {
+        ModelSpec m = buildExampleModel("gpt2-amp");
+        int block = -1;
+        for (int i = 0; i < m.layerCount(); ++i)
+            if (m.layers[i].kind == LayerKind::Transformer) {
+                block = i;
+                break;
+            }
+        QVERIFY(block >= 0);
+        Job job;
+        const double s = 1024, h = 1024, a = 16;
+        // Korthikanti et al. 2022, eq. 2/3: s·b·h·(34 + 5as/h) without tp, s·b·h·(10 + 24/t + 5as/(ht)) with tp t.
+        const double tp1 = s * h * (34 + 5 * a * s / h);
+        const double tp2 = s * h * (10 + 24.0 / 2 + 5 * a * s / (h * 2));
+        QVERIFY(qAbs(activationMemory(m, block, block + 1, 1, 1, job) / tp1 - 1) < 0.02);
+        QVERIFY(qAbs(activationMemory(m, block, block + 1, 2, 1, job) / tp2 - 1) < 0.02);
+        QVERIFY(qAbs(activationMemory(m, block, block + 1, 1, 4, job) / (4 * tp1) - 1) < 0.02);
+        // Full recomputation keeps only the layer input (2sh bytes) plus one layer's working set.
+        job.recompute = true;
+        QVERIFY(activationMemory(m, block, block + 1, 1, 1, job) < 1.05 * (2 * s * h + tp1));
+        QVERIFY(activationMemory(m, 1, 25, 1, 1, job) < activationMemory(m, 1, 25, 1, 1, Job{}) / 4);
+    }
+
+    void profileInterpolation()
+    {
+        Profile p;
+        p.set({"T4", 1, 2}, {{0.2, 0.4, 0.01, 100}});
+        p.set({"T4", 1, 4}, {{0.3, 0.6, 0.01, 200}});
+        auto mid = p.lookup(0, "T4", 1, 3);
+        QVERIFY(mid);
+        QCOMPARE(mid->forward, 0.25);
+        QCOMPARE(mid->backward, 0.5);
+        QCOMPARE(mid->activationBytes, 150.0);
+        auto above = p.lookup(0, "T4", 1, 8); // saturated: linear from the largest measured size
+        QCOMPARE(above->forward, 0.6);
+        auto below = p.lookup(0, "T4", 1, 1);
+        QCOMPARE(below->forward, 0.1);
+        QCOMPARE(below->update, 0.01);        // the optimizer step does not scale with the batch
+        QVERIFY(!p.lookup(0, "T4", 2, 2));    // tp 2 not measured
+        QVERIFY(!p.lookup(0, "V100-16GB", 1, 2));
+        QVERIFY(!p.lookup(1, "T4", 1, 2));    // no such layer
+    }
+
+    void measuredWinsOverAnalytic()
+    {
+        ModelSpec m = test::toyModel(2);
+        Profile p;
+        p.set({"T4", 1, 1}, {{0.5, 1.0, 0, -1}, {0.25, 0.5, 0, -1}});
+        CostModel costs(m, Job{}, p);
+        QCOMPARE(costs.layer(0, "T4", 1, 1).forward, 0.5);
+        QCOMPARE(costs.range(0, 2, "T4", 1, 1).backward, 1.5);
+        const DeviceType& v = *DeviceCatalog::builtin().find("V100-16GB");
+        QCOMPARE(costs.layer(0, "V100-16GB", 1, 1).forward, analyticLayerTiming(m.layers[0], v, 1, 1, Job{}).forward);
+        Profile wrong;
+        wrong.set({"T4", 1, 1}, {{0.5, 1.0, 0, -1}});
+        QVERIFY_THROWS_EXCEPTION(InputError, CostModel(m, Job{}, wrong));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCost)
+#include "tst_cost.moc"

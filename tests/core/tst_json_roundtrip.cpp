@@ -1,0 +1,144 @@
+// write → read → equal for every JSON format (cluster, model, job, profile, plan), through real files.
+#include "testutil.h"
+
+#include "core/io/examples.h"
+#include "core/io/json_io.h"
+#include "core/model/errors.h"
+#include "core/planners/planner.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace hetplan;
+
+class TestJsonRoundTrip : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir;
+    std::string path(const char* name) { return dir.filePath(name).toStdString(); }
+
+private slots:
+    void clusters()
+    {
+        for (const std::string& name : exampleClusterNames()) {
+            Cluster c = exampleCluster(name);
+            writeJsonFile(path("c.json"), toJson(c));
+            QVERIFY2(readCluster(path("c.json")) == c, name.c_str());
+        }
+    }
+
+    void clusterWithLinksAndCpuPath()
+    {
+        Cluster c = test::twoNodeCluster("T4", 4, "V100-16GB", 2, 3.125e9);
+        c.nodes[1].communicator = Communicator::CpuEthernet;
+        c.nodes[0].intraBandwidth = 1.6e10;
+        c.nodes[0].x = 12.5;
+        c.links.push_back({"a", "b", 7.5e9, 3.5e-5});
+        writeJsonFile(path("c2.json"), toJson(c));
+        Cluster back = readCluster(path("c2.json"));
+        QVERIFY(back == c);
+        // The explicit link overrides the NICs: 7.5 GB/s between a/0 and b/1.
+        QCOMPARE(back.bandwidth(0, 5), 7.5e9);
+        QCOMPARE(back.latency(0, 5), 3.5e-5);
+    }
+
+    void unitsAreParsedExactly()
+    {
+        writeTextFile(path("u.json"), R"({"name":"u","inter_latency":"20 us","nodes":[{"name":"n","device":"T4",)"
+                                      R"("gpus":1,"nic_bandwidth":"100 Gbps","intra_bandwidth":"16 GB/s"}]})");
+        Cluster c = readCluster(path("u.json"));
+        QCOMPARE(c.nodes[0].nicBandwidth, 100e9 / 8);   // 100 Gbit/s = 12.5 GB/s
+        QCOMPARE(c.nodes[0].intraBandwidth, 16e9);
+        QCOMPARE(c.interLatency, 20e-6);
+    }
+
+    void models()
+    {
+        for (const std::string& name : exampleModelNames()) {
+            ModelSpec m = buildExampleModel(name);
+            writeJsonFile(path("m.json"), toJson(m));
+            QVERIFY2(readModel(path("m.json")) == m, name.c_str());
+        }
+    }
+
+    void job()
+    {
+        Job j;
+        j.globalBatchSize = 48;
+        j.sequenceLength = 2048;
+        j.precision = Precision::BF16;
+        j.zeroStage = 2;
+        j.schedule = Schedule::GPipe;
+        j.recompute = true;
+        j.backwardFactor = 2.5;
+        j.optimizerBytesPerParam = 16;
+        writeJsonFile(path("j.json"), toJson(j));
+        QVERIFY(readJob(path("j.json")) == j);
+    }
+
+    void profile()
+    {
+        Profile p;
+        p.model = "toy";
+        p.source = "native";
+        p.set({"T4", 1, 1}, {{0.001, 0.002, 0.0001, -1}, {0.003, 0.006, 0, 1.5e6}});
+        p.set({"T4", 2, 4}, {{0.002, 0.004, 0, -1}, {0.0035, 0.007, 0, 2e6}});
+        p.set({"V100-16GB", 1, 2}, {{1.0 / 3, 2.0 / 3, 0, -1}, {1e-9, 2e-9, 0, 0}});
+        writeJsonFile(path("p.json"), toJson(p));
+        QVERIFY(readProfile(path("p.json")) == p);
+    }
+
+    void plan()
+    {
+        PlanRequest req;
+        req.cluster = exampleCluster("amp-het-cluster");
+        req.model = buildExampleModel("gpt2-amp");
+        req.job.globalBatchSize = 32;
+        req.options["mbs"] = "2";
+        Progress progress;
+        Plan p = runPlanner("uniform", req, progress);
+        // Decorate with every optional part so all of them round-trip.
+        p.plannerEstimate = 1.25;
+        p.search.extra["dropped_for_memory"] = 3;
+        p.candidates.push_back({2, 8, 1, 2, {13, 13}, 1.5, 1.6});
+        p.candidates.push_back({4, 4, 1, 1, {7, 6, 7, 6}, 1.7, std::nullopt});
+        p.profile.model = "gpt2-amp";
+        std::vector<LayerTiming> t(26, LayerTiming{0.01, 0.02, 0, -1});
+        p.profile.set({"T4", 1, 1}, t);
+        writeJsonFile(path("plan.json"), toJson(p));
+        Plan back = readPlan(path("plan.json"));
+        QVERIFY(back == p);
+
+        Plan z;
+        z.planner = "data-parallel";
+        z.cluster = test::twoNodeCluster("T4", 2, "V100-16GB", 2);
+        z.model = test::toyModel(4);
+        z.job.globalBatchSize = 22;
+        // 3×4+2 = 14 and 2×4 = 8 samples: 14 + 8 = 22
+        z.zero = ZeroPlan{2, {{0, 4, 4, 2}, {3, 4, 2, 4}}};
+        z.spmd = SpmdPlan{{"AllGather(w0)", "MatMul"}, {{0.25, 0.75}, {0.5, 0.5}}};
+        z.estimate.peakMemoryBytes[3] = 12345;
+        writeJsonFile(path("zero.json"), toJson(z));
+        QVERIFY(readPlan(path("zero.json")) == z);
+    }
+
+    void planReaderRejectsDoubleBookedGpu()
+    {
+        Plan p;
+        p.planner = "x";
+        p.cluster = test::twoNodeCluster("T4", 2, "T4", 2);
+        p.model = test::toyModel(4);
+        p.job.globalBatchSize = 4;
+        Pipeline pl;
+        pl.microBatches = 4;
+        pl.stages = {{0, 2, {0}, 1, 1}, {2, 4, {0}, 1, 1}};
+        p.pipelines = {pl};
+        QVERIFY_THROWS_EXCEPTION(InputError, p.validate("p"));
+        p.pipelines[0].stages[1].gpus = {1};
+        p.validate("p"); // fixed
+        p.job.globalBatchSize = 5;
+        QVERIFY_THROWS_EXCEPTION(InputError, p.validate("p"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonRoundTrip)
+#include "tst_json_roundtrip.moc"

@@ -20,3 +20,5 @@ inline double timeBest(const std::function<void()>& fn, int repeats = 5)
 } // namespace hetplan::bench
 
 void benchAnalytic();
+void benchSimulator();
+void benchAmp();

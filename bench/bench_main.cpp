@@ -6,5 +6,7 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     benchAnalytic();
+    benchSimulator();
+    benchAmp();
     return 0;
 }

@@ -126,12 +126,14 @@ PlanRequest requestFromArgs(const Args& a)
     job.sequenceLength = req.model.arch.sequence > 0 ? req.model.arch.sequence : (seq > 0 ? seq : job.sequenceLength);
     job.validate("--job");
     req.job = job;
-    if (a.has("profile")) {
-        req.profile = readProfile(a.get("profile"));
-        if (req.profile.layerCount() != req.model.layerCount())
-            throw InputError(a.get("profile"), "layers",
-                             "profile has " + std::to_string(req.profile.layerCount()) + " layers, model '" +
+    // --profile may repeat: later files win for the same (device, tp, micro-batch).
+    for (const std::string& path : a.all("profile")) {
+        Profile p = readProfile(path);
+        if (p.layerCount() != req.model.layerCount())
+            throw InputError(path, "layers",
+                             "profile has " + std::to_string(p.layerCount()) + " layers, model '" +
                                  req.model.name + "' has " + std::to_string(req.model.layerCount()));
+        req.profile.merge(p);
     }
     for (const std::string& kv : a.all("option")) {
         auto eq = kv.find('=');
@@ -155,10 +157,13 @@ void usage(std::ostream& out)
     out << "usage: hetplan-cli <command> [options]\n"
            "  list planners|examples|devices\n"
            "  plan     --cluster FILE|example:NAME --model FILE|example:NAME [--gbs N] [--seq N] [--zero K]\n"
-           "           [--job FILE] [--profile FILE] --planner NAME [--option key=value]... [--out plan.json]\n"
+           "           [--job FILE] [--profile FILE]... --planner NAME [--option key=value]... [--out plan.json]\n"
            "           [--seed N] [--time-limit SECONDS]\n"
+           "  compare  --cluster ... --model ... [--planners a,b|all] [--out report.json] (+ plan's options)\n"
+           "  simulate --plan plan.json [--trace trace.json]\n"
+           "  export   --plan plan.json --format plan|deepspeed|megatron|hostfile|ranks|chrome-trace [--out FILE]\n"
            "  import   --format native|oobleck|sailor|amp-npy|csv --in PATH --out profile.json\n"
-           "           [--device TYPE] [--tp N]\n"
+           "           [--device TYPE] [--tp N] [--model NAME] [--compact-gpt2] [--backward-factor F]\n"
            "exit codes: 0 ok, 2 bad input, 3 no feasible plan, 4 cancelled or time limit hit\n";
 }
 } // namespace
@@ -178,6 +183,12 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
             return cmdPlan(rest, out, err);
         if (cmd == "import")
             return cmdImport(rest, out);
+        if (cmd == "compare")
+            return cmdCompare(rest, out, err);
+        if (cmd == "simulate")
+            return cmdSimulate(rest, out);
+        if (cmd == "export")
+            return cmdExport(rest, out);
         throw InputError(cmd, "command", "unknown command (try --help)");
     } catch (const InputError& e) {
         err << "error: " << e.what() << "\n";

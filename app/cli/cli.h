@@ -43,6 +43,9 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
 int cmdList(const std::vector<std::string>& argv, std::ostream& out);
 int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out);
+int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out);
+int cmdExport(const std::vector<std::string>& argv, std::ostream& out);
 
 // The short human-readable summary of a plan (stdout of plan/simulate).
 void printPlan(const Plan& plan, std::ostream& out);

@@ -11,7 +11,7 @@ namespace hetplan::cli {
 
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out)
 {
-    Args a(argv, {"format", "in", "out", "device", "tp"});
+    Args a(argv, {"format", "in", "out", "device", "tp", "model", "backward-factor"}, {"compact-gpt2"});
     const std::string format = a.get("format");
     const std::string in = a.get("in");
     const std::string outPath = a.get("out");
@@ -27,7 +27,17 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out)
     const int tp = a.integer("tp", 1);
     if (tp < 1)
         throw InputError("--tp", "argument", "must be at least 1");
-    Profile p = importProfile(format, in, device, tp);
+    ImportOptions opts;
+    opts.deviceType = device;
+    opts.tp = tp;
+    opts.ampBackwardFactor = a.number("backward-factor", 2.0);
+    if (!(opts.ampBackwardFactor > 0))
+        throw InputError("--backward-factor", "argument", "must be positive");
+    // AMP's GPT-2 arrays carry no-op entries (embedding, no-op, blocks, 2 no-ops, head, no-op); fold them so
+    // the profile lines up with the gpt2-amp example model.
+    opts.ampCompactGpt2 = a.flag("compact-gpt2");
+    opts.model = a.get("model", "");
+    Profile p = importProfile(format, in, opts);
     writeJsonFile(outPath, toJson(p));
     out << "imported " << p.tables().size() << " table(s), " << p.layerCount() << " layers, devices:";
     for (const std::string& d : p.deviceTypes())

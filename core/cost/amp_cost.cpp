@@ -183,30 +183,63 @@ double AmpCostModel::syncSeconds(const Placement& p, const std::vector<int>& b) 
     return worst;
 }
 
-bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::vector<int>& b) const
+bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const
 {
     const Degrees d = p.degrees;
     const Job& job = costs_.job();
-    for (int s = 0; s < d.pp; ++s) {
-        const int inFlight = job.schedule == Schedule::GPipe ? gas : std::min(d.pp - s, gas);
-        const double peak = stagePeakMemory(costs_.model(), b[s], b[s + 1], d.tp, d.dp, mbs, inFlight, job);
-        std::set<int> nodes;
-        for (int g : p.stageGpus(s))
-            nodes.insert(gpuNode_[g]);
-        for (int n : nodes)
-            if (!hetplan::fitsMemory(peak, costs_.device(cluster_.nodes[n].deviceType)))
-                return false;
-    }
+    const int inFlight = job.schedule == Schedule::GPipe ? gas : std::min(d.pp - s, gas);
+    const double peak = stagePeakMemory(costs_.model(), first, end, d.tp, d.dp, mbs, inFlight, job);
+    std::set<int> nodes;
+    for (int g : p.stageGpus(s))
+        nodes.insert(gpuNode_[g]);
+    for (int n : nodes)
+        if (!hetplan::fitsMemory(peak, costs_.device(cluster_.nodes[n].deviceType)))
+            return false;
     return true;
 }
 
-AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method) const
+bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::vector<int>& b) const
 {
-    const Layout lay = layout(p, mbs, gas);
-    const LayerSplit split =
-        method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
+    for (int s = 0; s < p.degrees.pp; ++s)
+        if (!stageFits(p, s, b[s], b[s + 1], mbs, gas))
+            return false;
+    return true;
+}
+
+std::vector<char> AmpCostModel::memoryMask(const Placement& p, int mbs, int gas) const
+{
+    const int L = costs_.model().layerCount(), k = p.degrees.pp;
+    std::vector<char> mask(size_t(k) * (L + 1) * (L + 1), 0);
+    for (int s = 0; s < k; ++s)
+        for (int a = s; a <= L - (k - s); ++a)
+            for (int b = a + 1; b <= L - (k - 1 - s); ++b) {
+                // Memory grows with the stage: once [a, b) does not fit, neither does any longer one.
+                if (!stageFits(p, s, a, b, mbs, gas))
+                    break;
+                mask[(size_t(s) * (L + 1) + a) * (L + 1) + b] = 1;
+            }
+    return mask;
+}
+
+AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method,
+                                   bool repairMemory) const
+{
+    Layout lay = layout(p, mbs, gas);
+    auto solve = [&] {
+        return method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
+    };
+    LayerSplit split = solve();
     AmpEstimate e;
     e.dpSteps = split.evaluations;
+    if (repairMemory && !split.bounds.empty() && !fitsMemory(p, mbs, gas, split.bounds)) {
+        lay.problem.allowed = memoryMask(p, mbs, gas);
+        LayerSplit fitting = solve();
+        e.dpSteps += fitting.evaluations;
+        if (!fitting.bounds.empty()) {
+            split = std::move(fitting);
+            e.repaired = true;
+        }
+    }
     if (split.bounds.empty()) {
         e.seconds = std::numeric_limits<double>::infinity();
         e.fitsMemory = false;

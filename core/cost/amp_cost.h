@@ -19,7 +19,9 @@
 //   replica's stage time and cut time (an upper bound of max_r T_pp(r) that is exact when the replicas
 //   run on the same device types and links); eq. 4 is then evaluated exactly per replica.
 // - Memory: AMP has none. fitsMemory() applies core/cost/memory.h (weights, grads, optimizer, 1F1B or
-//   GPipe activations in flight) against each stage's GPUs so planners can drop or keep misfits.
+//   GPipe activations in flight) against each stage's GPUs so planners can drop or keep misfits. With
+//   repairMemory, a split that does not fit is re-solved by the same DP with the stages that would not fit
+//   forbidden (PipelineProblem::allowed), so degrees that can fit are not lost to a memory-blind split.
 #include "core/cost/costmodel.h"
 #include "core/cost/layer_dp.h"
 #include "core/cost/placement.h"
@@ -51,6 +53,7 @@ struct AmpEstimate {
     double pipelineSeconds = 0;       // max_r T_pp(r)
     double syncSeconds = 0;           // max_d T_sync(d)
     bool fitsMemory = true;
+    bool repaired = false;            // the split was re-solved under the memory constraint
     long long dpSteps = 0;            // inner-loop steps of the layer DP
 };
 
@@ -63,8 +66,11 @@ public:
 
     // The layer-assignment problem of this placement (for the DP).
     PipelineProblem problem(const Placement& p, int mbs, int gas) const;
-    // Optimal layer split by the DP, then eq. 4 and the memory check.
-    AmpEstimate evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method = LayerDpMethod::Fast) const;
+    // Optimal layer split by the DP, then eq. 4 and the memory check (and the memory repair, if asked).
+    AmpEstimate evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method = LayerDpMethod::Fast,
+                         bool repairMemory = false) const;
+    // allowed[] mask for PipelineProblem: stage s may hold [a, b) iff its peak memory fits all its GPUs.
+    std::vector<char> memoryMask(const Placement& p, int mbs, int gas) const;
     // Eq. 4 and the memory check for a given split.
     AmpEstimate estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const;
 
@@ -76,6 +82,7 @@ private:
     struct Layout;
     Layout layout(const Placement& p, int mbs, int gas) const;
     double pipelineSeconds(const Layout& lay, const std::vector<int>& bounds) const;
+    bool stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const;
 
     const Cluster& cluster_;
     const CostModel& costs_;

@@ -22,7 +22,8 @@ struct StageTimes {
         for (int s = 0; s < k; ++s)
             for (int a = s; a <= L - (k - s); ++a)
                 for (int b = a + 1; b <= L - (k - 1 - s); ++b)
-                    t[idx(s, a, b)] = p.stageTime(s, a, b);
+                    if (p.allows(s, a, b))
+                        t[idx(s, a, b)] = p.stageTime(s, a, b);
     }
     size_t idx(int s, int a, int b) const { return (size_t(s) * (L + 1) + a) * (L + 1) + b; }
     double operator()(int s, int a, int b) const { return t[idx(s, a, b)]; }
@@ -45,14 +46,14 @@ Constrained solveBounded(const PipelineProblem& p, const StageTimes& tm, double 
     std::vector<std::vector<double>> f(k, std::vector<double>(L + 1, kInf));
     std::vector<std::vector<int>> arg(k, std::vector<int>(L + 1, -1));
     for (int b = 1; b <= L - (k - 1); ++b)
-        if (tm(0, 0, b) <= m)
+        if (tm(0, 0, b) <= m && tm(0, 0, b) != kInf)
             f[0][b] = tm(0, 0, b);
     for (int s = 1; s < k; ++s)
         for (int b = s + 1; b <= L - (k - 1 - s); ++b)
             for (int a = s; a < b; ++a) {
                 ++evals;
                 const double t = tm(s, a, b);
-                if (f[s - 1][a] == kInf || t > m)
+                if (f[s - 1][a] == kInf || t > m || t == kInf)
                     continue;
                 const double v = f[s - 1][a] + cutTime(p, s - 1, a) + t;
                 if (v < f[s][b]) {
@@ -151,6 +152,8 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
     std::vector<int> choice(dp.size(), -1);
     for (int i = 1; i <= L - (k - 1); ++i) {          // eq. 7: one stage holds layers [0, i)
         const double t1 = tm(0, 0, i);
+        if (t1 == kInf)
+            continue;
         for (int m = 0; m < nm; ++m)
             dp[at(0, i, m)] = g * std::max(0.0, t1 - M[m]) + t1;
     }
@@ -163,6 +166,8 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
                     ++out.evaluations;
                     const size_t x = tm.idx(j, ip, i);
                     const double t2 = tm.t[x];
+                    if (t2 == kInf)
+                        continue;
                     const double prev = dp[at(j - 1, ip, std::max(ti[x], m))];
                     if (prev == kInf)
                         continue;
@@ -176,6 +181,8 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
                 choice[at(j, i, m)] = arg;
             }
 
+    if (dp[at(k - 1, L, 0)] == kInf)
+        return out;   // every split uses a forbidden stage
     // Follow the choices back from dp[L][k][0]; the tolerance passed down is max(t2, m).
     out.bounds.assign(k + 1, 0);
     out.bounds[k] = L;
@@ -231,7 +238,7 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
             break;
         m = next;
     }
-    out.cost = best;
+    out.cost = out.bounds.empty() ? 0 : best;
     return out;
 }
 
@@ -246,6 +253,9 @@ LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)
     std::function<void(int)> rec = [&](int s) {   // choose b[s] for s = 1 .. k−1
         if (s == p.stages) {
             ++out.evaluations;
+            for (int j = 0; j < p.stages; ++j)
+                if (!p.allows(j, b[j], b[j + 1]))
+                    return;
             const double c = pipelineCost(p, b);
             if (c < out.cost) {
                 out.cost = c;
@@ -259,6 +269,8 @@ LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)
         }
     };
     rec(1);
+    if (out.bounds.empty())
+        out.cost = 0;
     return out;
 }
 

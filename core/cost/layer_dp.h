@@ -20,15 +20,22 @@ struct PipelineProblem {
     // cut[s][i] (s < k−1, 0 < i < L): time of the p2p between stage s and s+1 when stage s+1 starts at
     // layer i.
     std::vector<std::vector<double>> cut;
+    // Optional: allowed[(s·(L+1) + a)·(L+1) + b] = 0 forbids stage s to hold layers [a, b) (e.g. it would
+    // not fit GPU memory). Empty = everything allowed.
+    std::vector<char> allowed;
 
     double stageTime(int s, int a, int b) const;
+    bool allows(int s, int a, int b) const
+    {
+        return allowed.empty() || allowed[(size_t(s) * (layers + 1) + a) * (layers + 1) + b];
+    }
     // A problem with one per-layer time vector per stage (tests, simple callers).
     static PipelineProblem fromLayerTimes(const std::vector<std::vector<double>>& perStageLayerTimes,
                                           std::vector<std::vector<double>> cut, int gas);
 };
 
 struct LayerSplit {
-    std::vector<int> bounds;   // k+1 entries, 0 = b_0 < b_1 < … < b_k = L; empty if k > L
+    std::vector<int> bounds;   // k+1 entries, 0 = b_0 < b_1 < … < b_k = L; empty if no split exists
     double cost = 0;           // eq. 5 of that split
     long long evaluations = 0; // inner-loop steps taken (for complexity reports)
 };
@@ -50,6 +57,7 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p);
 // the lower bound (gas−1)·m_lb + S(m) cannot beat the best found. Worst case O(k²·L⁴), typically O(k·L²).
 LayerSplit solveLayerSplit(const PipelineProblem& p);
 
+// All three solvers honour PipelineProblem::allowed.
 // Exhaustive search over all C(L−1, k−1) splits (tests only; exponential).
 LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p);
 

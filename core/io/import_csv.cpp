@@ -8,6 +8,7 @@
 #include "core/model/errors.h"
 
 #include <array>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <sstream>

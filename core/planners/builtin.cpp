@@ -2,6 +2,8 @@
 // means one line here and nothing in the CLI or GUI.
 #include "planner.h"
 
+#include "amp/register.h"
+#include "dataparallel/dataparallel.h"
 #include "uniform/uniform.h"
 
 #include <mutex>
@@ -14,6 +16,8 @@ void registerBuiltinPlanners()
     std::call_once(once, [] {
         PlannerRegistry& r = PlannerRegistry::instance();
         registerUniformPlanners(r);
+        registerDataParallelPlanner(r);
+        registerAmpPlanners(r);
     });
 }
 

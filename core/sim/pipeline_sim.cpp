@@ -17,6 +17,8 @@
 //   first GPU of its tensor-parallel group), with bytes = the segment's parameters per tp rank × bytes per
 //   value. Rings of the other tp ranks run alongside and are not modelled separately. With job.zeroStage ≥ 1
 //   the all-reduce becomes reduce-scatter → optimizer on its 1/(replicas·dp) shard → all-gather.
+// - Timeline: compute events go on every GPU of the group; a send is recorded on the sending side's
+//   representative GPUs with the sending stage's index (SendGradient of stage s travels to s−1).
 #include "sim_detail.h"
 
 #include "core/cost/collectives.h"

@@ -18,6 +18,8 @@ std::vector<PlannerOption> AmpPlanner::options() const
 {
     return {{"top_k", "10", "strategies re-scored by the simulator (the paper's real trials)"},
             {"keep_infeasible", "false", "rank strategies that do not fit GPU memory too (AMP has no memory model)"},
+            {"repair_memory", "true",
+             "re-split a strategy whose DP split does not fit memory, with the misfitting stages forbidden"},
             {"dp", "fast", "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum"}};
 }
 
@@ -36,6 +38,8 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     if (topK < 1)
         throw InputError("--option", "top_k", "must be at least 1");
     const bool keepInfeasible = req.boolOption("keep_infeasible", false);
+    // Keeping misfits reproduces the paper, so there is nothing to repair then.
+    const bool repair = req.boolOption("repair_memory", true) && !keepInfeasible;
     const std::string dpName = req.option("dp", "fast");
     if (dpName != "fast" && dpName != "paper")
         throw InputError("--option", "dp", "expected fast or paper, got '" + dpName + "'");
@@ -57,6 +61,7 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     const AmpCostModel amp(req.cluster, costs);
     std::vector<Strategy> results(tasks.size());
     std::vector<long long> steps(tasks.size(), 0);
+    std::vector<char> repaired(tasks.size(), 0);
     std::exception_ptr failure;
     std::mutex failureMutex;
     auto evaluate = [&](const int& i) {
@@ -68,7 +73,8 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             s.placement = megatronPlacement(req.cluster, t.degrees);
             s.microBatchSize = t.mbs;
             s.microBatches = gbs / (t.degrees.dp * t.mbs);
-            const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method);
+            const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method, repair);
+            repaired[i] = e.repaired;
             s.bounds = e.bounds;
             s.plannerCost = e.seconds;
             s.fitsMemory = e.fitsMemory;
@@ -123,6 +129,7 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     best.candidates = std::move(candidates);
     best.search.candidates = (long long)tasks.size();
     best.search.extra["dropped_for_memory"] = double(dropped);
+    best.search.extra["repaired_for_memory"] = double(std::count(repaired.begin(), repaired.end(), 1));
     best.search.extra["dp_steps"] = double(std::accumulate(steps.begin(), steps.end(), 0LL));
     best.search.extra["simulated"] = double(top.size());
     return best;

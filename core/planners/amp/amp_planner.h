@@ -7,8 +7,11 @@
 // are replaced by the shared simulator: the top_k strategies by AMP's cost are simulated and the best by
 // the simulator is returned; planner_estimate is AMP's own cost of that plan.
 //
-// AMP has no memory model. By default strategies whose stages do not fit GPU memory are dropped before
-// ranking (counted in search.extra["dropped_for_memory"]); keep_infeasible=true ranks them like the paper.
+// AMP has no memory model. By default a strategy whose DP split does not fit GPU memory is first re-split
+// by the same DP with the misfitting stages forbidden (repair_memory=true; counted in
+// search.extra["repaired_for_memory"]) and dropped if no split fits (search.extra["dropped_for_memory"]).
+// repair_memory=false drops memory-blind splits that do not fit; keep_infeasible=true ranks everything
+// like the paper.
 //
 // Cost per candidate: one layout (O(L) per distinct (device, tp) signature, sharing the per-(device, tp,
 // mbs) prefix sums computed once per run), one layer DP and O(N) for eq. 4. The DP is the threshold walk

@@ -18,7 +18,8 @@ std::vector<PlannerOption> AnnealingPlanner::options() const
     return {{"iterations", "300", "annealing steps"},
             {"top_k", "10", "recorded strategies re-scored by the simulator"},
             {"temperature", "0.2", "initial temperature as a fraction of the first feasible cost"},
-            {"keep_infeasible", "false", "accept strategies that do not fit GPU memory"}};
+            {"keep_infeasible", "false", "accept strategies that do not fit GPU memory"},
+            {"repair_memory", "true", "re-split layers with misfitting stages forbidden before rejecting a move"}};
 }
 
 namespace {
@@ -52,6 +53,7 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
     if (!(temperature >= 0) || !std::isfinite(temperature))
         throw InputError("--option", "temperature", "must be a non-negative number");
     const bool keepInfeasible = req.boolOption("keep_infeasible", false);
+    const bool repair = req.boolOption("repair_memory", true) && !keepInfeasible;
 
     const int gpus = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
@@ -80,7 +82,7 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
         s.microBatches = gbs / (d.dp * s.microBatchSize);
         auto placed = randomDominoPlacement(req.cluster, d, rng);
         s.placement = placed ? *placed : megatronPlacement(req.cluster, d);
-        const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches);
+        const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair);
         s.bounds = e.bounds;
         s.plannerCost = e.seconds;
         s.fitsMemory = e.fitsMemory && !e.bounds.empty();
@@ -114,6 +116,8 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
         Strategy next = realise(pick(moves, rng));
         if (!usable(next)) {
             ++dropped;
+            if (!std::isfinite(cost))
+                current = next;   // nothing feasible yet: keep wandering instead of circling the start
             continue;
         }
         if (t0 < 0)

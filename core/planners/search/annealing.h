@@ -9,8 +9,10 @@
 //   nodes; the cost model charges for that);
 // - temperature: t starts at `temperature` × the first feasible cost (the paper's t = 1.0 in seconds is
 //   scale-dependent) and cools linearly to 0 over `iterations`;
-// - a move whose stages do not fit GPU memory is rejected (AMP has no memory model; keep_infeasible=true
-//   accepts it like the paper) and counted in search.extra["dropped_for_memory"].
+// - a move whose layer split does not fit GPU memory is first re-split with the misfitting stages
+//   forbidden (repair_memory, as in `amp`), else rejected and counted in
+//   search.extra["dropped_for_memory"] (AMP has no memory model; keep_infeasible=true accepts it). Until
+//   a first feasible state is found the walk moves on regardless, so it can leave an infeasible corner.
 // Every accepted state is recorded; the top_k recorded states by AMP's cost are simulated (the paper's
 // "run(record, budget)") and the best by the simulator is returned. Deterministic for a given seed.
 #include "core/planners/planner.h"

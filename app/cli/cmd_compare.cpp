@@ -1,0 +1,91 @@
+#include "cli.h"
+
+#include "core/io/json_io.h"
+#include "core/model/errors.h"
+
+#include <QJsonArray>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace hetplan::cli {
+
+namespace {
+std::vector<std::string> plannerList(const std::string& spec)
+{
+    registerBuiltinPlanners();
+    const std::vector<std::string> known = PlannerRegistry::instance().names();
+    if (spec == "all")
+        return known;
+    std::vector<std::string> out;
+    std::stringstream s(spec);
+    for (std::string name; std::getline(s, name, ',');) {
+        if (name.empty())
+            continue;
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            throw InputError("--planners", name, "unknown planner (see: hetplan-cli list planners)");
+        out.push_back(name);
+    }
+    if (out.empty())
+        throw InputError("--planners", "argument", "no planner named");
+    return out;
+}
+} // namespace
+
+int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
+{
+    Args a(argv, {"cluster", "model", "gbs", "seq", "zero", "job", "profile", "planners", "out", "seed", "time-limit",
+                  "option"});
+    if (!a.positional().empty())
+        throw InputError(a.positional()[0], "argument", "unexpected argument");
+    const std::vector<std::string> planners = plannerList(a.get("planners", "all"));
+    const PlanRequest req = requestFromArgs(a);
+
+    QJsonArray plans, failures;
+    std::vector<Plan> done;
+    out << std::left << std::setw(15) << "planner" << std::right << std::setw(12) << "iter (s)" << std::setw(12)
+        << "own (s)" << std::setw(14) << "tokens/s" << std::setw(12) << "search ms" << "  status\n";
+    for (const std::string& name : planners) {
+        Progress progress({}, req.timeLimitSeconds);
+        std::string status;
+        try {
+            Plan p = runPlanner(name, req, progress);
+            out << std::left << std::setw(15) << name << std::right << std::fixed << std::setprecision(4)
+                << std::setw(12) << p.estimate.iterationSeconds << std::setw(12);
+            if (p.plannerEstimate)
+                out << *p.plannerEstimate;
+            else
+                out << "-";
+            out << std::setprecision(0) << std::setw(14) << p.estimate.tokensPerSecond << std::setprecision(2)
+                << std::setw(12) << p.search.seconds * 1e3 << "  " << (p.estimate.feasible ? "ok" : "over memory")
+                << "\n";
+            plans.append(toJson(p));
+            done.push_back(std::move(p));
+            continue;
+        } catch (const InfeasibleError& e) {
+            status = std::string("infeasible: ") + e.what();
+        } catch (const CancelledError& e) {
+            status = std::string("cancelled: ") + e.what();
+        } catch (const InputError& e) {
+            // Options that do not apply to this planner/cluster: report, keep comparing the others.
+            status = std::string("not applicable: ") + e.what();
+        }
+        out << std::left << std::setw(15) << name << std::right << std::setw(12) << "-" << std::setw(12) << "-"
+            << std::setw(14) << "-" << std::setw(12) << "-" << "  " << status << "\n";
+        failures.append(QJsonObject{{"planner", QString::fromStdString(name)},
+                                    {"status", QString::fromStdString(status)}});
+    }
+    if (done.empty()) {
+        err << "error: no feasible plan: no planner produced a plan\n";
+        return Infeasible;
+    }
+    if (a.has("out")) {
+        QJsonObject report{{"schema", "hetplan.compare/1"}, {"plans", plans}};
+        if (!failures.isEmpty())
+            report["failures"] = failures;
+        writeJsonFile(a.get("out"), report);
+    }
+    return Ok;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,60 @@
+#pragma once
+// Hand a plan to training frameworks and viewers: DeepSpeed config JSON, Megatron-LM arguments, a
+// DeepSpeed-style hostfile, a rank table (CSV) and Chrome Trace Event JSON of the simulated iteration.
+// Every exporter refuses (InputError "plan", field, reason) a plan the target cannot express rather than
+// writing something that would silently run a different plan.
+#include "core/model/plan.h"
+#include "core/sim/simulator.h"
+
+#include <QJsonObject>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// ---- DeepSpeed
+// train_batch_size = train_micro_batch_size_per_gpu × gradient_accumulation_steps × data-parallel size;
+// zero_optimization.stage; fp16/bf16; for pipelines of more than one stage a "pipeline" section with the
+// stage count and partition ("uniform" when every stage has the same number of layers, else "custom" with
+// "layer_boundaries" = [first of each stage..., layer count]). Refuses ZeRO ≥ 2 with pipeline stages (as
+// DeepSpeed does), stages with different tensor/data-parallel degrees, different pipelines, and ZeRO plans
+// whose GPUs have different batches (DeepSpeed needs one micro-batch and accumulation count for all ranks).
+QJsonObject deepSpeedConfig(const Plan& plan);
+
+// ---- Megatron-LM
+// Argument tokens, e.g. {"--tensor-model-parallel-size", "2", ..., "--pipeline-model-parallel-layout",
+// "Et*10|t*6|t*8|t*8L"}. The layout is given only when stages hold different numbers of transformer layers.
+// Refuses plans Megatron cannot express: SPMD plans, different tp/dp per stage, pipelines with different
+// shapes, non-transformer models, an embedding outside the first or a head outside the last stage,
+// ZeRO ≥ 2, and heterogeneous per-GPU ZeRO batches.
+std::vector<std::string> megatronArguments(const Plan& plan);
+// The arguments as a shell snippet: one option per line, continued with " \", values quoted when needed.
+std::string megatronArgumentText(const Plan& plan);
+
+// Transformer layers per stage → Megatron's layout string: E (embedding) opens the first stage, L (loss/head)
+// closes the last, stages separated by '|', "t*N" for N transformer layers: {10,6,8,8} → "Et*10|t*6|t*8|t*8L".
+std::string formatMegatronLayout(const std::vector<int>& transformerLayersPerStage);
+// Parses Megatron's layout syntax back to transformer layers per stage: '|' separates stages, E/L/t/m are
+// embedding/loss/transformer/MTP, "x*N" repeats a character, "(...)*N" repeats a group, ',' is cosmetic.
+// Requires exactly one E at the very start and one L at the very end. Throws InputError on bad syntax.
+std::vector<int> parseMegatronLayout(const std::string& layout);
+
+// ---- Launch files
+// "host slots=N" per node the plan uses, N = GPUs used on that node, in rank order.
+std::string hostfile(const Plan& plan);
+// CSV "rank,gpu,host,local_rank" from Plan::ranks().
+std::string rankTable(const Plan& plan);
+
+// ---- Chrome Trace Event JSON (chrome://tracing, Perfetto)
+// "X" events with ts/dur in µs; pid = node index, tid = GPU × 2 + (0 compute | 1 communication);
+// events that would overlap on one track (e.g. a GPU sending activations and gradients at once) go to
+// extra tids (2·G·k + GPU × 2 + track for lane k ≥ 1, G = GPUs in the cluster); "M" events name every
+// process (node) and thread (GPU track).
+QJsonObject chromeTrace(const Plan& plan, const SimResult& result);
+
+// ---- One entry point for the CLI: format = plan | deepspeed | megatron | hostfile | rank-table |
+// chrome-trace. chrome-trace simulates the plan with its own inputs (builtin catalog).
+std::string exportPlan(const Plan& plan, const std::string& format);
+std::vector<std::string> exportFormats();
+
+} // namespace hetplan

@@ -1,0 +1,65 @@
+#include "dataparallel.h"
+
+#include "core/cost/memory.h"
+#include "core/model/errors.h"
+
+namespace hetplan {
+
+std::vector<PlannerOption> DataParallelPlanner::options() const
+{
+    return {{"mbs", "0", "micro-batch size per GPU; 0 = the largest that divides the per-GPU batch and fits"}};
+}
+
+Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    const int n = req.cluster.gpuCount();
+    const int gbs = req.job.globalBatchSize;
+    if (gbs % n != 0)
+        throw InputError("--gbs", "global_batch_size",
+                         "global batch " + std::to_string(gbs) + " is not divisible by the " + std::to_string(n) +
+                             " GPUs (data-parallel gives every GPU the same batch)");
+    const int perGpu = gbs / n;
+    const int wanted = req.intOption("mbs", 0);
+    if (wanted < 0 || (wanted > 0 && perGpu % wanted != 0))
+        throw InputError("--option", "mbs", "must divide the per-GPU batch " + std::to_string(perGpu));
+
+    const int L = req.model.layerCount();
+    const double states = modelStateMemory(req.model, 0, L, 1, n, req.job).total();
+    auto fitsAll = [&](int mbs) {
+        const double peak = states + activationMemory(req.model, 0, L, 1, mbs, req.job);
+        for (int g = 0; g < n; ++g)
+            if (!fitsMemory(peak, costs.device(req.cluster.nodeOf(g).deviceType)))
+                return false;
+        return true;
+    };
+    long long tried = 0;
+    int mbs = 0;
+    for (int m = perGpu; m >= 1; --m) {
+        progress.checkpoint();
+        if (perGpu % m != 0 || (wanted > 0 && m != wanted))
+            continue;
+        ++tried;
+        if (fitsAll(m)) {
+            mbs = m;
+            break;
+        }
+    }
+    if (mbs == 0)
+        throw InfeasibleError("data-parallel: the model does not fit every GPU even at micro-batch 1 with ZeRO-" +
+                              std::to_string(req.job.zeroStage));
+    Plan plan;
+    ZeroPlan z;
+    z.stage = req.job.zeroStage;
+    for (int g = 0; g < n; ++g)
+        z.gpus.push_back({g, mbs, perGpu / mbs, mbs});
+    plan.zero = z;
+    plan.search.candidates = tried;
+    return plan;
+}
+
+void registerDataParallelPlanner(PlannerRegistry& registry)
+{
+    registry.add("data-parallel", [] { return std::make_unique<DataParallelPlanner>(); });
+}
+
+} // namespace hetplan

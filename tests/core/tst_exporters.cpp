@@ -1,0 +1,486 @@
+// Exporters: DeepSpeed config, Megatron-LM arguments and layout strings, hostfile, rank table and the
+// Chrome trace, on hand-built plans.
+#include "simfixtures.h"
+
+#include "core/io/exporters.h"
+#include "core/io/schema_validate.h"
+#include "core/model/errors.h"
+#include "core/sim/simulator.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+#include <map>
+#include <random>
+
+using namespace hetplan;
+using namespace hetplan::simtest;
+
+namespace {
+
+// Embedding + 32 transformer blocks + head = 34 layers (a GPT-like model with real arch numbers).
+ModelSpec gptLike()
+{
+    ModelSpec m = testModel(34, 1e6, 1e5, 1e5);
+    m.name = "gpt-like";
+    m.arch.family = "gpt2";
+    m.arch.layers = 32;
+    m.arch.hidden = 1024;
+    m.arch.heads = 16;
+    m.arch.ffn = 4096;
+    m.arch.vocab = 50257;
+    m.arch.sequence = 1024;
+    m.layers.front().kind = LayerKind::Embedding;
+    m.layers.front().name = "embedding";
+    m.layers.back().kind = LayerKind::Head;
+    m.layers.back().name = "head";
+    return m;
+}
+
+// Two nodes of 8 GPUs ("a": V100, "b": T4). Stages of 10, 6, 8, 8 transformer blocks: [0,11) [11,17)
+// [17,25) [25,34) (embedding with the first, head with the last).
+Plan unevenPlan(int replicas = 2, int tp = 2, int dp = 1)
+{
+    Cluster c = testCluster({{"V100-16GB", 8}, {"T4", 8}}, 1e11, 1.25e9, 5e-6, 2e-5);
+    c.nodes[0].name = "a";
+    c.nodes[1].name = "b";
+    Job j;
+    j.zeroStage = 1;
+    const int mbs = 4, M = 8;
+    j.globalBatchSize = replicas * mbs * M;
+    Plan plan = makePlan(c, gptLike(), j, Profile());
+    plan.planner = "fixture";
+    const int per = replicas * tp * dp;
+    std::vector<std::vector<int>> gpus(4);
+    for (int s = 0, g = 0; s < 4; ++s)
+        for (int k = 0; k < per; ++k)
+            gpus[s].push_back(g++);
+    plan.pipelines.push_back(makePipeline({0, 11, 17, 25, 34}, gpus, replicas, mbs, M, tp, dp));
+    return plan;
+}
+
+Plan zeroPlan(int stage, bool uniform)
+{
+    Cluster c = testCluster({{"A100-80GB", 2}, {"V100-16GB", 2}}, 1e11, 1.25e9);
+    c.nodes[0].name = "a";
+    c.nodes[1].name = "b";
+    Job j;
+    j.zeroStage = stage;
+    Plan plan = makePlan(c, gptLike(), j, Profile());
+    ZeroPlan z;
+    z.stage = stage;
+    for (int g = 0; g < 4; ++g)
+        z.gpus.push_back(ZeroGpu{g, 3, 2, (uniform || g < 2) ? 3 : 1});
+    plan.zero = z;
+    plan.job.globalBatchSize = plan.samplesPerIteration();
+    return plan;
+}
+
+template <class F>
+QString refusal(F&& f)
+{
+    try {
+        f();
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.field() + ": " + e.reason());
+    }
+    return {};
+}
+
+QJsonObject parseObject(const std::string& text)
+{
+    QJsonParseError err;
+    const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(text), &err);
+    if (err.error != QJsonParseError::NoError || !d.isObject())
+        return {};
+    return d.object();
+}
+
+// Value following `option` in an argument list ("" if absent).
+std::string argValue(const std::vector<std::string>& a, const std::string& option)
+{
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+        if (a[i] == option)
+            return a[i + 1];
+    return {};
+}
+
+bool hasArg(const std::vector<std::string>& a, const std::string& option)
+{
+    return std::find(a.begin(), a.end(), option) != a.end();
+}
+
+// Checks the trace's structure; returns the number of "X" events.
+int checkTrace(const QJsonObject& trace)
+{
+    const QJsonArray events = trace.value("traceEvents").toArray();
+    std::map<int, bool> processNamed;
+    std::map<std::pair<int, int>, bool> threadNamed;
+    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
+    int x = 0;
+    for (const QJsonValue& v : events) {
+        const QJsonObject e = v.toObject();
+        const QString ph = e.value("ph").toString();
+        if (!e.value("pid").isDouble() || !e.value("tid").isDouble())
+            return -1;
+        const int pid = e.value("pid").toInt(), tid = e.value("tid").toInt();
+        if (ph == "M") {
+            if (e.value("name") == "process_name")
+                processNamed[pid] = !e.value("args").toObject().value("name").toString().isEmpty();
+            if (e.value("name") == "thread_name")
+                threadNamed[{pid, tid}] = !e.value("args").toObject().value("name").toString().isEmpty();
+        } else if (ph == "X") {
+            if (!e.value("ts").isDouble() || !e.value("dur").isDouble() || e.value("name").toString().isEmpty())
+                return -1;
+            if (e.value("dur").toDouble() <= 0)
+                return -1;
+            tracks[{pid, tid}].push_back({e.value("ts").toDouble(), e.value("dur").toDouble()});
+            ++x;
+        } else {
+            return -1;
+        }
+    }
+    for (auto& [key, list] : tracks) {
+        if (!processNamed[key.first] || !threadNamed[key])
+            return -1;
+        std::sort(list.begin(), list.end());
+        for (size_t i = 1; i < list.size(); ++i)
+            if (list[i - 1].first + list[i - 1].second > list[i].first + 1e-6)
+                return -2;   // overlap on one track
+    }
+    return x;
+}
+
+} // namespace
+
+class TestExporters : public QObject {
+    Q_OBJECT
+private slots:
+    void deepSpeedPipeline();
+    void deepSpeedZero();
+    void deepSpeedRefusals();
+    void megatronArgumentsUneven();
+    void megatronArgumentsEven();
+    void megatronRefusals();
+    void megatronLayoutParse();
+    void megatronLayoutRoundTrip();
+    void megatronLayoutErrors();
+    void hostfileAndRankTable();
+    void chromeTraceOfFourStages();
+    void chromeTraceSplitsOverlaps();
+    void exportDispatch();
+};
+
+void TestExporters::deepSpeedPipeline()
+{
+    // 2 replicas × micro-batch 4 × 8 micro-batches: train_batch_size = 4 × 8 × 2 = 64.
+    const QJsonObject o = deepSpeedConfig(unevenPlan());
+    QCOMPARE(o.value("train_batch_size").toInt(), 64);
+    QCOMPARE(o.value("train_micro_batch_size_per_gpu").toInt(), 4);
+    QCOMPARE(o.value("gradient_accumulation_steps").toInt(), 8);
+    QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 1);
+    QCOMPARE(o.value("fp16").toObject().value("enabled").toBool(), true);
+    QVERIFY(!o.contains("bf16"));
+    const QJsonObject pipe = o.value("pipeline").toObject();
+    QCOMPARE(pipe.value("stages").toInt(), 4);
+    QCOMPARE(pipe.value("partition_method").toString(), QString("custom"));
+    QCOMPARE(pipe.value("layer_boundaries").toArray(), (QJsonArray{0, 11, 17, 25, 34}));
+
+    // Data parallelism inside each stage (dp = 2) splits the micro-batch: 2 per GPU, dp size 2 × 2 = 4,
+    // still 2 × 8 × 4 = 64 samples.
+    const QJsonObject o2 = deepSpeedConfig(unevenPlan(2, 1, 2));
+    QCOMPARE(o2.value("train_micro_batch_size_per_gpu").toInt(), 2);
+    QCOMPARE(o2.value("train_batch_size").toInt(), 64);
+
+    // Even stages → DeepSpeed's own uniform partition; one stage → no pipeline section.
+    Plan even = unevenPlan();
+    // Two stages of 17 layers each.
+    even.pipelines[0].stages.resize(2);
+    even.pipelines[0].stages[0].endLayer = 17;
+    even.pipelines[0].stages[1].firstLayer = 17;
+    even.pipelines[0].stages[1].endLayer = 34;
+    QCOMPARE(deepSpeedConfig(even).value("pipeline").toObject().value("partition_method").toString(),
+             QString("uniform"));
+    Plan single = even;
+    single.pipelines[0].stages.resize(1);
+    single.pipelines[0].stages[0].endLayer = 34;
+    QVERIFY(!deepSpeedConfig(single).contains("pipeline"));
+
+    Plan bf = unevenPlan();
+    bf.job.precision = Precision::BF16;
+    QVERIFY(deepSpeedConfig(bf).value("bf16").toObject().value("enabled").toBool());
+    QVERIFY(!deepSpeedConfig(bf).contains("fp16"));
+    bf.job.precision = Precision::FP32;
+    QVERIFY(!deepSpeedConfig(bf).contains("bf16") && !deepSpeedConfig(bf).contains("fp16"));
+}
+
+void TestExporters::deepSpeedZero()
+{
+    // 4 GPUs × micro-batch 3 × 2 steps = 24; ZeRO-3 has no pipeline section.
+    const QJsonObject o = deepSpeedConfig(zeroPlan(3, true));
+    QCOMPARE(o.value("train_batch_size").toInt(), 24);
+    QCOMPARE(o.value("train_micro_batch_size_per_gpu").toInt(), 3);
+    QCOMPARE(o.value("gradient_accumulation_steps").toInt(), 2);
+    QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 3);
+    QVERIFY(!o.contains("pipeline"));
+    // Poplar-style different batches per GPU cannot be one DeepSpeed config.
+    QVERIFY(refusal([] { deepSpeedConfig(zeroPlan(2, false)); }).startsWith("zero.gpus[2]"));
+}
+
+void TestExporters::deepSpeedRefusals()
+{
+    Plan p = unevenPlan();
+    p.job.zeroStage = 2;
+    const QString r = refusal([&] { deepSpeedConfig(p); });
+    QCOMPARE(r, QString("zero: DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism"));
+    p.job.zeroStage = 3;
+    QVERIFY(!refusal([&] { deepSpeedConfig(p); }).isEmpty());
+
+    Plan mixed = unevenPlan(1, 1, 1);
+    mixed.pipelines[0].stages[2].tensorParallel = 2;
+    mixed.pipelines[0].stages[2].gpus.push_back(15);
+    QVERIFY(refusal([&] { deepSpeedConfig(mixed); }).contains("tensor_parallel"));
+
+    Plan two = unevenPlan(1, 1, 1);
+    Pipeline other = two.pipelines[0];
+    other.stages.resize(2);
+    other.stages[0].endLayer = other.stages[1].firstLayer = 20;
+    other.stages[1].endLayer = 34;
+    other.stages[0].gpus = {10};
+    other.stages[1].gpus = {11};
+    two.pipelines.push_back(other);
+    QVERIFY(refusal([&] { deepSpeedConfig(two); }).startsWith("pipelines[1]"));
+
+    Plan spmd = unevenPlan();
+    spmd.pipelines.clear();
+    spmd.spmd = SpmdPlan{{"forward"}, {}};
+    QVERIFY(refusal([&] { deepSpeedConfig(spmd); }).startsWith("spmd"));
+
+    // Identical pipelines are simply more replicas: 2 + 2 replicas × 4 × 8 = 128.
+    Plan twins = unevenPlan(2, 1, 1);
+    Pipeline copy = twins.pipelines[0];
+    for (Stage& s : copy.stages)
+        for (int& g : s.gpus)
+            g += 8;
+    twins.pipelines.push_back(copy);
+    QCOMPARE(deepSpeedConfig(twins).value("train_batch_size").toInt(), 128);
+}
+
+void TestExporters::megatronArgumentsUneven()
+{
+    const std::vector<std::string> a = megatronArguments(unevenPlan());
+    QCOMPARE(argValue(a, "--tensor-model-parallel-size"), std::string("2"));
+    QCOMPARE(argValue(a, "--pipeline-model-parallel-size"), std::string("4"));
+    QCOMPARE(argValue(a, "--micro-batch-size"), std::string("4"));
+    QCOMPARE(argValue(a, "--global-batch-size"), std::string("64"));   // 2 replicas × 4 × 8
+    QCOMPARE(argValue(a, "--num-layers"), std::string("32"));
+    QCOMPARE(argValue(a, "--hidden-size"), std::string("1024"));
+    QCOMPARE(argValue(a, "--num-attention-heads"), std::string("16"));
+    QCOMPARE(argValue(a, "--seq-length"), std::string("1024"));
+    QCOMPARE(argValue(a, "--pipeline-model-parallel-layout"), std::string("Et*10|t*6|t*8|t*8L"));
+    QVERIFY(hasArg(a, "--fp16"));
+    QVERIFY(hasArg(a, "--use-distributed-optimizer"));   // job ZeRO-1
+    QCOMPARE(parseMegatronLayout(argValue(a, "--pipeline-model-parallel-layout")), (std::vector<int>{10, 6, 8, 8}));
+
+    // The shell text quotes the layout ('|' and '*' are special) and continues lines.
+    const std::string text = megatronArgumentText(unevenPlan());
+    QVERIFY(text.find("--pipeline-model-parallel-layout 'Et*10|t*6|t*8|t*8L'") != std::string::npos);
+    QVERIFY(text.find("--tensor-model-parallel-size 2 \\\n--pipeline-model-parallel-size 4") != std::string::npos);
+
+    // dp = 2 inside stages: Megatron's micro-batch is per data-parallel rank: 4 / 2 = 2.
+    QCOMPARE(argValue(megatronArguments(unevenPlan(2, 1, 2)), "--micro-batch-size"), std::string("2"));
+}
+
+void TestExporters::megatronArgumentsEven()
+{
+    // 4 stages of 8 blocks, embedding with the first, head with the last: [0,9) [9,17) [17,25) [25,34).
+    Plan p = unevenPlan();
+    const int b[] = {0, 9, 17, 25, 34};
+    for (int s = 0; s < 4; ++s) {
+        p.pipelines[0].stages[s].firstLayer = b[s];
+        p.pipelines[0].stages[s].endLayer = b[s + 1];
+    }
+    const std::vector<std::string> a = megatronArguments(p);
+    QVERIFY(!hasArg(a, "--pipeline-model-parallel-layout"));
+    QCOMPARE(argValue(a, "--num-layers"), std::string("32"));
+    // ZeRO plan with equal batches: pure data parallelism.
+    const std::vector<std::string> z = megatronArguments(zeroPlan(1, true));
+    QCOMPARE(argValue(z, "--pipeline-model-parallel-size"), std::string("1"));
+    QCOMPARE(argValue(z, "--global-batch-size"), std::string("24"));
+    QVERIFY(hasArg(z, "--use-distributed-optimizer"));
+}
+
+void TestExporters::megatronRefusals()
+{
+    Plan mixedDp = unevenPlan(1, 1, 1);
+    mixedDp.pipelines[0].stages[1].dataParallel = 2;
+    mixedDp.pipelines[0].stages[1].gpus.push_back(15);
+    QVERIFY(refusal([&] { megatronArguments(mixedDp); }).contains("data_parallel"));
+
+    Plan two = unevenPlan(1, 1, 1);
+    Pipeline other = two.pipelines[0];
+    other.microBatches = 4;
+    for (Stage& s : other.stages)
+        for (int& g : s.gpus)
+            g += 8;
+    two.pipelines.push_back(other);
+    QVERIFY(refusal([&] { megatronArguments(two); }).contains("different"));
+
+    Plan embeddingLate = unevenPlan();
+    std::swap(embeddingLate.model.layers[0], embeddingLate.model.layers[20]);
+    QVERIFY(refusal([&] { megatronArguments(embeddingLate); }).contains("embedding"));
+
+    Plan conv = unevenPlan();
+    conv.model.layers[5].kind = LayerKind::Conv;
+    QVERIFY(refusal([&] { megatronArguments(conv); }).startsWith("model.layers[5]"));
+
+    Plan z2 = unevenPlan();
+    z2.job.zeroStage = 2;
+    QVERIFY(refusal([&] { megatronArguments(z2); }).startsWith("zero"));
+    QVERIFY(!refusal([] { megatronArguments(zeroPlan(1, false)); }).isEmpty());
+}
+
+void TestExporters::megatronLayoutParse()
+{
+    QCOMPARE(parseMegatronLayout("Et*10|t*6|t*8|t*8L"), (std::vector<int>{10, 6, 8, 8}));
+    QCOMPARE(parseMegatronLayout("Ettt|tt|tL"), (std::vector<int>{3, 2, 1}));
+    QCOMPARE(parseMegatronLayout("E|t*4|L"), (std::vector<int>{0, 4, 0}));
+    QCOMPARE(parseMegatronLayout("Et*2,t|t*3L"), (std::vector<int>{3, 3}));   // ',' is cosmetic
+    // Megatron's DeepSeek-V3 example (PP16 × VPP2 = 32 stages): embedding + 3, 29 × 2, MTP, loss.
+    std::vector<int> expect{3};
+    expect.insert(expect.end(), 29, 2);
+    expect.insert(expect.end(), {0, 0});
+    QCOMPARE(parseMegatronLayout("Et*3|(tt|)*29,m|L"), expect);
+    QCOMPARE(parseMegatronLayout("E(t|)*3tL"), (std::vector<int>{1, 1, 1, 1}));
+}
+
+void TestExporters::megatronLayoutRoundTrip()
+{
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<int> perStage(std::uniform_int_distribution<int>(1, 12)(rng));
+        for (int& n : perStage)
+            n = std::uniform_int_distribution<int>(0, 40)(rng);
+        const std::string s = formatMegatronLayout(perStage);
+        QCOMPARE(parseMegatronLayout(s), perStage);
+    }
+    QCOMPARE(formatMegatronLayout({10, 6, 8, 8}), std::string("Et*10|t*6|t*8|t*8L"));
+    QCOMPARE(formatMegatronLayout({1, 0, 3}), std::string("Et||t*3L"));
+    QCOMPARE(formatMegatronLayout({5}), std::string("Et*5L"));
+}
+
+void TestExporters::megatronLayoutErrors()
+{
+    for (const char* bad : {"t*4|t*4", "Et*4|t*4", "t*4|t*4L", "Et*4|Lt", "EEt|L", "Ex|L", "E(t|t|L", "Et)|L",
+                            "Et*|L", "E*2t|L", "E(t|)t|L", "E()*2|L", "E|*3|L", "", "Et*99999999|L"})
+        QVERIFY2(!refusal([&] { parseMegatronLayout(bad); }).isEmpty(), bad);
+}
+
+void TestExporters::hostfileAndRankTable()
+{
+    // One replica, tp 1: stages on GPUs 0,1,2,3 of node "a"… put the last stage on node "b".
+    Plan p = unevenPlan(1, 1, 1);
+    p.pipelines[0].stages[3].gpus = {8};
+    QCOMPARE(hostfile(p), std::string("a slots=3\nb slots=1\n"));
+    QCOMPARE(rankTable(p), std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,a/1,a,1\n2,a/2,a,2\n3,b/0,b,0\n"));
+    // 2 replicas × tp 2: 16 ranks, stage-major (Megatron order: tp fastest, then dp, then pp).
+    const std::string table = rankTable(unevenPlan());
+    QVERIFY(table.find("\n4,a/4,a,4\n") != std::string::npos);
+    QCOMPARE(hostfile(unevenPlan()), std::string("a slots=8\nb slots=8\n"));
+    // ZeRO: listed order.
+    QCOMPARE(hostfile(zeroPlan(0, true)), std::string("a slots=2\nb slots=2\n"));
+}
+
+void TestExporters::chromeTraceOfFourStages()
+{
+    // 4 stages × 2 replicas × tp 2 on the test devices with measured times and slow links, so sends and
+    // all-reduces show up.
+    Plan p = unevenPlan();
+    for (Node& n : p.cluster.nodes)
+        n.deviceType = "TestA";
+    Profile prof;
+    setTimes(prof, "TestA", 2, 4, std::vector<double>(34, 0.001), std::vector<double>(34, 0.002));
+    p.profile = prof;
+    CostModel costs(p.model, p.job, prof, testCatalog());
+    const SimResult r = simulate(p, costs);
+    const QJsonObject trace = chromeTrace(p, r);
+    // Through text, as a viewer would read it.
+    const QByteArray text = QJsonDocument(trace).toJson(QJsonDocument::Compact);
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
+    QCOMPARE(err.error, QJsonParseError::NoError);
+    QVERIFY(doc.isObject());
+    int drawn = 0;
+    bool sends = false;
+    for (const TimelineEvent& e : r.events) {
+        drawn += e.end > e.start;
+        sends |= e.kind == EventKind::SendActivation;
+    }
+    QVERIFY(sends);
+    QCOMPARE(checkTrace(doc.object()), drawn);
+    // Compute of GPU 5 (node "a", pid 0) is on tid 10; its first event is a forward of micro-batch 0.
+    bool found = false;
+    for (const QJsonValue& v : doc.object().value("traceEvents").toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e.value("ph") == "X" && e.value("tid").toInt() == 10) {
+            QCOMPARE(e.value("pid").toInt(), 0);
+            QCOMPARE(e.value("cat").toString(), QString("compute"));
+            found = true;
+        }
+    }
+    QVERIFY(found);
+}
+
+void TestExporters::chromeTraceSplitsOverlaps()
+{
+    // Hand-made result: GPU 1 (of 3) has three communication events, the first two overlapping, and a compute
+    // event. Expected tids: compute 2, comm 3, the overlapping one on lane 2: 2·3·1 + 1·2 + 1 = 9.
+    Plan p = unevenPlan();
+    p.cluster = testCluster({{"TestA", 3}}, 1e9, 1e9);
+    SimResult r;
+    r.events = {TimelineEvent{1, EventKind::SendActivation, 0, 0, 0, 0, 0.0, 2.0},
+                TimelineEvent{1, EventKind::SendGradient, 0, 0, 0, 1, 1.0, 3.0},
+                TimelineEvent{1, EventKind::AllReduce, 0, 0, 0, -1, 3.0, 4.0},
+                TimelineEvent{1, EventKind::Forward, 0, 0, 0, 0, 0.0, 1.5}};
+    const QJsonObject trace = chromeTrace(p, r);
+    QCOMPARE(checkTrace(trace), 4);
+    std::map<QString, int> tidOf;
+    for (const QJsonValue& v : trace.value("traceEvents").toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e.value("ph") == "X")
+            tidOf[e.value("name").toString()] = e.value("tid").toInt();
+    }
+    QCOMPARE(tidOf["forward 0"], 2);
+    QCOMPARE(tidOf["send-activation 0"], 3);
+    QCOMPARE(tidOf["send-gradient 1"], 9);
+    QCOMPARE(tidOf["all-reduce"], 3);   // free again at 3.0 on lane 1
+    // µs: the send-gradient starts at 1 s = 1e6 µs and lasts 2e6 µs.
+    for (const QJsonValue& v : trace.value("traceEvents").toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e.value("name") == "send-gradient 1") {
+            QCOMPARE(e.value("ts").toDouble(), 1e6);
+            QCOMPARE(e.value("dur").toDouble(), 2e6);
+        }
+    }
+}
+
+void TestExporters::exportDispatch()
+{
+    Plan p = unevenPlan();
+    CostModel costs(p.model, p.job, p.profile);
+    scorePlan(p, costs);
+    const QJsonObject planJson = parseObject(exportPlan(p, "plan"));
+    QCOMPARE(planJson.value("schema").toString(), QString("hetplan.plan/1"));
+    QVERIFY2(validatePlanJson(planJson).empty(), describe(validatePlanJson(planJson)).c_str());
+    QCOMPARE(parseObject(exportPlan(p, "deepspeed")).value("train_batch_size").toInt(), 64);
+    QVERIFY(exportPlan(p, "megatron").find("--pipeline-model-parallel-layout") != std::string::npos);
+    QCOMPARE(exportPlan(p, "hostfile"), hostfile(p));
+    QCOMPARE(exportPlan(p, "rank-table"), rankTable(p));
+    const QJsonObject trace = parseObject(exportPlan(p, "chrome-trace"));
+    QVERIFY(checkTrace(trace) > 0);
+    QVERIFY(!refusal([&] { exportPlan(p, "pdf"); }).isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestExporters)
+#include "tst_exporters.moc"

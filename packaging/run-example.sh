@@ -7,4 +7,4 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$build/app/gui/hetplan" ] 
   exec "$build/app/gui/hetplan" --example amp-het-cluster:gpt2-amp
 fi
 echo "No display: running the CLI job (for the desktop app use: xvfb-run $build/app/gui/hetplan)."
-"$build/app/cli/hetplan-cli" plan --cluster example:amp-het-cluster --model example:gpt2-amp --gbs 32 --planner uniform
+"$build/app/cli/hetplan-cli" plan --cluster example:amp-het-cluster --model example:gpt2-amp --gbs 32 --planner amp

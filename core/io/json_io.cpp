@@ -61,7 +61,7 @@ QJsonObject toJson(const Cluster& c)
     return o;
 }
 
-Cluster clusterFromJson(const QJsonObject& o, const std::string& file)
+Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty)
 {
     JsonReader r(o, file);
     r.allowOnly({"schema", "name", "description", "intra_latency", "inter_latency", "cpu_path_penalty", "nodes", "links"});
@@ -110,7 +110,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file)
             c.links.push_back(link);
         }
     }
-    c.validate(DeviceCatalog::builtin(), file);
+    c.validate(DeviceCatalog::builtin(), file, allowEmpty);
     return c;
 }
 

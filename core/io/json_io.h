@@ -21,7 +21,7 @@ QJsonObject toJson(const DeviceCatalog& c);
 DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file);
 
 QJsonObject toJson(const Cluster& c);
-Cluster clusterFromJson(const QJsonObject& o, const std::string& file);
+Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty = false);
 
 QJsonObject toJson(const ModelSpec& m);
 ModelSpec modelFromJson(const QJsonObject& o, const std::string& file);

@@ -118,11 +118,11 @@ double Cluster::latency(int a, int b) const
     return interLatency;
 }
 
-void Cluster::validate(const DeviceCatalog& catalog, const std::string& file) const
+void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bool allowEmpty) const
 {
     if (name.empty())
         throw InputError(file, "name", "must not be empty");
-    if (nodes.empty())
+    if (nodes.empty() && !allowEmpty)
         throw InputError(file, "nodes", "a cluster needs at least one node");
     std::set<std::string> names;
     for (size_t i = 0; i < nodes.size(); ++i) {

@@ -69,7 +69,8 @@ public:
     double intraBandwidthOf(const Node& n) const;
 
     // Checks names, counts, bandwidths and device types; throws InputError(file, field, reason).
-    void validate(const DeviceCatalog& catalog, const std::string& file) const;
+    // `allowEmpty`: a draft cluster without nodes (the canvas and project files allow it; planning does not).
+    void validate(const DeviceCatalog& catalog, const std::string& file, bool allowEmpty = false) const;
 };
 
 } // namespace hetplan

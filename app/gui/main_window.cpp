@@ -1,0 +1,326 @@
+// Construction of the main window: widgets, docks, menus, toolbar, status bar, settings.
+#include "main_window.h"
+
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h"
+#include "widgets/controller/run_controller.h"
+#include "widgets/models/project_tree.h"
+#include "widgets/panels/job_panel.h"
+#include "widgets/panels/model_panel.h"
+#include "widgets/panels/run_panel.h"
+#include "widgets/views/comparison_view.h"
+#include "widgets/views/curves_view.h"
+#include "widgets/views/gantt_view.h"
+#include "widgets/views/stage_map_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QToolButton>
+#include <QTreeView>
+#include <QUndoStack>
+
+namespace hetplan {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    setObjectName("MainWindow");
+    doc_ = new ProjectDocument(this);
+    runner_ = new RunController(this);
+
+    tabs_ = new QTabWidget;
+    tabs_->setDocumentMode(true);
+    editor_ = new ClusterEditor;
+    modelPanel_ = new ModelPanel;
+    runPanel_ = new RunPanel;
+    gantt_ = new GanttView;
+    stageMap_ = new StageMapView;
+    curves_ = new CurvesView;
+    comparison_ = new ComparisonView;
+    tabs_->addTab(editor_, tr("Cluster"));
+    tabs_->addTab(modelPanel_, tr("Model && profile"));
+    tabs_->addTab(runPanel_, tr("Run"));
+    tabs_->addTab(gantt_, tr("Gantt"));
+    tabs_->addTab(stageMap_, tr("Stage map"));
+    tabs_->addTab(curves_, tr("Batch → speed"));
+    tabs_->addTab(comparison_, tr("Comparison"));
+    setCentralWidget(tabs_);
+
+    buildDocks();
+    buildActions();
+
+    status_ = new QLabel(tr("Ready"));
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(220);
+    progress_->setVisible(false);
+    cancel_ = new QToolButton;
+    cancel_->setText(tr("Cancel"));
+    cancel_->setVisible(false);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::onDocumentChanged);
+    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::onCurrentChanged);
+    connect(doc_, &ProjectDocument::currentPlanChanged, this, &MainWindow::onCurrentPlanChanged);
+    connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
+
+    // Canvas edits flow into the project (one undo command per edit lives in the editor's stack).
+    connect(editor_, &ClusterEditor::clusterChanged, this, [this] {
+        if (syncing_)
+            return;
+        const Cluster c = editor_->cluster();
+        syncing_ = true;
+        doc_->renameCluster(editorCluster_, c);
+        editorCluster_ = c.name;
+        syncing_ = false;
+    });
+    connect(jobPanel_, &JobPanel::jobEdited, this, [this](const Job& j) {
+        const std::string name = doc_->job() ? doc_->job()->name : "default";
+        syncing_ = true;
+        doc_->setJob({name, j});
+        doc_->setCurrentJob(name);
+        syncing_ = false;
+        onCurrentChanged();
+    });
+    connect(modelPanel_, &ModelPanel::exampleModelChosen, this, [this](const QString& name) {
+        ProjectModel m{buildExampleModel(name.toStdString()), {}};
+        doc_->addModel(m);
+        doc_->setCurrentModel(m.model.name);
+        showMessage(tr("Model %1 added to the project").arg(name));
+    });
+    connect(modelPanel_, &ModelPanel::profileImported, this, [this](const Profile& p) {
+        if (!doc_->model()) {
+            showMessage(tr("Choose a model before importing its profile"), true);
+            return;
+        }
+        if (p.layerCount() != doc_->model()->model.layerCount()) {
+            showMessage(tr("The profile has %1 layers but %2 has %3: not imported")
+                            .arg(p.layerCount())
+                            .arg(QString::fromStdString(doc_->model()->model.name))
+                            .arg(doc_->model()->model.layerCount()),
+                        true);
+            return;
+        }
+        Profile merged = doc_->model()->profile;
+        merged.merge(p);
+        doc_->setProfile(doc_->model()->model.name, merged);
+        showMessage(tr("Imported %1 profile table(s)").arg(p.tables().size()));
+        onCurrentChanged();
+    });
+    connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::startRun);
+    connect(runPanel_, &RunPanel::cancelRequested, runner_, &RunController::cancel);
+    connect(cancel_, &QToolButton::clicked, runner_, &RunController::cancel);
+    connect(runPanel_, &RunPanel::resultActivated, this, [this](int run, int result) {
+        if (doc_->plan({run, result}))
+            doc_->setCurrentPlan(PlanRef{run, result});
+    });
+    connect(runner_, &RunController::progress, this, [this](double f, const QString& text) {
+        progress_->setValue(int(f * 1000));
+        status_->setText(text);
+    });
+    connect(runner_, &RunController::resultReady, this, [this](const RunResult& r) {
+        doc_->addRunResult(activeRun_, r);
+        if (const Run* run = doc_->run(activeRun_))
+            runPanel_->showRun(*run);
+        // Show the first plan as soon as it exists; the best one is picked when the run ends.
+        if (r.plan && !doc_->currentPlan())
+            doc_->setCurrentPlan(PlanRef{activeRun_, int(doc_->run(activeRun_)->results.size()) - 1});
+    });
+    connect(runner_, &RunController::finished, this, [this](const Run&) {
+        progress_->setVisible(false);
+        cancel_->setVisible(false);
+        runPanel_->setRunning(false);
+        const Run* run = doc_->run(activeRun_);
+        int best = -1;
+        for (size_t i = 0; run && i < run->results.size(); ++i) {
+            const auto& p = run->results[i].plan;
+            if (p && p->estimate.feasible &&
+                (best < 0 || p->estimate.iterationSeconds < run->results[best].plan->estimate.iterationSeconds))
+                best = int(i);
+        }
+        if (best >= 0) {
+            doc_->setCurrentPlan(PlanRef{activeRun_, best});
+            onCurrentPlanChanged(); // the comparison view needs every result, not only the current plan
+            showMessage(tr("Run %1 finished: best plan by %2, %3 s per iteration")
+                            .arg(activeRun_)
+                            .arg(QString::fromStdString(run->results[best].planner))
+                            .arg(run->results[best].plan->estimate.iterationSeconds, 0, 'f', 4));
+        } else {
+            showMessage(tr("Run %1 finished without a feasible plan").arg(activeRun_), true);
+        }
+        emit runFinished();
+    });
+
+    doc_->newProject();
+    restoreSettings();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks()
+{
+    treeModel_ = new ProjectTreeModel(this);
+    tree_ = new QTreeView;
+    tree_->setModel(treeModel_);
+    tree_->header()->hide();
+    connect(tree_, &QTreeView::activated, this, &MainWindow::onTreeActivated);
+    connect(tree_, &QTreeView::clicked, this, &MainWindow::onTreeActivated);
+    auto* treeDock = new QDockWidget(tr("Project"), this);
+    treeDock->setObjectName("ProjectDock");
+    treeDock->setWidget(tree_);
+    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+    auto* propDock = new QDockWidget(tr("Properties"), this);
+    propDock->setObjectName("PropertiesDock");
+    propDock->setWidget(editor_->propertyPanel());
+    addDockWidget(Qt::RightDockWidgetArea, propDock);
+
+    jobPanel_ = new JobPanel;
+    auto* jobDock = new QDockWidget(tr("Job"), this);
+    jobDock->setObjectName("JobDock");
+    jobDock->setWidget(jobPanel_);
+    addDockWidget(Qt::RightDockWidgetArea, jobDock);
+    // Default widths leave the centre to the canvas and plots (restoreState() overrides them later).
+    resizeDocks({treeDock, propDock}, {240, 300}, Qt::Horizontal);
+}
+
+void MainWindow::buildActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newProject);
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openProject);
+    file->addAction(tr("Open &Example…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::openExampleDialog);
+    file->addAction(tr("New &Cluster"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N), this, &MainWindow::newCluster);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    QMenu* exp = file->addMenu(tr("&Export Plan"));
+    const std::pair<const char*, QString> formats[] = {{"plan", tr("Plan JSON…")},
+                                                       {"deepspeed", tr("DeepSpeed config…")},
+                                                       {"megatron", tr("Megatron-LM arguments…")},
+                                                       {"hostfile", tr("Hostfile…")},
+                                                       {"rank-table", tr("Rank table (CSV)…")},
+                                                       {"chrome-trace", tr("Chrome trace…")}};
+    for (const auto& [fmt, label] : formats)
+        exp->addAction(label, this, [this, f = QString(fmt)] { exportPlan(f); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, editor_, &ClusterEditor::zoomIn);
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, editor_, &ClusterEditor::zoomOut);
+    view->addAction(tr("Zoom to &Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), editor_, &ClusterEditor::zoomToFit);
+    view->addAction(tr("&Auto Layout"), QKeySequence(Qt::CTRL | Qt::Key_L), editor_, &ClusterEditor::autoLayout);
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Run Planners"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
+    run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), runner_, &RunController::cancel);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About hetplan"), this, [this] {
+        showMessage(tr("hetplan %1 — plans training on heterogeneous GPU clusters (GPL-3.0-or-later)")
+                        .arg(QApplication::applicationVersion()));
+    });
+
+    QToolBar* tb = addToolBar(tr("Main"));
+    tb->setObjectName("MainToolBar");
+    tb->addAction(tr("Open Example"), this, &MainWindow::openExampleDialog);
+    tb->addAction(tr("Open"), this, &MainWindow::openProject);
+    tb->addAction(tr("Save"), this, &MainWindow::save);
+    tb->addSeparator();
+    tb->addAction(undo);
+    tb->addAction(redo);
+    tb->addSeparator();
+    tb->addAction(tr("Run"), this, &MainWindow::startRun);
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value("window/geometry").toByteArray());
+    restoreState(s.value("window/state").toByteArray());
+    rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings s;
+    QStringList files = s.value("recentFiles").toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > 8)
+        files.removeLast();
+    s.setValue("recentFiles", files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList files = QSettings().value("recentFiles").toStringList();
+    for (const QString& f : files)
+        recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    if (!maybeSave()) {
+        e->ignore();
+        return;
+    }
+    runner_->cancel();
+    runner_->wait();
+    saveSettings();
+    e->accept();
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(doc_->displayName() + "[*] — hetplan");
+    setWindowModified(doc_->isDirty());
+}
+
+void MainWindow::showMessage(const QString& text, bool error)
+{
+    lastMessage_ = text;
+    status_->setText(text);
+    status_->setStyleSheet(error ? "color: #b00020" : QString());
+}
+
+} // namespace hetplan

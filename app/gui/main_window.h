@@ -1,0 +1,118 @@
+#pragma once
+// The hetplan desktop app's main window: project tree (left dock), tabs for the cluster canvas, model and
+// profile, runs and the four plan views, properties and job settings (right docks), status bar with
+// progress and Cancel. It wires the widgets to the ProjectDocument and the RunController; the logic it
+// holds is only that wiring.
+#include "widgets/controller/project_document.h"
+
+#include <QMainWindow>
+#include <functional>
+
+class QLabel;
+class QProgressBar;
+class QTabWidget;
+class QToolButton;
+class QTreeView;
+class QMenu;
+
+namespace hetplan {
+
+class ClusterEditor;
+class ComparisonView;
+class CurvesView;
+class GanttView;
+class JobPanel;
+class ModelPanel;
+class ProjectTreeModel;
+class RunController;
+class RunPanel;
+class StageMapView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ProjectDocument* document() const { return doc_; }
+    RunController* runner() const { return runner_; }
+    ClusterEditor* clusterEditor() const { return editor_; }
+    GanttView* gantt() const { return gantt_; }
+    StageMapView* stageMap() const { return stageMap_; }
+    CurvesView* curves() const { return curves_; }
+    ComparisonView* comparison() const { return comparison_; }
+    RunPanel* runPanel() const { return runPanel_; }
+    ModelPanel* modelPanel() const { return modelPanel_; }
+    QTabWidget* tabs() const { return tabs_; }
+
+    // Opens an example cluster + model (replacing the project; asks to save unsaved changes when interactive).
+    void openExample(const std::string& cluster, const std::string& model);
+    // Opens a project file; on failure shows the error and keeps the current project.
+    void openFile(const QString& path);
+    // Starts the planners on the current cluster/model/job; false (with a status message) if it cannot.
+    // `options` (planner → key → value) add to what the Run tab says.
+    bool runPlanners(const std::vector<std::string>& planners,
+                     const std::map<std::string, std::map<std::string, std::string>>& options = {});
+    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png into dir.
+    bool writeScreenshots(const QString& dir, QString* error = nullptr);
+    // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
+    void setInteractive(bool on) { interactive_ = on; }
+    QString lastMessage() const { return lastMessage_; }
+
+signals:
+    void runFinished();
+    void viewsUpdated();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildActions();
+    void buildDocks();
+    void restoreSettings();
+    void saveSettings();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+
+    bool maybeSave();
+    void newProject();
+    void openProject();
+    bool save();
+    bool saveAs();
+    void openExampleDialog();
+    void newCluster();
+    void exportPlan(const QString& format);
+
+    void onDocumentChanged();
+    void onCurrentChanged();
+    void onCurrentPlanChanged();
+    void onTreeActivated(const QModelIndex& index);
+    void startRun();
+    void showMessage(const QString& text, bool error = false);
+    void updateTitle();
+
+    ProjectDocument* doc_;
+    RunController* runner_;
+    ProjectTreeModel* treeModel_;
+    QTreeView* tree_;
+    QTabWidget* tabs_;
+    ClusterEditor* editor_;
+    ModelPanel* modelPanel_;
+    RunPanel* runPanel_;
+    GanttView* gantt_;
+    StageMapView* stageMap_;
+    CurvesView* curves_;
+    ComparisonView* comparison_;
+    JobPanel* jobPanel_;
+    QLabel* status_;
+    QProgressBar* progress_;
+    QToolButton* cancel_;
+    QMenu* recentMenu_ = nullptr;
+    std::string editorCluster_;   // name of the cluster shown in the editor
+    int activeRun_ = 0;
+    bool interactive_ = true;
+    bool syncing_ = false;
+    QString lastMessage_;
+};
+
+} // namespace hetplan

@@ -1,0 +1,376 @@
+// What the main window does: file operations, keeping widgets in step with the document, runs, exports
+// and screenshots.
+#include "main_window.h"
+
+#include "core/io/examples.h"
+#include "core/io/exporters.h"
+#include "core/io/json_io.h"
+#include "core/model/errors.h"
+#include "core/sim/simulator.h"
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h"
+#include "widgets/controller/run_controller.h"
+#include "widgets/models/project_tree.h"
+#include "widgets/panels/job_panel.h"
+#include "widgets/panels/model_panel.h"
+#include "widgets/panels/run_panel.h"
+#include "widgets/views/comparison_view.h"
+#include "widgets/views/curves_view.h"
+#include "widgets/views/gantt_view.h"
+#include "widgets/views/stage_map_view.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QTreeView>
+
+namespace hetplan {
+
+// ---------------------------------------------------------------- files
+
+bool MainWindow::maybeSave()
+{
+    if (!doc_->isDirty() || !interactive_)
+        return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("%1 has unsaved changes. Save them?").arg(doc_->displayName()),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newProject()
+{
+    if (maybeSave())
+        doc_->newProject();
+}
+
+void MainWindow::openProject()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                                      tr("hetplan projects (*.hetplan);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    try {
+        doc_->open(path);
+        addRecent(path);
+        showMessage(tr("Opened %1").arg(path));
+    } catch (const std::exception& e) {
+        // The document (and the file) are left as they were.
+        showMessage(tr("Cannot open: %1").arg(e.what()), true);
+        if (interactive_)
+            QMessageBox::critical(this, tr("Cannot open project"), QString::fromUtf8(e.what()));
+    }
+}
+
+bool MainWindow::save()
+{
+    if (doc_->filePath().isEmpty())
+        return saveAs();
+    try {
+        doc_->save();
+        showMessage(tr("Saved %1").arg(doc_->filePath()));
+        return true;
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot save: %1").arg(e.what()), true);
+        if (interactive_)
+            QMessageBox::critical(this, tr("Cannot save project"), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), doc_->filePath(),
+                                                tr("hetplan projects (*.hetplan)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(".hetplan"))
+        path += ".hetplan";
+    try {
+        doc_->saveAs(path);
+        addRecent(path);
+        showMessage(tr("Saved %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot save: %1").arg(e.what()), true);
+        if (interactive_)
+            QMessageBox::critical(this, tr("Cannot save project"), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+void MainWindow::openExampleDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Open example"));
+    auto* form = new QFormLayout(&dialog);
+    auto* clusters = new QComboBox;
+    for (const std::string& n : exampleClusterNames())
+        clusters->addItem(QString::fromStdString(n));
+    clusters->setCurrentText("amp-het-cluster");
+    auto* models = new QComboBox;
+    for (const std::string& n : exampleModelNames())
+        models->addItem(QString::fromStdString(n));
+    models->setCurrentText("gpt2-amp");
+    form->addRow(tr("Cluster"), clusters);
+    form->addRow(tr("Model"), models);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() == QDialog::Accepted)
+        openExample(clusters->currentText().toStdString(), models->currentText().toStdString());
+}
+
+void MainWindow::openExample(const std::string& cluster, const std::string& model)
+{
+    if (!maybeSave())
+        return;
+    try {
+        doc_->loadExample(cluster, model);
+        tabs_->setCurrentWidget(editor_);
+        showMessage(tr("Example %1 with %2").arg(QString::fromStdString(cluster), QString::fromStdString(model)));
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot open example: %1").arg(e.what()), true);
+    }
+}
+
+void MainWindow::newCluster()
+{
+    Cluster c;
+    int n = 1;
+    while (doc_->project().findCluster("cluster-" + std::to_string(n)))
+        ++n;
+    c.name = "cluster-" + std::to_string(n);
+    doc_->setCluster(c);
+    doc_->setCurrentCluster(c.name);
+    tabs_->setCurrentWidget(editor_);
+    showMessage(tr("New cluster %1: drag device types from the palette onto the canvas")
+                    .arg(QString::fromStdString(c.name)));
+}
+
+void MainWindow::exportPlan(const QString& format)
+{
+    const auto ref = doc_->currentPlan();
+    const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
+    if (!plan) {
+        showMessage(tr("No plan selected: run a planner first"), true);
+        return;
+    }
+    const QString suffix = format == "hostfile" ? "" : format == "megatron" ? ".sh" : format == "rank-table" ? ".csv" : ".json";
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"),
+                                                      QString::fromStdString(plan->planner) + "-" + format + suffix);
+    if (path.isEmpty())
+        return;
+    try {
+        writeTextFile(path.toStdString(), hetplan::exportPlan(*plan, format.toStdString()));
+        showMessage(tr("Exported %1").arg(path));
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot export: %1").arg(e.what()), true);
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot export"), QString::fromUtf8(e.what()));
+    }
+}
+
+// ---------------------------------------------------------------- keeping widgets in step
+
+void MainWindow::onDocumentChanged()
+{
+    treeModel_->rebuild(doc_->project());
+    tree_->expandAll();
+    if (!syncing_)
+        onCurrentChanged();
+}
+
+void MainWindow::onCurrentChanged()
+{
+    const Cluster* c = doc_->cluster();
+    if (c && (c->name != editorCluster_ || !syncing_) && !(editor_->cluster() == *c)) {
+        syncing_ = true;
+        editor_->setCluster(*c);
+        syncing_ = false;
+    }
+    editorCluster_ = c ? c->name : "";
+    const NamedJob* j = doc_->job();
+    jobPanel_->setJob(j ? j->job : Job{});
+    modelPanel_->show(doc_->model(), c, j ? j->job : Job{});
+}
+
+void MainWindow::onCurrentPlanChanged()
+{
+    const auto ref = doc_->currentPlan();
+    const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
+    if (!plan) {
+        gantt_->clear();
+        stageMap_->clear();
+        comparison_->clear();
+        if (const Cluster* c = doc_->cluster(); c && doc_->model()) {
+            const NamedJob* j = doc_->job();
+            curves_->setData(*c, CostModel(doc_->model()->model, j ? j->job : Job{}, doc_->model()->profile));
+        } else {
+            curves_->clear();
+        }
+        emit viewsUpdated();
+        return;
+    }
+    try {
+        const CostModel costs(plan->model, plan->job, plan->profile);
+        const SimResult sim = simulate(*plan, costs, SimOptions{true});
+        gantt_->setPlan(*plan, sim);
+        stageMap_->setPlan(*plan, sim);
+        curves_->setData(plan->cluster, costs, plan);
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot show this plan: %1").arg(e.what()), true);
+    }
+    std::vector<Plan> plans;
+    if (const Run* run = doc_->run(ref->runId))
+        for (const RunResult& r : run->results)
+            if (r.plan)
+                plans.push_back(*r.plan);
+    comparison_->setPlans(plans);
+    const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->result);
+    if (idx.isValid())
+        tree_->setCurrentIndex(idx);
+    emit viewsUpdated();
+}
+
+void MainWindow::onTreeActivated(const QModelIndex& index)
+{
+    switch (TreeKind(index.data(kRoleKind).toInt())) {
+    case TreeKind::Cluster:
+        doc_->setCurrentCluster(index.data(kRoleName).toString().toStdString());
+        tabs_->setCurrentWidget(editor_);
+        break;
+    case TreeKind::Model:
+        doc_->setCurrentModel(index.data(kRoleName).toString().toStdString());
+        tabs_->setCurrentWidget(modelPanel_);
+        break;
+    case TreeKind::Job:
+        doc_->setCurrentJob(index.data(kRoleName).toString().toStdString());
+        break;
+    case TreeKind::Run:
+        if (const Run* r = doc_->run(index.data(kRoleRun).toInt()))
+            runPanel_->showRun(*r);
+        tabs_->setCurrentWidget(runPanel_);
+        break;
+    case TreeKind::Result: {
+        const PlanRef ref{index.data(kRoleRun).toInt(), index.data(kRoleResult).toInt()};
+        if (doc_->plan(ref)) {
+            doc_->setCurrentPlan(ref);
+            if (tabs_->currentIndex() < tabs_->indexOf(gantt_))
+                tabs_->setCurrentWidget(gantt_);
+        }
+        break;
+    }
+    case TreeKind::Group: break;
+    }
+}
+
+// ---------------------------------------------------------------- runs
+
+void MainWindow::startRun()
+{
+    std::vector<std::string> planners = runPanel_->checkedPlanners();
+    if (planners.empty()) {
+        showMessage(tr("Tick at least one planner in the Run tab"), true);
+        tabs_->setCurrentWidget(runPanel_);
+        return;
+    }
+    runPlanners(planners);
+}
+
+bool MainWindow::runPlanners(const std::vector<std::string>& planners,
+                             const std::map<std::string, std::map<std::string, std::string>>& extraOptions)
+{
+    if (runner_->isRunning()) {
+        showMessage(tr("A run is already going: cancel it first"), true);
+        return false;
+    }
+    const Cluster* c = doc_->cluster();
+    const ProjectModel* m = doc_->model();
+    if (!c || !m) {
+        showMessage(tr("The project needs a cluster and a model before planning"), true);
+        return false;
+    }
+    const NamedJob* j = doc_->job();
+    PlanRequest req;
+    req.cluster = *c;
+    req.job = j ? j->job : Job{};
+    req.model = m->model;
+    // Example models are rebuilt for the job's sequence length; imported models keep their own.
+    if (m->model.arch.family != "custom" && m->model.arch.sequence > 0 &&
+        m->model.arch.sequence != req.job.sequenceLength) {
+        try {
+            req.model = buildExampleModel(m->model.name, req.job.sequenceLength);
+        } catch (const InputError&) {
+            req.job.sequenceLength = m->model.arch.sequence;
+        }
+    }
+    req.profile = m->profile;
+    Run run;
+    run.cluster = c->name;
+    run.model = m->model.name;
+    run.job = j ? j->name : "default";
+    run.started = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    activeRun_ = doc_->addRun(run);
+    run.id = activeRun_;
+    doc_->setCurrentPlan(std::nullopt);
+    runPanel_->showRun(run);
+    runPanel_->setRunning(true);
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancel_->setVisible(true);
+    auto options = runPanel_->options();
+    for (const auto& [planner, kv] : extraOptions)
+        for (const auto& [k, v] : kv)
+            options[planner][k] = v;
+    runner_->start(planners, req, run, options);
+    showMessage(tr("Running %1 planner(s)…").arg(planners.size()));
+    return true;
+}
+
+// ---------------------------------------------------------------- screenshots
+
+bool MainWindow::writeScreenshots(const QString& dir, QString* error)
+{
+    if (!QDir().mkpath(dir)) {
+        if (error)
+            *error = tr("cannot create %1").arg(dir);
+        return false;
+    }
+    const QSize size(1200, 720);
+    tabs_->setCurrentWidget(editor_);
+    QApplication::processEvents();
+    editor_->zoomToFit();
+    // The canvas is shown with the whole window around it (project tree, properties, job).
+    bool ok = grab().save(QDir(dir).filePath("canvas.png"));
+    const std::pair<PlotView*, const char*> views[] = {
+        {gantt_, "gantt.png"}, {stageMap_, "stage-map.png"}, {curves_, "curves.png"}, {comparison_, "comparison.png"}};
+    for (const auto& [view, name] : views) {
+        tabs_->setCurrentWidget(view);
+        QApplication::processEvents();
+        ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
+    }
+    if (!ok && error)
+        *error = tr("could not write every screenshot into %1").arg(dir);
+    return ok;
+}
+
+} // namespace hetplan

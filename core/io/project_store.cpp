@@ -1,0 +1,788 @@
+// SQLite project store (see project_store.h for the file layout). Uses the SQLite C API directly: one
+// private connection per call, so it is safe to use from any thread and needs no QtSql connection names.
+#include "project_store.h"
+
+#include "json_io.h"
+
+#include "core/model/errors.h"
+
+#include <QByteArray>
+#include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace hetplan {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+using i64 = long long;
+
+// ---------------------------------------------------------------- schema and migrations
+
+// Version 1. Positions keep the Project's vector order; names are repeated from the documents so outside
+// tools can query them.
+const char* const kSchemaV1 = R"sql(
+CREATE TABLE clusters (position INTEGER PRIMARY KEY, name TEXT NOT NULL, document TEXT NOT NULL);
+CREATE TABLE models   (position INTEGER PRIMARY KEY, name TEXT NOT NULL, document TEXT NOT NULL);
+CREATE TABLE profiles (model_position INTEGER PRIMARY KEY REFERENCES models(position),
+                       model TEXT NOT NULL, source TEXT NOT NULL, document TEXT NOT NULL);
+CREATE TABLE jobs     (position INTEGER PRIMARY KEY, name TEXT NOT NULL, document TEXT NOT NULL);
+CREATE TABLE runs     (position INTEGER PRIMARY KEY, id INTEGER NOT NULL, cluster TEXT NOT NULL,
+                       model TEXT NOT NULL, job TEXT NOT NULL, started TEXT NOT NULL);
+CREATE TABLE run_results (run_position INTEGER NOT NULL REFERENCES runs(position), position INTEGER NOT NULL,
+                       planner TEXT NOT NULL, options TEXT NOT NULL, status TEXT NOT NULL,
+                       message TEXT NOT NULL, duration_seconds REAL NOT NULL, plan TEXT,
+                       PRIMARY KEY (run_position, position));
+CREATE TABLE meta     (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX clusters_by_name ON clusters(name);
+CREATE INDEX models_by_name ON models(name);
+CREATE INDEX jobs_by_name ON jobs(name);
+CREATE INDEX runs_by_id ON runs(id);
+)sql";
+
+// One forward step from schema version `from` to from + 1. Applied in order, inside one transaction each,
+// to an in-memory copy of the file being loaded.
+struct Migration {
+    int from;
+    const char* what;
+    const char* sql;
+};
+
+// Version 0 is the bare file: SQLite with the hetplan application_id stamped and no tables yet (what an
+// empty project looks like before the first schema existed, or after `PRAGMA application_id` by hand).
+const Migration kMigrations[] = {
+    {0, "create the version 1 tables", kSchemaV1},
+};
+
+// ---------------------------------------------------------------- small SQLite wrappers
+
+struct DbCloser {
+    void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+
+struct StmtCloser {
+    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtCloser>;
+
+std::string sqliteReason(sqlite3* db, int rc)
+{
+    const int primary = rc & 0xff;
+    if (primary == SQLITE_NOTADB)
+        return "file is not a database";
+    if (primary == SQLITE_CORRUPT)
+        return std::string("file is damaged (") + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + ")";
+    return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+}
+
+// All SQLite failures become InputError(path, field, reason).
+class Conn {
+public:
+    Conn(Db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+    sqlite3* get() const { return db_.get(); }
+    const std::string& path() const { return path_; }
+    // Closes now, reporting a failure (e.g. a write that only fails when flushed).
+    void close()
+    {
+        const int rc = sqlite3_close(get());
+        if (rc != SQLITE_OK)
+            fail("file", rc);
+        (void)db_.release();
+    }
+    [[noreturn]] void fail(const std::string& field, int rc) const { throw InputError(path_, field, sqliteReason(get(), rc)); }
+
+    void exec(const char* sql, const std::string& field) const
+    {
+        const int rc = sqlite3_exec(get(), sql, nullptr, nullptr, nullptr);
+        if (rc != SQLITE_OK)
+            fail(field, rc);
+    }
+    Stmt prepare(const std::string& sql, const std::string& field) const
+    {
+        sqlite3_stmt* s = nullptr;
+        const int rc = sqlite3_prepare_v2(get(), sql.c_str(), int(sql.size()), &s, nullptr);
+        if (rc != SQLITE_OK)
+            fail(field, rc);
+        return Stmt(s);
+    }
+    // Steps once: true = a row, false = done.
+    bool step(sqlite3_stmt* s, const std::string& field) const
+    {
+        const int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        fail(field, rc);
+    }
+    long long pragmaInt(const char* name) const
+    {
+        Stmt s = prepare(std::string("PRAGMA ") + name, name);
+        if (!step(s.get(), name))
+            throw InputError(path_, name, "no value");
+        return sqlite3_column_int64(s.get(), 0);
+    }
+
+private:
+    Db db_;
+    std::string path_;
+};
+
+// Typed column access for reading; a value of the wrong type means the file was not written by us.
+struct Row {
+    const Conn& c;
+    sqlite3_stmt* s;
+    std::string field;
+
+    std::string text(int col, const char* name) const
+    {
+        if (sqlite3_column_type(s, col) != SQLITE_TEXT)
+            throw InputError(c.path(), field + "." + name, "expected text");
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
+        return std::string(p, size_t(sqlite3_column_bytes(s, col)));
+    }
+    bool isNull(int col) const { return sqlite3_column_type(s, col) == SQLITE_NULL; }
+    long long integer(int col, const char* name) const
+    {
+        if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
+            throw InputError(c.path(), field + "." + name, "expected an integer");
+        return sqlite3_column_int64(s, col);
+    }
+    int smallInt(int col, const char* name) const
+    {
+        const long long v = integer(col, name);
+        if (v < INT32_MIN || v > INT32_MAX)
+            throw InputError(c.path(), field + "." + name, "integer out of range");
+        return int(v);
+    }
+    double real(int col, const char* name) const
+    {
+        const int t = sqlite3_column_type(s, col);
+        if (t != SQLITE_FLOAT && t != SQLITE_INTEGER)
+            throw InputError(c.path(), field + "." + name, "expected a number");
+        return sqlite3_column_double(s, col);
+    }
+    QJsonObject json(int col, const char* name) const
+    {
+        const std::string t = text(col, name);
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(t.data(), qsizetype(t.size())), &err);
+        if (err.error != QJsonParseError::NoError)
+            throw InputError(c.path(), field + "." + name,
+                             "invalid JSON at offset " + std::to_string(err.offset) + ": " + err.errorString().toStdString());
+        if (!doc.isObject())
+            throw InputError(c.path(), field + "." + name, "expected a JSON object");
+        return doc.object();
+    }
+};
+
+// A document reader's error, re-addressed to the row it came from ("clusters[2].nodes[0].gpus").
+template <class F>
+auto readDocument(const std::string& path, const std::string& field, F&& read)
+{
+    try {
+        return read();
+    } catch (const InputError& e) {
+        throw InputError(path, e.field().empty() ? field : field + "." + e.field(), e.reason());
+    }
+}
+
+// ---------------------------------------------------------------- content hash
+
+// SHA-256 over every row of every table except meta (tables by name, rows by rowid, values with type
+// tags). Catches damage that PRAGMA integrity_check cannot see, such as a changed byte inside a
+// document or a number. Version independent, so it is checked before any migration.
+std::string contentHash(const Conn& c)
+{
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    auto addBytes = [&](char tag, const void* p, size_t n) {
+        const quint64 len = n;
+        h.addData(QByteArrayView(&tag, 1));
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(&len), sizeof len));
+        h.addData(QByteArrayView(static_cast<const char*>(p), qsizetype(n)));
+    };
+    std::vector<std::string> tables;
+    {
+        Stmt s = c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                           "AND name <> 'meta' ORDER BY name",
+                           "schema");
+        while (c.step(s.get(), "schema")) {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+            tables.emplace_back(p ? p : "");
+        }
+    }
+    for (const std::string& t : tables) {
+        addBytes('T', t.data(), t.size());
+        std::string quoted = "\"";
+        for (char ch : t)
+            quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        quoted += "\"";
+        Stmt s = c.prepare("SELECT rowid, * FROM " + quoted + " ORDER BY rowid", t);
+        const int cols = sqlite3_column_count(s.get());
+        while (c.step(s.get(), t)) {
+            addBytes('R', nullptr, 0);
+            for (int i = 0; i < cols; ++i) {
+                switch (sqlite3_column_type(s.get(), i)) {
+                case SQLITE_INTEGER: {
+                    const qint64 v = sqlite3_column_int64(s.get(), i);
+                    addBytes('i', &v, sizeof v);
+                    break;
+                }
+                case SQLITE_FLOAT: {
+                    const double v = sqlite3_column_double(s.get(), i);
+                    addBytes('f', &v, sizeof v);
+                    break;
+                }
+                case SQLITE_TEXT:
+                    addBytes('t', sqlite3_column_text(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
+                    break;
+                case SQLITE_BLOB:
+                    addBytes('b', sqlite3_column_blob(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
+                    break;
+                default:
+                    addBytes('n', nullptr, 0);
+                }
+            }
+        }
+    }
+    return h.result().toHex().toStdString();
+}
+
+// ---------------------------------------------------------------- opening for reading
+
+// Checks the file before SQLite sees it, for clear messages (and so an empty file is not taken for an
+// empty database).
+void checkHeader(const std::string& path)
+{
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status))
+        throw InputError(path, "file", "does not exist");
+    if (!std::filesystem::is_regular_file(status))
+        throw InputError(path, "file", "is not a regular file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "file", "cannot be read: " + std::string(std::strerror(errno)));
+    char magic[16] = {};
+    in.read(magic, sizeof magic);
+    if (in.gcount() == 0)
+        throw InputError(path, "file", "is empty, not a hetplan project");
+    if (in.gcount() < 16 || std::memcmp(magic, "SQLite format 3", 16) != 0)
+        throw InputError(path, "file", "file is not a database (not an SQLite file, so not a hetplan project)");
+}
+
+Conn openReadOnly(const std::string& path)
+{
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    Db db(raw);
+    if (rc != SQLITE_OK)
+        throw InputError(path, "file", "cannot be opened: " + sqliteReason(raw, rc));
+    sqlite3_extended_result_codes(raw, 1);
+    sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    Conn c(std::move(db), path);
+    c.exec("PRAGMA query_only = 1; PRAGMA cell_size_check = 1;", "file");
+    return c;
+}
+
+struct Header {
+    long long applicationId = 0, userVersion = 0;
+};
+
+Header readIdentity(const Conn& c)
+{
+    Header h;
+    h.applicationId = c.pragmaInt("application_id");
+    h.userVersion = c.pragmaInt("user_version");
+    return h;
+}
+
+std::string hex32(long long v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v) & 0xffffffffull);
+    return buf;
+}
+
+void checkIdentity(const Conn& c, const Header& h)
+{
+    if (h.applicationId != kProjectApplicationId)
+        throw InputError(c.path(), "application_id",
+                         "not a hetplan project (SQLite database with application id " + hex32(h.applicationId) + ")");
+    if (h.userVersion > kSchemaVersion)
+        throw InputError(c.path(), "user_version",
+                         "made by a newer hetplan (schema " + std::to_string(h.userVersion) + " > " +
+                             std::to_string(kSchemaVersion) + "); update hetplan to open it");
+    if (h.userVersion < 0)
+        throw InputError(c.path(), "user_version", "invalid schema version " + std::to_string(h.userVersion));
+}
+
+void checkIntegrity(const Conn& c)
+{
+    Stmt s = c.prepare("PRAGMA integrity_check(10)", "integrity_check");
+    std::string problems;
+    while (c.step(s.get(), "integrity_check")) {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+        const std::string line = p ? p : "";
+        if (line == "ok")
+            continue;
+        problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!problems.empty())
+        throw InputError(c.path(), "integrity_check", "file is damaged: " + problems);
+}
+
+void checkContentHash(const Conn& c)
+{
+    std::string stored;
+    {
+        Stmt s = c.prepare("SELECT value FROM meta WHERE key = 'content_sha256'", "meta");
+        if (!c.step(s.get(), "meta") || sqlite3_column_type(s.get(), 0) != SQLITE_TEXT)
+            throw InputError(c.path(), "meta.content_sha256", "missing: file is damaged or not written by hetplan");
+        stored = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+    }
+    if (stored != contentHash(c))
+        throw InputError(c.path(), "meta.content_sha256",
+                         "content does not match its checksum: file is damaged or was edited outside hetplan");
+}
+
+// The older file copied into memory and migrated there; the file on disk stays as it was.
+Conn migrateInMemory(const Conn& file, int fromVersion)
+{
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    Conn mem(Db(raw), file.path());
+    if (rc != SQLITE_OK)
+        mem.fail("migration", rc);
+    sqlite3_backup* b = sqlite3_backup_init(raw, "main", file.get(), "main");
+    if (!b)
+        mem.fail("migration", sqlite3_errcode(raw));
+    sqlite3_backup_step(b, -1);
+    const int brc = sqlite3_backup_finish(b);
+    if (brc != SQLITE_OK)
+        mem.fail("migration", brc);
+    for (int v = fromVersion; v < kSchemaVersion; ++v) {
+        const Migration* m = nullptr;
+        for (const Migration& cand : kMigrations)
+            if (cand.from == v)
+                m = &cand;
+        if (!m)
+            throw InputError(file.path(), "user_version", "no migration from schema " + std::to_string(v));
+        const std::string field = "migration " + std::to_string(v) + "->" + std::to_string(v + 1);
+        try {
+            mem.exec("BEGIN", field);
+            mem.exec(m->sql, field);
+            mem.exec(("PRAGMA user_version = " + std::to_string(v + 1)).c_str(), field);
+            mem.exec("COMMIT", field);
+        } catch (const InputError& e) {
+            throw InputError(e.file(), e.field(), "cannot " + std::string(m->what) + ": " + e.reason());
+        }
+    }
+    return mem;
+}
+
+void requireTables(const Conn& c)
+{
+    for (const char* t : {"clusters", "models", "profiles", "jobs", "runs", "run_results", "meta"}) {
+        Stmt s = c.prepare("SELECT type FROM sqlite_schema WHERE name = ?1", "schema");
+        sqlite3_bind_text(s.get(), 1, t, -1, SQLITE_STATIC);
+        const bool found = c.step(s.get(), "schema");
+        if (!found || std::strcmp(reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0)), "table") != 0)
+            throw InputError(c.path(), t, "table missing: file is damaged or not written by hetplan");
+    }
+}
+
+// ---------------------------------------------------------------- reading the tables
+
+std::string indexed(const char* table, size_t i) { return std::string(table) + "[" + std::to_string(i) + "]"; }
+
+Project readProject(const Conn& c)
+{
+    requireTables(c);
+    const std::string& path = c.path();
+    Project p;
+    {
+        Stmt s = c.prepare("SELECT name, document FROM clusters ORDER BY position", "clusters");
+        while (c.step(s.get(), "clusters")) {
+            const Row r{c, s.get(), indexed("clusters", p.clusters.size())};
+            const std::string name = r.text(0, "name");
+            const QJsonObject doc = r.json(1, "document");
+            Cluster cl = readDocument(path, r.field, [&] { return clusterFromJson(doc, path, /*allowEmpty=*/true); });
+            if (cl.name != name)
+                throw InputError(path, r.field + ".name", "does not match the document's name '" + cl.name + "'");
+            p.clusters.push_back(std::move(cl));
+        }
+    }
+    std::map<long long, size_t> modelIndex;   // position → index
+    {
+        Stmt s = c.prepare("SELECT position, name, document FROM models ORDER BY position", "models");
+        while (c.step(s.get(), "models")) {
+            const Row r{c, s.get(), indexed("models", p.models.size())};
+            modelIndex[r.integer(0, "position")] = p.models.size();
+            const std::string name = r.text(1, "name");
+            const QJsonObject doc = r.json(2, "document");
+            ProjectModel pm;
+            pm.model = readDocument(path, r.field, [&] { return modelFromJson(doc, path); });
+            if (pm.model.name != name)
+                throw InputError(path, r.field + ".name", "does not match the document's name '" + pm.model.name + "'");
+            p.models.push_back(std::move(pm));
+        }
+    }
+    {
+        Stmt s = c.prepare("SELECT model_position, document FROM profiles ORDER BY model_position", "profiles");
+        for (size_t i = 0; c.step(s.get(), "profiles"); ++i) {
+            const Row r{c, s.get(), indexed("profiles", i)};
+            const auto it = modelIndex.find(r.integer(0, "model_position"));
+            if (it == modelIndex.end())
+                throw InputError(path, r.field + ".model_position", "refers to no model");
+            const QJsonObject doc = r.json(1, "document");
+            p.models[it->second].profile = readDocument(path, r.field, [&] { return profileFromJson(doc, path); });
+        }
+    }
+    {
+        Stmt s = c.prepare("SELECT name, document FROM jobs ORDER BY position", "jobs");
+        while (c.step(s.get(), "jobs")) {
+            const Row r{c, s.get(), indexed("jobs", p.jobs.size())};
+            NamedJob j;
+            j.name = r.text(0, "name");
+            const QJsonObject doc = r.json(1, "document");
+            j.job = readDocument(path, r.field, [&] { return jobFromJson(doc, path); });
+            p.jobs.push_back(std::move(j));
+        }
+    }
+    std::map<long long, size_t> runIndex;
+    {
+        Stmt s = c.prepare("SELECT position, id, cluster, model, job, started FROM runs ORDER BY position", "runs");
+        while (c.step(s.get(), "runs")) {
+            const Row r{c, s.get(), indexed("runs", p.runs.size())};
+            runIndex[r.integer(0, "position")] = p.runs.size();
+            Run run;
+            run.id = r.smallInt(1, "id");
+            run.cluster = r.text(2, "cluster");
+            run.model = r.text(3, "model");
+            run.job = r.text(4, "job");
+            run.started = r.text(5, "started");
+            p.runs.push_back(std::move(run));
+        }
+    }
+    {
+        Stmt s = c.prepare("SELECT run_position, planner, options, status, message, duration_seconds, plan "
+                           "FROM run_results ORDER BY run_position, position",
+                           "run_results");
+        for (size_t i = 0; c.step(s.get(), "run_results"); ++i) {
+            const Row r{c, s.get(), indexed("run_results", i)};
+            const auto it = runIndex.find(r.integer(0, "run_position"));
+            if (it == runIndex.end())
+                throw InputError(path, r.field + ".run_position", "refers to no run");
+            RunResult rr;
+            rr.planner = r.text(1, "planner");
+            const QJsonObject opts = r.json(2, "options");
+            for (auto o = opts.begin(); o != opts.end(); ++o) {
+                if (!o.value().isString())
+                    throw InputError(path, r.field + ".options." + o.key().toStdString(), "expected a string");
+                rr.options[o.key().toStdString()] = o.value().toString().toStdString();
+            }
+            rr.status = r.text(3, "status");
+            rr.message = r.text(4, "message");
+            rr.durationSeconds = r.real(5, "duration_seconds");
+            if (!r.isNull(6)) {
+                const QJsonObject doc = r.json(6, "plan");
+                rr.plan = readDocument(path, r.field + ".plan", [&] { return planFromJson(doc, path); });
+            }
+            p.runs[it->second].results.push_back(std::move(rr));
+        }
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------- writing
+
+std::mutex hookMutex;
+std::function<void(const std::string&)> saveHook;
+
+void hook(const std::string& stage)
+{
+    std::function<void(const std::string&)> h;
+    {
+        std::lock_guard lock(hookMutex);
+        h = saveHook;
+    }
+    if (h)
+        h(stage);
+}
+
+std::string compact(const QJsonObject& o)
+{
+    return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
+}
+
+class Insert {
+public:
+    Insert(const Conn& c, const char* sql, const char* table) : c_(c), table_(table), s_(c.prepare(sql, table)) {}
+    Insert& i(long long v) { return check(sqlite3_bind_int64(s_.get(), ++n_, v)); }
+    Insert& d(double v) { return check(sqlite3_bind_double(s_.get(), ++n_, v)); }
+    Insert& t(const std::string& v) { return check(sqlite3_bind_text64(s_.get(), ++n_, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8)); }
+    Insert& null() { return check(sqlite3_bind_null(s_.get(), ++n_)); }
+    void run()
+    {
+        if (c_.step(s_.get(), table_))
+            throw InputError(c_.path(), table_, "insert returned rows");
+        sqlite3_reset(s_.get());
+        sqlite3_clear_bindings(s_.get());
+        n_ = 0;
+    }
+
+private:
+    Insert& check(int rc)
+    {
+        if (rc != SQLITE_OK)
+            c_.fail(table_, rc);
+        return *this;
+    }
+    const Conn& c_;
+    std::string table_;
+    Stmt s_;
+    int n_ = 0;
+};
+
+void writeProject(const Conn& c, const Project& p)
+{
+    c.exec("BEGIN", "file");
+    c.exec(("PRAGMA application_id = " + std::to_string(kProjectApplicationId) + "; PRAGMA user_version = " +
+            std::to_string(kSchemaVersion))
+               .c_str(),
+           "file");
+    c.exec(kSchemaV1, "schema");
+    {
+        Insert ins(c, "INSERT INTO clusters (position, name, document) VALUES (?, ?, ?)", "clusters");
+        for (size_t i = 0; i < p.clusters.size(); ++i)
+            ins.i(i64(i)).t(p.clusters[i].name).t(compact(toJson(p.clusters[i]))).run();
+    }
+    hook("tables");
+    {
+        Insert ins(c, "INSERT INTO models (position, name, document) VALUES (?, ?, ?)", "models");
+        Insert prof(c, "INSERT INTO profiles (model_position, model, source, document) VALUES (?, ?, ?, ?)", "profiles");
+        for (size_t i = 0; i < p.models.size(); ++i) {
+            const ProjectModel& m = p.models[i];
+            ins.i(i64(i)).t(m.model.name).t(compact(toJson(m.model))).run();
+            if (!(m.profile == Profile{}))
+                prof.i(i64(i)).t(m.profile.model).t(m.profile.source).t(compact(toJson(m.profile))).run();
+        }
+    }
+    {
+        Insert ins(c, "INSERT INTO jobs (position, name, document) VALUES (?, ?, ?)", "jobs");
+        for (size_t i = 0; i < p.jobs.size(); ++i)
+            ins.i(i64(i)).t(p.jobs[i].name).t(compact(toJson(p.jobs[i].job))).run();
+    }
+    {
+        Insert run(c, "INSERT INTO runs (position, id, cluster, model, job, started) VALUES (?, ?, ?, ?, ?, ?)", "runs");
+        Insert res(c, "INSERT INTO run_results (run_position, position, planner, options, status, message, "
+                      "duration_seconds, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   "run_results");
+        for (size_t i = 0; i < p.runs.size(); ++i) {
+            const Run& r = p.runs[i];
+            run.i(i64(i)).i(r.id).t(r.cluster).t(r.model).t(r.job).t(r.started).run();
+            for (size_t k = 0; k < r.results.size(); ++k) {
+                const RunResult& rr = r.results[k];
+                QJsonObject opts;
+                for (const auto& [key, v] : rr.options)
+                    opts[QString::fromStdString(key)] = QString::fromStdString(v);
+                res.i(i64(i)).i(i64(k)).t(rr.planner).t(compact(opts)).t(rr.status).t(rr.message).d(rr.durationSeconds);
+                if (rr.plan)
+                    res.t(compact(toJson(*rr.plan)));
+                else
+                    res.null();
+                res.run();
+            }
+        }
+    }
+    Insert meta(c, "INSERT INTO meta (key, value) VALUES (?, ?)", "meta");
+    meta.t("content_sha256").t(contentHash(c)).run();
+    c.exec("COMMIT", "file");
+}
+
+void syncPath(const std::string& path, bool directory)
+{
+    const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) {
+        if (directory)
+            return;   // best effort: some file systems do not let a directory be opened
+        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(errno));
+    }
+    const int rc = ::fsync(fd);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0 && !directory)
+        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(err));
+}
+
+// A new, exclusively created file next to `target` (the process umask applies, as for any new file).
+std::string createTempFile(const std::string& target)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device rd;
+    std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^ static_cast<unsigned long long>(::getpid()));
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        std::string name = target + ".tmp-";
+        for (int i = 0; i < 6; ++i)
+            name += alphabet[rng() % (sizeof alphabet - 1)];
+        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return name;
+        }
+        if (errno != EEXIST)
+            throw InputError(target, "file", "cannot be saved: cannot create a temporary file next to it: " +
+                                                 std::string(std::strerror(errno)));
+    }
+    throw InputError(target, "file", "cannot be saved: no free temporary file name");
+}
+
+} // namespace
+
+int projectSchemaVersion() { return kSchemaVersion; }
+
+Project loadProject(const std::string& path)
+{
+    checkHeader(path);
+    Conn file = openReadOnly(path);
+    const Header h = readIdentity(file);
+    checkIdentity(file, h);
+    checkIntegrity(file);
+    if (h.userVersion >= 1)
+        checkContentHash(file);
+    if (h.userVersion < kSchemaVersion)
+        return readProject(migrateInMemory(file, int(h.userVersion)));
+    return readProject(file);
+}
+
+void saveProject(const Project& project, const std::string& requestedPath)
+{
+    // Saving through a symbolic link replaces the file it points to, not the link.
+    std::string path = requestedPath;
+    {
+        std::error_code ec;
+        if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+            const auto resolved = std::filesystem::weakly_canonical(path, ec);
+            if (!ec)
+                path = resolved.string();
+        }
+        const auto st = std::filesystem::status(path, ec);
+        if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+            throw InputError(requestedPath, "file", "cannot be saved: not a regular file");
+    }
+
+    const std::string tmp = createTempFile(path);
+    struct Cleanup {
+        std::string file;
+        bool keep = false;
+        ~Cleanup()
+        {
+            if (!keep)
+                ::unlink(file.c_str());
+        }
+    } cleanup{tmp};
+
+    try {
+        struct stat old {};
+        if (::stat(path.c_str(), &old) == 0)
+            ::chmod(tmp.c_str(), old.st_mode & 07777);   // keep the existing file's permissions
+
+        sqlite3* raw = nullptr;
+        const int rc = sqlite3_open_v2(tmp.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+        Conn c(Db(raw), tmp);
+        if (rc != SQLITE_OK)
+            c.fail("file", rc);
+        sqlite3_extended_result_codes(raw, 1);
+        // The temporary file is thrown away on any failure, so no on-disk journal is needed; the one
+        // fsync below makes the finished file durable before the rename.
+        c.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;", "file");
+        hook("opened");
+        writeProject(c, project);
+        hook("written");
+        c.close();
+        syncPath(tmp, false);
+        hook("synced");
+    } catch (const InputError& e) {
+        throw InputError(requestedPath, e.field(), "cannot be saved: " + e.reason());
+    }
+
+    // Read the copy back through the loader before it replaces anything: a project we could not open
+    // again is never written over the previous one.
+    try {
+        (void)loadProject(tmp);
+    } catch (const InputError& e) {
+        throw InputError(requestedPath, e.field(), "not saved, the written copy does not load back: " + e.reason());
+    }
+    hook("before-rename");
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw InputError(requestedPath, "file", "cannot be saved: cannot replace the file: " + std::string(std::strerror(errno)));
+    cleanup.keep = true;
+    // Make the rename itself durable.
+    syncPath(std::filesystem::path(path).parent_path().empty() ? std::string(".")
+                                                                : std::filesystem::path(path).parent_path().string(),
+             true);
+}
+
+ProjectInfo probeProject(const std::string& path)
+{
+    ProjectInfo info;
+    std::error_code ec;
+    info.exists = std::filesystem::exists(path, ec);
+    try {
+        checkHeader(path);
+        info.isSqlite = true;
+        Conn c = openReadOnly(path);
+        const Header h = readIdentity(c);
+        info.isProject = h.applicationId == kProjectApplicationId;
+        info.schemaVersion = int(h.userVersion);
+        checkIdentity(c, h);
+        if (h.userVersion >= 1) {
+            auto count = [&](const char* table) {
+                Stmt s = c.prepare(std::string("SELECT count(*) FROM ") + table, table);
+                return c.step(s.get(), table) ? int(sqlite3_column_int64(s.get(), 0)) : 0;
+            };
+            info.clusters = count("clusters");
+            info.models = count("models");
+            info.jobs = count("jobs");
+            info.runs = count("runs");
+        }
+        info.ok = true;
+    } catch (const InputError& e) {
+        info.reason = e.reason();
+    } catch (const std::exception& e) {
+        info.reason = e.what();
+    }
+    return info;
+}
+
+namespace testing {
+void setProjectSaveHook(std::function<void(const std::string& stage)> h)
+{
+    std::lock_guard lock(hookMutex);
+    saveHook = std::move(h);
+}
+} // namespace testing
+
+} // namespace hetplan

@@ -1,0 +1,193 @@
+// The desktop app through its main window (offscreen): a run fills every view, the event loop stays
+// responsive during a long run, cancel works, projects survive save → reopen, and bad files are refused
+// without touching them.
+#include "testutil.h"
+
+#include "app/gui/main_window.h"
+#include "core/io/project_store.h"
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h"
+#include "widgets/controller/run_controller.h"
+#include "widgets/panels/run_panel.h"
+#include "widgets/views/comparison_view.h"
+#include "widgets/views/curves_view.h"
+#include "widgets/views/gantt_view.h"
+#include "widgets/views/stage_map_view.h"
+
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QtTest>
+#include <set>
+
+using namespace hetplan;
+
+namespace {
+// Distinct colours in the widget's rendering: a blank or placeholder view has very few.
+int distinctColours(QWidget* w)
+{
+    const QImage img = w->grab().toImage();
+    std::set<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2)
+            colours.insert(img.pixel(x, y));
+    return int(colours.size());
+}
+
+QByteArray fileHash(const QString& path)
+{
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+bool waitForRun(MainWindow& w, int ms = 60000)
+{
+    QSignalSpy spy(&w, &MainWindow::runFinished);
+    return spy.wait(ms);
+}
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir;
+
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName("hetplan-tests"); // keep the user's QSettings out of it
+        QCoreApplication::setApplicationName("tst_main_window");
+    }
+
+    void runFillsEveryView()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1400, 900);
+        w.show();
+        const int blankGantt = distinctColours(w.gantt());
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        QVERIFY(w.document()->cluster());
+        QVERIFY(w.runPlanners({"amp", "megatron"}));
+        QVERIFY(waitForRun(w));
+        const Run& run = w.document()->project().runs.back();
+        QCOMPARE(run.results.size(), size_t(2));
+        QCOMPARE(run.results[0].status, std::string("ok"));
+        QVERIFY(run.results[0].plan);
+        // The best plan (amp beats megatron on this cluster) is the current one.
+        QVERIFY(w.document()->currentPlan());
+        QCOMPARE(w.document()->plan(*w.document()->currentPlan())->planner, std::string("amp"));
+        for (QWidget* view : std::initializer_list<QWidget*>{w.gantt(), w.stageMap(), w.curves(), w.comparison()}) {
+            w.tabs()->setCurrentWidget(view);
+            QCoreApplication::processEvents();
+            QVERIFY2(distinctColours(view) > 30, view->metaObject()->className());
+        }
+        w.tabs()->setCurrentWidget(w.gantt());
+        QVERIFY(distinctColours(w.gantt()) > blankGantt + 20);
+        // The run panel lists both results with their numbers.
+        QCOMPARE(w.runPanel()->results()->topLevelItemCount(), 2);
+        // Screenshots of every main view.
+        const QString shots = dir.filePath("shots");
+        QVERIFY(w.writeScreenshots(shots));
+        for (const char* n : {"canvas.png", "gantt.png", "stage-map.png", "curves.png", "comparison.png"})
+            QVERIFY2(QFileInfo(shots + "/" + n).size() > 5000, n);
+    }
+
+    void eventLoopStaysResponsiveAndCancelWorks()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        w.openExample("amp-scale-16x16", "gpt2-amp");
+        // Simulated annealing with a huge iteration budget keeps the worker busy until cancelled.
+        QVERIFY(w.runPlanners({"annealing"}, {{"annealing", {{"iterations", "100000"}}}}));
+        QVERIFY(w.runner()->isRunning());
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0, worst = 0;
+        int ticks = 0;
+        QTimer timer;
+        connect(&timer, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last);
+            last = now;
+            ++ticks;
+        });
+        timer.start(5);
+        QTest::qWait(400);
+        timer.stop();
+        qInfo("event loop: %d ticks in 400 ms, worst gap %lld ms", ticks, worst);
+        QVERIFY2(worst < 50, qPrintable(QString("worst gap %1 ms").arg(worst)));
+        QVERIFY(w.runner()->isRunning()); // still searching: the gaps above were measured during the search
+        QSignalSpy spy(&w, &MainWindow::runFinished);
+        QElapsedTimer cancelClock;
+        cancelClock.start();
+        w.runner()->cancel();
+        QVERIFY(spy.wait(10000));
+        qInfo("cancel took %lld ms", cancelClock.elapsed());
+        QCOMPARE(w.document()->project().runs.back().results.back().status, std::string("cancelled"));
+    }
+
+    void saveReopenGivesEqualState()
+    {
+        const QString path = dir.filePath("p.hetplan");
+        Project saved;
+        {
+            MainWindow w;
+            w.setInteractive(false);
+            w.openExample("ditto-ex2", "gpt2-xl");
+            // An edit through the canvas: move every node (one undoable command each).
+            Cluster c = w.clusterEditor()->cluster();
+            QVERIFY(w.runPlanners({"uniform"}));
+            QVERIFY(waitForRun(w));
+            w.document()->saveAs(path);
+            QVERIFY(!w.document()->isDirty());
+            saved = w.document()->project();
+        }
+        MainWindow w2;
+        w2.setInteractive(false);
+        w2.openFile(path);
+        QVERIFY(w2.document()->project() == saved);
+        QCOMPARE(w2.clusterEditor()->cluster(), saved.clusters.front());
+        QVERIFY(w2.document()->currentPlan()); // the last run's plan is shown again
+    }
+
+    void emptyDraftClusterIsSaved()
+    {
+        const QString path = dir.filePath("draft.hetplan");
+        ProjectDocument doc;
+        Cluster empty;
+        empty.name = "draft";
+        doc.setCluster(empty);
+        doc.saveAs(path);
+        ProjectDocument back;
+        back.open(path);
+        QVERIFY(back.project() == doc.project());
+    }
+
+    void corruptProjectRefusedAndUntouched()
+    {
+        const QString bad = dir.filePath("corrupt.hetplan");
+        {
+            QFile f(bad);
+            f.open(QIODevice::WriteOnly);
+            f.write(QByteArray("SQLite format 3\0", 16) + QByteArray(3000, '\x5a'));
+        }
+        const QByteArray before = fileHash(bad);
+        MainWindow w;
+        w.setInteractive(false);
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        const Project kept = w.document()->project();
+        w.openFile(bad);
+        QVERIFY(w.lastMessage().startsWith("Cannot open"));
+        QVERIFY(w.document()->project() == kept); // the user's data stays
+        QCOMPARE(fileHash(bad), before);          // and the file is not modified
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,623 @@
+// The SQLite project file: save → load round trips, refusal of foreign / damaged / newer files without
+// touching them, the 0 → 1 migration on a copy, and atomic saves (failures and a killed process leave the
+// previous file byte-identical).
+#include "testutil.h"
+
+#include "core/io/examples.h"
+#include "core/io/project_store.h"
+#include "core/model/errors.h"
+#include "core/planners/planner.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <csignal>
+#include <filesystem>
+#include <random>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace hetplan;
+
+namespace {
+
+QByteArray readAll(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+void writeAll(const std::string& path, const QByteArray& bytes)
+{
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+QByteArray sha(const std::string& path)
+{
+    return QCryptographicHash::hash(readAll(path), QCryptographicHash::Sha256);
+}
+
+// The project used throughout: example clusters moved around on the canvas, two example models (one with
+// a small measured profile), two jobs, and a run with an ok result holding a real plan plus an infeasible
+// result.
+Project sampleProject()
+{
+    Project p;
+    for (const char* name : {"amp-het-cluster", "hethub-pair", "poplar-a"}) {
+        Cluster c = exampleCluster(name);
+        for (size_t i = 0; i < c.nodes.size(); ++i) {
+            c.nodes[i].x = 120.5 + 37.25 * double(i);
+            c.nodes[i].y = -48.125 * double(i + 1);
+        }
+        p.clusters.push_back(c);
+    }
+    ProjectModel gpt{buildExampleModel("gpt2-amp"), {}};
+    gpt.profile.model = "gpt2-amp";
+    gpt.profile.source = "csv";
+    const int layers = int(gpt.model.layers.size());
+    std::vector<LayerTiming> t1(size_t(layers), LayerTiming{0.0125, 0.025, 0.001, -1});
+    std::vector<LayerTiming> t4(size_t(layers), LayerTiming{0.04, 0.08, 0.001, 3.5e8});
+    t4[0].forward = 1.0 / 3;   // a value that needs all 17 digits
+    gpt.profile.set({"T4", 1, 1}, t1);
+    gpt.profile.set({"T4", 1, 4}, t4);
+    p.models.push_back(gpt);
+    p.models.push_back({buildExampleModel("bert-base"), {}});
+
+    NamedJob a{"gbs32", {}};
+    a.job.globalBatchSize = 32;
+    NamedJob b{"bf16-zero2", {}};
+    b.job.globalBatchSize = 64;
+    b.job.sequenceLength = 512;
+    b.job.precision = Precision::BF16;
+    b.job.zeroStage = 2;
+    b.job.schedule = Schedule::GPipe;
+    b.job.recompute = true;
+    p.jobs = {a, b};
+
+    PlanRequest req;
+    req.cluster = p.clusters[0];
+    req.model = gpt.model;
+    req.job = a.job;
+    req.options["mbs"] = "2";
+    Progress progress;
+    Run run;
+    run.id = 1;
+    run.cluster = "amp-het-cluster";
+    run.model = "gpt2-amp";
+    run.job = "gbs32";
+    run.started = "2026-11-21T21:40:00Z";
+    RunResult ok;
+    ok.planner = "uniform";
+    ok.options = {{"mbs", "2"}};
+    ok.durationSeconds = 0.0123456789012345;
+    ok.plan = runPlanner("uniform", req, progress);
+    RunResult bad;
+    bad.planner = "amp";
+    bad.options = {{"top_k", "5"}, {"note", "quotes \" and ünïcödé"}};
+    bad.status = "infeasible";
+    bad.message = "no pipeline fits in 16 GB";
+    bad.durationSeconds = 2.5;
+    run.results = {ok, bad};
+    p.runs.push_back(run);
+    Run empty;
+    empty.id = 7;
+    empty.cluster = "hethub-pair";
+    empty.model = "bert-base";
+    empty.job = "bf16-zero2";
+    empty.started = "2026-11-22T08:00:00Z";
+    p.runs.push_back(empty);
+    return p;
+}
+
+// An independent implementation of the documented content hash (project_store.h: SHA-256 over every
+// table but meta, tables by name, rows by rowid, type-tagged values), used to build files whose rows are
+// bad but whose checksum is right, so the row readers' own checks are reached.
+void reseal(sqlite3* db)
+{
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    auto add = [&](char tag, const void* p, size_t n) {
+        const quint64 len = n;
+        h.addData(QByteArrayView(&tag, 1));
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(&len), sizeof len));
+        h.addData(QByteArrayView(static_cast<const char*>(p), qsizetype(n)));
+    };
+    sqlite3_stmt* t = nullptr;
+    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                           "AND name <> 'meta' ORDER BY name", -1, &t, nullptr);
+    while (sqlite3_step(t) == SQLITE_ROW) {
+        const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(t, 0));
+        add('T', name.data(), name.size());
+        sqlite3_stmt* s = nullptr;
+        sqlite3_prepare_v2(db, ("SELECT rowid, * FROM \"" + name + "\" ORDER BY rowid").c_str(), -1, &s, nullptr);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            add('R', nullptr, 0);
+            for (int i = 0; i < sqlite3_column_count(s); ++i) {
+                switch (sqlite3_column_type(s, i)) {
+                case SQLITE_INTEGER: { const qint64 v = sqlite3_column_int64(s, i); add('i', &v, 8); break; }
+                case SQLITE_FLOAT: { const double v = sqlite3_column_double(s, i); add('f', &v, 8); break; }
+                case SQLITE_TEXT: add('t', sqlite3_column_text(s, i), size_t(sqlite3_column_bytes(s, i))); break;
+                case SQLITE_BLOB: add('b', sqlite3_column_blob(s, i), size_t(sqlite3_column_bytes(s, i))); break;
+                default: add('n', nullptr, 0);
+                }
+            }
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_finalize(t);
+    const std::string sql = "UPDATE meta SET value = '" + h.result().toHex().toStdString() + "' WHERE key = 'content_sha256'";
+    QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+}
+
+// Runs SQL on a file with the plain SQLite API (an "outside tool"), optionally resealing the checksum.
+void sql(const std::string& path, const std::string& statements, bool resealAfter = false)
+{
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &err);
+    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
+    if (resealAfter)
+        reseal(db);
+    sqlite3_close(db);
+}
+
+long long pragma(const std::string& path, const char* name)
+{
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, (std::string("PRAGMA ") + name).c_str(), -1, &s, nullptr);
+    long long v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+QStringList tempFiles(const QString& dir)
+{
+    return QDir(dir).entryList({"*.tmp-*"}, QDir::Files);
+}
+
+} // namespace
+
+// Loading `file` must throw InputError naming `file` (and a field starting with `field`, a reason
+// containing `reasonPart`), and leave the file as it was.
+void expectRefused(const std::string& file, const std::string& field, const std::string& reasonPart)
+{
+    const QByteArray before = sha(file);
+    try {
+        loadProject(file);
+        QFAIL(("expected InputError for " + file).c_str());
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QString::fromStdString(file));
+        QVERIFY2(e.field().rfind(field, 0) == 0, e.what());
+        QVERIFY2(e.reason().find(reasonPart) != std::string::npos, e.what());
+    }
+    QCOMPARE(sha(file), before);
+    QVERIFY(!QFile::exists(QString::fromStdString(file) + "-journal"));
+}
+
+class TestProjectStore : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir;
+    Project sample;
+    std::string path(const char* name) { return dir.filePath(name).toStdString(); }
+
+    std::string savedSample(const char* name)
+    {
+        const std::string p = path(name);
+        saveProject(sample, p);
+        return p;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(dir.isValid());
+        sample = sampleProject();
+        QVERIFY(sample.runs[0].results[0].plan.has_value());
+    }
+
+    void cleanup() { testing::setProjectSaveHook({}); }
+
+    void roundTrip()
+    {
+        const std::string p = savedSample("round.hetplan");
+        const Project back = loadProject(p);
+        QCOMPARE(back.clusters.size(), sample.clusters.size());
+        QVERIFY(back.clusters == sample.clusters);
+        QCOMPARE(back.clusters[0].nodes[1].x, 120.5 + 37.25);   // canvas positions survive
+        QCOMPARE(back.clusters[0].nodes[1].y, -48.125 * 2);
+        QVERIFY(back.models == sample.models);
+        QCOMPARE(back.models[0].profile.table({"T4", 1, 4})->at(0).forward, 1.0 / 3);
+        QVERIFY(back.models[1].profile.empty());
+        QVERIFY(back.jobs == sample.jobs);
+        QVERIFY(back.runs[0].results[0] == sample.runs[0].results[0]);
+        QVERIFY(back.runs[0].results[1] == sample.runs[0].results[1]);
+        QVERIFY(!back.runs[0].results[1].plan);
+        QVERIFY(back == sample);
+        QVERIFY(tempFiles(dir.path()).isEmpty());
+
+        // Saving what was loaded gives the same bytes again (the writer is deterministic).
+        const std::string p2 = path("round2.hetplan");
+        saveProject(back, p2);
+        QCOMPARE(readAll(p2), readAll(p));
+    }
+
+    void emptyProject()
+    {
+        const std::string p = path("empty.hetplan");
+        saveProject(Project{}, p);
+        QVERIFY(loadProject(p) == Project{});
+    }
+
+    void fileIdentityAndOutsideQueries()
+    {
+        const std::string p = savedSample("ident.hetplan");
+        QCOMPARE(pragma(p, "application_id"), 0x48455450LL);   // "HETP"
+        QCOMPARE(pragma(p, "user_version"), 1LL);
+        QCOMPARE(projectSchemaVersion(), 1);
+        // Names are queryable without parsing documents.
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* s = nullptr;
+        sqlite3_prepare_v2(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM clusters ORDER BY position)", -1, &s, nullptr);
+        QCOMPARE(sqlite3_step(s), SQLITE_ROW);
+        QCOMPARE(QString(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))), QString("amp-het-cluster,hethub-pair,poplar-a"));
+        sqlite3_finalize(s);
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM run_results WHERE plan IS NULL AND status = 'infeasible'", -1, &s, nullptr);
+        QCOMPARE(sqlite3_step(s), SQLITE_ROW);
+        QCOMPARE(sqlite3_column_int(s, 0), 1);
+        sqlite3_finalize(s);
+        sqlite3_close(db);
+
+        const ProjectInfo info = probeProject(p);
+        QVERIFY(info.ok);
+        QVERIFY(info.isProject);
+        QCOMPARE(info.schemaVersion, 1);
+        QCOMPARE(info.clusters, 3);
+        QCOMPARE(info.models, 2);
+        QCOMPARE(info.jobs, 2);
+        QCOMPARE(info.runs, 2);
+    }
+
+    void overwriteReplacesAndKeepsPermissions()
+    {
+        const std::string p = savedSample("over.hetplan");
+        QVERIFY(::chmod(p.c_str(), 0640) == 0);
+        Project changed = sample;
+        changed.clusters[1].nodes[0].x = -999.5;
+        changed.runs.pop_back();
+        saveProject(changed, p);
+        QVERIFY(loadProject(p) == changed);
+        struct stat st {};
+        QCOMPARE(::stat(p.c_str(), &st), 0);
+        QCOMPARE(int(st.st_mode & 07777), 0640);
+        QVERIFY(tempFiles(dir.path()).isEmpty());
+    }
+
+    void saveThroughSymlinkKeepsLink()
+    {
+        const std::string target = savedSample("target.hetplan");
+        const std::string link = path("link.hetplan");
+        std::filesystem::create_symlink(target, link);
+        Project changed = sample;
+        changed.jobs.pop_back();
+        saveProject(changed, link);
+        QVERIFY(std::filesystem::is_symlink(link));
+        QVERIFY(loadProject(target) == changed);
+    }
+
+    void loadingNeverWrites()
+    {
+        const std::string p = savedSample("ro.hetplan");
+        const QByteArray before = sha(p);
+        struct stat st0 {};
+        ::stat(p.c_str(), &st0);
+        for (int i = 0; i < 3; ++i)
+            loadProject(p);
+        probeProject(p);
+        struct stat st1 {};
+        ::stat(p.c_str(), &st1);
+        QCOMPARE(sha(p), before);
+        QCOMPARE(st1.st_mtim.tv_sec, st0.st_mtim.tv_sec);
+        QCOMPARE(st1.st_mtim.tv_nsec, st0.st_mtim.tv_nsec);
+        // Read-only file permissions are enough to load.
+        QVERIFY(::chmod(p.c_str(), 0444) == 0);
+        QVERIFY(loadProject(p) == sample);
+    }
+
+    void foreignFilesRefused()
+    {
+        // Random bytes.
+        const std::string bin = path("random.hetplan");
+        QByteArray noise(50000, '\0');
+        std::mt19937 rng(3);
+        for (char& c : noise)
+            c = char(rng());
+        writeAll(bin, noise);
+        expectRefused(bin, "file", "not a database");
+        QVERIFY(!probeProject(bin).ok);
+        QVERIFY(!probeProject(bin).isSqlite);
+
+        // A JSON document (e.g. a cluster file opened by mistake).
+        const std::string json = path("cluster.json");
+        writeAll(json, R"({"schema":"hetplan.cluster/1","name":"x","nodes":[]})");
+        expectRefused(json, "file", "not a database");
+
+        // Empty and missing files.
+        const std::string empty = path("empty-file.hetplan");
+        writeAll(empty, {});
+        expectRefused(empty, "file", "empty");
+        try {
+            loadProject(path("missing.hetplan"));
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.reason()).find("does not exist") != std::string::npos);
+        }
+        QVERIFY(!QFile::exists(dir.filePath("missing.hetplan")));   // not created by the attempt
+        QVERIFY(!probeProject(path("missing.hetplan")).exists);
+
+        // Another application's SQLite database (application_id 0, its own tables) ...
+        const std::string other = path("other.db");
+        sql(other, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hi');");
+        expectRefused(other, "application_id", "not a hetplan project");
+        // ... and one with some other application id, even if it had our table names.
+        const std::string other2 = path("other2.db");
+        sql(other2, "PRAGMA application_id = 1196444237; PRAGMA user_version = 1; CREATE TABLE clusters(x);");
+        expectRefused(other2, "application_id", "not a hetplan project");
+        QVERIFY(probeProject(other2).isSqlite);
+        QVERIFY(!probeProject(other2).isProject);
+    }
+
+    void newerVersionRefused()
+    {
+        const std::string p = savedSample("newer.hetplan");
+        sql(p, "PRAGMA user_version = 2;");
+        expectRefused(p, "user_version", "newer hetplan (schema 2 > 1)");
+        const ProjectInfo info = probeProject(p);
+        QVERIFY(info.isProject);
+        QVERIFY(!info.ok);
+        QCOMPARE(info.schemaVersion, 2);
+        QVERIFY(info.reason.find("newer") != std::string::npos);
+    }
+
+    void truncatedRefused()
+    {
+        const std::string good = savedSample("trunc-src.hetplan");
+        const QByteArray bytes = readAll(good);
+        QVERIFY(bytes.size() > 8192);
+        for (qsizetype cut : {bytes.size() / 2, bytes.size() - 4096, qsizetype(4096), qsizetype(100), qsizetype(50)}) {
+            const std::string p = path("trunc.hetplan");
+            writeAll(p, bytes.left(cut));
+            const QByteArray before = sha(p);
+            QVERIFY_THROWS_EXCEPTION(InputError, loadProject(p));
+            QCOMPARE(sha(p), before);
+        }
+    }
+
+    void flippedBytesDetectedOrHarmless()
+    {
+        // Property: after flipping any byte, loading either refuses with InputError or returns exactly the
+        // saved project (the byte was unused space or a header counter); it never returns a different
+        // project, never crashes, and never changes the file.
+        const std::string src = savedSample("flip-src.hetplan");
+        const QByteArray bytes = readAll(src);
+        std::mt19937 rng(11);
+        std::vector<qsizetype> positions;
+        for (qsizetype h = 0; h < 100; ++h)       // every header byte
+            positions.push_back(h);
+        for (int i = 0; i < 250; ++i)             // and a sample of the rest
+            positions.push_back(100 + qsizetype(rng() % quint32(bytes.size() - 100)));
+        // A byte inside a number of a stored document: must be caught (by the content hash).
+        const qsizetype digit = bytes.indexOf("\"nic_bandwidth\":") + qsizetype(strlen("\"nic_bandwidth\":"));
+        QVERIFY(digit > 20);
+        positions.push_back(digit);
+        int refused = 0, harmless = 0;
+        const std::string p = path("flip.hetplan");
+        for (qsizetype pos : positions) {
+            QByteArray b = bytes;
+            b[pos] = char(b[pos] ^ (pos == digit ? 0x01 : 0xff));   // '1' <-> '0' style flip keeps JSON valid
+            writeAll(p, b);
+            const QByteArray before = sha(p);
+            try {
+                const Project back = loadProject(p);
+                QVERIFY2(back == sample, qPrintable(QString("flip at %1 loaded a different project").arg(pos)));
+                QVERIFY2(pos != digit, "a changed number was not detected");
+                ++harmless;
+            } catch (const InputError& e) {
+                QCOMPARE(QString::fromStdString(e.file()), QString::fromStdString(p));
+                ++refused;
+            }
+            QCOMPARE(sha(p), before);
+        }
+        qInfo("flipped %d positions: %d refused, %d harmless", int(positions.size()), refused, harmless);
+        QVERIFY(refused > int(positions.size()) / 4);   // many land in live rows; the rest in page slack or header counters
+    }
+
+    void editedOutsideRefused()
+    {
+        const std::string p = savedSample("edited.hetplan");
+        sql(p, "UPDATE runs SET started = '1999-01-01T00:00:00Z' WHERE position = 0;");
+        expectRefused(p, "meta.content_sha256", "checksum");
+        const std::string q = savedSample("edited2.hetplan");
+        sql(q, "DELETE FROM meta;");
+        expectRefused(q, "meta.content_sha256", "missing");
+    }
+
+    void badRowsRefusedWithTheirField()
+    {
+        // Rows with a correct checksum but bad content reach the row readers, which name the row.
+        const std::string a = savedSample("badjson.hetplan");
+        sql(a, "UPDATE clusters SET document = '{\"schema\": ' WHERE position = 1;", true);
+        expectRefused(a, "clusters[1].document", "invalid JSON");
+
+        const std::string b = savedSample("badcluster.hetplan");
+        sql(b, "UPDATE clusters SET document = json_set(document, '$.nodes[0].gpus', 0) WHERE position = 0;", true);
+        expectRefused(b, "clusters[0].nodes[0].gpus", "at least 1");
+
+        const std::string c = savedSample("badname.hetplan");
+        sql(c, "UPDATE models SET name = 'other' WHERE position = 0;", true);
+        expectRefused(c, "models[0].name", "does not match");
+
+        const std::string d = savedSample("badplan.hetplan");
+        sql(d, "UPDATE run_results SET plan = '[1,2]' WHERE position = 0;", true);
+        expectRefused(d, "run_results[0].plan", "JSON object");
+
+        const std::string e = savedSample("badtype.hetplan");
+        sql(e, "UPDATE run_results SET duration_seconds = 'soon' WHERE position = 1;", true);
+        expectRefused(e, "run_results[1].duration_seconds", "number");
+
+        const std::string f = savedSample("orphan.hetplan");
+        sql(f, "INSERT INTO profiles VALUES (9, 'ghost', 'csv', '{}');", true);
+        expectRefused(f, "profiles[1].model_position", "no model");
+
+        const std::string g = savedSample("notable.hetplan");
+        sql(g, "DROP TABLE jobs;", true);
+        expectRefused(g, "jobs", "table missing");
+    }
+
+    void migratesVersion0OnACopy()
+    {
+        // A bare version-0 file: the hetplan id stamped, no tables. It loads as an empty project through
+        // the 0 → 1 migration, which runs in memory: the file keeps version 0 and its bytes.
+        const std::string p = path("v0.hetplan");
+        sql(p, "PRAGMA application_id = 1212503120;");   // 0x48455450
+        QCOMPARE(pragma(p, "user_version"), 0LL);
+        const QByteArray before = sha(p);
+        QVERIFY(loadProject(p) == Project{});
+        QCOMPARE(sha(p), before);
+        QCOMPARE(pragma(p, "user_version"), 0LL);
+        QVERIFY(probeProject(p).ok);
+        // Saving it writes the current version (to the same path, atomically).
+        saveProject(sample, p);
+        QCOMPARE(pragma(p, "user_version"), 1LL);
+        QVERIFY(loadProject(p) == sample);
+
+        // A version-0 file whose contents clash with the migration is refused, not half-migrated.
+        const std::string q = path("v0-clash.hetplan");
+        sql(q, "PRAGMA application_id = 1212503120; CREATE TABLE clusters(x);");
+        expectRefused(q, "migration 0->1", "create the version 1 tables");
+    }
+
+    void failedSaveKeepsOldFile_data()
+    {
+        QTest::addColumn<QString>("stage");
+        for (const char* s : {"opened", "tables", "written", "synced", "before-rename"})
+            QTest::newRow(s) << s;
+    }
+
+    void failedSaveKeepsOldFile()
+    {
+        QFETCH(QString, stage);
+        const std::string p = savedSample("atomic.hetplan");
+        const QByteArray before = readAll(p);
+        testing::setProjectSaveHook([&](const std::string& at) {
+            if (at == stage.toStdString())
+                throw std::runtime_error("simulated failure at " + at);
+        });
+        Project changed = sample;
+        changed.clusters.clear();
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, saveProject(changed, p));
+        testing::setProjectSaveHook({});
+        QCOMPARE(readAll(p), before);                 // byte-identical
+        QVERIFY(tempFiles(dir.path()).isEmpty());     // the temporary copy was removed
+        QVERIFY(loadProject(p) == sample);
+    }
+
+    void killedDuringSaveKeepsOldFile()
+    {
+        // A real crash: a child process is killed (SIGKILL, no clean-up) in the middle of writing.
+        const std::string p = savedSample("killed.hetplan");
+        const QByteArray before = readAll(p);
+        const pid_t pid = ::fork();
+        QVERIFY(pid >= 0);
+        if (pid == 0) {
+            testing::setProjectSaveHook([](const std::string& at) {
+                if (at == "written")
+                    ::raise(SIGKILL);
+            });
+            Project changed = sample;
+            changed.jobs.clear();
+            try {
+                saveProject(changed, p);
+            } catch (...) {
+            }
+            ::_exit(0);   // not reached if the kill happened
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(pid, &status, 0), pid);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGKILL);
+        QCOMPARE(readAll(p), before);
+        QVERIFY(loadProject(p) == sample);
+        // The crash left its temporary file behind; it does not disturb the next save.
+        const QStringList leftovers = tempFiles(dir.path());
+        QCOMPARE(leftovers.size(), 1);
+        Project changed = sample;
+        changed.jobs.clear();
+        saveProject(changed, p);
+        QVERIFY(loadProject(p) == changed);
+        for (const QString& f : leftovers)
+            QFile::remove(dir.filePath(f));
+    }
+
+    void unsavablePlaces()
+    {
+        // Missing directory, and a path that is a directory: clear errors, nothing created.
+        try {
+            saveProject(sample, path("no-such-dir/p.hetplan"));
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.reason()).find("cannot be saved") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, saveProject(sample, dir.path().toStdString()));
+        QVERIFY(tempFiles(dir.path()).isEmpty());
+
+        // A read-only directory (only meaningful when not running as root, who may write anyway).
+        if (::geteuid() == 0)
+            QSKIP("running as root: directory permissions do not stop writes");
+        const QString ro = dir.filePath("ro-dir");
+        QVERIFY(QDir().mkpath(ro));
+        const std::string p = (ro + "/p.hetplan").toStdString();
+        saveProject(sample, p);
+        const QByteArray before = readAll(p);
+        QVERIFY(::chmod(ro.toLocal8Bit().constData(), 0555) == 0);
+        QVERIFY_THROWS_EXCEPTION(InputError, saveProject(Project{}, p));
+        ::chmod(ro.toLocal8Bit().constData(), 0755);
+        QCOMPARE(readAll(p), before);
+    }
+
+    void unloadableProjectIsNotSaved()
+    {
+        // The written copy is read back before it replaces the old file: a project the loader would
+        // refuse (here a cluster without nodes) is reported and the previous file stays.
+        const std::string p = savedSample("unloadable.hetplan");
+        const QByteArray before = readAll(p);
+        Project bad = sample;
+        bad.clusters[2].nodes.clear();
+        try {
+            saveProject(bad, p);
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.file()), QString::fromStdString(p));
+            QCOMPARE(QString::fromStdString(e.field()), QString("clusters[2].nodes"));
+        }
+        QCOMPARE(readAll(p), before);
+        QVERIFY(tempFiles(dir.path()).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProjectStore)
+#include "tst_project_store.moc"

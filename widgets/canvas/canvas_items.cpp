@@ -1,0 +1,239 @@
+#include "canvas_items.h"
+
+#include "device_style.h"
+
+#include "core/model/device.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetplan {
+
+namespace {
+
+QFont pixelFont(int px, bool bold = false)
+{
+    QFont f;
+    f.setPixelSize(px);
+    f.setBold(bold);
+    return f;
+}
+
+const QColor kSelection(0x00, 0x5A, 0x9C);
+
+} // namespace
+
+// ---- NodeItem ---------------------------------------------------------------------------------------
+
+NodeItem::NodeItem(const Node& node) : node_(node)
+{
+    setFlags(ItemIsMovable | ItemIsSelectable | ItemSendsGeometryChanges);
+    setPos(node.x, node.y);
+    setZValue(1); // above links
+    setAcceptHoverEvents(true);
+    setToolTip(QString::fromStdString(node.name));
+}
+
+void NodeItem::setNode(const Node& node)
+{
+    if (node.gpus != node_.gpus)
+        prepareGeometryChange();
+    node_ = node;
+    setToolTip(QString::fromStdString(node.name));
+    if (pos() != QPointF(node.x, node.y))
+        setPos(node.x, node.y);
+    for (LinkItem* l : links_)
+        l->updateGeometry();
+    update();
+}
+
+QRectF NodeItem::box() const { return QRectF(0, 0, nodebox::width, nodebox::height(node_.gpus)); }
+
+QRectF NodeItem::boundingRect() const { return box().adjusted(-4, -4, 5, 5); } // selection halo + shadow
+
+QPainterPath NodeItem::shape() const
+{
+    QPainterPath path;
+    path.addRoundedRect(box(), 8, 8);
+    return path;
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
+{
+    const DeviceStyle st = deviceStyle(node_.deviceType);
+    const QRectF r = box();
+    const bool selected = opt->state & QStyle::State_Selected;
+    p->setRenderHint(QPainter::Antialiasing);
+
+    // Soft shadow, then the body.
+    p->setPen(Qt::NoPen);
+    p->setBrush(QColor(0, 0, 0, 35));
+    p->drawRoundedRect(r.translated(2, 3), 8, 8);
+    p->setBrush(st.fill);
+    p->setPen(QPen(selected ? kSelection : st.color.darker(130), selected ? 3 : 1.2));
+    p->drawRoundedRect(r, 8, 8);
+
+    // Header band: rounded on top, square at the bottom.
+    QPainterPath head;
+    head.addRoundedRect(QRectF(r.left(), r.top(), r.width(), nodebox::header + 8), 8, 8);
+    QPainterPath cut;
+    cut.addRect(QRectF(r.left(), r.top() + nodebox::header, r.width(), 8));
+    p->setPen(Qt::NoPen);
+    p->setBrush(st.color);
+    p->drawPath(head.subtracted(cut));
+
+    p->setPen(st.onColor);
+    p->setFont(pixelFont(13, true));
+    const bool cpu = node_.communicator == Communicator::CpuEthernet;
+    const QRectF title(r.left() + 8, r.top(), r.width() - (cpu ? 52 : 16), nodebox::header);
+    p->drawText(title, Qt::AlignVCenter | Qt::AlignLeft,
+                QFontMetricsF(p->font()).elidedText(QString::fromStdString(node_.name), Qt::ElideRight,
+                                                    title.width()));
+    if (cpu) { // HetHub-style CPU communicator: flag it where it is seen first
+        p->setFont(pixelFont(10, true));
+        p->drawText(QRectF(r.right() - 44, r.top(), 38, nodebox::header), Qt::AlignVCenter | Qt::AlignRight,
+                    QStringLiteral("CPU"));
+    }
+
+    // One small square per GPU.
+    p->setPen(QPen(st.color.darker(150), 0.8));
+    p->setBrush(st.color);
+    const double sq = nodebox::gpuSlot - 2.5;
+    const double top = r.top() + nodebox::header + nodebox::pad;
+    for (int g = 0; g < node_.gpus; ++g) {
+        const int row = g / nodebox::gpusPerRow, col = g % nodebox::gpusPerRow;
+        p->drawRoundedRect(QRectF(r.left() + nodebox::pad + col * nodebox::gpuSlot, top + row * nodebox::gpuSlot,
+                                  sq, sq), 1.5, 1.5);
+    }
+
+    // "8 × A100-40GB" and the bandwidths.
+    const double textTop = top + nodebox::gpuRows(node_.gpus) * nodebox::gpuSlot + 4;
+    const QRectF line1(r.left() + nodebox::pad, textTop, r.width() - 2 * nodebox::pad, 17);
+    const QRectF line2 = line1.translated(0, 16);
+    p->setPen(QColor(25, 25, 25));
+    p->setFont(pixelFont(12, true));
+    const QString kind = QStringLiteral("%1 × %2").arg(node_.gpus).arg(QString::fromStdString(node_.deviceType));
+    p->drawText(line1, Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetricsF(p->font()).elidedText(kind, Qt::ElideRight, line1.width()));
+    p->setPen(QColor(70, 70, 70));
+    p->setFont(pixelFont(10));
+    double intra = node_.intraBandwidth;
+    if (intra <= 0) // 0 = the device type's default
+        if (const DeviceType* d = DeviceCatalog::builtin().find(node_.deviceType))
+            intra = d->intraNodeBandwidth;
+    QString bw = QStringLiteral("NIC %1").arg(formatGbps(node_.nicBandwidth));
+    if (intra > 0)
+        bw = QStringLiteral("intra %1 · ").arg(formatGBps(intra)) + bw;
+    p->drawText(line2, Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetricsF(p->font()).elidedText(bw, Qt::ElideRight, line2.width()));
+}
+
+QVariant NodeItem::itemChange(GraphicsItemChange change, const QVariant& value)
+{
+    if (change == ItemPositionHasChanged)
+        for (LinkItem* l : links_)
+            l->updateGeometry();
+    return QGraphicsItem::itemChange(change, value);
+}
+
+// ---- LinkItem ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Where the segment from the centre of `box` towards `to` leaves the box.
+QPointF exitPoint(const QRectF& box, QPointF to)
+{
+    const QPointF c = box.center();
+    const QPointF d = to - c;
+    if (std::abs(d.x()) < 1e-9 && std::abs(d.y()) < 1e-9)
+        return c;
+    const double tx = std::abs(d.x()) > 1e-9 ? box.width() / 2 / std::abs(d.x()) : 1e18;
+    const double ty = std::abs(d.y()) > 1e-9 ? box.height() / 2 / std::abs(d.y()) : 1e18;
+    return c + d * std::min({tx, ty, 1.0});
+}
+
+} // namespace
+
+LinkItem::LinkItem(const Link& link, NodeItem* a, NodeItem* b) : link_(link), a_(a), b_(b)
+{
+    setFlags(ItemIsSelectable);
+    setZValue(0);
+    setLink(link);
+    updateGeometry();
+}
+
+void LinkItem::setLink(const Link& link)
+{
+    prepareGeometryChange(); // the label may change width
+    link_ = link;
+    setToolTip(QStringLiteral("%1 ↔ %2").arg(QString::fromStdString(link.a), QString::fromStdString(link.b)));
+    update();
+}
+
+void LinkItem::updateGeometry()
+{
+    prepareGeometryChange();
+    if (!a_ || !b_) {
+        line_ = QLineF();
+        return;
+    }
+    const QRectF ra = a_->mapRectToScene(a_->shape().boundingRect());
+    const QRectF rb = b_->mapRectToScene(b_->shape().boundingRect());
+    line_ = QLineF(exitPoint(ra, rb.center()), exitPoint(rb, ra.center()));
+}
+
+QString LinkItem::label() const
+{
+    return QStringLiteral("%1 · %2").arg(formatGbps(link_.bandwidth), formatMicroseconds(link_.latency));
+}
+
+QRectF LinkItem::labelRect() const
+{
+    QFont f;
+    f.setPixelSize(11);
+    const QSizeF s = QFontMetricsF(f).size(Qt::TextSingleLine, label()) + QSizeF(10, 4);
+    const QPointF c = line_.center();
+    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+}
+
+QRectF LinkItem::boundingRect() const
+{
+    return QRectF(line_.p1(), line_.p2()).normalized().adjusted(-4, -4, 4, 4).united(labelRect().adjusted(-2, -2, 2, 2));
+}
+
+QPainterPath LinkItem::shape() const
+{
+    QPainterPath path(line_.p1());
+    path.lineTo(line_.p2());
+    QPainterPathStroker stroker;
+    stroker.setWidth(10); // easy to hit
+    QPainterPath s = stroker.createStroke(path);
+    s.addRect(labelRect());
+    return s;
+}
+
+void LinkItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
+{
+    if (line_.isNull())
+        return;
+    const bool selected = opt->state & QStyle::State_Selected;
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(QPen(selected ? kSelection : QColor(85, 85, 85), selected ? 3.5 : 2, Qt::SolidLine, Qt::RoundCap));
+    p->drawLine(line_);
+
+    const QRectF lr = labelRect();
+    p->setPen(QPen(selected ? kSelection : QColor(150, 150, 150), 1));
+    p->setBrush(QColor(255, 255, 255, 235));
+    p->drawRoundedRect(lr, 4, 4);
+    QFont f;
+    f.setPixelSize(11);
+    p->setFont(f);
+    p->setPen(QColor(30, 30, 30));
+    p->drawText(lr, Qt::AlignCenter, label());
+}
+
+} // namespace hetplan

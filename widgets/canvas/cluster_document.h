@@ -1,0 +1,83 @@
+#pragma once
+// The model behind the cluster canvas: one Cluster plus fine-grained change signals. Undo commands
+// (widgets/commands/) mutate only this object; the scene and the property panel follow its signals.
+// That keeps undo/redo testable without any view. Nodes and links are addressed by their index: with a
+// linear undo stack the document is in exactly the state a command left it in when that command is
+// undone, so indices recorded at redo time stay valid.
+#include "core/model/cluster.h"
+
+#include <QObject>
+#include <QPointF>
+#include <QString>
+
+#include <vector>
+
+namespace hetplan {
+
+// The cluster-level fields the "nothing selected" page of the property panel edits.
+struct ClusterProperties {
+    std::string name;
+    std::string description;
+    double intraLatency = 0;   // seconds
+    double interLatency = 0;   // seconds
+    double cpuPathPenalty = 1; // factor >= 1
+    bool operator==(const ClusterProperties&) const = default;
+};
+
+class ClusterDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ClusterDocument(QObject* parent = nullptr);
+
+    const Cluster& cluster() const { return cluster_; }
+    int nodeCount() const { return int(cluster_.nodes.size()); }
+    int linkCount() const { return int(cluster_.links.size()); }
+    const Node& node(int i) const { return cluster_.nodes.at(size_t(i)); }
+    const Link& link(int i) const { return cluster_.links.at(size_t(i)); }
+    ClusterProperties properties() const;
+
+    // Replaces everything (not undoable; the editor clears its stack). Emits reset().
+    void setCluster(const Cluster& c);
+
+    // Mutators used by the undo commands. Each emits its fine-grained signal.
+    void insertNode(int index, const Node& n);
+    Node takeNode(int index);                    // caller removes the node's links first
+    void replaceNode(int index, const Node& n);  // a rename also renames the node in its links
+    void setNodePos(int index, QPointF pos);
+    void insertLink(int index, const Link& l);
+    Link takeLink(int index);
+    void replaceLink(int index, const Link& l);
+    void setProperties(const ClusterProperties& p);
+    // Called once at the end of every command's redo()/undo(): one edited() per user-visible step.
+    void notifyEdited() { emit edited(); }
+
+    // Queries used by the editor and the commands.
+    std::vector<int> linksOfNode(int index) const;        // ascending link indices touching the node
+    int findLink(const std::string& a, const std::string& b) const; // either direction, -1 if none
+    int findNode(const std::string& name) const;          // -1 if none
+    // Empty if `name` is acceptable for node `index` (-1 = a new node), else the reason it is not.
+    QString checkNodeName(int index, const QString& name) const;
+    // "a100-0", "a100-1", ...: the first free name derived from the device type.
+    std::string uniqueNodeName(const std::string& deviceType) const;
+
+signals:
+    void reset();
+    void nodeInserted(int index);
+    void nodeRemoved(int index);
+    void nodeChanged(int index);
+    void nodeMoved(int index);
+    void linkInserted(int index);
+    void linkRemoved(int index);
+    void linkChanged(int index);
+    void propertiesChanged();
+    void edited();
+
+private:
+    Cluster cluster_;
+};
+
+// Lower-case stem of a node name for a device type: memory sizes are dropped and the remaining parts
+// joined ("A100-40GB" -> "a100", "RTX-3090" -> "rtx3090").
+std::string nodeNameStem(const std::string& deviceType);
+
+} // namespace hetplan

@@ -1,0 +1,84 @@
+#pragma once
+// The cluster canvas editor: device palette + graphics view of a ClusterDocument, a small tool bar,
+// and a property panel widget the main window docks. All edits are undo commands on undoStack().
+#include "core/model/cluster.h"
+
+#include <QPointF>
+#include <QPointer>
+#include <QWidget>
+
+#include <vector>
+
+class QAction;
+class QUndoStack;
+class QToolBar;
+
+namespace hetplan {
+
+class ClusterDocument;
+class ClusterScene;
+class ClusterView;
+class DevicePalette;
+class PropertyPanel;
+
+class ClusterEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ClusterEditor(QWidget* parent = nullptr);
+    ~ClusterEditor() override;
+
+    // Replaces the content and clears the undo stack (emits neither clusterChanged nor an undo step).
+    void setCluster(const Cluster& cluster);
+    Cluster cluster() const;               // current state, canvas positions included
+    QUndoStack* undoStack() const { return undo_; }
+    // The node/link/cluster editor for the main window's dock. Owned by the editor: deleted with it
+    // even after the dock has adopted it.
+    QWidget* propertyPanel() const;
+
+    // Edits (each one undo step). Return false when there was nothing to do.
+    bool addNode(const QString& deviceType, int gpus, QPointF center);
+    bool addNodeAtFreeSpot(const QString& deviceType, int gpus);
+    bool addLink(int fromNode, int toNode);
+    bool deleteSelection();
+    void autoLayout();
+
+    void zoomIn();
+    void zoomOut();
+    void zoomToFit();
+
+    std::vector<int> selectedNodes() const;
+    std::vector<int> selectedLinks() const;
+    void selectItems(const std::vector<int>& nodes, const std::vector<int>& links = {});
+
+    // For tests and the main window's wiring.
+    ClusterDocument* document() const { return doc_; }
+    ClusterScene* scene() const { return scene_; }
+    ClusterView* view() const { return view_; }
+    DevicePalette* palette() const { return palette_; }
+    PropertyPanel* panel() const { return panel_; }
+    QToolBar* toolBar() const { return toolBar_; }
+
+signals:
+    void clusterChanged();   // after every edit, undo or redo
+    void selectionChanged();
+
+protected:
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void buildToolBar();
+    void updatePanel();
+    void onNodesDragged(const std::vector<int>& nodes, const std::vector<QPointF>& newPos);
+
+    ClusterDocument* doc_;
+    QUndoStack* undo_;
+    ClusterScene* scene_;
+    ClusterView* view_;
+    DevicePalette* palette_;
+    QPointer<PropertyPanel> panel_;
+    QToolBar* toolBar_;
+    QAction* deleteAction_ = nullptr;
+    bool fitPending_ = true;
+};
+
+} // namespace hetplan

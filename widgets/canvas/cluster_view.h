@@ -1,0 +1,38 @@
+#pragma once
+// The canvas view: dotted background, Ctrl+wheel zoom under the mouse, middle-button panning in every
+// tool, hand-drag panning in the Pan tool and rubber-band selection otherwise.
+#include <QGraphicsView>
+
+namespace hetplan {
+
+class ClusterView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit ClusterView(QGraphicsScene* scene, QWidget* parent = nullptr);
+
+    void setPanTool(bool pan);
+    void zoomIn() { zoomBy(1.25); }
+    void zoomOut() { zoomBy(1 / 1.25); }
+    void zoomBy(double factor);
+    // Shows `rect` whole, between 10 % and 100 % zoom (small clusters are not blown up).
+    void zoomToRect(const QRectF& rect);
+    double zoom() const { return transform().m11(); }
+
+    QSize sizeHint() const override { return {760, 560}; }
+
+signals:
+    void zoomChanged(double zoom);
+
+protected:
+    void wheelEvent(QWheelEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void drawBackground(QPainter* p, const QRectF& rect) override;
+
+private:
+    bool panning_ = false;
+    QPoint panLast_;
+};
+
+} // namespace hetplan

@@ -1,0 +1,361 @@
+#include "property_panel.h"
+
+#include "device_style.h"
+
+#include "widgets/commands/link_commands.h"
+
+#include "core/model/device.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <initializer_list>
+#include <memory>
+
+namespace hetplan {
+
+namespace {
+
+QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double hi, int decimals,
+                          const QString& suffix)
+{
+    auto* b = new QDoubleSpinBox(parent);
+    b->setObjectName(QLatin1String(name));
+    b->setRange(lo, hi);
+    b->setDecimals(decimals);
+    b->setSuffix(suffix);
+    b->setKeyboardTracking(false); // one value per finished entry, not one per keystroke
+    b->setAlignment(Qt::AlignRight);
+    return b;
+}
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+constexpr double kGB = 1e9;        // GB/s <-> bytes/s
+constexpr double kGbit = 1e9 / 8;  // Gbps <-> bytes/s
+constexpr double kMicro = 1e-6;    // µs <-> s
+
+} // namespace
+
+PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* parent)
+    : QWidget(parent), doc_(doc), undo_(stack)
+{
+    setObjectName(QStringLiteral("clusterPropertyPanel"));
+    title_ = new QLabel(this);
+    QFont f = title_->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.15);
+    title_->setFont(f);
+    error_ = new QLabel(this);
+    error_->setObjectName(QStringLiteral("errorLabel"));
+    error_->setWordWrap(true);
+    error_->setStyleSheet(QStringLiteral("color: #B00020;"));
+    error_->hide();
+
+    clusterPage_ = buildClusterPage();
+    nodePage_ = buildNodePage();
+    linkPage_ = buildLinkPage();
+    multiPage_ = new QWidget(this);
+    multiInfo_ = new QLabel(multiPage_);
+    multiInfo_->setWordWrap(true);
+    (new QVBoxLayout(multiPage_))->addWidget(multiInfo_);
+
+    // Pages are shown one at a time in a plain layout (not a QStackedWidget) so word-wrapped labels get
+    // the height they need.
+    auto* lay = new QVBoxLayout(this);
+    lay->addWidget(title_);
+    lay->addWidget(error_);
+    for (QWidget* page : {clusterPage_, nodePage_, linkPage_, multiPage_}) {
+        page->setContentsMargins(0, 0, 0, 0);
+        lay->addWidget(page);
+    }
+    lay->addStretch(1);
+    setMinimumWidth(250);
+    refresh();
+}
+
+QWidget* PropertyPanel::buildClusterPage()
+{
+    auto* w = new QWidget(this);
+    clusterName_ = new QLineEdit(w);
+    clusterName_->setObjectName(QStringLiteral("clusterName"));
+    clusterInfo_ = new QLabel(w);
+    clusterInfo_->setWordWrap(true);
+    intraLat_ = numberBox(w, "intraLatency", 0, 1e5, 2, QStringLiteral(" µs"));
+    interLat_ = numberBox(w, "interLatency", 0, 1e5, 2, QStringLiteral(" µs"));
+    cpuPenalty_ = numberBox(w, "cpuPathPenalty", 1, 100, 2, QStringLiteral(" ×"));
+    intraLat_->setToolTip(tr("Per-message latency between GPUs of one node"));
+    interLat_->setToolTip(tr("Per-message latency between nodes, unless a link sets its own"));
+    cpuPenalty_->setToolTip(tr("Extra per-byte cost of the CPU (host-memory) communicator path"));
+    auto* form = new QFormLayout(w);
+    form->addRow(tr("Name:"), clusterName_);
+    form->addRow(tr("Intra-node latency:"), intraLat_);
+    form->addRow(tr("Inter-node latency:"), interLat_);
+    form->addRow(tr("CPU path penalty:"), cpuPenalty_);
+    form->addRow(clusterInfo_);
+    connect(clusterName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitClusterName);
+    connect(intraLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(0); });
+    connect(interLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(1); });
+    connect(cpuPenalty_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(2); });
+    return w;
+}
+
+QWidget* PropertyPanel::buildNodePage()
+{
+    auto* w = new QWidget(this);
+    nodeName_ = new QLineEdit(w);
+    nodeName_->setObjectName(QStringLiteral("nodeName"));
+    nodeType_ = new QComboBox(w);
+    nodeType_->setObjectName(QStringLiteral("nodeDeviceType"));
+    for (const DeviceType& d : DeviceCatalog::builtin().all())
+        nodeType_->addItem(qs(d.name));
+    nodeGpus_ = new QSpinBox(w);
+    nodeGpus_->setObjectName(QStringLiteral("nodeGpus"));
+    nodeGpus_->setRange(1, 64);
+    nodeGpus_->setKeyboardTracking(false);
+    nodeIntra_ = numberBox(w, "nodeIntraBandwidth", 0, 1e4, 1, QStringLiteral(" GB/s"));
+    nodeIntra_->setSpecialValueText(tr("device default"));
+    nodeNic_ = numberBox(w, "nodeNicBandwidth", 0.1, 1e5, 1, QStringLiteral(" Gbps"));
+    nodeComm_ = new QComboBox(w);
+    nodeComm_->setObjectName(QStringLiteral("nodeCommunicator"));
+    nodeComm_->addItem(tr("GPU RDMA"));
+    nodeComm_->addItem(tr("CPU Ethernet"));
+    nodeComm_->setToolTip(tr("How this node's GPUs reach other nodes: GPU-direct RDMA, or through host "
+                             "memory over Ethernet (needed between vendors whose libraries cannot talk)"));
+    nodeInfo_ = new QLabel(w);
+    nodeInfo_->setWordWrap(true);
+    auto* form = new QFormLayout(w);
+    form->addRow(tr("Name:"), nodeName_);
+    form->addRow(tr("Device type:"), nodeType_);
+    form->addRow(tr("GPUs:"), nodeGpus_);
+    form->addRow(tr("Intra-node bandwidth:"), nodeIntra_);
+    form->addRow(tr("NIC bandwidth:"), nodeNic_);
+    form->addRow(tr("Communicator:"), nodeComm_);
+    form->addRow(nodeInfo_);
+    connect(nodeName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitNodeName);
+    connect(nodeType_, &QComboBox::activated, this, &PropertyPanel::commitDeviceType);
+    connect(nodeGpus_, &QSpinBox::valueChanged, this, [this] { commitNodeNumbers(NodeField::Gpus); });
+    connect(nodeIntra_, &QDoubleSpinBox::valueChanged, this,
+            [this] { commitNodeNumbers(NodeField::IntraBandwidth); });
+    connect(nodeNic_, &QDoubleSpinBox::valueChanged, this, [this] { commitNodeNumbers(NodeField::NicBandwidth); });
+    connect(nodeComm_, &QComboBox::activated, this, [this] { commitNodeNumbers(NodeField::Communicator); });
+    return w;
+}
+
+QWidget* PropertyPanel::buildLinkPage()
+{
+    auto* w = new QWidget(this);
+    linkEnds_ = new QLabel(w);
+    linkBw_ = numberBox(w, "linkBandwidth", 0.01, 1e5, 2, QStringLiteral(" Gbps"));
+    linkLat_ = numberBox(w, "linkLatency", 0, 1e6, 2, QStringLiteral(" µs"));
+    auto* form = new QFormLayout(w);
+    form->addRow(tr("Between:"), linkEnds_);
+    form->addRow(tr("Bandwidth:"), linkBw_);
+    form->addRow(tr("Latency:"), linkLat_);
+    connect(linkBw_, &QDoubleSpinBox::valueChanged, this, [this] { commitLink(true); });
+    connect(linkLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitLink(false); });
+    return w;
+}
+
+void PropertyPanel::showSelection(const std::vector<int>& nodes, const std::vector<int>& links)
+{
+    if (nodes != selNodes_ || links != selLinks_)
+        showError({}); // a refused edit's message belongs to the item it was about
+    selNodes_ = nodes;
+    selLinks_ = links;
+    refresh();
+}
+
+QString PropertyPanel::errorText() const { return error_->isHidden() ? QString() : error_->text(); }
+
+void PropertyPanel::showPage(QWidget* page)
+{
+    for (QWidget* p : {clusterPage_, nodePage_, linkPage_, multiPage_})
+        p->setVisible(p == page);
+}
+
+void PropertyPanel::showError(const QString& text)
+{
+    error_->setText(text);
+    error_->setVisible(!text.isEmpty());
+}
+
+void PropertyPanel::refresh()
+{
+    node_ = link_ = -1;
+    if (selNodes_.size() == 1 && selLinks_.empty() && selNodes_[0] < doc_->nodeCount())
+        node_ = selNodes_[0];
+    else if (selLinks_.size() == 1 && selNodes_.empty() && selLinks_[0] < doc_->linkCount())
+        link_ = selLinks_[0];
+
+    // Programmatic updates must not turn into commands.
+    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
+    for (QObject* w : std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodeComm_,
+                                                      linkBw_, linkLat_, clusterName_, intraLat_, interLat_, cpuPenalty_})
+        blockers.push_back(std::make_unique<QSignalBlocker>(w));
+
+    if (node_ >= 0) {
+        const Node& n = doc_->node(node_);
+        const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType);
+        title_->setText(tr("Node %1").arg(qs(n.name)));
+        nodeName_->setText(qs(n.name));
+        nodeType_->setCurrentIndex(nodeType_->findText(qs(n.deviceType)));
+        nodeGpus_->setValue(n.gpus);
+        nodeIntra_->setValue(n.intraBandwidth / kGB);
+        nodeIntra_->setToolTip(d ? tr("0 = the device's default, %1 (%2)")
+                                       .arg(formatGBps(d->intraNodeBandwidth), qs(d->intraNodeLink))
+                                 : QString());
+        nodeNic_->setValue(n.nicBandwidth / kGbit);
+        nodeComm_->setCurrentIndex(n.communicator == Communicator::CpuEthernet ? 1 : 0);
+        nodeInfo_->setText(d ? tr("%1 %2 · %3 GB and %4 TFLOPS per GPU\nNode total: %5 GB, %6 TFLOPS")
+                                   .arg(qs(d->vendor), deviceStyle(d->name).family)
+                                   .arg(d->memoryBytes / (1u << 30), 0, 'f', 0)
+                                   .arg(d->peakFlops / 1e12, 0, 'f', 1)
+                                   .arg(n.gpus * d->memoryBytes / (1u << 30), 0, 'f', 0)
+                                   .arg(n.gpus * d->peakFlops / 1e12, 0, 'f', 0)
+                             : tr("Unknown device type"));
+        showPage(nodePage_);
+    } else if (link_ >= 0) {
+        const Link& l = doc_->link(link_);
+        title_->setText(tr("Link"));
+        linkEnds_->setText(QStringLiteral("%1 ↔ %2").arg(qs(l.a), qs(l.b)));
+        linkBw_->setValue(l.bandwidth / kGbit);
+        linkLat_->setValue(l.latency / kMicro);
+        showPage(linkPage_);
+    } else if (!selNodes_.empty() || !selLinks_.empty()) {
+        title_->setText(tr("Selection"));
+        multiInfo_->setText(tr("%1 node(s) and %2 link(s) selected.\nSelect a single item to edit it.")
+                                .arg(selNodes_.size()).arg(selLinks_.size()));
+        showPage(multiPage_);
+    } else {
+        const Cluster& c = doc_->cluster();
+        title_->setText(tr("Cluster"));
+        clusterName_->setText(qs(c.name));
+        intraLat_->setValue(c.intraLatency / kMicro);
+        interLat_->setValue(c.interLatency / kMicro);
+        cpuPenalty_->setValue(c.cpuPathPenalty);
+        QString info = tr("%1 node(s), %2 GPU(s), %3 explicit link(s).")
+                           .arg(c.nodes.size()).arg(c.gpuCount()).arg(c.links.size());
+        if (!c.description.empty())
+            info += QStringLiteral("\n\n") + qs(c.description);
+        clusterInfo_->setText(info);
+        showPage(clusterPage_);
+    }
+}
+
+void PropertyPanel::pushNode(NodeField field, const Node& after)
+{
+    if (node_ < 0 || after == doc_->node(node_))
+        return;
+    showError({});
+    undo_->push(new ChangeNodePropertyCommand(doc_, node_, field, after));
+}
+
+void PropertyPanel::commitNodeName()
+{
+    if (node_ < 0)
+        return;
+    const QString name = nodeName_->text();
+    if (name.toStdString() == doc_->node(node_).name)
+        return;
+    const QString why = doc_->checkNodeName(node_, name);
+    if (!why.isEmpty()) {
+        showError(why);
+        const QSignalBlocker b(nodeName_);
+        nodeName_->setText(qs(doc_->node(node_).name)); // back to the name the node really has
+        return;
+    }
+    Node n = doc_->node(node_);
+    n.name = name.toStdString();
+    pushNode(NodeField::Name, n);
+}
+
+void PropertyPanel::commitDeviceType()
+{
+    if (node_ < 0)
+        return;
+    Node n = doc_->node(node_);
+    const DeviceType* from = DeviceCatalog::builtin().find(n.deviceType);
+    const DeviceType* to = DeviceCatalog::builtin().find(nodeType_->currentText().toStdString());
+    if (!to)
+        return;
+    // An intra-node bandwidth that was the old type's default follows the new type's default.
+    if (from && to && n.intraBandwidth == from->intraNodeBandwidth)
+        n.intraBandwidth = to->intraNodeBandwidth;
+    n.deviceType = to->name;
+    pushNode(NodeField::DeviceType, n);
+}
+
+void PropertyPanel::commitNodeNumbers(NodeField field)
+{
+    if (node_ < 0)
+        return;
+    Node n = doc_->node(node_);
+    switch (field) {
+    case NodeField::Gpus: n.gpus = nodeGpus_->value(); break;
+    case NodeField::IntraBandwidth: n.intraBandwidth = nodeIntra_->value() * kGB; break;
+    case NodeField::NicBandwidth: n.nicBandwidth = nodeNic_->value() * kGbit; break;
+    case NodeField::Communicator:
+        n.communicator = nodeComm_->currentIndex() == 1 ? Communicator::CpuEthernet : Communicator::GpuRdma;
+        break;
+    default: return;
+    }
+    pushNode(field, n);
+}
+
+void PropertyPanel::commitLink(bool bandwidth)
+{
+    if (link_ < 0)
+        return;
+    Link l = doc_->link(link_);
+    if (bandwidth)
+        l.bandwidth = linkBw_->value() * kGbit;
+    else
+        l.latency = linkLat_->value() * kMicro;
+    if (l == doc_->link(link_))
+        return;
+    undo_->push(new ChangeLinkPropertyCommand(doc_, link_, bandwidth ? LinkField::Bandwidth : LinkField::Latency, l));
+}
+
+void PropertyPanel::commitClusterName()
+{
+    ClusterProperties p = doc_->properties();
+    const QString name = clusterName_->text().trimmed();
+    if (name.toStdString() == p.name)
+        return;
+    if (name.isEmpty()) {
+        showError(tr("The cluster name must not be empty."));
+        const QSignalBlocker b(clusterName_);
+        clusterName_->setText(qs(p.name));
+        return;
+    }
+    showError({});
+    p.name = name.toStdString();
+    undo_->push(new ChangeClusterPropertyCommand(doc_, ClusterField::Name, p));
+}
+
+void PropertyPanel::commitClusterNumbers(int which)
+{
+    ClusterProperties p = doc_->properties();
+    ClusterField field = ClusterField::IntraLatency;
+    if (which == 0) {
+        p.intraLatency = intraLat_->value() * kMicro;
+    } else if (which == 1) {
+        p.interLatency = interLat_->value() * kMicro;
+        field = ClusterField::InterLatency;
+    } else {
+        p.cpuPathPenalty = cpuPenalty_->value();
+        field = ClusterField::CpuPathPenalty;
+    }
+    if (p == doc_->properties())
+        return;
+    undo_->push(new ChangeClusterPropertyCommand(doc_, field, p));
+}
+
+} // namespace hetplan

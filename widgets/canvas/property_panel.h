@@ -1,0 +1,76 @@
+#pragma once
+// The property panel of the cluster editor (placed in the main window's right-hand dock). It shows the
+// selected node, the selected link, or the cluster itself when nothing is selected; every edit is pushed
+// as an undo command, and invalid input (an empty or duplicate node name) is refused with a message
+// instead of a command.
+#include "cluster_document.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QUndoStack;
+
+namespace hetplan {
+
+enum class NodeField;
+
+class PropertyPanel : public QWidget {
+    Q_OBJECT
+public:
+    PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* parent = nullptr);
+
+    // Which item(s) to show; indices are the document's. Also re-reads the values from the document.
+    void showSelection(const std::vector<int>& nodes, const std::vector<int>& links);
+    QString errorText() const;   // the last refused edit's reason ("" if none)
+    int shownNode() const { return node_; }
+    int shownLink() const { return link_; }
+
+private:
+    QWidget* buildClusterPage();
+    QWidget* buildNodePage();
+    QWidget* buildLinkPage();
+    void refresh();
+    void showPage(QWidget* page);
+    void showError(const QString& text);
+    void pushNode(NodeField field, const Node& after);
+
+    void commitNodeName();
+    void commitDeviceType();
+    void commitNodeNumbers(NodeField field);
+    void commitLink(bool bandwidth);
+    void commitClusterName();
+    void commitClusterNumbers(int which);
+
+    ClusterDocument* doc_;
+    QUndoStack* undo_;
+    std::vector<int> selNodes_, selLinks_;
+    int node_ = -1, link_ = -1;
+
+    QLabel* title_;
+    QLabel* error_;
+    QWidget *clusterPage_, *nodePage_, *linkPage_, *multiPage_;
+    // node page
+    QLabel* nodeInfo_;
+    QLineEdit* nodeName_;
+    QComboBox* nodeType_;
+    QSpinBox* nodeGpus_;
+    QDoubleSpinBox *nodeIntra_, *nodeNic_;
+    QComboBox* nodeComm_;
+    // link page
+    QLabel* linkEnds_;
+    QDoubleSpinBox *linkBw_, *linkLat_;
+    // cluster page
+    QLineEdit* clusterName_;
+    QLabel* clusterInfo_;
+    QDoubleSpinBox *intraLat_, *interLat_, *cpuPenalty_;
+    // several items
+    QLabel* multiInfo_;
+};
+
+} // namespace hetplan

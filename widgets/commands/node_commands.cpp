@@ -1,0 +1,180 @@
+#include "node_commands.h"
+
+#include "widgets/canvas/auto_layout.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace hetplan {
+
+namespace {
+QString tr(const char* s) { return QCoreApplication::translate("ClusterCommands", s); }
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
+
+// ---- AddNode ----------------------------------------------------------------------------------------
+
+AddNodeCommand::AddNodeCommand(ClusterDocument* doc, const Node& node, QUndoCommand* parent)
+    : QUndoCommand(parent), doc_(doc), node_(node), index_(doc->nodeCount())
+{
+    setText(tr("Add node %1").arg(qs(node.name)));
+}
+
+void AddNodeCommand::redo()
+{
+    doc_->insertNode(index_, node_);
+    doc_->notifyEdited();
+}
+
+void AddNodeCommand::undo()
+{
+    doc_->takeNode(index_);
+    doc_->notifyEdited();
+}
+
+// ---- RemoveItems ------------------------------------------------------------------------------------
+
+RemoveItemsCommand::RemoveItemsCommand(ClusterDocument* doc, const std::vector<int>& nodes,
+                                       const std::vector<int>& links, QUndoCommand* parent)
+    : QUndoCommand(parent), doc_(doc)
+{
+    std::vector<int> ns(nodes), ls(links);
+    for (int n : nodes) {
+        const std::vector<int> touching = doc->linksOfNode(n);
+        ls.insert(ls.end(), touching.begin(), touching.end());
+    }
+    for (std::vector<int>* v : {&ns, &ls}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    for (int n : ns)
+        if (n >= 0 && n < doc->nodeCount())
+            nodes_.emplace_back(n, doc->node(n));
+    for (int l : ls)
+        if (l >= 0 && l < doc->linkCount())
+            links_.emplace_back(l, doc->link(l));
+    if (nodes_.size() == 1 && links_.empty())
+        setText(tr("Delete node %1").arg(qs(nodes_.front().second.name)));
+    else if (nodes_.empty() && links_.size() == 1)
+        setText(tr("Delete link %1–%2").arg(qs(links_.front().second.a), qs(links_.front().second.b)));
+    else
+        setText(tr("Delete %1 node(s) and %2 link(s)").arg(nodes_.size()).arg(links_.size()));
+}
+
+void RemoveItemsCommand::redo()
+{
+    // Descending order keeps the smaller recorded indices valid while removing.
+    for (auto it = links_.rbegin(); it != links_.rend(); ++it)
+        doc_->takeLink(it->first);
+    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
+        doc_->takeNode(it->first);
+    doc_->notifyEdited();
+}
+
+void RemoveItemsCommand::undo()
+{
+    // Ascending re-insertion puts each item back at its original index.
+    for (const auto& [i, n] : nodes_)
+        doc_->insertNode(i, n);
+    for (const auto& [i, l] : links_)
+        doc_->insertLink(i, l);
+    doc_->notifyEdited();
+}
+
+// ---- MoveNodes / AutoLayout -------------------------------------------------------------------------
+
+MoveNodesCommand::MoveNodesCommand(ClusterDocument* doc, std::vector<int> nodes, std::vector<QPointF> newPos,
+                                   QUndoCommand* parent)
+    : QUndoCommand(parent), doc_(doc), nodes_(std::move(nodes)), newPos_(std::move(newPos))
+{
+    newPos_.resize(nodes_.size());
+    for (int n : nodes_)
+        oldPos_.emplace_back(doc->node(n).x, doc->node(n).y);
+    setText(nodes_.size() == 1 ? tr("Move %1").arg(qs(doc->node(nodes_.front()).name))
+                               : tr("Move %1 nodes").arg(nodes_.size()));
+}
+
+void MoveNodesCommand::redo()
+{
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        doc_->setNodePos(nodes_[i], newPos_[i]);
+    doc_->notifyEdited();
+}
+
+void MoveNodesCommand::undo()
+{
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        doc_->setNodePos(nodes_[i], oldPos_[i]);
+    doc_->notifyEdited();
+}
+
+bool MoveNodesCommand::mergeWith(const QUndoCommand* other)
+{
+    const auto* o = static_cast<const MoveNodesCommand*>(other);
+    if (o->nodes_ != nodes_)
+        return false;
+    newPos_ = o->newPos_;
+    setObsolete(newPos_ == oldPos_); // dragged back to where it started: nothing to undo
+    return true;
+}
+
+static std::vector<int> allNodes(const ClusterDocument* doc)
+{
+    std::vector<int> v(size_t(doc->nodeCount()));
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = int(i);
+    return v;
+}
+
+AutoLayoutCommand::AutoLayoutCommand(ClusterDocument* doc, QUndoCommand* parent)
+    : MoveNodesCommand(doc, allNodes(doc), autoLayoutPositions(doc->cluster()), parent)
+{
+    setText(tr("Auto-layout"));
+}
+
+// ---- ChangeNodeProperty -----------------------------------------------------------------------------
+
+ChangeNodePropertyCommand::ChangeNodePropertyCommand(ClusterDocument* doc, int index, NodeField field,
+                                                     const Node& after, QUndoCommand* parent)
+    : QUndoCommand(parent), doc_(doc), index_(index), field_(field), before_(doc->node(index)), after_(after)
+{
+    // Positions are MoveNodes' business; keep them whatever the caller passed.
+    after_.x = before_.x;
+    after_.y = before_.y;
+    const QString name = qs(before_.name);
+    switch (field) {
+    case NodeField::Name: setText(tr("Rename %1 to %2").arg(name, qs(after.name))); break;
+    case NodeField::DeviceType: setText(tr("Change device type of %1").arg(name)); break;
+    case NodeField::Gpus: setText(tr("Change GPU count of %1").arg(name)); break;
+    case NodeField::IntraBandwidth: setText(tr("Change intra-node bandwidth of %1").arg(name)); break;
+    case NodeField::NicBandwidth: setText(tr("Change NIC bandwidth of %1").arg(name)); break;
+    case NodeField::Communicator: setText(tr("Change communicator of %1").arg(name)); break;
+    }
+}
+
+void ChangeNodePropertyCommand::redo()
+{
+    doc_->replaceNode(index_, after_);
+    doc_->notifyEdited();
+}
+
+void ChangeNodePropertyCommand::undo()
+{
+    doc_->replaceNode(index_, before_);
+    doc_->notifyEdited();
+}
+
+bool ChangeNodePropertyCommand::mergeWith(const QUndoCommand* other)
+{
+    const auto* o = static_cast<const ChangeNodePropertyCommand*>(other);
+    const bool numeric = field_ == NodeField::Gpus || field_ == NodeField::IntraBandwidth ||
+                         field_ == NodeField::NicBandwidth;
+    if (!numeric || o->index_ != index_ || o->field_ != field_)
+        return false;
+    after_ = o->after_;
+    setObsolete(after_ == before_);
+    return true;
+}
+
+} // namespace hetplan

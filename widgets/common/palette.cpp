@@ -1,0 +1,67 @@
+#include "palette.h"
+
+#include <algorithm>
+#include <array>
+
+namespace hetplan::palette {
+
+namespace {
+int wrap(int i, int n)
+{
+    const int r = i % n;
+    return r < 0 ? r + n : r;
+}
+
+QColor mix(const QColor& a, const QColor& b, double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
+                            float(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            float(a.blueF() + (b.blueF() - a.blueF()) * t), float(a.alphaF()));
+}
+} // namespace
+
+QColor okabeIto(int i)
+{
+    static const std::array<QRgb, 8> c = {0xE69F00, 0x56B4E9, 0x009E73, 0xF0E442,
+                                          0x0072B2, 0xD55E00, 0xCC79A7, 0x999999};
+    return QColor(c[wrap(i, int(c.size()))]);
+}
+
+QColor tableau10(int i)
+{
+    static const std::array<QRgb, 10> c = {0x4E79A7, 0xF28E2B, 0xE15759, 0x76B7B2, 0x59A14F,
+                                           0xEDC948, 0xB07AA1, 0xFF9DA7, 0x9C755F, 0xBAB0AC};
+    return QColor(c[wrap(i, int(c.size()))]);
+}
+
+QColor stageColor(int stage) { return okabeIto(stage); }
+QColor microBatchColor(int microBatch) { return tableau10(microBatch); }
+QColor seriesColor(int series) { return tableau10(series); }
+
+QColor tint(const QColor& c, double amount) { return mix(c, Qt::white, amount); }
+QColor shade(const QColor& c, double amount) { return mix(c, Qt::black, amount); }
+
+QColor textOn(const QColor& background)
+{
+    // Relative luminance (sRGB weights); light backgrounds get black text.
+    const double l = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
+    return l > 0.55 ? QColor(20, 20, 20) : QColor(Qt::white);
+}
+
+QColor unusedGpu() { return QColor(0xDD, 0xDD, 0xDD); }
+QColor overCapacity() { return QColor(0xD5, 0x2B, 0x1E); }
+QColor memoryOk() { return QColor(0x33, 0x33, 0x33); }
+QColor communication() { return QColor(0x9A, 0x9A, 0x9A); }
+QColor collective() { return QColor(0x5F, 0x5F, 0x5F); }
+QColor optimizer() { return QColor(0x3B, 0x3B, 0x3B); }
+QColor bandA() { return QColor(0xF4, 0xF6, 0xF9); }
+QColor bandB() { return QColor(0xFF, 0xFF, 0xFF); }
+QColor gridLine() { return QColor(0xD0, 0xD0, 0xD0); }
+QColor placeholderText() { return QColor(0x80, 0x80, 0x80); }
+
+Qt::BrushStyle communicationPattern() { return Qt::BDiagPattern; }
+Qt::BrushStyle collectivePattern() { return Qt::DiagCrossPattern; }
+Qt::BrushStyle recomputePattern() { return Qt::FDiagPattern; }
+
+} // namespace hetplan::palette

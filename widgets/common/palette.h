@@ -1,0 +1,43 @@
+#pragma once
+// Colours shared by every view, chosen to stay distinguishable for colour-blind readers: Okabe–Ito for
+// pipeline stages (few, must be told apart at a glance) and Tableau 10 for micro-batches and series
+// (a longer cycle). Neutral greys for communication, unused GPUs and backgrounds.
+#include <QBrush>
+#include <QColor>
+
+namespace hetplan::palette {
+
+// Okabe & Ito (2008) without black: orange, sky blue, bluish green, yellow, blue, vermillion,
+// reddish purple, grey. Cycles.
+QColor okabeIto(int i);
+// Tableau 10 (Tableau's 2016 default). Cycles.
+QColor tableau10(int i);
+
+QColor stageColor(int stage);           // Okabe–Ito
+QColor microBatchColor(int microBatch); // Tableau 10
+QColor seriesColor(int series);         // Tableau 10 (device types, planners' series)
+
+// Mixes `c` towards white by `amount` (0 = unchanged, 1 = white).
+QColor tint(const QColor& c, double amount);
+// Mixes `c` towards black by `amount`.
+QColor shade(const QColor& c, double amount);
+// Black or white, whichever reads better on `background`.
+QColor textOn(const QColor& background);
+
+QColor unusedGpu();          // cells of GPUs a plan leaves idle
+QColor overCapacity();       // memory above the device's capacity
+QColor memoryOk();           // memory bar within capacity
+QColor communication();      // p2p sends
+QColor collective();         // all-reduce, all-gather, ...
+QColor optimizer();          // optimizer step
+QColor bandA();              // alternating row-group background
+QColor bandB();
+QColor gridLine();
+QColor placeholderText();
+
+// The hatch used for communication boxes (drawn over their fill).
+Qt::BrushStyle communicationPattern();
+Qt::BrushStyle collectivePattern();
+Qt::BrushStyle recomputePattern();
+
+} // namespace hetplan::palette

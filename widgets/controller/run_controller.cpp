@@ -1,0 +1,166 @@
+#include "run_controller.h"
+
+#include "core/model/errors.h"
+
+#include <QMetaObject>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace hetplan {
+
+namespace {
+// Lowers the calling thread's scheduling priority for its lifetime (Linux: per-thread nice value; Qt's
+// QThread priorities are no-ops under SCHED_OTHER).
+class LowerThreadPriority {
+public:
+    LowerThreadPriority()
+    {
+#ifdef __linux__
+        tid_ = pid_t(syscall(SYS_gettid));
+        old_ = getpriority(PRIO_PROCESS, id_t(tid_));
+        setpriority(PRIO_PROCESS, id_t(tid_), std::min(old_ + 5, 19));
+#endif
+    }
+    ~LowerThreadPriority()
+    {
+#ifdef __linux__
+        setpriority(PRIO_PROCESS, id_t(tid_), old_); // may fail without privileges; the pool thread stays nicer
+#endif
+    }
+
+private:
+    pid_t tid_ = 0;
+    int old_ = 0;
+};
+} // namespace
+
+struct RunController::Shared {
+    std::atomic<bool> cancelled{false};
+    std::mutex mutex;                 // guards `current` against the worker destroying it mid-cancel
+    Progress* current = nullptr;
+    // Worker-side throttle: planners may report every iteration; the GUI needs a few updates a second.
+    std::chrono::steady_clock::time_point lastReport{};
+    void setCurrent(Progress* p)
+    {
+        std::lock_guard lock(mutex);
+        current = p;
+        if (p && cancelled)
+            p->cancel();
+    }
+};
+
+RunController::RunController(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<hetplan::RunResult>();
+    qRegisterMetaType<hetplan::Run>();
+    connect(&watcher_, &QFutureWatcher<void>::finished, this, [this] { emit finished(run_); });
+}
+
+RunController::~RunController()
+{
+    cancel();
+    wait();
+}
+
+bool RunController::isRunning() const { return watcher_.isRunning(); }
+
+void RunController::cancel()
+{
+    if (!shared_)
+        return;
+    shared_->cancelled = true;
+    std::lock_guard lock(shared_->mutex);
+    if (shared_->current)
+        shared_->current->cancel();
+}
+
+void RunController::wait() { watcher_.waitForFinished(); }
+
+bool RunController::start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
+                          std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner)
+{
+    if (isRunning())
+        return false;
+    run_ = std::move(run);
+    shared_ = std::make_shared<Shared>();
+    auto shared = shared_;
+    QPointer<RunController> self(this);
+    // Results are appended to run_ on the GUI thread (queued), so the worker never touches run_.
+    auto deliver = [self](RunResult r) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, r] {
+                if (!self)
+                    return;
+                self->run_.results.push_back(r);
+                emit self->resultReady(r);
+            },
+            Qt::QueuedConnection);
+    };
+    auto report = [self, shared](double f, const std::string& text) {
+        const auto now = std::chrono::steady_clock::now();
+        if (f < 1.0 && now - shared->lastReport < std::chrono::milliseconds(25))
+            return;
+        shared->lastReport = now;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, f, t = QString::fromStdString(text)] {
+                if (self)
+                    emit self->progress(f, t);
+            },
+            Qt::QueuedConnection);
+    };
+    watcher_.setFuture(QtConcurrent::run([planners, request, optionsPerPlanner, shared, deliver, report] {
+        LowerThreadPriority lower; // the GUI thread wins when the cores are busy
+        const int n = int(planners.size());
+        for (int i = 0; i < n; ++i) {
+            RunResult result;
+            result.planner = planners[i];
+            PlanRequest req = request;
+            if (auto it = optionsPerPlanner.find(planners[i]); it != optionsPerPlanner.end())
+                for (const auto& [k, v] : it->second)
+                    req.options[k] = v;
+            result.options = req.options;
+            if (shared->cancelled) {
+                result.status = "cancelled";
+                result.message = "cancelled before it started";
+                deliver(result);
+                continue;
+            }
+            Progress progress(
+                [report, i, n, name = planners[i]](double f, const std::string& text) {
+                    report((i + f) / n, name + ": " + text);
+                },
+                req.timeLimitSeconds);
+            shared->setCurrent(&progress);
+            const auto t0 = std::chrono::steady_clock::now();
+            try {
+                result.plan = runPlanner(planners[i], req, progress);
+                result.status = "ok";
+            } catch (const InfeasibleError& e) {
+                result.status = "infeasible";
+                result.message = e.what();
+            } catch (const CancelledError& e) {
+                result.status = "cancelled";
+                result.message = e.what();
+            } catch (const std::exception& e) {
+                result.status = "error";
+                result.message = e.what();
+            }
+            shared->setCurrent(nullptr);
+            result.durationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            deliver(result);
+        }
+        report(1.0, "done");
+    }));
+    return true;
+}
+
+} // namespace hetplan

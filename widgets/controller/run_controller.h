@@ -1,0 +1,45 @@
+#pragma once
+// Runs planners on a worker thread, one after another, and hands each result back to the GUI thread as
+// soon as it is ready. Progress and results arrive by queued signals; cancel() stops the running planner
+// at its next checkpoint and skips the rest. The GUI thread never blocks.
+#include "core/model/project.h"
+#include "core/planners/planner.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QPointer>
+#include <memory>
+
+namespace hetplan {
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override;
+
+    bool isRunning() const;
+    // Starts the planners on `request`; returns false if a run is already going. `run` names the inputs and
+    // gets results appended as they arrive (see resultReady / finished).
+    bool start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
+               std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner = {});
+    void cancel();
+    // Blocks until the worker is done (tests and shutdown only).
+    void wait();
+
+signals:
+    void progress(double fraction, const QString& text);
+    void resultReady(const hetplan::RunResult& result);
+    void finished(const hetplan::Run& run);
+
+private:
+    struct Shared;
+    std::shared_ptr<Shared> shared_;
+    QFutureWatcher<void> watcher_;
+    Run run_;
+};
+
+} // namespace hetplan
+
+Q_DECLARE_METATYPE(hetplan::RunResult)
+Q_DECLARE_METATYPE(hetplan::Run)

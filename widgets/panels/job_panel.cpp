@@ -1,0 +1,87 @@
+#include "job_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QSpinBox>
+
+namespace hetplan {
+
+JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* form = new QFormLayout(this);
+    gbs_ = new QSpinBox;
+    gbs_->setRange(1, 1 << 20);
+    gbs_->setToolTip(tr("Samples per training iteration across the whole cluster"));
+    seq_ = new QSpinBox;
+    seq_->setRange(1, 1 << 20);
+    seq_->setToolTip(tr("Tokens per sample; example models are rebuilt for it"));
+    precision_ = new QComboBox;
+    precision_->addItems({"fp16", "bf16", "fp32"});
+    zero_ = new QComboBox;
+    zero_->addItems({tr("0 — none"), tr("1 — optimizer states"), tr("2 — + gradients"), tr("3 — + parameters")});
+    schedule_ = new QComboBox;
+    schedule_->addItems({"1F1B", "GPipe"});
+    recompute_ = new QCheckBox(tr("full activation recomputation"));
+    backward_ = new QDoubleSpinBox;
+    backward_->setRange(0.5, 10);
+    backward_->setSingleStep(0.1);
+    backward_->setToolTip(tr("Analytic backward time as a multiple of forward"));
+    optimizer_ = new QDoubleSpinBox;
+    optimizer_->setRange(0, 64);
+    optimizer_->setSuffix(tr(" B/param"));
+    optimizer_->setToolTip(tr("Optimizer state per parameter (Adam, mixed precision: 12)"));
+    form->addRow(tr("Global batch"), gbs_);
+    form->addRow(tr("Sequence length"), seq_);
+    form->addRow(tr("Precision"), precision_);
+    form->addRow(tr("ZeRO stage"), zero_);
+    form->addRow(tr("Schedule"), schedule_);
+    form->addRow(QString(), recompute_);
+    form->addRow(tr("Backward factor"), backward_);
+    form->addRow(tr("Optimizer state"), optimizer_);
+    setJob(Job{});
+    for (QSpinBox* s : {gbs_, seq_})
+        connect(s, &QSpinBox::valueChanged, this, &JobPanel::emitEdited);
+    for (QComboBox* c : {precision_, zero_, schedule_})
+        connect(c, &QComboBox::currentIndexChanged, this, &JobPanel::emitEdited);
+    for (QDoubleSpinBox* s : {backward_, optimizer_})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &JobPanel::emitEdited);
+    connect(recompute_, &QCheckBox::toggled, this, &JobPanel::emitEdited);
+}
+
+void JobPanel::setJob(const Job& j)
+{
+    updating_ = true;
+    gbs_->setValue(j.globalBatchSize);
+    seq_->setValue(j.sequenceLength);
+    precision_->setCurrentIndex(int(j.precision));
+    zero_->setCurrentIndex(j.zeroStage);
+    schedule_->setCurrentIndex(j.schedule == Schedule::GPipe ? 1 : 0);
+    recompute_->setChecked(j.recompute);
+    backward_->setValue(j.backwardFactor);
+    optimizer_->setValue(j.optimizerBytesPerParam);
+    updating_ = false;
+}
+
+Job JobPanel::job() const
+{
+    Job j;
+    j.globalBatchSize = gbs_->value();
+    j.sequenceLength = seq_->value();
+    j.precision = Precision(precision_->currentIndex());
+    j.zeroStage = zero_->currentIndex();
+    j.schedule = schedule_->currentIndex() == 1 ? Schedule::GPipe : Schedule::OneFOneB;
+    j.recompute = recompute_->isChecked();
+    j.backwardFactor = backward_->value();
+    j.optimizerBytesPerParam = optimizer_->value();
+    return j;
+}
+
+void JobPanel::emitEdited()
+{
+    if (!updating_)
+        emit jobEdited(job());
+}
+
+} // namespace hetplan

@@ -1,0 +1,147 @@
+#include "run_panel.h"
+
+#include "core/planners/planner.h"
+#include "widgets/models/project_tree.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace hetplan {
+
+namespace {
+constexpr int kDefaultRole = Qt::UserRole + 10;
+}
+
+RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* split = new QSplitter(Qt::Vertical);
+    planners_ = new QTreeWidget;
+    planners_->setHeaderLabels({tr("Planner / option"), tr("Value"), tr("Description")});
+    planners_->setRootIsDecorated(true);
+    registerBuiltinPlanners();
+    for (const std::string& name : PlannerRegistry::instance().names()) {
+        auto planner = PlannerRegistry::instance().create(name);
+        auto* item = new QTreeWidgetItem(planners_, {QString::fromStdString(name), QString(),
+                                                     QString::fromStdString(planner->description())});
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(0, Qt::Unchecked);
+        item->setToolTip(2, QString::fromStdString(planner->description()));
+        for (const PlannerOption& o : planner->options()) {
+            auto* opt = new QTreeWidgetItem(item, {QString::fromStdString(o.key), QString::fromStdString(o.defaultValue),
+                                                   QString::fromStdString(o.help)});
+            opt->setFlags(opt->flags() | Qt::ItemIsEditable);
+            opt->setData(1, kDefaultRole, QString::fromStdString(o.defaultValue));
+            opt->setToolTip(2, QString::fromStdString(o.help));
+        }
+    }
+    planners_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    planners_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    // Only option values are editable (double-click the value column).
+    connect(planners_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* it, int col) {
+        if (it->parent() && col == 1)
+            planners_->editItem(it, 1);
+    });
+    planners_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+
+    auto* top = new QWidget;
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job; "
+                                       "double-click an option value to change it.")));
+    topLayout->addWidget(planners_);
+    auto* buttons = new QHBoxLayout;
+    run_ = new QPushButton(tr("Run planners"));
+    run_->setShortcut(QKeySequence(Qt::Key_F5));
+    run_->setToolTip(tr("Run the ticked planners (F5)"));
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setEnabled(false);
+    buttons->addWidget(run_);
+    buttons->addWidget(cancel_);
+    buttons->addStretch();
+    topLayout->addLayout(buttons);
+    split->addWidget(top);
+
+    results_ = new QTreeWidget;
+    results_->setRootIsDecorated(false);
+    results_->setHeaderLabels({tr("Planner"), tr("Status"), tr("Simulated s/iter"), tr("Planner's own s/iter"),
+                               tr("Tokens/s"), tr("Search ms"), tr("Message")});
+    results_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    split->addWidget(results_);
+    layout->addWidget(split);
+
+    connect(run_, &QPushButton::clicked, this, &RunPanel::runRequested);
+    connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
+    connect(results_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
+        if (it)
+            emit resultActivated(it->data(0, kRoleRun).toInt(), it->data(0, kRoleResult).toInt());
+    });
+}
+
+std::vector<std::string> RunPanel::checkedPlanners() const
+{
+    std::vector<std::string> out;
+    for (int i = 0; i < planners_->topLevelItemCount(); ++i)
+        if (planners_->topLevelItem(i)->checkState(0) == Qt::Checked)
+            out.push_back(planners_->topLevelItem(i)->text(0).toStdString());
+    return out;
+}
+
+void RunPanel::setChecked(const std::vector<std::string>& planners)
+{
+    for (int i = 0; i < planners_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* it = planners_->topLevelItem(i);
+        const bool on = std::find(planners.begin(), planners.end(), it->text(0).toStdString()) != planners.end();
+        it->setCheckState(0, on ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+std::map<std::string, std::map<std::string, std::string>> RunPanel::options() const
+{
+    std::map<std::string, std::map<std::string, std::string>> out;
+    for (int i = 0; i < planners_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* p = planners_->topLevelItem(i);
+        for (int c = 0; c < p->childCount(); ++c) {
+            QTreeWidgetItem* o = p->child(c);
+            if (o->text(1) != o->data(1, kDefaultRole).toString())
+                out[p->text(0).toStdString()][o->text(0).toStdString()] = o->text(1).trimmed().toStdString();
+        }
+    }
+    return out;
+}
+
+void RunPanel::setRunning(bool running)
+{
+    run_->setEnabled(!running);
+    cancel_->setEnabled(running);
+}
+
+void RunPanel::showRun(const Run& run)
+{
+    results_->clear();
+    for (size_t i = 0; i < run.results.size(); ++i) {
+        const RunResult& r = run.results[i];
+        QStringList cols{QString::fromStdString(r.planner), QString::fromStdString(r.status)};
+        if (r.plan) {
+            cols << QString::number(r.plan->estimate.iterationSeconds, 'f', 4)
+                 << (r.plan->plannerEstimate ? QString::number(*r.plan->plannerEstimate, 'f', 4) : QString("–"))
+                 << QString::number(r.plan->estimate.tokensPerSecond, 'f', 0)
+                 << QString::number(r.plan->search.seconds * 1e3, 'f', 2);
+        } else {
+            cols << "–" << "–" << "–" << QString::number(r.durationSeconds * 1e3, 'f', 2);
+        }
+        cols << QString::fromStdString(r.message);
+        auto* it = new QTreeWidgetItem(results_, cols);
+        it->setData(0, kRoleRun, run.id);
+        it->setData(0, kRoleResult, int(i));
+        for (int c = 2; c <= 5; ++c)
+            it->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+    }
+}
+
+} // namespace hetplan

@@ -1,0 +1,289 @@
+#include "comparison_view.h"
+
+#include "legend_swatch.h"
+#include "view_util.h"
+#include "widgets/common/palette.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hetplan {
+
+namespace {
+QColor simulatedColour() { return palette::tableau10(0); }
+QColor estimateColour() { return palette::tableau10(1); }
+QColor tokensColour() { return palette::tableau10(4); }
+QColor searchColour() { return palette::tableau10(6); }
+
+// Formats a value for a bar label: 3 significant digits, k/M suffix for big ones.
+QString compact(double v)
+{
+    const double a = std::abs(v);
+    if (a >= 1e6)
+        return QString::number(v / 1e6, 'g', 3) + QLatin1Char('M');
+    if (a >= 1e4)
+        return QString::number(v / 1e3, 'g', 3) + QLatin1Char('k');
+    if (a >= 100)
+        return QString::number(v, 'f', 0);
+    return QString::number(v, 'g', 3);
+}
+
+QCPBars* bars(QCPAxisRect* rect, const QColor& colour, double width)
+{
+    auto* b = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    b->setWidth(width);
+    b->setBrush(colour);
+    b->setPen(QPen(palette::shade(colour, 0.3), 1));
+    b->setAntialiased(false);
+    return b;
+}
+
+void valueLabel(QCustomPlot* plot, QCPAxisRect* rect, double key, double value, const QString& text,
+                const QColor& colour = QColor(40, 40, 40))
+{
+    auto* label = new QCPItemText(plot);
+    label->setClipAxisRect(rect);
+    label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    label->position->setCoords(key, value);
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    label->setPadding(QMargins(0, 0, 0, 2));
+    QFont f = plot->font();
+    f.setPointSizeF(7.5);
+    label->setFont(f);
+    label->setColor(colour);
+    label->setText(text);
+}
+
+void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, const QString& yLabel)
+{
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < names.size(); ++i)
+        ticker->addTick(i, names[i]);
+    x->setTicker(ticker);
+    x->setSubTicks(false);
+    x->setTickLength(0, 3);
+    x->grid()->setVisible(false);
+    x->setRange(-0.6, names.size() - 0.4);
+    y->setLabel(yLabel);
+    y->grid()->setPen(QPen(palette::gridLine(), 0, Qt::DotLine));
+    QFont tf = plot->font();
+    tf.setPointSizeF(8.5);
+    x->setTickLabelFont(tf);
+    y->setTickLabelFont(tf);
+    QFont lf = plot->font();
+    lf.setPointSizeF(9);
+    y->setLabelFont(lf);
+    rect->setRangeDrag(Qt::Orientations());
+    rect->setRangeZoom(Qt::Orientations());
+}
+} // namespace
+
+ComparisonView::ComparisonView(QWidget* parent)
+    : PlotView(tr("Run several planners (Compare) to see their plans side by side."), parent)
+{
+}
+
+void ComparisonView::clear()
+{
+    rows_.clear();
+    names_.clear();
+    PlotView::clear();
+}
+
+void ComparisonView::setPlans(const std::vector<Plan>& plans)
+{
+    clear();
+    if (plans.empty())
+        return;
+    std::map<QString, int> seen;
+    for (const Plan& plan : plans) {
+        Row r;
+        r.iteration = plan.estimate.iterationSeconds;
+        r.tokens = plan.estimate.tokensPerSecond;
+        r.searchSeconds = plan.search.seconds;
+        r.candidates = plan.search.candidates;
+        r.estimate = plan.plannerEstimate;
+        r.feasible = plan.estimate.feasible;
+        rows_.push_back(r);
+        QString name = QString::fromStdString(plan.planner.empty() ? std::string("plan") : plan.planner);
+        if (const int n = ++seen[name]; n > 1)
+            name += QStringLiteral(" #%1").arg(n);
+        names_ << name;
+    }
+    QStringList tickNames = names_;
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (!rows_[i].feasible)
+            tickNames[int(i)] += tr("\n(does not fit)");
+    const int n = int(rows_.size());
+
+    QCustomPlot* p = newPlot();
+    QCPAxisRect* timeRect = p->axisRect();
+    auto* bottom = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 0, bottom);
+    auto* tokensRect = new QCPAxisRect(p);
+    auto* searchRect = new QCPAxisRect(p);
+    bottom->addElement(0, 0, tokensRect);
+    bottom->addElement(0, 1, searchRect);
+    bottom->setColumnSpacing(12);
+    p->plotLayout()->setRowStretchFactor(0, 1.1);   // legend and title rows are inserted above later
+    p->plotLayout()->setRowStretchFactor(1, 1.0);
+    auto* group = new QCPMarginGroup(p);
+    timeRect->setMarginGroup(QCP::msLeft, group);
+    tokensRect->setMarginGroup(QCP::msLeft, group);
+
+    // Panel 1: iteration time, simulated vs the planner's own estimate.
+    double maxTime = 0;
+    bool anyEstimate = false;
+    for (const Row& r : rows_) {
+        maxTime = std::max(maxTime, r.iteration);
+        if (r.estimate) {
+            anyEstimate = true;
+            maxTime = std::max(maxTime, *r.estimate);
+        }
+    }
+    const viewutil::TimeUnit unit = viewutil::timeUnitFor(maxTime);
+    setupPanel(p, timeRect, tickNames, tr("iteration time (%1)").arg(unit.name));
+    const double width = anyEstimate ? 0.36 : 0.55;
+    const double offset = anyEstimate ? 0.19 : 0.0;
+    QCPBars* simulated = bars(timeRect, simulatedColour(), width);
+    simulated->setName(tr("simulated iteration time"));
+    QCPBars* infeasible = bars(timeRect, palette::tint(palette::overCapacity(), 0.55), width);
+    infeasible->setBrush(QBrush(palette::overCapacity(), Qt::BDiagPattern));
+    infeasible->setPen(QPen(palette::overCapacity(), 1.2));
+    infeasible->setName(tr("simulated, does not fit memory"));
+    QCPBars* estimate = bars(timeRect, estimateColour(), width);
+    estimate->setName(tr("planner's own estimate"));
+    bool anyInfeasible = false;
+    for (int i = 0; i < n; ++i) {
+        const Row& r = rows_[i];
+        const double v = r.iteration * unit.scale;
+        // A plan without an estimate gets its one bar centred on its tick.
+        const double shift = r.estimate ? offset : 0.0;
+        (r.feasible ? simulated : infeasible)->addData(i - shift, v);
+        anyInfeasible |= !r.feasible;
+        valueLabel(p, timeRect, i - shift, v, compact(v), r.feasible ? QColor(40, 40, 40) : palette::overCapacity());
+        if (r.estimate) {
+            const double e = *r.estimate * unit.scale;
+            estimate->addData(i + shift, e);
+            valueLabel(p, timeRect, i + shift, e, compact(e));
+        }
+    }
+    if (!anyInfeasible)
+        infeasible->removeFromLegend();
+    if (!anyEstimate)
+        estimate->removeFromLegend();
+    timeRect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTime * unit.scale, 1e-12) * 1.18);
+
+    // Panel 2: throughput.
+    double maxTokens = 0;
+    for (const Row& r : rows_)
+        maxTokens = std::max(maxTokens, r.tokens);
+    // Thousands of tokens/s read better as "k" on the axis than as 1.25e+05.
+    const bool kilo = maxTokens >= 1e4;
+    const double tokenScale = kilo ? 1e-3 : 1.0;
+    setupPanel(p, tokensRect, tickNames, kilo ? tr("throughput (k tokens/s)") : tr("throughput (tokens/s)"));
+    QCPBars* tokens = bars(tokensRect, tokensColour(), 0.55);
+    tokens->removeFromLegend();
+    for (int i = 0; i < n; ++i) {
+        tokens->addData(i, rows_[i].tokens * tokenScale);
+        valueLabel(p, tokensRect, i, rows_[i].tokens * tokenScale, compact(rows_[i].tokens * tokenScale));
+    }
+    tokensRect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTokens * tokenScale, 1e-9) * 1.18);
+    tokensRect->axis(QCPAxis::atLeft)->setNumberFormat(QStringLiteral("g"));
+    tokensRect->axis(QCPAxis::atLeft)->setNumberPrecision(6);
+
+    // Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,
+    // so times below 1 µs sit at 1 µs.
+    setupPanel(p, searchRect, tickNames, tr("search time (ms, log)"));
+    QCPAxis* sy = searchRect->axis(QCPAxis::atLeft);
+    sy->setScaleType(QCPAxis::stLogarithmic);
+    auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
+    logTicker->setLogBase(10);
+    logTicker->setSubTickCount(8);
+    sy->setTicker(logTicker);
+    sy->setNumberFormat(QStringLiteral("gb"));
+    double lo = 1e300, hi = 0;
+    std::vector<double> ms(n);
+    for (int i = 0; i < n; ++i) {
+        ms[i] = std::max(rows_[i].searchSeconds * 1e3, 1e-3);
+        lo = std::min(lo, ms[i]);
+        hi = std::max(hi, ms[i]);
+    }
+    const double base = std::pow(10.0, std::floor(std::log10(lo)) - (lo == hi ? 1 : 0));
+    QCPBars* search = bars(searchRect, searchColour(), 0.55);
+    search->removeFromLegend();
+    search->setBaseValue(base);
+    for (int i = 0; i < n; ++i) {
+        search->addData(i, ms[i]);
+        valueLabel(p, searchRect, i, ms[i], viewutil::formatDuration(rows_[i].searchSeconds));
+    }
+    sy->setRange(base, std::pow(10.0, std::ceil(std::log10(hi) + 0.35)));
+
+    p->legend->setVisible(true);
+    placeLegendInRow(p->legend, 0, 4);
+    const QString plansText = n == 1 ? tr("1 plan") : tr("%1 plans").arg(n);
+    addTitle(tr("Planner comparison"),
+             plans.front().cluster.name.empty()
+                 ? plansText
+                 : tr("%1 on %2 · %3").arg(QString::fromStdString(plans.front().model.name),
+                                          QString::fromStdString(plans.front().cluster.name), plansText));
+    setHasContent(true);
+}
+
+void ComparisonView::adaptToSize(const QSize& size)
+{
+    PlotView::adaptToSize(size);
+    // Planner names lie flat while they fit side by side, else they tilt. The top panel spans the width,
+    // the two lower panels share it (minus axis labels and tick labels on the left).
+    const QList<QCPAxisRect*> rects = plot()->axisRects();
+    if (rects.size() != 3 || names_.isEmpty())
+        return;
+    const QFontMetrics fm(rects[0]->axis(QCPAxis::atBottom)->tickLabelFont());
+    int widest = 0;
+    for (const QString& name : names_)
+        widest = std::max(widest, fm.horizontalAdvance(name));
+    const double need = names_.size() * (widest + 12.0);
+    const double top = size.width() - 90.0, lower = (size.width() - 12) / 2.0 - 90.0;
+    rects[0]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > top ? -30 : 0);
+    for (int i : {1, 2})
+        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > lower ? -30 : 0);
+}
+
+void ComparisonView::resetZoom()
+{
+    if (!isEmpty())
+        plot()->replot();   // the panels are fixed (no zoom), nothing to reset
+}
+
+QString ComparisonView::toolTipAt(const QPointF& pos) const
+{
+    if (isEmpty())
+        return {};
+    for (QCPAxisRect* rect : plot()->axisRects()) {
+        if (!rect->rect().contains(pos.toPoint()))
+            continue;
+        const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+        const int i = int(std::lround(key));
+        if (i < 0 || i >= int(rows_.size()) || std::abs(key - i) > 0.45)
+            return {};
+        const Row& r = rows_[i];
+        QStringList lines{QStringLiteral("<b>%1</b>%2").arg(names_[i], r.feasible ? QString() : tr(" — does not fit memory"))};
+        lines << tr("simulated iteration %1").arg(viewutil::formatDuration(r.iteration));
+        if (r.estimate)
+            lines << tr("planner's estimate %1 (%2%3%)")
+                         .arg(viewutil::formatDuration(*r.estimate))
+                         .arg(*r.estimate >= r.iteration ? QStringLiteral("+") : QString())
+                         .arg(r.iteration > 0 ? (*r.estimate / r.iteration - 1) * 100 : 0.0, 0, 'f', 1);
+        lines << tr("throughput %1 tokens/s").arg(r.tokens, 0, 'f', 0);
+        lines << tr("search %1, %2 candidates").arg(viewutil::formatDuration(r.searchSeconds)).arg(r.candidates);
+        return lines.join(QStringLiteral("<br>"));
+    }
+    return {};
+}
+
+} // namespace hetplan

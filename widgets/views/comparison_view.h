@@ -1,0 +1,40 @@
+#pragma once
+// Planners side by side: simulated iteration time next to each planner's own estimate, throughput
+// (tokens/s), and search time (log scale), one panel each, planner names on the x axes; plans that do
+// not fit memory are hatched red and say so.
+#include "plot_view.h"
+
+#include "core/model/plan.h"
+
+#include <optional>
+#include <vector>
+
+namespace hetplan {
+
+class ComparisonView : public PlotView {
+    Q_OBJECT
+public:
+    explicit ComparisonView(QWidget* parent = nullptr);
+    void setPlans(const std::vector<Plan>& plans);
+    void clear() override;
+    QStringList names() const { return names_; }
+
+public slots:
+    void resetZoom() override;
+
+protected:
+    QString toolTipAt(const QPointF& pos) const override;
+    void adaptToSize(const QSize& size) override;
+
+private:
+    struct Row {
+        double iteration = 0, tokens = 0, searchSeconds = 0;
+        std::optional<double> estimate;
+        bool feasible = true;
+        long long candidates = 0;
+    };
+    std::vector<Row> rows_;
+    QStringList names_;
+};
+
+} // namespace hetplan

@@ -1,0 +1,45 @@
+#pragma once
+// Batch→speed curves: per device type of the cluster, training throughput of the whole model on one GPU
+// (tp 1) against micro-batch size, from the cost model (measured profile where present, else analytic):
+// samples/s = b / (forward(b) + backward(b)). Dots at the profiled sizes, a natural cubic spline through
+// them; a ZeRO plan's chosen micro-batches are marked on their device's curve.
+#include "plot_view.h"
+
+#include "core/cost/costmodel.h"
+#include "core/model/cluster.h"
+#include "core/model/plan.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+class CurvesView : public PlotView {
+    Q_OBJECT
+public:
+    explicit CurvesView(QWidget* parent = nullptr);
+    void setData(const Cluster& cluster, const CostModel& costs, const Plan* plan = nullptr);
+    void clear() override;
+
+    struct Curve {
+        std::string device;
+        bool measured = false;
+        std::vector<double> sizes, samplesPerSecond;   // the profiled points
+    };
+    const std::vector<Curve>& curves() const { return curves_; }
+    int markerCount() const { return markers_; }
+
+public slots:
+    void resetZoom() override;
+
+protected:
+    QString toolTipAt(const QPointF& pos) const override;
+
+private:
+    std::vector<Curve> curves_;
+    int markers_ = 0;
+    double xLo_ = 1, xHi_ = 64, yHi_ = 1;
+};
+
+} // namespace hetplan

@@ -1,0 +1,175 @@
+#include "gantt_plottable.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hetplan {
+
+GanttPlottable::GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis)
+{
+    setSelectable(QCP::stNone);
+    setAntialiased(false);   // boxes are pixel aligned; antialiasing only blurs their edges and costs time
+    labelFont_.setPointSizeF(7.5);
+}
+
+void GanttPlottable::setRows(std::vector<GanttRow> rows, std::vector<GanttBand> bands)
+{
+    rows_ = std::move(rows);
+    bands_ = std::move(bands);
+}
+
+void GanttPlottable::setStyles(std::vector<GanttStyle> styles) { styles_ = std::move(styles); }
+
+void GanttPlottable::setBoxes(std::vector<GanttBox> boxes)
+{
+    byRow_.assign(rows_.size(), {});
+    maxDuration_.assign(rows_.size(), 0);
+    count_ = 0;
+    keyMin_ = std::numeric_limits<double>::max();
+    keyMax_ = std::numeric_limits<double>::lowest();
+    for (const GanttBox& b : boxes) {
+        if (b.row < 0 || b.row >= int(rows_.size()) || !(b.end >= b.start))
+            continue;
+        byRow_[b.row].push_back(b);
+        maxDuration_[b.row] = std::max(maxDuration_[b.row], b.end - b.start);
+        keyMin_ = std::min(keyMin_, b.start);
+        keyMax_ = std::max(keyMax_, b.end);
+        ++count_;
+    }
+    for (auto& row : byRow_)
+        std::stable_sort(row.begin(), row.end(), [](const GanttBox& a, const GanttBox& b) { return a.start < b.start; });
+    if (count_ == 0)
+        keyMin_ = keyMax_ = 0;
+}
+
+QCPRange GanttPlottable::getKeyRange(bool& found, QCP::SignDomain) const
+{
+    found = count_ > 0;
+    return QCPRange(keyMin_, keyMax_);
+}
+
+QCPRange GanttPlottable::getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const
+{
+    found = !rows_.empty();
+    if (!found)
+        return {};
+    return QCPRange(rows_.front().top, rows_.back().top + rows_.back().height);
+}
+
+int GanttPlottable::rowAt(double value) const
+{
+    for (size_t r = 0; r < rows_.size(); ++r)
+        if (value >= rows_[r].top && value < rows_[r].top + rows_[r].height)
+            return int(r);
+    return -1;
+}
+
+const GanttBox* GanttPlottable::boxAt(double key, double value, double keyTolerance) const
+{
+    const int r = rowAt(value);
+    if (r < 0)
+        return nullptr;
+    const auto& row = byRow_[r];
+    // Candidates start no later than key + tolerance and no earlier than key - tolerance - longest box.
+    auto it = std::lower_bound(row.begin(), row.end(), key - keyTolerance - maxDuration_[r],
+                               [](const GanttBox& b, double k) { return b.start < k; });
+    const GanttBox* best = nullptr;
+    double bestDistance = std::numeric_limits<double>::max();
+    for (; it != row.end() && it->start <= key + keyTolerance; ++it) {
+        const double d = key < it->start ? it->start - key : (key > it->end ? key - it->end : 0);
+        if (d <= keyTolerance && d < bestDistance) {
+            best = &*it;
+            bestDistance = d;
+        }
+    }
+    return best;
+}
+
+void GanttPlottable::draw(QCPPainter* painter)
+{
+    painted_ = 0;
+    QCPAxis* keyAxis = mKeyAxis.data();
+    QCPAxis* valueAxis = mValueAxis.data();
+    if (!keyAxis || !valueAxis)
+        return;
+    const QRect clip = clipRect();
+    painter->setAntialiasing(false);
+
+    auto yPixels = [&](double top, double height) {
+        double a = valueAxis->coordToPixel(top), b = valueAxis->coordToPixel(top + height);
+        if (a > b)
+            std::swap(a, b);
+        return std::pair{a, b};
+    };
+
+    // Stage bands behind everything, across the full visible width.
+    for (const GanttBand& band : bands_) {
+        auto [y0, y1] = yPixels(band.top, band.bottom - band.top);
+        painter->fillRect(QRectF(clip.left(), y0, clip.width(), y1 - y0), band.colour);
+    }
+
+    // Time grid over the bands (QCustomPlot's own grid layer would sit under them).
+    painter->setPen(QPen(QColor(0, 0, 0, 45), 1, Qt::DotLine));
+    for (double tick : keyAxis->tickVector()) {
+        const double px = std::round(keyAxis->coordToPixel(tick));
+        painter->drawLine(QLineF(px, clip.top(), px, clip.bottom()));
+    }
+
+    const QCPRange visible = keyAxis->range();
+    painter->setFont(labelFont_);
+    const QFontMetrics fm(labelFont_);
+    const double textHeight = fm.height();
+
+    for (size_t r = 0; r < rows_.size(); ++r) {
+        const auto& row = byRow_[r];
+        if (row.empty())
+            continue;
+        auto [y0, y1] = yPixels(rows_[r].top, rows_[r].height);
+        const double h = std::max(1.0, y1 - y0);
+        const bool roomForText = h >= textHeight - 1;
+        auto it = std::lower_bound(row.begin(), row.end(), visible.lower - maxDuration_[r],
+                                   [](const GanttBox& b, double k) { return b.start < k; });
+        double lastPixel = -std::numeric_limits<double>::max();   // right edge of the last sub-pixel column drawn
+        for (; it != row.end() && it->start <= visible.upper; ++it) {
+            if (it->end < visible.lower)
+                continue;
+            double x0 = keyAxis->coordToPixel(it->start), x1 = keyAxis->coordToPixel(it->end);
+            if (x0 > x1)
+                std::swap(x0, x1);
+            x0 = std::max(x0, double(clip.left()) - 2);
+            x1 = std::min(x1, double(clip.right()) + 2);
+            const GanttStyle& st = styles_[std::clamp(it->style, 0, int(styles_.size()) - 1)];
+            if (x1 - x0 < 1.5) {
+                // Sub-pixel box: one pixel column per row is enough, the rest would paint over it.
+                const double col = std::floor(x0);
+                if (col < lastPixel)
+                    continue;
+                painter->fillRect(QRectF(col, y0, 1, h), st.hatch != Qt::NoBrush ? st.hatchColour : st.outline);
+                lastPixel = col + 1;
+                ++painted_;
+                continue;
+            }
+            const QRectF box(x0, y0, x1 - x0, h);
+            painter->fillRect(box, st.fill);
+            if (st.hatch != Qt::NoBrush)
+                painter->fillRect(box, QBrush(st.hatchColour, st.hatch));
+            if (x1 - x0 >= 4) {
+                painter->setPen(QPen(st.outline, 1));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawRect(box.adjusted(0, 0, -1, -1));
+            }
+            lastPixel = x1;
+            ++painted_;
+            if (it->label >= 0 && roomForText) {
+                const QString text = QString::number(it->label);
+                if (fm.horizontalAdvance(text) + 4 <= x1 - x0) {
+                    painter->setPen(st.text);
+                    painter->drawText(box, Qt::AlignCenter, text);
+                }
+            }
+        }
+    }
+}
+
+} // namespace hetplan

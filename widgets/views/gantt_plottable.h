@@ -1,0 +1,77 @@
+#pragma once
+// The one plottable behind the Gantt chart: rows of coloured boxes. A plan can have 100k+ events, so this
+// draws only what lies in the visible key range (per-row binary search) and collapses boxes narrower than a
+// pixel into one pixel column per row; the cost of a replot is bounded by rows × visible pixels, not by
+// the event count.
+#include <qcustomplot.h>
+
+#include <vector>
+
+namespace hetplan {
+
+struct GanttBox {
+    double start = 0, end = 0;   // key-axis units
+    int row = 0;
+    int style = 0;               // index into the style table
+    int label = -1;              // number drawn inside when it fits (the micro-batch); -1 = none
+    int event = -1;              // caller's id (index into its event list)
+};
+
+struct GanttRow {
+    double top = 0, height = 1;  // value-axis units (the axis is reversed: top is drawn above)
+};
+
+struct GanttBand {               // background band behind a group of rows (a pipeline stage)
+    double top = 0, bottom = 0;
+    QColor colour;
+};
+
+struct GanttStyle {
+    QColor fill;
+    Qt::BrushStyle hatch = Qt::NoBrush;
+    QColor hatchColour;
+    QColor outline;
+    QColor text;
+};
+
+class GanttPlottable : public QCPAbstractPlottable {
+    Q_OBJECT
+public:
+    GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis);
+
+    void setRows(std::vector<GanttRow> rows, std::vector<GanttBand> bands);
+    void setStyles(std::vector<GanttStyle> styles);
+    // Takes the boxes; they are grouped per row and sorted by start here.
+    void setBoxes(std::vector<GanttBox> boxes);
+    void setLabelFont(const QFont& f) { labelFont_ = f; }
+
+    int rowAt(double value) const;                 // -1 if between rows
+    // The box under (key, value), allowing `keyTolerance` either side; nullptr if none.
+    const GanttBox* boxAt(double key, double value, double keyTolerance) const;
+    size_t boxCount() const { return count_; }
+    double keyEnd() const { return keyMax_; }
+    // Rectangles painted by the last draw() (for tests and the performance note).
+    size_t lastPainted() const { return painted_; }
+
+    double selectTest(const QPointF&, bool, QVariant* = nullptr) const override { return -1; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
+    QCPRange getValueRange(bool& found, QCP::SignDomain inSignDomain = QCP::sdBoth,
+                           const QCPRange& inKeyRange = QCPRange()) const override;
+
+protected:
+    void draw(QCPPainter* painter) override;
+    void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
+
+private:
+    std::vector<GanttRow> rows_;
+    std::vector<GanttBand> bands_;
+    std::vector<GanttStyle> styles_;
+    std::vector<std::vector<GanttBox>> byRow_;
+    std::vector<double> maxDuration_;              // per row: how far back a box may start and still be visible
+    size_t count_ = 0;
+    double keyMin_ = 0, keyMax_ = 0;
+    QFont labelFont_;
+    size_t painted_ = 0;
+};
+
+} // namespace hetplan

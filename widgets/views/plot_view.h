@@ -1,0 +1,83 @@
+#pragma once
+// Base of the plan views: a QCustomPlot with a small toolbar (reset zoom, PNG/PDF export), a placeholder
+// shown while there is nothing to draw, and hover tooltips routed to the subclass.
+#include <QPointF>
+#include <QString>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPLegend;
+class QLabel;
+class QMouseEvent;
+class QStackedWidget;
+class QToolBar;
+class QAction;
+
+namespace hetplan {
+
+class PlotView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlotView(const QString& placeholder, QWidget* parent = nullptr);
+    ~PlotView() override;
+
+    // The current plot (replaced by a fresh one whenever the view is given new data).
+    QCustomPlot* plot() const { return plot_; }
+    QToolBar* toolBar() const { return toolBar_; }
+
+    // Renders the plot to a file; w/h 0 = the widget's size (or 1000×600 while it has never been laid out).
+    // Returns false when the view is empty or the file cannot be written.
+    bool exportPng(const QString& fileName, int width = 0, int height = 0);
+    bool exportPdf(const QString& fileName, int width = 0, int height = 0);
+
+    // Drops the data and shows the placeholder again.
+    virtual void clear();
+    bool isEmpty() const { return empty_; }
+    QString placeholderText() const;
+    void setPlaceholderText(const QString& text);
+
+    QSize sizeHint() const override { return {1000, 600}; }
+    QSize minimumSizeHint() const override { return {320, 200}; }
+
+public slots:
+    virtual void resetZoom();
+    void exportPngWithDialog();
+    void exportPdfWithDialog();
+
+signals:
+    void exported(const QString& fileName);
+
+protected:
+    // A fresh plot with the project's look (fonts, colours, mouse tracking); the old one is deleted.
+    QCustomPlot* newPlot();
+    // Shows the plot (true) or the placeholder (false) and replots.
+    void setHasContent(bool hasContent);
+    // Adds a bold title row above the current layout.
+    void addTitle(const QString& title, const QString& subtitle = {});
+    // Moves the legend out of the axis rect into a row of its own at `row` of the main layout (wrapping
+    // after `columns` entries), so it never hides data.
+    void placeLegendInRow(QCPLegend* legend, int row, int columns);
+    // Called before the plot is drawn at a new size (widget resize, export): fits the legend's columns to
+    // the width; subclasses may also adapt labels. Call the base implementation.
+    virtual void adaptToSize(const QSize& size);
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    // Subclasses answer hover questions (pixel position inside the plot); empty = no tooltip.
+    virtual QString toolTipAt(const QPointF& pos) const;
+
+private:
+    void onMouseMove(QMouseEvent* event);
+    QSize exportSize(int width, int height) const;
+    QSize currentPlotSize() const;
+
+    QToolBar* toolBar_ = nullptr;
+    QAction* resetAction_ = nullptr;
+    QAction* pngAction_ = nullptr;
+    QAction* pdfAction_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    QLabel* placeholder_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    bool empty_ = true;
+    QString lastDir_;
+};
+
+} // namespace hetplan

@@ -1,0 +1,33 @@
+#pragma once
+// Where a plan puts things: a grid of nodes (rows) × local GPUs (columns), each cell coloured by its
+// pipeline stage (or, for ZeRO plans, by its micro-batch size), labelled with stage, layers and device,
+// with a bar of the simulated peak memory against the device's capacity. Unused GPUs are grey.
+#include "plot_view.h"
+
+#include "core/model/plan.h"
+#include "core/sim/simulator.h"
+
+namespace hetplan {
+
+class CellGridPlottable;
+
+class StageMapView : public PlotView {
+    Q_OBJECT
+public:
+    explicit StageMapView(QWidget* parent = nullptr);
+    void setPlan(const Plan& plan, const SimResult& result);
+    void clear() override;
+
+    int cellCount() const;
+    int overCapacityCount() const { return overCapacity_; }
+    QString cellText(int gpu) const;       // the cell's tooltip text (for tests)
+
+protected:
+    QString toolTipAt(const QPointF& pos) const override;
+
+private:
+    CellGridPlottable* grid_ = nullptr;
+    int overCapacity_ = 0;
+};
+
+} // namespace hetplan

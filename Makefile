@@ -25,6 +25,8 @@ test: build
 
 bench: build
 	$(BUILD)/bench/hetplan-bench
+	QT_QPA_PLATFORM=offscreen $(BUILD)/bench/hetplan-gui-bench
+	QT_QPA_PLATFORM=offscreen bash -c "time $(BUILD)/app/gui/hetplan --startup-time"
 
 clean:
 	rm -rf $(BUILD)

@@ -45,6 +45,8 @@ int main(int argc, char** argv)
     if (batch)
         window.resize(1400, 900);
     window.show();
+    if (batch)
+        window.resetLayout();
     if (cli.isSet(timing)) {
         QTimer::singleShot(0, &app, [&] {
             std::printf("window shown after %.1f ms\n", started.nsecsElapsed() / 1e6);

@@ -194,8 +194,7 @@ void MainWindow::buildDocks()
     jobDock->setObjectName("JobDock");
     jobDock->setWidget(jobPanel_);
     addDockWidget(Qt::RightDockWidgetArea, jobDock);
-    // Default widths leave the centre to the canvas and plots (restoreState() overrides them later).
-    resizeDocks({treeDock, propDock}, {240, 300}, Qt::Horizontal);
+    resetLayout();
 }
 
 void MainWindow::buildActions()
@@ -258,6 +257,15 @@ void MainWindow::buildActions()
     tb->addAction(redo);
     tb->addSeparator();
     tb->addAction(tr("Run"), this, &MainWindow::startRun);
+}
+
+void MainWindow::resetLayout()
+{
+    // Default widths leave the centre to the canvas and plots (restoreState() overrides them).
+    auto* tree = findChild<QDockWidget*>("ProjectDock");
+    auto* props = findChild<QDockWidget*>("PropertiesDock");
+    if (tree && props)
+        resizeDocks({tree, props}, {260, 320}, Qt::Horizontal);
 }
 
 void MainWindow::restoreSettings()

@@ -58,6 +58,8 @@ public:
     // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
     void setInteractive(bool on) { interactive_ = on; }
     QString lastMessage() const { return lastMessage_; }
+    // Default dock sizes (the saved window state is ignored), e.g. for reproducible screenshots.
+    void resetLayout();
 
 signals:
     void runFinished();

@@ -359,6 +359,7 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
     tabs_->setCurrentWidget(editor_);
     QApplication::processEvents();
     editor_->zoomToFit();
+    QApplication::processEvents();
     // The canvas is shown with the whole window around it (project tree, properties, job).
     bool ok = grab().save(QDir(dir).filePath("canvas.png"));
     const std::pair<PlotView*, const char*> views[] = {

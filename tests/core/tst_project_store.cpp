@@ -602,17 +602,17 @@ private slots:
     void unloadableProjectIsNotSaved()
     {
         // The written copy is read back before it replaces the old file: a project the loader would
-        // refuse (here a cluster without nodes) is reported and the previous file stays.
+        // refuse (here a node without GPUs) is reported and the previous file stays.
         const std::string p = savedSample("unloadable.hetplan");
         const QByteArray before = readAll(p);
         Project bad = sample;
-        bad.clusters[2].nodes.clear();
+        bad.clusters[2].nodes[0].gpus = 0;
         try {
             saveProject(bad, p);
             QFAIL("expected InputError");
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.file()), QString::fromStdString(p));
-            QCOMPARE(QString::fromStdString(e.field()), QString("clusters[2].nodes"));
+            QCOMPARE(QString::fromStdString(e.field()), QString("clusters[2].nodes[0].gpus"));
         }
         QCOMPARE(readAll(p), before);
         QVERIFY(tempFiles(dir.path()).isEmpty());

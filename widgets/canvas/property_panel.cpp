@@ -11,6 +11,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -68,7 +69,9 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
 
     // Pages are shown one at a time in a plain layout (not a QStackedWidget) so word-wrapped labels get
     // the height they need.
-    auto* lay = new QVBoxLayout(this);
+    // Inside a scroll area: a short dock scrolls instead of squeezing rows on top of each other.
+    auto* body = new QWidget;
+    auto* lay = new QVBoxLayout(body);
     lay->addWidget(title_);
     lay->addWidget(error_);
     for (QWidget* page : {clusterPage_, nodePage_, linkPage_, multiPage_}) {
@@ -76,6 +79,14 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
         lay->addWidget(page);
     }
     lay->addStretch(1);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(body);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
     setMinimumWidth(250);
     refresh();
 }
@@ -87,18 +98,23 @@ QWidget* PropertyPanel::buildClusterPage()
     clusterName_->setObjectName(QStringLiteral("clusterName"));
     clusterInfo_ = new QLabel(w);
     clusterInfo_->setWordWrap(true);
+    clusterInfo_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    clusterInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     intraLat_ = numberBox(w, "intraLatency", 0, 1e5, 2, QStringLiteral(" µs"));
     interLat_ = numberBox(w, "interLatency", 0, 1e5, 2, QStringLiteral(" µs"));
     cpuPenalty_ = numberBox(w, "cpuPathPenalty", 1, 100, 2, QStringLiteral(" ×"));
     intraLat_->setToolTip(tr("Per-message latency between GPUs of one node"));
     interLat_->setToolTip(tr("Per-message latency between nodes, unless a link sets its own"));
     cpuPenalty_->setToolTip(tr("Extra per-byte cost of the CPU (host-memory) communicator path"));
-    auto* form = new QFormLayout(w);
+    auto* page = new QVBoxLayout(w);
+    page->setContentsMargins(0, 0, 0, 0);
+    auto* form = new QFormLayout;
+    page->addLayout(form);
+    page->addWidget(clusterInfo_); // below the form, not in it: QFormLayout squeezes wrapped labels
     form->addRow(tr("Name:"), clusterName_);
     form->addRow(tr("Intra-node latency:"), intraLat_);
     form->addRow(tr("Inter-node latency:"), interLat_);
     form->addRow(tr("CPU path penalty:"), cpuPenalty_);
-    form->addRow(clusterInfo_);
     connect(clusterName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitClusterName);
     connect(intraLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(0); });
     connect(interLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(1); });
@@ -130,14 +146,18 @@ QWidget* PropertyPanel::buildNodePage()
                              "memory over Ethernet (needed between vendors whose libraries cannot talk)"));
     nodeInfo_ = new QLabel(w);
     nodeInfo_->setWordWrap(true);
-    auto* form = new QFormLayout(w);
+    nodeInfo_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    auto* page = new QVBoxLayout(w);
+    page->setContentsMargins(0, 0, 0, 0);
+    auto* form = new QFormLayout;
+    page->addLayout(form);
+    page->addWidget(nodeInfo_);
     form->addRow(tr("Name:"), nodeName_);
     form->addRow(tr("Device type:"), nodeType_);
     form->addRow(tr("GPUs:"), nodeGpus_);
     form->addRow(tr("Intra-node bandwidth:"), nodeIntra_);
     form->addRow(tr("NIC bandwidth:"), nodeNic_);
     form->addRow(tr("Communicator:"), nodeComm_);
-    form->addRow(nodeInfo_);
     connect(nodeName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitNodeName);
     connect(nodeType_, &QComboBox::activated, this, &PropertyPanel::commitDeviceType);
     connect(nodeGpus_, &QSpinBox::valueChanged, this, [this] { commitNodeNumbers(NodeField::Gpus); });

@@ -1,0 +1,264 @@
+// Cluster canvas editor through its widgets: property-panel edits, mouse gestures (Shift+drag links, the
+// Link tool, middle-button pan, Ctrl+wheel zoom), palette drops, double clicks and the Delete key.
+#include "canvas_fixtures.h"
+
+#include "core/io/examples.h"
+#include "widgets/canvas/auto_layout.h"
+#include "widgets/canvas/cluster_document.h"
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/cluster_scene.h"
+#include "widgets/canvas/cluster_view.h"
+#include "widgets/canvas/device_palette.h"
+#include "widgets/canvas/device_style.h"
+#include "widgets/canvas/property_panel.h"
+#include "widgets/commands/link_commands.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGraphicsSceneDragDropEvent>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QToolBar>
+#include <QSpinBox>
+#include <QTest>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+
+using namespace hetplan;
+using namespace hetplan::test;
+
+class TestClusterPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void panelEditsNode();
+    void deviceTypeChangeFollowsDefaultBandwidth();
+    void renameUpdatesLinks();
+    void clusterPropertiesAndEmptyName();
+    void shiftDragDrawsLink();
+    void dropAndDoubleClickAddNodes();
+    void deleteKey();
+    void zoomPanAndLinkTool();
+};
+
+void TestClusterPanel::panelEditsNode()
+{
+    ClusterEditor ed;
+    ed.setCluster(triangle());
+    ed.selectItems({0});
+    QWidget* panel = ed.propertyPanel();
+    auto* gpus = child<QSpinBox>(panel, "nodeGpus");
+    QCOMPARE(gpus->value(), 4);
+    gpus->setValue(6);
+    gpus->setValue(7); // spin clicks on one field of one node merge
+    QCOMPARE(ed.cluster().nodes[0].gpus, 7);
+    QCOMPARE(ed.undoStack()->count(), 1);
+    auto* nic = child<QDoubleSpinBox>(panel, "nodeNicBandwidth");
+    QCOMPARE(nic->value(), 100.0); // 12.5e9 bytes/s = 100 Gbps
+    nic->setValue(200);
+    QCOMPARE(ed.cluster().nodes[0].nicBandwidth, 25e9);
+    auto* comm = child<QComboBox>(panel, "nodeCommunicator");
+    comm->setCurrentIndex(1);
+    emit comm->activated(1);
+    QCOMPARE(ed.cluster().nodes[0].communicator, Communicator::CpuEthernet);
+    QCOMPARE(ed.undoStack()->count(), 3);
+    const Cluster edited = ed.cluster();
+    while (ed.undoStack()->canUndo())
+        ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+    QCOMPARE(gpus->value(), 4); // the panel follows undo
+    while (ed.undoStack()->canRedo())
+        ed.undoStack()->redo();
+    QVERIFY(ed.cluster() == edited);
+}
+
+void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()
+{
+    ClusterEditor ed;
+    ed.setCluster(triangle());
+    ed.selectItems({2}); // c: A100-40GB with intra 300 GB/s = the A100 default
+    auto* type = child<QComboBox>(ed.propertyPanel(), "nodeDeviceType");
+    type->setCurrentIndex(type->findText(QStringLiteral("V100-16GB")));
+    emit type->activated(type->currentIndex());
+    QCOMPARE(ed.cluster().nodes[2].deviceType, std::string("V100-16GB"));
+    QCOMPARE(ed.cluster().nodes[2].intraBandwidth, 150e9); // the V100 default
+    ed.selectItems({0}); // a: intra 0 ("device default") stays 0
+    type->setCurrentIndex(type->findText(QStringLiteral("T4")));
+    emit type->activated(type->currentIndex());
+    QCOMPARE(ed.cluster().nodes[0].intraBandwidth, 0.0);
+    ed.undoStack()->undo();
+    ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+}
+
+void TestClusterPanel::renameUpdatesLinks()
+{
+    ClusterEditor ed;
+    ed.setCluster(triangle());
+    ed.selectItems({0});
+    auto* name = child<QLineEdit>(ed.propertyPanel(), "nodeName");
+    name->setText(QStringLiteral("fast"));
+    emit name->editingFinished();
+    QCOMPARE(ed.undoStack()->count(), 1);
+    QVERIFY(ed.panel()->errorText().isEmpty());
+    const Cluster c = ed.cluster();
+    QCOMPARE(c.nodes[0].name, std::string("fast"));
+    QCOMPARE(c.links[0].a, std::string("fast"));
+    QCOMPARE(c.links[2].a, std::string("fast"));
+    QCOMPARE(c.links[1].a, std::string("b")); // untouched
+    ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+}
+
+void TestClusterPanel::clusterPropertiesAndEmptyName()
+{
+    ClusterEditor ed;
+    ed.setCluster(triangle());
+    QWidget* panel = ed.propertyPanel();
+    auto* inter = child<QDoubleSpinBox>(panel, "interLatency");
+    QCOMPARE(inter->value(), 20.0); // default 20e-6 s
+    inter->setValue(50);
+    QCOMPARE(ed.cluster().interLatency, 50e-6);
+    child<QDoubleSpinBox>(panel, "cpuPathPenalty")->setValue(2.5);
+    QCOMPARE(ed.cluster().cpuPathPenalty, 2.5);
+    auto* name = child<QLineEdit>(panel, "clusterName");
+    name->setText(QString());
+    emit name->editingFinished();
+    QCOMPARE(ed.cluster().name, std::string("tri"));
+    QVERIFY(!ed.panel()->errorText().isEmpty());
+    QCOMPARE(ed.undoStack()->count(), 2);
+    name->setText(QStringLiteral("lab"));
+    emit name->editingFinished();
+    QCOMPARE(ed.cluster().name, std::string("lab"));
+    while (ed.undoStack()->canUndo())
+        ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+}
+
+void TestClusterPanel::shiftDragDrawsLink()
+{
+    ClusterEditor ed;
+    ed.resize(1000, 600);
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    Cluster c = triangle();
+    c.links.clear();
+    ed.setCluster(c);
+    dragOnView(ed.view(), nodeCenter(c.nodes[0]), nodeCenter(c.nodes[1]), Qt::ShiftModifier);
+    QCOMPARE(ed.cluster().links.size(), size_t(1));
+    QCOMPARE(ed.cluster().links[0].a + ed.cluster().links[0].b, std::string("ab"));
+    QVERIFY(ed.cluster().nodes == c.nodes); // drawing a link moves nothing
+    // Releasing on empty canvas draws nothing.
+    dragOnView(ed.view(), nodeCenter(c.nodes[2]), QPointF(900, 900), Qt::ShiftModifier);
+    QCOMPARE(ed.cluster().links.size(), size_t(1));
+    QCOMPARE(ed.undoStack()->count(), 1);
+}
+
+void TestClusterPanel::dropAndDoubleClickAddNodes()
+{
+    ClusterEditor ed;
+    ed.resize(1000, 600);
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    // The palette's drag payload, taken through the model as a real drag would.
+    QTreeWidget* list = ed.palette()->list();
+    const QList<QTreeWidgetItem*> hits = list->findItems(QStringLiteral("H100-SXM"), Qt::MatchExactly, 0);
+    QCOMPARE(hits.size(), 1);
+    std::unique_ptr<QMimeData> mime(list->model()->mimeData({list->indexFromItem(hits[0])}));
+    QVERIFY(mime && mime->hasFormat(QLatin1String(kDeviceMimeType)));
+    ed.palette()->setGpusPerNode(4);
+    QGraphicsSceneDragDropEvent drop(QEvent::GraphicsSceneDrop);
+    drop.setMimeData(mime.get());
+    drop.setScenePos(QPointF(300, 200));
+    drop.setProposedAction(Qt::CopyAction);
+    drop.setPossibleActions(Qt::CopyAction);
+    QApplication::sendEvent(ed.scene(), &drop);
+    QCOMPARE(ed.cluster().nodes.size(), size_t(1));
+    QCOMPARE(ed.cluster().nodes[0].deviceType, std::string("H100-SXM"));
+    QCOMPARE(ed.cluster().nodes[0].gpus, 4);
+    QCOMPARE(ed.cluster().nodes[0].name, std::string("h100sxm-0"));
+
+    // Double-click on empty canvas adds the palette's current type there.
+    ed.palette()->setCurrentDeviceType(QStringLiteral("MI300X"));
+    ed.zoomToFit();
+    const QPoint empty = ed.view()->mapFromScene(QPointF(-250, -200));
+    QTest::mouseDClick(ed.view()->viewport(), Qt::LeftButton, {}, empty);
+    QCOMPARE(ed.cluster().nodes.size(), size_t(2));
+    QCOMPARE(ed.cluster().nodes[1].deviceType, std::string("MI300X"));
+    QCOMPARE(ed.undoStack()->count(), 2);
+}
+
+void TestClusterPanel::deleteKey()
+{
+    ClusterEditor ed;
+    ed.resize(1000, 600);
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowActive(&ed));
+    ed.setCluster(triangle());
+    ed.selectItems({}, {1}); // link b-c
+    ed.view()->setFocus();
+    QTest::keyClick(ed.view(), Qt::Key_Delete);
+    QCOMPARE(ed.cluster().links.size(), size_t(2));
+    QCOMPARE(ed.cluster().nodes.size(), size_t(3));
+    ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+}
+
+void TestClusterPanel::zoomPanAndLinkTool()
+{
+    ClusterEditor ed;
+    ed.resize(1000, 600);
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    Cluster c = triangle();
+    c.links.clear();
+    ed.setCluster(c);
+    ClusterView* v = ed.view();
+    ed.zoomToFit();
+    const double z0 = v->zoom();
+    ed.zoomIn();
+    QVERIFY(std::abs(v->zoom() - z0 * 1.25) < 1e-9);
+    ed.zoomOut();
+    QVERIFY(std::abs(v->zoom() - z0) < 1e-9);
+    // Ctrl + one wheel notch up = 15 % closer; without Ctrl the wheel scrolls and keeps the zoom.
+    const QPointF mid(500, 300);
+    QWheelEvent wheel(mid, v->viewport()->mapToGlobal(mid), {}, {0, 120}, Qt::NoButton, Qt::ControlModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(v->viewport(), &wheel);
+    QVERIFY(std::abs(v->zoom() - z0 * 1.15) < 1e-9);
+    QWheelEvent plain(mid, v->viewport()->mapToGlobal(mid), {}, {0, 120}, Qt::NoButton, {}, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(v->viewport(), &plain);
+    QVERIFY(std::abs(v->zoom() - z0 * 1.15) < 1e-9);
+    // Middle-button drag pans (the scroll bars move by the drag distance) and edits nothing.
+    ed.zoomIn();
+    ed.zoomIn();
+    const int h0 = v->horizontalScrollBar()->value();
+    const QPointF p0(500, 300), p1(440, 300);
+    QMouseEvent press(QEvent::MouseButtonPress, p0, v->viewport()->mapToGlobal(p0), Qt::MiddleButton,
+                      Qt::MiddleButton, {});
+    QApplication::sendEvent(v->viewport(), &press);
+    QMouseEvent move(QEvent::MouseMove, p1, v->viewport()->mapToGlobal(p1), Qt::NoButton, Qt::MiddleButton, {});
+    QApplication::sendEvent(v->viewport(), &move);
+    QMouseEvent release(QEvent::MouseButtonRelease, p1, v->viewport()->mapToGlobal(p1), Qt::MiddleButton,
+                        Qt::NoButton, {});
+    QApplication::sendEvent(v->viewport(), &release);
+    QCOMPARE(v->horizontalScrollBar()->value(), h0 + 60);
+    QVERIFY(ed.cluster() == c);
+    // The Link tool draws links without Shift.
+    ed.zoomToFit();
+    QAction* linkTool = nullptr;
+    for (QAction* a : ed.toolBar()->actions())
+        if (a->text() == QStringLiteral("Link"))
+            linkTool = a;
+    QVERIFY(linkTool);
+    linkTool->trigger();
+    QCOMPARE(v->dragMode(), QGraphicsView::RubberBandDrag);
+    dragOnView(v, nodeCenter(c.nodes[2]), nodeCenter(c.nodes[1]));
+    QCOMPARE(ed.cluster().links.size(), size_t(1));
+    QCOMPARE(ed.cluster().links[0].a + ed.cluster().links[0].b, std::string("cb"));
+    QVERIFY(ed.cluster().nodes == c.nodes);
+}
+
+QTEST_MAIN(TestClusterPanel)
+#include "tst_cluster_panel.moc"

@@ -1,6 +1,13 @@
 #include "testutil.h"
 
+#include "core/cost/costmodel.h"
+#include "core/cost/memory.h"
+
 #include <QProcess>
+#include <QtTest>
+
+#include <algorithm>
+#include <set>
 
 namespace hetplan::test {
 
@@ -63,6 +70,47 @@ ModelSpec toyModel(int layers, double flopsPerLayer, double paramsPerLayer, doub
         m.layers.push_back(l);
     }
     return m;
+}
+
+void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, bool allGpusUsed)
+{
+    int samples = 0;
+    for (const Pipeline& pl : plan.pipelines) {
+        // Every layer exactly once, in order, no empty stage.
+        int next = 0;
+        for (const Stage& st : pl.stages) {
+            QCOMPARE(st.firstLayer, next);
+            QVERIFY(st.endLayer > st.firstLayer);
+            next = st.endLayer;
+            QCOMPARE(int(st.gpus.size()), pl.replicas * st.tensorParallel * st.dataParallel);
+        }
+        QCOMPARE(next, plan.model.layerCount());
+        samples += pl.samples();
+    }
+    // The pipelines' batches add up to the global batch.
+    QCOMPARE(samples, plan.job.globalBatchSize);
+
+    // No GPU double-booked (and, if asked, none left idle).
+    std::set<int> seen;
+    for (int g : plan.usedGpus())
+        QVERIFY(seen.insert(g).second);
+    if (allGpusUsed)
+        QCOMPARE(int(seen.size()), plan.cluster.gpuCount());
+
+    if (!costsForMemory)
+        return;
+    // Memory fits on every GPU of every stage.
+    for (const Pipeline& pl : plan.pipelines) {
+        const int S = int(pl.stages.size());
+        for (int s = 0; s < S; ++s) {
+            const Stage& st = pl.stages[s];
+            const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel,
+                                                pl.replicas, pl.microBatchSize, std::min(S - s, pl.microBatches),
+                                                plan.job);
+            for (int g : st.gpus)
+                QVERIFY(fitsMemory(peak, costsForMemory->device(plan.cluster.nodeOf(g).deviceType)));
+        }
+    }
 }
 
 } // namespace hetplan::test

@@ -1,12 +1,19 @@
 #pragma once
 // The one shared test helper: fixture paths, temp dirs, running the CLI, small hand-made inputs.
 #include "core/model/cluster.h"
+#include "core/model/errors.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
+#include "core/model/plan.h"
 
 #include <QString>
 #include <QStringList>
+#include <optional>
 #include <string>
+
+namespace hetplan {
+class CostModel;
+}
 
 namespace hetplan::test {
 
@@ -27,5 +34,26 @@ Cluster twoNodeCluster(const std::string& typeA, int gpusA, const std::string& t
 // A uniform toy model: `layers` identical layers with the given per-sample forward FLOP and params.
 ModelSpec toyModel(int layers, double flopsPerLayer = 1e9, double paramsPerLayer = 1e6,
                    double outputBytes = 1e5);
+
+// Runs `f` and returns the InputError it threw, or nothing if it returned normally (other exceptions pass).
+template <typename F>
+std::optional<InputError> errorOf(F&& f)
+{
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+// Structural invariants of a pipeline plan, checked with QTest macros (on failure the current test is
+// marked failed and this returns early; callers follow with `if (QTest::currentTestFailed()) return;`):
+// every pipeline assigns each layer exactly once, in order, to non-empty stages; each stage holds
+// replicas × tensorParallel × dataParallel GPUs; no GPU is used twice; the pipelines' samples add up to
+// the global batch. With `allGpusUsed` every GPU of the cluster must be used; with `costsForMemory`
+// every stage's 1F1B peak (stagePeakMemory, min(S - s, M) micro-batches in flight) must fit each of its
+// GPUs (fitsMemory, device types looked up in that cost model).
+void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory = nullptr, bool allGpusUsed = false);
 
 } // namespace hetplan::test

@@ -6,6 +6,7 @@
 #include "widgets/controller/project_document.h"
 
 #include <QMainWindow>
+#include <exception>
 #include <functional>
 
 class QLabel;
@@ -91,6 +92,10 @@ private:
     void onTreeActivated(const QModelIndex& index);
     void startRun();
     void showMessage(const QString& text, bool error = false);
+    // A failed action: `status` (with %1 = the reason) in the status bar and, when interactive, the reason
+    // in a dialog titled `dialogTitle` (critical, or a warning).
+    void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
+                       bool critical = true);
     void updateTitle();
 
     ProjectDocument* doc_;

@@ -65,6 +65,18 @@ void MainWindow::openProject()
         openFile(path);
 }
 
+void MainWindow::reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
+                               bool critical)
+{
+    showMessage(status.arg(e.what()), true);
+    if (!interactive_)
+        return;
+    if (critical)
+        QMessageBox::critical(this, dialogTitle, QString::fromUtf8(e.what()));
+    else
+        QMessageBox::warning(this, dialogTitle, QString::fromUtf8(e.what()));
+}
+
 void MainWindow::openFile(const QString& path)
 {
     try {
@@ -73,9 +85,7 @@ void MainWindow::openFile(const QString& path)
         showMessage(tr("Opened %1").arg(path));
     } catch (const std::exception& e) {
         // The document (and the file) are left as they were.
-        showMessage(tr("Cannot open: %1").arg(e.what()), true);
-        if (interactive_)
-            QMessageBox::critical(this, tr("Cannot open project"), QString::fromUtf8(e.what()));
+        reportFailure(tr("Cannot open: %1"), tr("Cannot open project"), e);
     }
 }
 
@@ -88,9 +98,7 @@ bool MainWindow::save()
         showMessage(tr("Saved %1").arg(doc_->filePath()));
         return true;
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot save: %1").arg(e.what()), true);
-        if (interactive_)
-            QMessageBox::critical(this, tr("Cannot save project"), QString::fromUtf8(e.what()));
+        reportFailure(tr("Cannot save: %1"), tr("Cannot save project"), e);
         return false;
     }
 }
@@ -109,9 +117,7 @@ bool MainWindow::saveAs()
         showMessage(tr("Saved %1").arg(path));
         return true;
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot save: %1").arg(e.what()), true);
-        if (interactive_)
-            QMessageBox::critical(this, tr("Cannot save project"), QString::fromUtf8(e.what()));
+        reportFailure(tr("Cannot save: %1"), tr("Cannot save project"), e);
         return false;
     }
 }
@@ -183,9 +189,7 @@ void MainWindow::exportPlan(const QString& format)
         writeTextFile(path.toStdString(), hetplan::exportPlan(*plan, format.toStdString()));
         showMessage(tr("Exported %1").arg(path));
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot export: %1").arg(e.what()), true);
-        if (interactive_)
-            QMessageBox::warning(this, tr("Cannot export"), QString::fromUtf8(e.what()));
+        reportFailure(tr("Cannot export: %1"), tr("Cannot export"), e, false);
     }
 }
 

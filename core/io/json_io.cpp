@@ -116,33 +116,6 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
 
 // ---------------------------------------------------------------- model
 
-namespace {
-const char* kindName(LayerKind k)
-{
-    switch (k) {
-    case LayerKind::Embedding: return "embedding";
-    case LayerKind::Transformer: return "transformer";
-    case LayerKind::Head: return "head";
-    case LayerKind::Conv: return "conv";
-    case LayerKind::Linear: return "linear";
-    case LayerKind::MoE: return "moe";
-    case LayerKind::Other: return "other";
-    }
-    return "other";
-}
-
-bool parseKind(const std::string& s, LayerKind& k)
-{
-    for (LayerKind c : {LayerKind::Embedding, LayerKind::Transformer, LayerKind::Head, LayerKind::Conv,
-                        LayerKind::Linear, LayerKind::MoE, LayerKind::Other})
-        if (s == kindName(c)) {
-            k = c;
-            return true;
-        }
-    return false;
-}
-} // namespace
-
 QJsonObject toJson(const ModelSpec& m)
 {
     QJsonObject o;
@@ -156,7 +129,7 @@ QJsonObject toJson(const ModelSpec& m)
     for (const LayerSpec& l : m.layers) {
         QJsonObject j;
         j["name"] = qs(l.name);
-        j["kind"] = kindName(l.kind);
+        j["kind"] = qs(toString(l.kind));
         j["params"] = l.params;
         j["forward_flops"] = l.forwardFlops;
         j["output_bytes"] = l.outputBytes;
@@ -199,7 +172,7 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         LayerSpec s;
         s.name = l.string("name", "layer" + std::to_string(i));
         const std::string kind = l.string("kind", "other");
-        if (!parseKind(kind, s.kind))
+        if (!parseLayerKind(kind, s.kind))
             l.fail("kind", "unknown layer kind '" + kind + "'");
         s.params = l.number("params");
         s.forwardFlops = l.number("forward_flops");

@@ -6,6 +6,31 @@
 
 namespace hetplan {
 
+std::string toString(LayerKind k)
+{
+    switch (k) {
+    case LayerKind::Embedding: return "embedding";
+    case LayerKind::Transformer: return "transformer";
+    case LayerKind::Head: return "head";
+    case LayerKind::Conv: return "conv";
+    case LayerKind::Linear: return "linear";
+    case LayerKind::MoE: return "moe";
+    case LayerKind::Other: return "other";
+    }
+    return "other";
+}
+
+bool parseLayerKind(const std::string& s, LayerKind& out)
+{
+    for (LayerKind k : {LayerKind::Embedding, LayerKind::Transformer, LayerKind::Head, LayerKind::Conv,
+                        LayerKind::Linear, LayerKind::MoE, LayerKind::Other})
+        if (s == toString(k)) {
+            out = k;
+            return true;
+        }
+    return false;
+}
+
 double ModelSpec::totalParams() const
 {
     double s = 0;

@@ -7,6 +7,9 @@
 namespace hetplan {
 
 enum class LayerKind { Embedding, Transformer, Head, Conv, Linear, MoE, Other };
+// The lower-case names used in model JSON and shown in the GUI ("embedding", "transformer", ...).
+std::string toString(LayerKind k);
+bool parseLayerKind(const std::string& s, LayerKind& out);   // false (out untouched) if unknown
 
 struct LayerSpec {
     std::string name;

@@ -54,12 +54,21 @@ std::vector<RankInfo> Plan::ranks() const
 
 void Plan::validate(const std::string& file) const
 {
+    validateStructure(file);
+    if ((!pipelines.empty() || zero) && samplesPerIteration() != job.globalBatchSize)
+        throw InputError(file, "job.global_batch_size", "plan processes " + std::to_string(samplesPerIteration()) +
+                                                           " samples per iteration, the job asks for " +
+                                                           std::to_string(job.globalBatchSize));
+}
+
+void Plan::validateStructure(const std::string& file) const
+{
     const int nGpus = cluster.gpuCount();
     const int nLayers = model.layerCount();
     std::set<int> seen;
     auto claim = [&](int gpu, const std::string& field) {
         if (gpu < 0 || gpu >= nGpus)
-            throw InputError(file, field, "GPU index out of range");
+            throw InputError(file, field, "GPU index " + std::to_string(gpu) + " out of range");
         if (!seen.insert(gpu).second)
             throw InputError(file, field, "GPU " + cluster.gpuName(gpu) + " is used twice");
     };
@@ -78,7 +87,7 @@ void Plan::validate(const std::string& file) const
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];
             const std::string sf = pf + ".stages[" + std::to_string(s) + "]";
-            if (st.firstLayer != expectFirst || st.endLayer <= st.firstLayer)
+            if (st.firstLayer != expectFirst || st.endLayer <= st.firstLayer || st.endLayer > nLayers)
                 throw InputError(file, sf + ".layers", "stages must cover consecutive non-empty layer ranges from 0");
             expectFirst = st.endLayer;
             if (st.tensorParallel < 1)
@@ -115,10 +124,6 @@ void Plan::validate(const std::string& file) const
     }
     if (pipelines.empty() && !zero && !spmd)
         throw InputError(file, "pipelines", "a plan needs pipelines, zero or spmd");
-    if ((!pipelines.empty() || zero) && samplesPerIteration() != job.globalBatchSize)
-        throw InputError(file, "job.global_batch_size", "plan processes " + std::to_string(samplesPerIteration()) +
-                                                           " samples per iteration, the job asks for " +
-                                                           std::to_string(job.globalBatchSize));
 }
 
 } // namespace hetplan

@@ -113,6 +113,9 @@ struct Plan {
     // Structural checks: layers covered exactly once per pipeline, GPU counts match degrees, no GPU used
     // twice, batches add up to the global batch. Throws InputError(file, field, reason).
     void validate(const std::string& file) const;
+    // validate() without the rule that batches add up to the global batch (the simulator also scores
+    // plans whose batch differs from the job's).
+    void validateStructure(const std::string& file) const;
 };
 
 } // namespace hetplan

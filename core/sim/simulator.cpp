@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace hetplan {
 
@@ -95,20 +94,12 @@ double optimizerSeconds(const CostModel& costs, const std::string& device, doubl
 
 namespace {
 
-// The checks the simulator needs so that nothing below can index out of range. The batch-size and
-// coverage rules of Plan::validate are stricter than the simulator needs (it also scores partial plans).
+// The checks the simulator needs so that nothing below can index out of range: Plan's structural rules
+// (not its batch-size rule: the simulator also scores plans whose batch differs from the job's), and
+// exactly one of pipelines or ZeRO batches.
 void checkPlan(const Plan& plan)
 {
     const std::string f = "plan";
-    const int nGpus = plan.cluster.gpuCount();
-    const int nLayers = plan.model.layerCount();
-    std::set<int> seen;
-    auto claim = [&](int gpu, const std::string& field) {
-        if (gpu < 0 || gpu >= nGpus)
-            throw InputError(f, field, "GPU index " + std::to_string(gpu) + " out of range");
-        if (!seen.insert(gpu).second)
-            throw InputError(f, field, "GPU " + plan.cluster.gpuName(gpu) + " is used twice");
-    };
     if (!plan.pipelines.empty() && plan.zero)
         throw InputError(f, "zero", "a plan has either pipelines or per-GPU ZeRO batches, not both");
     if (plan.pipelines.empty() && !plan.zero) {
@@ -116,59 +107,9 @@ void checkPlan(const Plan& plan)
             throw InputError(f, "spmd", "not supported by the simulator yet");
         throw InputError(f, "pipelines", "the plan has neither pipelines nor ZeRO batches");
     }
-    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
-        const Pipeline& pl = plan.pipelines[p];
-        const std::string pf = "pipelines[" + std::to_string(p) + "]";
-        if (pl.replicas < 1)
-            throw InputError(f, pf + ".replicas", "must be at least 1");
-        if (pl.microBatchSize < 1)
-            throw InputError(f, pf + ".micro_batch_size", "must be at least 1");
-        if (pl.microBatches < 1)
-            throw InputError(f, pf + ".micro_batches", "must be at least 1");
-        if (pl.stages.empty())
-            throw InputError(f, pf + ".stages", "a pipeline needs at least one stage");
-        int expect = 0;
-        for (size_t s = 0; s < pl.stages.size(); ++s) {
-            const Stage& st = pl.stages[s];
-            const std::string sf = pf + ".stages[" + std::to_string(s) + "]";
-            if (st.firstLayer != expect || st.endLayer <= st.firstLayer || st.endLayer > nLayers)
-                throw InputError(f, sf + ".layers", "stages must cover consecutive non-empty layer ranges from 0");
-            expect = st.endLayer;
-            if (st.tensorParallel < 1)
-                throw InputError(f, sf + ".tensor_parallel", "must be at least 1");
-            if (st.dataParallel < 1)
-                throw InputError(f, sf + ".data_parallel", "must be at least 1");
-            const size_t want = size_t(pl.replicas) * st.dataParallel * st.tensorParallel;
-            if (st.gpus.size() != want)
-                throw InputError(f, sf + ".gpus",
-                                 "has " + std::to_string(st.gpus.size()) +
-                                     " GPUs, replicas × data_parallel × tensor_parallel = " + std::to_string(want));
-            for (size_t g = 0; g < st.gpus.size(); ++g)
-                claim(st.gpus[g], sf + ".gpus[" + std::to_string(g) + "]");
-        }
-        if (expect != nLayers)
-            throw InputError(f, pf + ".stages",
-                             "stages cover " + std::to_string(expect) + " of " + std::to_string(nLayers) + " layers");
-    }
-    if (plan.zero) {
-        const ZeroPlan& z = *plan.zero;
-        if (z.stage < 0 || z.stage > 3)
-            throw InputError(f, "zero.stage", "must be 0..3");
-        if (z.gpus.empty())
-            throw InputError(f, "zero.gpus", "must not be empty");
-        if (nLayers == 0)
-            throw InputError(f, "model.layers", "the model has no layers");
-        for (size_t i = 0; i < z.gpus.size(); ++i) {
-            const ZeroGpu& g = z.gpus[i];
-            const std::string gf = "zero.gpus[" + std::to_string(i) + "]";
-            claim(g.gpu, gf + ".gpu");
-            if (g.accumulationSteps < 0)
-                throw InputError(f, gf + ".accumulation_steps", "must not be negative");
-            if (g.accumulationSteps > 0 &&
-                (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 || g.lastMicroBatchSize > g.microBatchSize))
-                throw InputError(f, gf + ".last_micro_batch_size", "must be between 1 and micro_batch_size");
-        }
-    }
+    if (plan.zero && plan.model.layerCount() == 0)
+        throw InputError(f, "model.layers", "the model has no layers");
+    plan.validateStructure(f);
 }
 
 } // namespace

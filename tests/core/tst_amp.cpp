@@ -70,32 +70,10 @@ Plan run(const std::string& planner, const PlanRequest& req)
 void checkPlan(const Plan& plan, const CostModel& costs)
 {
     QCOMPARE(int(plan.pipelines.size()), 1);
-    const Pipeline& pl = plan.pipelines[0];
-    // Layers assigned exactly once, in order.
-    int next = 0;
-    for (const Stage& st : pl.stages) {
-        QCOMPARE(st.firstLayer, next);
-        QVERIFY(st.endLayer > st.firstLayer);
-        next = st.endLayer;
-        QCOMPARE(int(st.gpus.size()), pl.replicas * st.tensorParallel * st.dataParallel);
-    }
-    QCOMPARE(next, plan.model.layerCount());
-    // No GPU double-booked, all GPUs used.
-    std::set<int> seen;
-    for (int g : plan.usedGpus())
-        QVERIFY(seen.insert(g).second);
-    QCOMPARE(int(seen.size()), plan.cluster.gpuCount());
-    // Batches add up.
-    QCOMPARE(pl.replicas * pl.microBatchSize * pl.microBatches, plan.job.globalBatchSize);
-    // Memory fits on every GPU of every stage.
-    const int S = int(pl.stages.size());
-    for (int s = 0; s < S; ++s) {
-        const Stage& st = pl.stages[s];
-        const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel, pl.replicas,
-                                            pl.microBatchSize, std::min(S - s, pl.microBatches), plan.job);
-        for (int g : st.gpus)
-            QVERIFY(fitsMemory(peak, costs.device(plan.cluster.nodeOf(g).deviceType)));
-    }
+    // Layers once in order, GPU counts, no GPU double-booked, all GPUs used, batches, memory fits.
+    test::checkPipelineInvariants(plan, &costs, true);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY(plan.estimate.feasible);
     QVERIFY(plan.plannerEstimate.has_value() && *plan.plannerEstimate > 0);
 }

@@ -1,7 +1,6 @@
 // The AMP paper's baselines: the Megatron heuristic, random search and simulated annealing with the
 // domino placement — determinism for a seed and the invariants of every plan they return.
 #include "core/cost/amp_cost.h"
-#include "core/cost/memory.h"
 #include "core/cost/placement.h"
 #include "core/io/examples.h"
 #include "core/model/errors.h"
@@ -39,28 +38,13 @@ void checkPlan(const Plan& plan)
 {
     const CostModel costs(plan.model, plan.job, plan.profile);
     QCOMPARE(int(plan.pipelines.size()), 1);
-    const Pipeline& pl = plan.pipelines[0];
-    int next = 0;
-    for (const Stage& st : pl.stages) {
-        QCOMPARE(st.firstLayer, next);
-        QVERIFY(st.endLayer > st.firstLayer);
-        next = st.endLayer;
-        QCOMPARE(int(st.gpus.size()), pl.replicas * st.tensorParallel);
-    }
-    QCOMPARE(next, plan.model.layerCount());
-    std::set<int> seen;
-    for (int g : plan.usedGpus())
-        QVERIFY(seen.insert(g).second);
-    QCOMPARE(int(seen.size()), plan.cluster.gpuCount());
-    QCOMPARE(pl.replicas * pl.microBatchSize * pl.microBatches, plan.job.globalBatchSize);
-    const int S = int(pl.stages.size());
-    for (int s = 0; s < S; ++s) {
-        const Stage& st = pl.stages[s];
-        const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel, pl.replicas,
-                                            pl.microBatchSize, std::min(S - s, pl.microBatches), plan.job);
-        for (int g : st.gpus)
-            QVERIFY(fitsMemory(peak, costs.device(plan.cluster.nodeOf(g).deviceType)));
-    }
+    // These baselines have no data parallelism inside a stage: each stage holds replicas × tp GPUs.
+    for (const Stage& st : plan.pipelines[0].stages)
+        QCOMPARE(st.dataParallel, 1);
+    // Layers once in order, GPU counts, no GPU double-booked, all GPUs used, batches, memory fits.
+    test::checkPipelineInvariants(plan, &costs, true);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY(plan.estimate.feasible && plan.estimate.iterationSeconds > 0);
     QVERIFY(!plan.candidates.empty());
     for (const Candidate& c : plan.candidates) {

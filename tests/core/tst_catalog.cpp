@@ -14,19 +14,9 @@
 #include <set>
 
 using namespace hetplan;
+using hetplan::test::errorOf;
 
 namespace {
-
-template <typename F>
-std::optional<InputError> errorOf(F&& f)
-{
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 QJsonObject v100Json()
 {

@@ -16,19 +16,9 @@
 #include <set>
 
 using namespace hetplan;
+using hetplan::test::errorOf;
 
 namespace {
-
-template <typename F>
-std::optional<InputError> errorOf(F&& f)
-{
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 // device type → (node count, GPUs per node); -1 GPUs per node if the nodes of that type differ.
 using Shape = std::map<std::string, std::pair<int, int>>;
@@ -284,8 +274,8 @@ private slots:
         const ModelSpec m = buildExampleModel("gpt2-amp");
         QCOMPARE(m.blockCount(), 24);
         QCOMPARE(m.layerCount(), 26); // embedding + 24 blocks + head
-        QCOMPARE(m.layers.front().kind, LayerKind::Embedding);
-        QCOMPARE(m.layers.back().kind, LayerKind::Head);
+        QVERIFY2(m.layers.front().kind == LayerKind::Embedding, toString(m.layers.front().kind).c_str());
+        QVERIFY2(m.layers.back().kind == LayerKind::Head, toString(m.layers.back().kind).c_str());
         const LayerSpec& b = block(m, 0);
         const double M = 1 << 20; // s·h = 1024·1024
         // 2 · 12h² · s + 4 · s² · h = 24·2^30 + 4·2^30

@@ -1,6 +1,7 @@
 // Exporters: DeepSpeed config, Megatron-LM arguments and layout strings, hostfile, rank table and the
 // Chrome trace, on hand-built plans.
 #include "simfixtures.h"
+#include "testutil.h"
 
 #include "core/io/exporters.h"
 #include "core/io/schema_validate.h"
@@ -77,15 +78,12 @@ Plan zeroPlan(int stage, bool uniform)
     return plan;
 }
 
+// "field: reason" of the InputError `f` throws, empty if it throws none.
 template <class F>
 QString refusal(F&& f)
 {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.field() + ": " + e.reason());
-    }
-    return {};
+    const auto e = test::errorOf(std::forward<F>(f));
+    return e ? QString::fromStdString(e->field() + ": " + e->reason()) : QString();
 }
 
 QJsonObject parseObject(const std::string& text)

@@ -17,20 +17,10 @@
 #include <random>
 
 using namespace hetplan;
+using hetplan::test::errorOf;
 using hetplan::test::fixture;
 
 namespace {
-
-template <typename F>
-std::optional<InputError> errorOf(F&& f)
-{
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 const std::vector<LayerTiming>& tableOf(const Profile& p, const std::string& dev, int tp, int mbs)
 {

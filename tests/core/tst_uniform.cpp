@@ -6,30 +6,11 @@
 #include "core/planners/planner.h"
 
 #include <QtTest>
-#include <set>
 
 using namespace hetplan;
 
 class TestUniform : public QObject {
     Q_OBJECT
-    static void checkInvariants(const Plan& p)
-    {
-        std::set<int> gpus;
-        int samples = 0;
-        for (const Pipeline& pl : p.pipelines) {
-            int next = 0;
-            for (const Stage& s : pl.stages) {
-                QCOMPARE(s.firstLayer, next); // every layer exactly once, in order
-                next = s.endLayer;
-                for (int g : s.gpus)
-                    QVERIFY(gpus.insert(g).second); // no GPU double-booked
-            }
-            QCOMPARE(next, p.model.layerCount());
-            samples += pl.samples();
-        }
-        QCOMPARE(samples, p.job.globalBatchSize);
-    }
-
 private slots:
     void evenSplitAndPlacement()
     {
@@ -40,7 +21,9 @@ private slots:
         req.options = {{"pp", "4"}, {"tp", "2"}};
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);
-        checkInvariants(p);
+        test::checkPipelineInvariants(p);
+        if (QTest::currentTestFailed())
+            return;
         QCOMPARE(p.pipelines.size(), size_t(1));
         const Pipeline& pl = p.pipelines[0];
         QCOMPARE(pl.replicas, 2);                  // 16 GPUs / (tp 2 · pp 4)
@@ -65,7 +48,9 @@ private slots:
         req.job.globalBatchSize = 32;
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);
-        checkInvariants(p);
+        test::checkPipelineInvariants(p);
+        if (QTest::currentTestFailed())
+            return;
         // 1.56 B params × 16 bytes of model state = 25 GB: one stage cannot fit a 16 GB V100.
         QVERIFY(p.pipelines[0].stages.size() >= 2);
     }

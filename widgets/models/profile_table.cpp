@@ -6,22 +6,6 @@
 
 namespace hetplan {
 
-namespace {
-const char* kindText(LayerKind k)
-{
-    switch (k) {
-    case LayerKind::Embedding: return "embedding";
-    case LayerKind::Transformer: return "transformer";
-    case LayerKind::Head: return "head";
-    case LayerKind::Conv: return "conv";
-    case LayerKind::Linear: return "linear";
-    case LayerKind::MoE: return "moe";
-    case LayerKind::Other: return "other";
-    }
-    return "";
-}
-} // namespace
-
 ProfileTableModel::ProfileTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ProfileTableModel::setData(const ModelSpec& model, const Job& job, const Profile& measured,
@@ -67,7 +51,7 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const
         if (role == Qt::DisplayRole)
             switch (col) {
             case 0: return QString::fromStdString(layer.name);
-            case 1: return QString(kindText(layer.kind));
+            case 1: return QString::fromStdString(toString(layer.kind));
             case 2: return QString::number(layer.params / 1e6, 'f', 2);
             }
         if (role == Qt::EditRole)   // the sort role: numbers sort numerically

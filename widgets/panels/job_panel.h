@@ -36,3 +36,5 @@ private:
 };
 
 } // namespace hetplan
+
+Q_DECLARE_METATYPE(hetplan::Job)

@@ -69,40 +69,34 @@ AmpCostModel::Layout AmpCostModel::layout(const Placement& p, int mbs, int gas) 
     pb.stagePrefix.resize(d.pp);
     lay.sig.assign(d.pp, std::vector<int>(d.dp, 0));
 
-    // Tensor groups that span nodes get their own per-layer vector (slowest device + the extra cost of
-    // the tp all-reduces over the slower link); shared across stages of this layout.
-    std::map<std::tuple<std::vector<std::string>, double, double>, std::shared_ptr<const std::vector<double>>> spanning;
+    // A tensor group's layer times: the slowest device type in it, with the tp all-reduces moved onto the
+    // group's real link (the node's own intra-node bandwidth, or a NIC when the group spans nodes) by the
+    // CostModel's shared correction. Shared across stages of this layout.
+    std::map<std::tuple<std::vector<std::string>, double, double>, std::shared_ptr<const std::vector<double>>> byLink;
     auto groupPrefix = [&](const std::vector<int>& group) -> std::shared_ptr<const std::vector<double>> {
-        const int node0 = gpuNode_[group[0]];
-        bool oneNode = true;
         std::set<std::string> typeSet;
-        for (int g : group) {
-            oneNode = oneNode && gpuNode_[g] == node0;
+        for (int g : group)
             typeSet.insert(cluster_.nodes[gpuNode_[g]].deviceType);
-        }
-        if (oneNode)
-            return times_.prefix(cluster_.nodes[node0].deviceType, d.tp, mbs);
-        const LinkParams gl = groupLink(cluster_, group);
+        if (d.tp == 1 && typeSet.size() == 1)
+            return times_.prefix(*typeSet.begin(), d.tp, mbs);
+        const LinkParams gl = d.tp > 1 ? groupLink(cluster_, group) : LinkParams{};
         auto key = std::make_tuple(std::vector<std::string>(typeSet.begin(), typeSet.end()), gl.bandwidth, gl.latency);
-        if (auto it = spanning.find(key); it != spanning.end())
+        if (auto it = byLink.find(key); it != byLink.end())
             return it->second;
-        std::vector<std::shared_ptr<const std::vector<double>>> pres;
+        std::vector<std::pair<std::string, std::shared_ptr<const std::vector<double>>>> pres;
         for (const std::string& t : typeSet)
-            pres.push_back(times_.prefix(t, d.tp, mbs));
-        const LinkParams own{cluster_.intraBandwidthOf(cluster_.nodes[node0]), cluster_.intraLatency};
+            pres.emplace_back(t, times_.prefix(t, d.tp, mbs));
         auto pre = std::make_shared<std::vector<double>>(L + 1, 0.0);
         for (int l = 0; l < L; ++l) {
             double t = 0;
-            for (const auto& q : pres)
-                t = std::max(t, (*q)[l + 1] - (*q)[l]);
-            const LayerSpec& ls = model.layers[l];
-            if (ls.tensorParallel && ls.tpAllReduceBytes > 0) {
-                const double bytes = ls.tpAllReduceBytes * mbs;
-                t += 2 * std::max(0.0, ringAllReduce(bytes, d.tp, gl) - ringAllReduce(bytes, d.tp, own));
+            for (const auto& [type, q] : pres) {
+                const double delta = d.tp > 1 ? costs_.tpLinkDelta(l, l + 1, type, d.tp, mbs, gl) : 0;
+                // forward and backward each pay the delta; the prefix holds forward + backward
+                t = std::max(t, (*q)[l + 1] - (*q)[l] + 2 * delta);
             }
             (*pre)[l + 1] = (*pre)[l] + t;
         }
-        spanning.emplace(key, pre);
+        byLink.emplace(key, pre);
         return pre;
     };
 

@@ -12,6 +12,8 @@ namespace {
 constexpr double kFp32Fraction = 0.25;
 } // namespace
 
+LinkParams analyticTpLink(const DeviceType& device) { return {device.intraNodeBandwidth, AnalyticContext{}.tpLatency}; }
+
 LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
                                 const Job& job, const AnalyticContext& ctx)
 {
@@ -26,7 +28,9 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
 
     double tpComm = 0;
     if (split > 1 && layer.tpAllReduceBytes > 0) {
-        LinkParams link{ctx.tpBandwidth > 0 ? ctx.tpBandwidth : device.intraNodeBandwidth, ctx.tpLatency};
+        LinkParams link = analyticTpLink(device);
+        if (ctx.tpBandwidth > 0)
+            link = {ctx.tpBandwidth, ctx.tpLatency};
         tpComm = ringAllReduce(layer.tpAllReduceBytes * microBatch, split, link);
     }
 

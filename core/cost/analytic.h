@@ -1,6 +1,7 @@
 #pragma once
 // The analytic profile generator: per-layer times from FLOPs and bytes (roofline) scaled by the device's
 // batch-efficiency curve, tensor-parallel split plus its all-reduces, backward = factor × forward.
+#include "collectives.h"
 #include "core/model/device.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
@@ -14,6 +15,9 @@ struct AnalyticContext {
     double tpBandwidth = 0;   // bytes/s between the tp ranks (0 = device's intra-node default)
     double tpLatency = 5e-6;
 };
+
+// The link analytic layer times assume for tensor-parallel all-reduces: the device's usual intra-node link.
+LinkParams analyticTpLink(const DeviceType& device);
 
 LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
                                 const Job& job, const AnalyticContext& ctx = {});

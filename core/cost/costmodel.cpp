@@ -2,6 +2,8 @@
 
 #include "core/model/errors.h"
 
+#include <algorithm>
+
 namespace hetplan {
 
 CostModel::CostModel(const ModelSpec& model, const Job& job, const Profile& measured, const DeviceCatalog& catalog)
@@ -44,6 +46,36 @@ LayerTiming CostModel::range(int first, int end, const std::string& deviceName, 
             sum.activationBytes += t.activationBytes;
     }
     return sum;
+}
+
+double CostModel::tpLinkDelta(int first, int end, const std::string& deviceName, int tp, double microBatch,
+                              const LinkParams& link) const
+{
+    if (tp <= 1)
+        return 0;
+    const DeviceType& d = device(deviceName);
+    const LinkParams assumed = analyticTpLink(d);
+    const bool measured = isMeasured(deviceName, tp);
+    double delta = 0;
+    for (int l = first; l < end; ++l) {
+        const LayerSpec& s = model_.layers[l];
+        if (!s.tensorParallel || s.tpAllReduceBytes <= 0)
+            continue;
+        const double bytes = s.tpAllReduceBytes * microBatch;
+        const double d1 = ringAllReduce(bytes, tp, link) - ringAllReduce(bytes, tp, assumed);
+        delta += measured ? std::max(0.0, d1) : d1;
+    }
+    return delta;
+}
+
+LayerTiming CostModel::range(int first, int end, const std::string& deviceName, int tp, double microBatch,
+                             const LinkParams& link) const
+{
+    LayerTiming t = range(first, end, deviceName, tp, microBatch);
+    const double delta = tpLinkDelta(first, end, deviceName, tp, microBatch, link);
+    t.forward += delta;
+    t.backward += delta;
+    return t;
 }
 
 std::vector<LayerTiming> CostModel::layers(const std::string& deviceName, int tp, double microBatch) const

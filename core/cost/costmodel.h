@@ -2,6 +2,7 @@
 // The one place planners and the simulator get layer times from: measured profile entries win, the analytic
 // generator fills the rest. Thread-safe for concurrent readers.
 #include "analytic.h"
+#include "collectives.h"
 #include "core/model/cluster.h"
 #include "core/model/device.h"
 #include "core/model/job.h"
@@ -31,6 +32,16 @@ public:
     // All layers at once (planners precompute these).
     std::vector<LayerTiming> layers(const std::string& device, int tp, double microBatch) const;
     bool isMeasured(const std::string& device, int tp) const { return measured_.has(device, tp); }
+
+    // Tensor-parallel all-reduces in layer times assume the device's usual intra-node link (analytic) or
+    // the profiling machine's (measured). When a tp group really talks over `link` (the cluster's own
+    // intra-node bandwidth, or a NIC when the group spans nodes), forward and backward each change by
+    // this many seconds. Analytic times are corrected both ways; measured ones only ever get slower.
+    double tpLinkDelta(int first, int end, const std::string& device, int tp, double microBatch,
+                       const LinkParams& link) const;
+    // range() with the tp all-reduces over `link`.
+    LayerTiming range(int first, int end, const std::string& device, int tp, double microBatch,
+                      const LinkParams& link) const;
 
 private:
     ModelSpec model_;

@@ -4,11 +4,13 @@
 
 #include "sim_detail.h"
 
+#include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/model/errors.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace hetplan {
 
@@ -53,6 +55,18 @@ double paramsPerRank(const ModelSpec& model, int first, int end, int tp)
     return p;
 }
 
+// The slowest link of any tensor-parallel group in `gpus` (consecutive runs of tp GPUs).
+static LinkParams tensorGroupLink(const Cluster& cluster, const std::vector<int>& gpus, int tp)
+{
+    LinkParams worst{std::numeric_limits<double>::infinity(), 0};
+    for (size_t i = 0; i + tp <= gpus.size(); i += tp) {
+        const LinkParams l = groupLink(cluster, {gpus.begin() + i, gpus.begin() + i + tp});
+        worst.bandwidth = std::min(worst.bandwidth, l.bandwidth);
+        worst.latency = std::max(worst.latency, l.latency);
+    }
+    return worst;
+}
+
 LayerTiming slowestRange(const Plan& plan, const CostModel& costs, const std::vector<int>& gpus, int first, int end,
                          int tp, double microBatch, std::string* deviceOut)
 {
@@ -66,7 +80,9 @@ LayerTiming slowestRange(const Plan& plan, const CostModel& costs, const std::ve
     LayerTiming best;
     bool have = false;
     for (const std::string& t : types) {
-        LayerTiming lt = costs.range(first, end, t, tp, microBatch);
+        // Each tensor-parallel group's all-reduces run over its real links (a NIC if it spans nodes).
+        LayerTiming lt = tp > 1 ? costs.range(first, end, t, tp, microBatch, tensorGroupLink(plan.cluster, gpus, tp))
+                                : costs.range(first, end, t, tp, microBatch);
         if (!have || lt.forward + lt.backward > best.forward + best.backward) {
             best = lt;
             have = true;

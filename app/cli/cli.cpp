@@ -4,6 +4,8 @@
 #include "core/io/json_io.h"
 #include "core/model/errors.h"
 
+#include <algorithm>
+#include <cmath>
 #include <ostream>
 
 namespace hetplan::cli {
@@ -100,8 +102,8 @@ PlanRequest requestFromArgs(const Args& a)
         job = readJob(a.get("job"));
     if (a.has("gbs")) {
         job.globalBatchSize = a.integer("gbs", job.globalBatchSize);
-        if (job.globalBatchSize < 1)
-            throw InputError("--gbs", "global_batch_size", "must be at least 1");
+        if (job.globalBatchSize < 1 || job.globalBatchSize > kMaxBatch)
+            throw InputError("--gbs", "global_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
     }
     if (a.has("zero")) {
         job.zeroStage = a.integer("zero", 0);
@@ -141,13 +143,15 @@ PlanRequest requestFromArgs(const Args& a)
             throw InputError("--option", kv, "expected key=value");
         req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    const double seed = a.number("seed", 1);
-    if (seed < 0)
-        throw InputError("--seed", "argument", "must not be negative");
-    req.seed = (unsigned long long)seed;
+    if (a.has("seed")) {
+        const std::string s = a.get("seed");
+        if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), ::isdigit))
+            throw InputError("--seed", "argument", "expected a non-negative integer, got '" + s + "'");
+        req.seed = std::stoull(s);
+    }
     req.timeLimitSeconds = a.number("time-limit", 0);
-    if (req.timeLimitSeconds < 0)
-        throw InputError("--time-limit", "argument", "must not be negative");
+    if (std::isnan(req.timeLimitSeconds) || req.timeLimitSeconds < 0)
+        throw InputError("--time-limit", "argument", "must be a non-negative number of seconds");
     return req;
 }
 

@@ -5,7 +5,9 @@
 #include "core/model/errors.h"
 #include "core/sim/simulator.h"
 
+#include <QJsonDocument>
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <ostream>
 
@@ -23,10 +25,16 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out)
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.feasible = r.feasible;
+    if (!std::isfinite(r.iterationSeconds) || !(r.iterationSeconds > 0))
+        throw InputError(path, "estimate.iteration_seconds",
+                         "the simulated iteration time is not a positive finite number: check the plan's inputs");
+    std::vector<std::pair<std::string, std::string>> outputs;
+    auto json = [](const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString(); };
     if (a.has("trace"))
-        writeJsonFile(a.get("trace"), chromeTrace(plan, r));
+        outputs.emplace_back(a.get("trace"), json(chromeTrace(plan, r)));
     if (a.has("out"))
-        writeJsonFile(a.get("out"), toJson(plan));
+        outputs.emplace_back(a.get("out"), json(toJson(plan)));
+    writeTextFiles(outputs);
     printPlan(plan, out);
     double busiest = 0;
     for (const auto& [g, s] : r.busySeconds)

@@ -45,7 +45,7 @@ AmpCostModel::AmpCostModel(const Cluster& cluster, const CostModel& costs)
     fullParamsPrefix_.assign(L + 1, 0);
     for (int l = 0; l < L; ++l) {
         const LayerSpec& s = m.layers[l];
-        outputBytes_[l] = s.outputBytes;
+        outputBytes_[l] = s.outputBytes * costs.job().activationScale();
         tpParamsPrefix_[l + 1] = tpParamsPrefix_[l] + (s.tensorParallel ? s.params : 0);
         fullParamsPrefix_[l + 1] = fullParamsPrefix_[l] + (s.tensorParallel ? 0 : s.params);
     }

@@ -22,7 +22,8 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
     const double flops = layer.forwardFlops * microBatch / split;
     const double compute = flops / (peak * device.efficiency(microBatch));
     // Roofline: a layer cannot run faster than streaming its weights and its input/output activations.
-    const double bytes = layer.weightBytesMoved / split + (layer.inputBytes + layer.outputBytes) * microBatch;
+    const double bytes = layer.weightBytesMoved / split * job.activationScale() +
+                         (layer.inputBytes + layer.outputBytes) * microBatch * job.activationScale();
     const double memory = bytes / device.memoryBandwidth;
     double forward = std::max(compute, memory);
 
@@ -31,7 +32,7 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
         LinkParams link = analyticTpLink(device);
         if (ctx.tpBandwidth > 0)
             link = {ctx.tpBandwidth, ctx.tpLatency};
-        tpComm = ringAllReduce(layer.tpAllReduceBytes * microBatch, split, link);
+        tpComm = ringAllReduce(layer.tpAllReduceBytes * microBatch * job.activationScale(), split, link);
     }
 
     LayerTiming t;

@@ -61,7 +61,7 @@ double CostModel::tpLinkDelta(int first, int end, const std::string& deviceName,
         const LayerSpec& s = model_.layers[l];
         if (!s.tensorParallel || s.tpAllReduceBytes <= 0)
             continue;
-        const double bytes = s.tpAllReduceBytes * microBatch;
+        const double bytes = s.tpAllReduceBytes * microBatch * job_.activationScale();
         const double d1 = ringAllReduce(bytes, tp, link) - ringAllReduce(bytes, tp, assumed);
         delta += measured ? std::max(0.0, d1) : d1;
     }

@@ -40,7 +40,7 @@ double activationMemory(const ModelSpec& model, int first, int end, int tp, doub
     // Recomputation re-materialises one layer at a time during backward.
     if (job.recompute)
         kept += largestLayer;
-    return kept * microBatch;
+    return kept * microBatch * job.activationScale();
 }
 
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,

@@ -30,11 +30,15 @@ std::vector<int> Placement::dataGroup(int s, int t) const
 
 std::vector<int> divisors(int n)
 {
-    std::vector<int> out;
-    for (int i = 1; i <= n; ++i)
-        if (n % i == 0)
-            out.push_back(i);
-    return out;
+    std::vector<int> small, large;
+    for (int i = 1; (long long)i * i <= n; ++i)
+        if (n % i == 0) {
+            small.push_back(i);
+            if (i != n / i)
+                large.push_back(n / i);
+        }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
 }
 
 std::vector<int> intraNodeTensorDegrees(const Cluster& cluster)

@@ -109,6 +109,23 @@ UniformZero uniformZero(const Plan& plan, const std::string& target)
     return u;
 }
 
+// Launchers (DeepSpeed's hostfile, torchrun under Megatron) number ranks host by host and, on each host,
+// give local rank k to GPU k. The plan's rank order must be exactly that, or the launched job would put
+// stages on other GPUs than planned.
+void refuseScatteredRanks(const Plan& plan)
+{
+    std::map<std::string, int> used;   // ranks seen per host
+    std::string current;
+    for (const RankInfo& r : plan.ranks()) {
+        const bool revisit = r.host != current && used.count(r.host);
+        if (revisit || r.localRank != used[r.host])
+            refuse("ranks", "ranks are not contiguous per host in local-GPU order; a hostfile cannot express this "
+                            "placement — use the rank table (--format ranks)");
+        ++used[r.host];
+        current = r.host;
+    }
+}
+
 void refuseSpmd(const Plan& plan, const std::string& target)
 {
     if (plan.spmd && plan.pipelines.empty() && !plan.zero)
@@ -157,14 +174,21 @@ QJsonObject deepSpeedConfig(const Plan& plan)
             bool even = true;
             for (size_t s = 1; s + 1 < b.size(); ++s)
                 even &= b[s + 1] - b[s] == b[1] - b[0];
-            QJsonObject pipe{{"stages", u.stages}, {"partition_method", even ? "uniform" : "custom"}};
-            if (!even) {
-                QJsonArray bounds;
-                for (int x : b)
-                    bounds.append(x);
-                pipe["layer_boundaries"] = bounds;
-            }
+            // DeepSpeed's "pipeline" section knows stages, partition, seed_layers,
+            // activation_checkpoint_interval, pipe_partitioned and grad_partitioned. Its partition methods
+            // (uniform, parameters, type:regex) cannot name arbitrary boundaries, and "uniform" counts the
+            // user's PipelineModule layers, not ours: the exact split always goes to a namespaced section.
+            QJsonObject pipe{{"stages", u.stages}};
+            if (even)
+                pipe["partition"] = "uniform";
             o["pipeline"] = pipe;
+            QJsonArray bounds;
+            for (int x : b)
+                bounds.append(x);
+            o["hetplan"] = QJsonObject{
+                {"layer_boundaries", bounds},
+                {"note", "DeepSpeed's PipelineModule cannot take arbitrary boundaries from the config; pass these "
+                         "to your PipelineModule partitioning"}};
         }
     } else {
         const UniformZero u = uniformZero(plan, "DeepSpeed");
@@ -371,6 +395,7 @@ std::vector<std::string> megatronArguments(const Plan& plan)
         a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
     if (pp > 1 && std::any_of(perStage.begin(), perStage.end(), [&](int n) { return n != perStage.front(); }))
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(perStage)});
+    refuseScatteredRanks(plan);
     return a;
 }
 
@@ -393,6 +418,7 @@ std::string megatronArgumentText(const Plan& plan)
 
 std::string hostfile(const Plan& plan)
 {
+    refuseScatteredRanks(plan);
     std::vector<std::string> order;
     std::map<std::string, int> perHost;
     for (const RankInfo& r : plan.ranks()) {

@@ -14,9 +14,11 @@ namespace hetplan {
 
 // ---- DeepSpeed
 // train_batch_size = train_micro_batch_size_per_gpu × gradient_accumulation_steps × data-parallel size;
-// zero_optimization.stage; fp16/bf16; for pipelines of more than one stage a "pipeline" section with the
-// stage count and partition ("uniform" when every stage has the same number of layers, else "custom" with
-// "layer_boundaries" = [first of each stage..., layer count]). Refuses ZeRO ≥ 2 with pipeline stages (as
+// zero_optimization.stage; fp16/bf16; for pipelines of more than one stage DeepSpeed's "pipeline" section
+// with only its real keys: "stages" and, when every stage has the same number of layers, "partition":
+// "uniform". DeepSpeed's partition methods cannot name arbitrary boundaries, so the exact split goes to a
+// namespaced top-level "hetplan" section: "layer_boundaries" = [first of each stage..., layer count] and a
+// "note" (the user passes them to their PipelineModule partitioning). Refuses ZeRO ≥ 2 with pipeline stages (as
 // DeepSpeed does), stages with different tensor/data-parallel degrees, different pipelines, and ZeRO plans
 // whose GPUs have different batches (DeepSpeed needs one micro-batch and accumulation count for all ranks).
 QJsonObject deepSpeedConfig(const Plan& plan);
@@ -26,7 +28,7 @@ QJsonObject deepSpeedConfig(const Plan& plan);
 // "Et*10|t*6|t*8|t*8L"}. The layout is given only when stages hold different numbers of transformer layers.
 // Refuses plans Megatron cannot express: SPMD plans, different tp/dp per stage, pipelines with different
 // shapes, non-transformer models, an embedding outside the first or a head outside the last stage,
-// ZeRO ≥ 2, and heterogeneous per-GPU ZeRO batches.
+// ZeRO ≥ 2, heterogeneous per-GPU ZeRO batches, and rank orders a launcher cannot reproduce (see hostfile).
 std::vector<std::string> megatronArguments(const Plan& plan);
 // The arguments as a shell snippet: one option per line, continued with " \", values quoted when needed.
 std::string megatronArgumentText(const Plan& plan);
@@ -40,7 +42,9 @@ std::string formatMegatronLayout(const std::vector<int>& transformerLayersPerSta
 std::vector<int> parseMegatronLayout(const std::string& layout);
 
 // ---- Launch files
-// "host slots=N" per node the plan uses, N = GPUs used on that node, in rank order.
+// "host slots=N" per node the plan uses, N = GPUs used on that node, in rank order. A launcher numbers
+// ranks host by host and gives local rank k to GPU k, so plans whose ranks are not contiguous per host in
+// local-GPU order (e.g. random or annealed placements) are refused: use the rank table.
 std::string hostfile(const Plan& plan);
 // CSV "rank,gpu,host,local_rank" from Plan::ranks().
 std::string rankTable(const Plan& plan);

@@ -5,6 +5,7 @@
 #include "core/io/importers.h"
 
 #include "core/io/import_util.h"
+#include "core/model/device.h"
 #include "core/model/errors.h"
 
 #include <array>
@@ -195,7 +196,12 @@ Profile importCsv(const std::string& path)
         ProfileKey key;
         if (cell(Device).empty())
             throw InputError(path, lineField(lineNo, "device"), "empty device name");
-        key.deviceType = canonicalDevice(cell(Device));
+        // Rows for a device the catalog does not know would never be looked up: refuse them.
+        const DeviceType* device = DeviceCatalog::builtin().find(cell(Device));
+        if (!device)
+            throw InputError(path, lineField(lineNo, "device"),
+                             "unknown device type '" + cell(Device) + "' (see hetplan-cli list devices)");
+        key.deviceType = device->name;
         key.tp = integer(Tp, 1);
         key.microBatch = integer(MicroBatch, 1);
         const int layer = integer(Layer, 0);

@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <memory>
 
 namespace hetplan {
 
@@ -263,8 +264,11 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file)
         JsonReader t = r.element(tables, "tables", i);
         ProfileKey key;
         key.deviceType = t.string("device");
+        // A table for a device the catalog does not know would never be looked up: refuse it.
         if (const DeviceType* d = DeviceCatalog::builtin().find(key.deviceType))
             key.deviceType = d->name;
+        else
+            t.fail("device", "unknown device type '" + key.deviceType + "' (see hetplan-cli list devices)");
         key.tp = t.integer("tp");
         key.microBatch = t.integer("micro_batch");
         if (key.tp < 1)
@@ -321,6 +325,20 @@ void writeTextFile(const std::string& path, const std::string& text)
     f.write(text.data(), qint64(text.size()));
     if (!f.commit())
         throw InputError(path, "file", "cannot be written: " + f.errorString().toStdString());
+}
+
+void writeTextFiles(const std::vector<std::pair<std::string, std::string>>& files)
+{
+    std::vector<std::unique_ptr<QSaveFile>> open;
+    for (const auto& [path, text] : files) {
+        auto f = std::make_unique<QSaveFile>(qs(path));
+        if (!f->open(QIODevice::WriteOnly) || f->write(text.data(), qint64(text.size())) != qint64(text.size()))
+            throw InputError(path, "file", "cannot be written: " + f->errorString().toStdString());
+        open.push_back(std::move(f)); // uncommitted QSaveFiles discard their temporary file on destruction
+    }
+    for (size_t i = 0; i < open.size(); ++i)
+        if (!open[i]->commit())
+            throw InputError(files[i].first, "file", "cannot be written: " + open[i]->errorString().toStdString());
 }
 
 void writeJsonFile(const std::string& path, const QJsonObject& o)

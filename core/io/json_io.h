@@ -41,6 +41,9 @@ Plan planFromJson(const QJsonObject& o, const std::string& file);
 QJsonObject readJsonFile(const std::string& path);
 void writeJsonFile(const std::string& path, const QJsonObject& o);
 void writeTextFile(const std::string& path, const std::string& text);
+// Several outputs of one command: all are prepared (temporary files) before any is committed, so a bad
+// path for one leaves none of them behind.
+void writeTextFiles(const std::vector<std::pair<std::string, std::string>>& files);
 
 Cluster readCluster(const std::string& path);
 ModelSpec readModel(const std::string& path);

@@ -8,6 +8,8 @@
 
 #include <QJsonArray>
 
+#include <cmath>
+
 namespace hetplan {
 
 namespace {
@@ -37,9 +39,11 @@ std::vector<int> intArray(const JsonReader& r, const std::string& key)
     std::vector<int> out;
     const QJsonArray a = r.array(key);
     for (int i = 0; i < a.size(); ++i) {
-        if (!a.at(i).isDouble())
+        // Whole numbers only, as JsonReader::integer: 0.5 must not quietly become 0.
+        const double d = a.at(i).toDouble();
+        if (!a.at(i).isDouble() || d != std::floor(d) || std::fabs(d) > 2e9)
             r.fail(key + "[" + std::to_string(i) + "]", "expected an integer");
-        out.push_back(a.at(i).toInt());
+        out.push_back(int(d));
     }
     return out;
 }
@@ -158,6 +162,16 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
         throw InputError(file, "inputs." + e.field(), e.reason());
     }
     p.job = jobFromJson(r.object("job").object(), file);
+    // The inputs must describe one run: a profile of another model, or a job at another sequence length
+    // than the model was built for, would make every score in the file meaningless.
+    if (!p.profile.empty() && p.profile.layerCount() != p.model.layerCount())
+        throw InputError(file, "inputs.profile.layers",
+                         "the profile has " + std::to_string(p.profile.layerCount()) + " layers, the model " +
+                             std::to_string(p.model.layerCount()));
+    if (p.model.arch.sequence > 0 && p.job.sequenceLength != p.model.arch.sequence)
+        throw InputError(file, "job.sequence_length",
+                         std::to_string(p.job.sequenceLength) + " differs from the model's sequence length " +
+                             std::to_string(p.model.arch.sequence));
 
     JsonReader est = r.object("estimate");
     p.estimate.iterationSeconds = est.number("iteration_seconds", 0);
@@ -232,6 +246,9 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
         JsonReader z = r.object("zero");
         ZeroPlan zp;
         zp.stage = z.integer("stage");
+        if (zp.stage != p.job.zeroStage)
+            z.fail("stage", "ZeRO stage " + std::to_string(zp.stage) + " differs from job.zero_stage " +
+                                std::to_string(p.job.zeroStage));
         const QJsonArray gpus = z.array("gpus");
         for (int i = 0; i < gpus.size(); ++i) {
             JsonReader g = z.element(gpus, "gpus", i);

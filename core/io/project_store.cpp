@@ -3,6 +3,7 @@
 #include "project_store.h"
 
 #include "json_io.h"
+#include "project_sqlite.h"
 
 #include "core/model/errors.h"
 
@@ -33,8 +34,8 @@ namespace hetplan {
 
 namespace {
 
+using namespace projectdb;
 constexpr int kSchemaVersion = 1;
-using i64 = long long;
 
 // ---------------------------------------------------------------- schema and migrations
 
@@ -72,201 +73,6 @@ struct Migration {
 const Migration kMigrations[] = {
     {0, "create the version 1 tables", kSchemaV1},
 };
-
-// ---------------------------------------------------------------- small SQLite wrappers
-
-struct DbCloser {
-    void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-
-struct StmtCloser {
-    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtCloser>;
-
-std::string sqliteReason(sqlite3* db, int rc)
-{
-    const int primary = rc & 0xff;
-    if (primary == SQLITE_NOTADB)
-        return "file is not a database";
-    if (primary == SQLITE_CORRUPT)
-        return std::string("file is damaged (") + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + ")";
-    return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-}
-
-// All SQLite failures become InputError(path, field, reason).
-class Conn {
-public:
-    Conn(Db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
-    sqlite3* get() const { return db_.get(); }
-    const std::string& path() const { return path_; }
-    // Closes now, reporting a failure (e.g. a write that only fails when flushed).
-    void close()
-    {
-        const int rc = sqlite3_close(get());
-        if (rc != SQLITE_OK)
-            fail("file", rc);
-        (void)db_.release();
-    }
-    [[noreturn]] void fail(const std::string& field, int rc) const { throw InputError(path_, field, sqliteReason(get(), rc)); }
-
-    void exec(const char* sql, const std::string& field) const
-    {
-        const int rc = sqlite3_exec(get(), sql, nullptr, nullptr, nullptr);
-        if (rc != SQLITE_OK)
-            fail(field, rc);
-    }
-    Stmt prepare(const std::string& sql, const std::string& field) const
-    {
-        sqlite3_stmt* s = nullptr;
-        const int rc = sqlite3_prepare_v2(get(), sql.c_str(), int(sql.size()), &s, nullptr);
-        if (rc != SQLITE_OK)
-            fail(field, rc);
-        return Stmt(s);
-    }
-    // Steps once: true = a row, false = done.
-    bool step(sqlite3_stmt* s, const std::string& field) const
-    {
-        const int rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc == SQLITE_DONE)
-            return false;
-        fail(field, rc);
-    }
-    long long pragmaInt(const char* name) const
-    {
-        Stmt s = prepare(std::string("PRAGMA ") + name, name);
-        if (!step(s.get(), name))
-            throw InputError(path_, name, "no value");
-        return sqlite3_column_int64(s.get(), 0);
-    }
-
-private:
-    Db db_;
-    std::string path_;
-};
-
-// Typed column access for reading; a value of the wrong type means the file was not written by us.
-struct Row {
-    const Conn& c;
-    sqlite3_stmt* s;
-    std::string field;
-
-    std::string text(int col, const char* name) const
-    {
-        if (sqlite3_column_type(s, col) != SQLITE_TEXT)
-            throw InputError(c.path(), field + "." + name, "expected text");
-        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
-        return std::string(p, size_t(sqlite3_column_bytes(s, col)));
-    }
-    bool isNull(int col) const { return sqlite3_column_type(s, col) == SQLITE_NULL; }
-    long long integer(int col, const char* name) const
-    {
-        if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
-            throw InputError(c.path(), field + "." + name, "expected an integer");
-        return sqlite3_column_int64(s, col);
-    }
-    int smallInt(int col, const char* name) const
-    {
-        const long long v = integer(col, name);
-        if (v < INT32_MIN || v > INT32_MAX)
-            throw InputError(c.path(), field + "." + name, "integer out of range");
-        return int(v);
-    }
-    double real(int col, const char* name) const
-    {
-        const int t = sqlite3_column_type(s, col);
-        if (t != SQLITE_FLOAT && t != SQLITE_INTEGER)
-            throw InputError(c.path(), field + "." + name, "expected a number");
-        return sqlite3_column_double(s, col);
-    }
-    QJsonObject json(int col, const char* name) const
-    {
-        const std::string t = text(col, name);
-        QJsonParseError err;
-        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(t.data(), qsizetype(t.size())), &err);
-        if (err.error != QJsonParseError::NoError)
-            throw InputError(c.path(), field + "." + name,
-                             "invalid JSON at offset " + std::to_string(err.offset) + ": " + err.errorString().toStdString());
-        if (!doc.isObject())
-            throw InputError(c.path(), field + "." + name, "expected a JSON object");
-        return doc.object();
-    }
-};
-
-// A document reader's error, re-addressed to the row it came from ("clusters[2].nodes[0].gpus").
-template <class F>
-auto readDocument(const std::string& path, const std::string& field, F&& read)
-{
-    try {
-        return read();
-    } catch (const InputError& e) {
-        throw InputError(path, e.field().empty() ? field : field + "." + e.field(), e.reason());
-    }
-}
-
-// ---------------------------------------------------------------- content hash
-
-// SHA-256 over every row of every table except meta (tables by name, rows by rowid, values with type
-// tags). Catches damage that PRAGMA integrity_check cannot see, such as a changed byte inside a
-// document or a number. Version independent, so it is checked before any migration.
-std::string contentHash(const Conn& c)
-{
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    auto addBytes = [&](char tag, const void* p, size_t n) {
-        const quint64 len = n;
-        h.addData(QByteArrayView(&tag, 1));
-        h.addData(QByteArrayView(reinterpret_cast<const char*>(&len), sizeof len));
-        h.addData(QByteArrayView(static_cast<const char*>(p), qsizetype(n)));
-    };
-    std::vector<std::string> tables;
-    {
-        Stmt s = c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                           "AND name <> 'meta' ORDER BY name",
-                           "schema");
-        while (c.step(s.get(), "schema")) {
-            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
-            tables.emplace_back(p ? p : "");
-        }
-    }
-    for (const std::string& t : tables) {
-        addBytes('T', t.data(), t.size());
-        std::string quoted = "\"";
-        for (char ch : t)
-            quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-        quoted += "\"";
-        Stmt s = c.prepare("SELECT rowid, * FROM " + quoted + " ORDER BY rowid", t);
-        const int cols = sqlite3_column_count(s.get());
-        while (c.step(s.get(), t)) {
-            addBytes('R', nullptr, 0);
-            for (int i = 0; i < cols; ++i) {
-                switch (sqlite3_column_type(s.get(), i)) {
-                case SQLITE_INTEGER: {
-                    const qint64 v = sqlite3_column_int64(s.get(), i);
-                    addBytes('i', &v, sizeof v);
-                    break;
-                }
-                case SQLITE_FLOAT: {
-                    const double v = sqlite3_column_double(s.get(), i);
-                    addBytes('f', &v, sizeof v);
-                    break;
-                }
-                case SQLITE_TEXT:
-                    addBytes('t', sqlite3_column_text(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
-                    break;
-                case SQLITE_BLOB:
-                    addBytes('b', sqlite3_column_blob(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
-                    break;
-                default:
-                    addBytes('n', nullptr, 0);
-                }
-            }
-        }
-    }
-    return h.result().toHex().toStdString();
-}
 
 // ---------------------------------------------------------------- opening for reading
 
@@ -620,43 +426,6 @@ void writeProject(const Conn& c, const Project& p)
     Insert meta(c, "INSERT INTO meta (key, value) VALUES (?, ?)", "meta");
     meta.t("content_sha256").t(contentHash(c)).run();
     c.exec("COMMIT", "file");
-}
-
-void syncPath(const std::string& path, bool directory)
-{
-    const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-    if (fd < 0) {
-        if (directory)
-            return;   // best effort: some file systems do not let a directory be opened
-        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(errno));
-    }
-    const int rc = ::fsync(fd);
-    const int err = errno;
-    ::close(fd);
-    if (rc != 0 && !directory)
-        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(err));
-}
-
-// A new, exclusively created file next to `target` (the process umask applies, as for any new file).
-std::string createTempFile(const std::string& target)
-{
-    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    std::random_device rd;
-    std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^ static_cast<unsigned long long>(::getpid()));
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        std::string name = target + ".tmp-";
-        for (int i = 0; i < 6; ++i)
-            name += alphabet[rng() % (sizeof alphabet - 1)];
-        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            ::close(fd);
-            return name;
-        }
-        if (errno != EEXIST)
-            throw InputError(target, "file", "cannot be saved: cannot create a temporary file next to it: " +
-                                                 std::string(std::strerror(errno)));
-    }
-    throw InputError(target, "file", "cannot be saved: no free temporary file name");
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include <QJsonValue>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -54,12 +55,42 @@ double parseQuantity(const std::string& text, Dimension dim, const std::string& 
     size_t i = 0;
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
         ++i;
-    const char* begin = text.c_str() + i;
-    char* end = nullptr;
-    const double v = std::strtod(begin, &end);
-    if (end == begin)
-        throw InputError(file, field, "expected a number with a unit, got '" + text + "'");
-    std::string unit(end);
+    // A plain decimal number: [sign] digits [. digits] [e|E [sign] digits]. strtod would also take hex
+    // ("0x10"), "inf" and "nan", and depends on the locale's decimal point.
+    const size_t begin = i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+        ++i;
+    auto digits = [&] {
+        const size_t from = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i - from;
+    };
+    size_t mantissa = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    // "0x10" would otherwise read as 0 with the unit "x10".
+    if (mantissa == 0 || (i < text.size() && (text[i] == 'x' || text[i] == 'X')))
+        throw InputError(file, field, "expected a decimal number with a unit (no hex, inf or nan), got '" + text + "'");
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < text.size() && (text[j] == '+' || text[j] == '-'))
+            ++j;
+        if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {   // else 'e' starts the unit
+            i = j;
+            digits();
+        }
+    }
+    const char* first = text.data() + begin + (text[begin] == '+' ? 1 : 0);   // from_chars rejects '+'
+    double v = 0;
+    const auto [stop, ec] = std::from_chars(first, text.data() + i, v);
+    if (ec == std::errc::result_out_of_range)
+        throw InputError(file, field, "value out of range");
+    if (ec != std::errc() || stop != text.data() + i)
+        throw InputError(file, field, "expected a decimal number with a unit, got '" + text + "'");
+    std::string unit = text.substr(i);
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
         unit.erase(unit.begin());
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back())))

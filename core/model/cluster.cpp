@@ -8,6 +8,14 @@
 
 namespace hetplan {
 
+namespace {
+// Plausible physical ranges: anything outside is a unit mistake, and would make times overflow.
+bool plausibleBandwidth(double b) { return b >= 1e3 && b <= 1e15; }   // 1 kB/s .. 1 PB/s
+bool plausibleLatency(double s) { return s >= 0 && s <= 10; }         // 0 .. 10 s per message
+const char* kBandwidthRange = "must be between 1 kB/s and 1 PB/s (check the unit)";
+const char* kLatencyRange = "must be between 0 and 10 s (check the unit)";
+} // namespace
+
 int Cluster::gpuCount() const
 {
     int n = 0;
@@ -140,10 +148,10 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
             throw InputError(file, f + ".gpus", "must be at least 1 (got " + std::to_string(n.gpus) + ")");
         if (n.gpus > 1024)
             throw InputError(file, f + ".gpus", "implausibly many GPUs in one node");
-        if (!(n.intraBandwidth >= 0) || !std::isfinite(n.intraBandwidth))
-            throw InputError(file, f + ".intra_bandwidth", "must be positive");
-        if (!(n.nicBandwidth > 0) || !std::isfinite(n.nicBandwidth))
-            throw InputError(file, f + ".nic_bandwidth", "must be positive");
+        if (!(n.intraBandwidth == 0 || plausibleBandwidth(n.intraBandwidth)))
+            throw InputError(file, f + ".intra_bandwidth", kBandwidthRange);
+        if (!plausibleBandwidth(n.nicBandwidth))
+            throw InputError(file, f + ".nic_bandwidth", kBandwidthRange);
     }
     for (size_t i = 0; i < links.size(); ++i) {
         const Link& l = links[i];
@@ -154,15 +162,17 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
             throw InputError(file, f + ".b", "unknown node '" + l.b + "'");
         if (l.a == l.b)
             throw InputError(file, f + ".b", "a link joins two different nodes");
-        if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
-            throw InputError(file, f + ".bandwidth", "must be positive");
-        if (!(l.latency >= 0) || !std::isfinite(l.latency))
-            throw InputError(file, f + ".latency", "must not be negative");
+        if (!plausibleBandwidth(l.bandwidth))
+            throw InputError(file, f + ".bandwidth", kBandwidthRange);
+        if (!plausibleLatency(l.latency))
+            throw InputError(file, f + ".latency", kLatencyRange);
     }
-    if (!(intraLatency >= 0) || !(interLatency >= 0))
-        throw InputError(file, "latency", "must not be negative");
-    if (!(cpuPathPenalty >= 1))
-        throw InputError(file, "cpu_path_penalty", "must be at least 1");
+    if (!plausibleLatency(intraLatency))
+        throw InputError(file, "intra_latency", kLatencyRange);
+    if (!plausibleLatency(interLatency))
+        throw InputError(file, "inter_latency", kLatencyRange);
+    if (!(cpuPathPenalty >= 1 && cpuPathPenalty <= 1000))
+        throw InputError(file, "cpu_path_penalty", "must be between 1 and 1000");
 }
 
 } // namespace hetplan

@@ -37,16 +37,17 @@ bool parseSchedule(const std::string& s, Schedule& out)
 
 void Job::validate(const std::string& file) const
 {
-    if (globalBatchSize <= 0)
-        throw InputError(file, "global_batch_size", "must be at least 1");
-    if (sequenceLength <= 0)
-        throw InputError(file, "sequence_length", "must be at least 1");
+    // Upper bounds keep every derived count (micro-batches, samples, events) far from overflow.
+    if (globalBatchSize <= 0 || globalBatchSize > kMaxBatch)
+        throw InputError(file, "global_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
+    if (sequenceLength <= 0 || sequenceLength > kMaxBatch)
+        throw InputError(file, "sequence_length", "must be between 1 and " + std::to_string(kMaxBatch));
     if (zeroStage < 0 || zeroStage > 3)
         throw InputError(file, "zero_stage", "must be 0, 1, 2 or 3");
-    if (!(optimizerBytesPerParam >= 0) || !std::isfinite(optimizerBytesPerParam))
-        throw InputError(file, "optimizer_bytes_per_param", "must not be negative");
-    if (!(backwardFactor > 0) || !std::isfinite(backwardFactor))
-        throw InputError(file, "backward_factor", "must be positive");
+    if (!(optimizerBytesPerParam >= 0) || !(optimizerBytesPerParam <= 1024))
+        throw InputError(file, "optimizer_bytes_per_param", "must be between 0 and 1024");
+    if (!(backwardFactor > 0) || !(backwardFactor <= 100))
+        throw InputError(file, "backward_factor", "must be positive and at most 100");
 }
 
 } // namespace hetplan

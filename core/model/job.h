@@ -7,6 +7,9 @@ namespace hetplan {
 enum class Precision { FP16, BF16, FP32 };
 enum class Schedule { OneFOneB, GPipe };
 
+// Largest global batch / sequence length accepted (keeps derived counts far from integer overflow).
+constexpr int kMaxBatch = 10'000'000;
+
 struct Job {
     int globalBatchSize = 32;
     int sequenceLength = 1024;
@@ -21,6 +24,8 @@ struct Job {
     bool operator==(const Job&) const = default;
 
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }
+    // Model activation sizes (LayerSpec byte counts) are stated for 16-bit values; fp32 doubles them.
+    double activationScale() const { return bytesPerValue() / 2.0; }
     void validate(const std::string& file) const;
 };
 

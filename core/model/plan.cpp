@@ -13,9 +13,9 @@ std::vector<int> Pipeline::stageGpus(int s, int r) const
     return {st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per};
 }
 
-int Plan::samplesPerIteration() const
+long long Plan::samplesPerIteration() const
 {
-    int n = 0;
+    long long n = 0;
     for (const Pipeline& p : pipelines)
         n += p.samples();
     if (zero)
@@ -77,10 +77,12 @@ void Plan::validateStructure(const std::string& file) const
         const std::string pf = "pipelines[" + std::to_string(p) + "]";
         if (pl.replicas < 1)
             throw InputError(file, pf + ".replicas", "must be at least 1");
-        if (pl.microBatchSize < 1)
-            throw InputError(file, pf + ".micro_batch_size", "must be at least 1");
-        if (pl.microBatches < 1)
-            throw InputError(file, pf + ".micro_batches", "must be at least 1");
+        if (pl.replicas > kMaxBatch)
+            throw InputError(file, pf + ".replicas", "must be at most " + std::to_string(kMaxBatch));
+        if (pl.microBatchSize < 1 || pl.microBatchSize > kMaxBatch)
+            throw InputError(file, pf + ".micro_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
+        if (pl.microBatches < 1 || pl.microBatches > kMaxBatch)
+            throw InputError(file, pf + ".micro_batches", "must be between 1 and " + std::to_string(kMaxBatch));
         if (pl.stages.empty())
             throw InputError(file, pf + ".stages", "a pipeline needs at least one stage");
         int expectFirst = 0;
@@ -115,8 +117,10 @@ void Plan::validateStructure(const std::string& file) const
             const ZeroGpu& g = zero->gpus[i];
             const std::string gf = "zero.gpus[" + std::to_string(i) + "]";
             claim(g.gpu, gf + ".gpu");
-            if (g.accumulationSteps < 0)
-                throw InputError(file, gf + ".accumulation_steps", "must not be negative");
+            if (g.accumulationSteps < 0 || g.accumulationSteps > kMaxBatch)
+                throw InputError(file, gf + ".accumulation_steps", "must be between 0 and " + std::to_string(kMaxBatch));
+            if (g.microBatchSize > kMaxBatch)
+                throw InputError(file, gf + ".micro_batch_size", "must be at most " + std::to_string(kMaxBatch));
             if (g.accumulationSteps > 0 && (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 ||
                                             g.lastMicroBatchSize > g.microBatchSize))
                 throw InputError(file, gf + ".last_micro_batch_size", "must be between 1 and micro_batch_size");

@@ -30,7 +30,7 @@ struct Pipeline {
     int microBatches = 1;                // micro-batches per iteration per replica
     std::vector<Stage> stages;
     bool operator==(const Pipeline&) const = default;
-    int samples() const { return replicas * microBatchSize * microBatches; }
+    long long samples() const { return (long long)replicas * microBatchSize * microBatches; }
     // GPUs of replica r in stage s (dataParallel × tensorParallel of them).
     std::vector<int> stageGpus(int s, int r) const;
 };
@@ -41,7 +41,10 @@ struct ZeroGpu {
     int accumulationSteps = 0;           // micro-batches per iteration, the last one possibly smaller
     int lastMicroBatchSize = 0;          // size of the final micro-batch (1..microBatchSize), 0 if no steps
     bool operator==(const ZeroGpu&) const = default;
-    int samples() const { return accumulationSteps > 0 ? (accumulationSteps - 1) * microBatchSize + lastMicroBatchSize : 0; }
+    long long samples() const
+    {
+        return accumulationSteps > 0 ? (long long)(accumulationSteps - 1) * microBatchSize + lastMicroBatchSize : 0;
+    }
 };
 
 struct ZeroPlan {
@@ -105,7 +108,7 @@ struct Plan {
 
     bool operator==(const Plan&) const = default;
 
-    int samplesPerIteration() const;
+    long long samplesPerIteration() const;
     // Global rank order: pipelines in order, stages in order, GPUs in each stage's listed order
     // (= Megatron's tp-fastest, then dp, then pp when all stages are the same size); ZeRO: listed order.
     std::vector<RankInfo> ranks() const;

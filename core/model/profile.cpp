@@ -145,8 +145,10 @@ void Profile::validate(const std::string& file) const
                 throw InputError(file, lf + ".backward", "must be a finite non-negative time");
             if (!std::isfinite(l.update) || l.update < 0)
                 throw InputError(file, lf + ".update", "must be a finite non-negative time");
-            if (!std::isfinite(l.activationBytes))
-                throw InputError(file, lf + ".activation_bytes", "must be finite");
+            // -1 is the "not measured" marker; any other negative size is a broken measurement.
+            if (!std::isfinite(l.activationBytes) || (l.activationBytes < 0 && l.activationBytes != -1))
+                throw InputError(file, lf + ".activation_bytes",
+                                 "must be a finite non-negative size (or absent when not measured)");
         }
     }
 }

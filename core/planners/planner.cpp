@@ -4,6 +4,7 @@
 #include "core/sim/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <set>
 
@@ -67,7 +68,8 @@ Progress::Progress(Callback cb, double timeLimitSeconds) : cb_(std::move(cb)) { 
 
 void Progress::setTimeLimit(double seconds)
 {
-    deadline_ = seconds > 0 ? std::chrono::steady_clock::now() +
+    // Non-finite or absurdly long limits (over ~30 years) mean "no limit" rather than an overflowing deadline.
+    deadline_ = seconds > 0 && seconds < 1e9 ? std::chrono::steady_clock::now() +
                                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(seconds))
                             : std::chrono::steady_clock::time_point::max();
@@ -150,6 +152,10 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     plan.validate("plan");
     progress.report(0.99, "simulating");
     scorePlan(plan, costs);
+    if (!std::isfinite(plan.estimate.iterationSeconds) || !(plan.estimate.iterationSeconds > 0))
+        throw InputError("plan", "estimate.iteration_seconds",
+                         "the simulated iteration time is not a positive finite number: check the model's sizes and "
+                         "the cluster's bandwidths and latencies");
     progress.report(1, "done");
     return plan;
 }

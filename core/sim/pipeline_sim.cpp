@@ -54,7 +54,8 @@ Boundary makeBoundary(const Plan& plan, const Group& a, const Group& b, double m
 {
     Boundary bd;
     const int pairs = std::max(a.dp, b.dp);
-    const double bytes = plan.model.layers[a.end - 1].outputBytes * microBatchSize / pairs;
+    const double bytes =
+        plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize / pairs;
     LinkParams link{0, 0};
     bool first = true;
     for (int j = 0; j < pairs; ++j) {

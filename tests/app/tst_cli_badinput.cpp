@@ -129,6 +129,26 @@ void TestCliBadInput::badInput_data()
                              R"("layers":[{"forward":0.001,"backward":0.002}]}]})"),
                        "--out", out}
         << "layers";
+    // Found by review: values that used to overflow or produce inf/NaN times.
+    QTest::newRow("micro-batch overflow") << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model",
+                                                         "example:gpt2-amp", "--gbs", "32", "--planner", "uniform",
+                                                         "--option", "mbs=268435456", "--out", out}
+                                          << "mbs";
+    QTest::newRow("absurd global batch") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
+                                                        "--gbs", "2000000000", "--planner", "uniform", "--out", out}
+                                         << "--gbs";
+    QTest::newRow("absurd latency")
+        << plan(write(dir, "lat.json", R"({"name":"c","inter_latency":1e308,"nodes":[)" + node + "]}"))
+        << "inter_latency";
+    QTest::newRow("bandwidth unit slip")
+        << plan(clusterWith(dir, "tiny.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":1e-300})"))
+        << "nic_bandwidth";
+    QTest::newRow("seed not an integer") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
+                                                        "--planner", "uniform", "--seed", "nan", "--out", out}
+                                         << "--seed";
+    QTest::newRow("time limit NaN") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
+                                                   "--planner", "uniform", "--time-limit", "nan", "--out", out}
+                                    << "--time-limit";
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "command";
     QTest::newRow("unknown list") << QStringList{"list", "gpus"} << "list";
     QTest::newRow("import unknown format") << QStringList{"import", "--format", "xlsx", "--in", good, "--out", out}

@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 using namespace hetplan;
@@ -329,6 +330,39 @@ private slots:
         QCOMPARE(plan.pipelines[0].stages[0].endLayer, 4);
         req.options["repair_memory"] = "false";
         QVERIFY_THROWS_EXCEPTION(InfeasibleError, run("amp", req));
+    }
+
+    // Every strategy that is not ranked is counted in dropped_for_memory, including strategies with no
+    // layer split at all, so the count and the "none fits" message agree.
+    void droppedCountsEveryUnrankedStrategy()
+    {
+        // 1 V100 + 1 T4 (one GPU per node: tp 1), a 1-layer toy model (so pp 1, dp 2), gbs 4: micro-batch
+        // 1 or 2 → 2 strategies. The T4's measured time at micro-batch 2 is infinite, standing for "this
+        // device cannot run it": that strategy has no layer split at all (AMP reports it as not fitting).
+        auto profile = [] {
+            Profile prof = flatProfile("T4", 1, 0.01, 0.02);
+            prof.set({"T4", 1, 2}, {LayerTiming{std::numeric_limits<double>::infinity(), 0.04, 0, -1}});
+            return prof;
+        };
+        // Small layer (1e6 params): micro-batch 1 fits and is ranked, micro-batch 2 is dropped.
+        PlanRequest req = request(plainTwoNodes("V100-16GB", "T4", 1), test::toyModel(1), 4);
+        req.profile = profile();
+        const Plan plan = run("amp", req);
+        QCOMPARE(plan.search.candidates, 2LL);
+        QCOMPARE(plan.search.extra.at("dropped_for_memory"), 1.0);
+        QCOMPARE(plan.search.extra.at("simulated"), 1.0);   // 2 − 1 dropped
+        QCOMPARE(plan.pipelines[0].microBatchSize, 1);
+
+        // A 4e9-parameter layer (16 bytes/param of model state = 64 GB) fits neither GPU: micro-batch 1 is
+        // dropped for memory and micro-batch 2 has no split, so both are dropped.
+        req.model = test::toyModel(1, 1e9, 4e9, 1e5);
+        QString message;
+        try {
+            run("amp", req);
+        } catch (const InfeasibleError& e) {
+            message = e.what();
+        }
+        QCOMPARE(message, QString("amp: none of the 2 strategies fits GPU memory (2 dropped)"));
     }
 
     void badOptions()

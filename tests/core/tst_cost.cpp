@@ -125,6 +125,10 @@ private slots:
         QVERIFY(qAbs(activationMemory(m, block, block + 1, 1, 1, job) / tp1 - 1) < 0.02);
         QVERIFY(qAbs(activationMemory(m, block, block + 1, 2, 1, job) / tp2 - 1) < 0.02);
         QVERIFY(qAbs(activationMemory(m, block, block + 1, 1, 4, job) / (4 * tp1) - 1) < 0.02);
+        // fp32 doubles every activation byte (model sizes are stated for 16-bit values).
+        Job fp32;
+        fp32.precision = Precision::FP32;
+        QVERIFY(qAbs(activationMemory(m, block, block + 1, 1, 1, fp32) / (2 * tp1) - 1) < 0.02);
         // Full recomputation keeps only the layer input (2sh bytes) plus one layer's working set.
         job.recompute = true;
         QVERIFY(activationMemory(m, block, block + 1, 1, 1, job) < 1.05 * (2 * s * h + tp1));

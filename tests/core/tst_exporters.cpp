@@ -104,6 +104,8 @@ std::string argValue(const std::vector<std::string>& a, const std::string& optio
     return {};
 }
 
+int countLines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
 bool hasArg(const std::vector<std::string>& a, const std::string& option)
 {
     return std::find(a.begin(), a.end(), option) != a.end();
@@ -165,6 +167,7 @@ private slots:
     void megatronLayoutRoundTrip();
     void megatronLayoutErrors();
     void hostfileAndRankTable();
+    void launchersRefuseScatteredRanks();
     void chromeTraceOfFourStages();
     void chromeTraceSplitsOverlaps();
     void exportDispatch();
@@ -180,10 +183,21 @@ void TestExporters::deepSpeedPipeline()
     QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 1);
     QCOMPARE(o.value("fp16").toObject().value("enabled").toBool(), true);
     QVERIFY(!o.contains("bf16"));
+    // DeepSpeed's "pipeline" section holds only keys DeepSpeed reads (runtime/config.py
+    // get_pipeline_config: stages, partition, seed_layers, activation_checkpoint_interval,
+    // pipe_partitioned, grad_partitioned). Stages of 11, 6, 8, 9 layers are not "uniform", and no
+    // DeepSpeed partition method names them, so "partition" is left out and the exact split goes to the
+    // namespaced "hetplan" section.
     const QJsonObject pipe = o.value("pipeline").toObject();
+    const QStringList deepSpeedPipelineKeys{"stages", "partition", "seed_layers", "activation_checkpoint_interval",
+                                            "pipe_partitioned", "grad_partitioned"};
+    for (const QString& k : pipe.keys())
+        QVERIFY2(deepSpeedPipelineKeys.contains(k), qPrintable(k));
     QCOMPARE(pipe.value("stages").toInt(), 4);
-    QCOMPARE(pipe.value("partition_method").toString(), QString("custom"));
-    QCOMPARE(pipe.value("layer_boundaries").toArray(), (QJsonArray{0, 11, 17, 25, 34}));
+    QVERIFY(!pipe.contains("partition"));
+    const QJsonObject ours = o.value("hetplan").toObject();
+    QCOMPARE(ours.value("layer_boundaries").toArray(), (QJsonArray{0, 11, 17, 25, 34}));
+    QVERIFY(ours.value("note").toString().contains("PipelineModule"));
 
     // Data parallelism inside each stage (dp = 2) splits the micro-batch: 2 per GPU, dp size 2 × 2 = 4,
     // still 2 × 8 × 4 = 64 samples.
@@ -198,12 +212,14 @@ void TestExporters::deepSpeedPipeline()
     even.pipelines[0].stages[0].endLayer = 17;
     even.pipelines[0].stages[1].firstLayer = 17;
     even.pipelines[0].stages[1].endLayer = 34;
-    QCOMPARE(deepSpeedConfig(even).value("pipeline").toObject().value("partition_method").toString(),
-             QString("uniform"));
+    const QJsonObject evenConfig = deepSpeedConfig(even);
+    QCOMPARE(evenConfig.value("pipeline").toObject(), (QJsonObject{{"stages", 2}, {"partition", "uniform"}}));
+    QCOMPARE(evenConfig.value("hetplan").toObject().value("layer_boundaries").toArray(), (QJsonArray{0, 17, 34}));
     Plan single = even;
     single.pipelines[0].stages.resize(1);
     single.pipelines[0].stages[0].endLayer = 34;
     QVERIFY(!deepSpeedConfig(single).contains("pipeline"));
+    QVERIFY(!deepSpeedConfig(single).contains("hetplan"));
 
     Plan bf = unevenPlan();
     bf.job.precision = Precision::BF16;
@@ -388,6 +404,39 @@ void TestExporters::hostfileAndRankTable()
     QCOMPARE(hostfile(unevenPlan()), std::string("a slots=8\nb slots=8\n"));
     // ZeRO: listed order.
     QCOMPARE(hostfile(zeroPlan(0, true)), std::string("a slots=2\nb slots=2\n"));
+}
+
+void TestExporters::launchersRefuseScatteredRanks()
+{
+    // One replica, tp 1: stage s runs on the one GPU listed, so rank s = that GPU. Nodes "a" and "b" have
+    // 8 GPUs each; dense index 8 is b/0.
+    auto placed = [](std::vector<int> gpus) {
+        Plan p = unevenPlan(1, 1, 1);
+        for (int s = 0; s < 4; ++s)
+            p.pipelines[0].stages[s].gpus = {gpus[s]};
+        return p;
+    };
+    const QString expected = "ranks: ranks are not contiguous per host in local-GPU order; a hostfile cannot "
+                             "express this placement — use the rank table (--format ranks)";
+    // Ranks 0..3 on a/0, b/0, a/1, b/1: a launcher would give ranks 0, 1 to host a.
+    const Plan interleaved = placed({0, 8, 1, 9});
+    // a/1 then a/0: the launcher gives local rank 0 (rank 0) GPU 0, not GPU 1.
+    const Plan swapped = placed({1, 0, 2, 3});
+    // a/0, a/2, a/3, a/4: "a slots=4" would run on a/0..a/3.
+    const Plan gap = placed({0, 2, 3, 4});
+    for (const Plan* p : {&interleaved, &swapped, &gap}) {
+        QCOMPARE(refusal([&] { hostfile(*p); }), expected);
+        QCOMPARE(refusal([&] { megatronArguments(*p); }), expected);
+        QCOMPARE(refusal([&] { exportPlan(*p, "hostfile"); }), expected);
+        // The rank table states the mapping explicitly, so it still works.
+        QCOMPARE(countLines(rankTable(*p)), 5);
+    }
+    QCOMPARE(rankTable(interleaved), std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,b/0,b,0\n2,a/1,a,1\n3,b/1,b,1\n"));
+
+    // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
+    const Plan bFirst = placed({8, 9, 0, 1});
+    QCOMPARE(hostfile(bFirst), std::string("b slots=2\na slots=2\n"));
+    QVERIFY(refusal([&] { megatronArguments(bFirst); }).isEmpty());
 }
 
 void TestExporters::chromeTraceOfFourStages()

@@ -140,14 +140,26 @@ private slots:
         const Profile back = importCsv(path.toStdString());
         QVERIFY(back == p);
 
-        // Without any measured activation the column is left out, and odd device names are quoted.
+        // Without any measured activation the column is left out.
         Profile q;
         q.source = "csv";
-        q.set({"My GPU, \"rev 2\"", 1, 1}, {timing(0.001, 0.002)});
+        q.set({"T4", 1, 1}, {timing(0.001, 0.002)});
         const std::string text = exportCsv(q);
         QCOMPARE(text.substr(0, text.find('\n')), std::string("device,tp,micro_batch,layer,forward_s,backward_s,update_s"));
         writeFile(path, text);
         QVERIFY(importCsv(path.toStdString()) == q);
+
+        // Odd device names are quoted on export; such a device is not in the catalog, so reading it back
+        // is refused (its rows could never be looked up) and names the quoted name without the quotes.
+        Profile odd;
+        odd.set({"My GPU, \"rev 2\"", 1, 1}, {timing(0.001, 0.002)});
+        const std::string oddText = exportCsv(odd);
+        QVERIFY(oddText.find("\n\"My GPU, \"\"rev 2\"\"\",1,1,0,") != std::string::npos);
+        writeFile(path, oddText);
+        const auto e = errorOf([&] { importCsv(path.toStdString()); });
+        QVERIFY(e);
+        QCOMPARE(e->field(), std::string("line 2: device"));
+        QCOMPARE(e->reason(), std::string("unknown device type 'My GPU, \"rev 2\"' (see hetplan-cli list devices)"));
 
         // The native fixture survives CSV export and import too.
         Profile n = importNative(fixture("profiles/native/valid.json"));
@@ -155,6 +167,21 @@ private slots:
         n.source = "csv";
         writeFile(path, exportCsv(n));
         QVERIFY(importCsv(path.toStdString()) == n);
+    }
+
+    // -1 is the only "not measured" marker; other negative activation sizes are broken measurements.
+    void activationBytesMarker()
+    {
+        Profile p;
+        p.set({"T4", 1, 1}, {timing(0.001, 0.002, 0, -1), timing(0.001, 0.002, 0, 0), timing(0.001, 0.002, 0, 5)});
+        p.validate("p");   // -1, 0 and 5 are fine
+        for (double bad : {-2.0, -0.5, -1e-9, -1e12}) {
+            Profile q;
+            q.set({"T4", 1, 1}, {timing(0.001, 0.002, 0, -1), timing(0.001, 0.002, 0, bad)});
+            const auto e = errorOf([&] { q.validate("p"); });
+            QVERIFY(e);
+            QCOMPARE(e->field(), std::string("tables[0].layers[1].activation_bytes"));
+        }
     }
 
     void csvEmpty()
@@ -419,6 +446,12 @@ private slots:
         row("native missing forward", "native", "native/missing_field.json", "", "layers[1].forward", "");
         row("native negative", "native", "native/negative.json", "", "layers[0]", "");
         row("native missing file", "native", "native/nope.json", "", "file", "");
+        row("native unknown device", "native", "native/unknown_device.json", "", "tables[1].device",
+            "unknown device type 'H999' (see hetplan-cli list devices)");
+        row("native negative activation", "native", "native/negative_activation.json", "",
+            "tables[0].layers[1].activation_bytes", "non-negative");
+        row("native hex quantity", "native", "native/hex_time.json", "", "tables[0].layers[0].forward",
+            "decimal number");
 
         row("csv not a number", "csv", "csv/bad_number.csv", "", "line 3: forward_ms", "not a number");
         row("csv layer gap", "csv", "csv/gap.csv", "", "line 4: layer", "layer 2 is missing");
@@ -430,6 +463,8 @@ private slots:
         row("csv field count", "csv", "csv/field_count.csv", "", "line 3", "expected 6 fields, found 5");
         row("csv tp 0", "csv", "csv/bad_tp.csv", "", "line 2: tp", "positive");
         row("csv missing file", "csv", "csv/nope.csv", "", "file", "not found");
+        row("csv unknown device", "csv", "csv/unknown_device.csv", "", "line 3: device",
+            "unknown device type 'Quantum-GPU' (see hetplan-cli list devices)");
 
         row("sailor bad json", "sailor", "sailor/bad_json.json", "", "json", "invalid JSON at line 2");  // the file ends on line 2
         row("sailor negative", "sailor", "sailor/negative.json", "", "mbs 1, tp 1, layer 1: backward", "negative");

@@ -3,9 +3,11 @@
 
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
+#include "core/io/units.h"
 #include "core/model/errors.h"
 #include "core/planners/planner.h"
 
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -49,6 +51,30 @@ private slots:
         QCOMPARE(c.nodes[0].nicBandwidth, 100e9 / 8);   // 100 Gbit/s = 12.5 GB/s
         QCOMPARE(c.nodes[0].intraBandwidth, 16e9);
         QCOMPARE(c.interLatency, 20e-6);
+    }
+
+    // Only plain decimal numbers before the unit: strtod also took hex, "inf" and "nan".
+    void unitsAcceptOnlyDecimalNumbers()
+    {
+        auto q = [](const char* text, Dimension dim) { return parseQuantity(std::string(text), dim, "f", "x"); };
+        auto refused = [&](const char* text, Dimension dim) {
+            const auto e = test::errorOf([&] { q(text, dim); });
+            return e && e->file() == "f" && e->field() == "x";
+        };
+        for (const char* bad : {"0x10 GB/s", "0X1p4 GB/s", "inf GB/s", "-inf GB/s", "infinity GB/s", "nan GB/s",
+                                "NAN GB/s", ". GB/s", "- 5 GB/s", "e5 GB/s", "1,5 GB/s", "1e400 GB/s", "GB/s", ""})
+            QVERIFY2(refused(bad, Dimension::Bandwidth), bad);
+        QCOMPARE(q("12.5 GB/s", Dimension::Bandwidth), 12.5e9);
+        QCOMPARE(q("100 Gbps", Dimension::Bandwidth), 100 * (1e9 / 8));   // 12.5 GB/s
+        QCOMPARE(q("  +2 GiB ", Dimension::Bytes), 2 * 1073741824.0);
+        QCOMPARE(q("2E2 B", Dimension::Bytes), 200.0);
+        QCOMPARE(q("1.5e+3ms", Dimension::Seconds), 1500 * 1e-3);
+        QCOMPARE(q(".5 s", Dimension::Seconds), 0.5);
+        QCOMPARE(q("5. s", Dimension::Seconds), 5.0);
+        QCOMPARE(q("-3 us", Dimension::Seconds), -3 * 1e-6);   // sign checks are the callers'
+        // An 'e' without digits starts the unit: "5 e" is the unknown unit "e", not a broken exponent.
+        const auto e = test::errorOf([&] { q("5e", Dimension::Seconds); });
+        QVERIFY(e && e->reason().find("unknown unit 'e'") != std::string::npos);
     }
 
     void models()
@@ -113,12 +139,93 @@ private slots:
         z.cluster = test::twoNodeCluster("T4", 2, "V100-16GB", 2);
         z.model = test::toyModel(4);
         z.job.globalBatchSize = 22;
+        z.job.zeroStage = 2;      // the plan's ZeRO section and job must agree,
+        z.job.sequenceLength = 1; // and so must the job and the toy model's sequence length
         // 3×4+2 = 14 and 2×4 = 8 samples: 14 + 8 = 22
         z.zero = ZeroPlan{2, {{0, 4, 4, 2}, {3, 4, 2, 4}}};
         z.spmd = SpmdPlan{{"AllGather(w0)", "MatMul"}, {{0.25, 0.75}, {0.5, 0.5}}};
         z.estimate.peakMemoryBytes[3] = 12345;
         writeJsonFile(path("zero.json"), toJson(z));
         QVERIFY(readPlan(path("zero.json")) == z);
+    }
+
+    // The plan reader takes whole numbers only and refuses inputs that cannot belong to one run.
+    void planReaderCrossChecksInputs()
+    {
+        PlanRequest req;
+        req.cluster = exampleCluster("amp-het-cluster");
+        req.model = buildExampleModel("gpt2-amp");   // 26 layers, sequence 1024 (= the job's default)
+        req.job.globalBatchSize = 32;
+        req.options["mbs"] = "2";
+        Progress progress;
+        Plan p = runPlanner("uniform", req, progress);
+        p.profile.set({"T4", 1, 1}, std::vector<LayerTiming>(26, LayerTiming{0.01, 0.02, 0, -1}));
+        const QJsonObject good = toJson(p);
+        QVERIFY(planFromJson(good, "p.json") == p);
+
+        auto errorFor = [](const QJsonObject& o) {
+            const auto e = test::errorOf([&] { planFromJson(o, "p.json"); });
+            return e ? QString::fromStdString(e->field() + ": " + e->reason()) : QString();
+        };
+        auto firstStage = [&](const QJsonObject& o) {
+            return o["pipelines"].toArray()[0].toObject()["stages"].toArray()[0].toObject();
+        };
+        auto withFirstStage = [&](QJsonObject o, const QJsonObject& st) {
+            QJsonArray pls = o["pipelines"].toArray();
+            QJsonObject pl = pls[0].toObject();
+            QJsonArray stages = pl["stages"].toArray();
+            stages[0] = st;
+            pl["stages"] = stages;
+            pls[0] = pl;
+            o["pipelines"] = pls;
+            return o;
+        };
+
+        // "layers": [0.5, end] used to read as [0, end] and pass.
+        QJsonObject st = firstStage(good);
+        const int end = st["layers"].toArray()[1].toInt();
+        st["layers"] = QJsonArray{0.5, end};
+        QCOMPARE(errorFor(withFirstStage(good, st)), QString("pipelines[0].stages[0].layers[0]: expected an integer"));
+        st["layers"] = QJsonArray{0, end + 0.25};
+        QCOMPARE(errorFor(withFirstStage(good, st)), QString("pipelines[0].stages[0].layers[1]: expected an integer"));
+        st["layers"] = QJsonArray{0.0, double(end)};   // whole numbers written as doubles are fine
+        QVERIFY(planFromJson(withFirstStage(good, st), "p.json") == p);
+        QJsonObject cand = good;
+        cand["candidates"] = QJsonArray{QJsonObject{{"pp", 2}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
+                                                    {"layers_per_stage", QJsonArray{13, 12.5}}, {"planner_cost", 1}}};
+        QCOMPARE(errorFor(cand), QString("candidates[0].layers_per_stage[1]: expected an integer"));
+
+        // A profile of another model: 25 layers against the model's 26.
+        Plan shortProfile = p;
+        shortProfile.profile = Profile();
+        shortProfile.profile.set({"T4", 1, 1}, std::vector<LayerTiming>(25, LayerTiming{0.01, 0.02, 0, -1}));
+        QCOMPARE(errorFor(toJson(shortProfile)),
+                 QString("inputs.profile.layers: the profile has 25 layers, the model 26"));
+
+        // The job at another sequence length than the model was built for.
+        QJsonObject seq = good;
+        QJsonObject job = seq["job"].toObject();
+        job["sequence_length"] = 2048;
+        seq["job"] = job;
+        QCOMPARE(errorFor(seq), QString("job.sequence_length: 2048 differs from the model's sequence length 1024"));
+        // A model without a sequence length (arch.sequence 0) takes any.
+        Plan noSeq = p;
+        noSeq.model.arch.sequence = 0;
+        noSeq.job.sequenceLength = 2048;
+        QVERIFY(planFromJson(toJson(noSeq), "p.json") == noSeq);
+
+        // A ZeRO section whose stage is not the job's.
+        Plan z;
+        z.planner = "data-parallel";
+        z.cluster = test::twoNodeCluster("T4", 2, "V100-16GB", 2);
+        z.model = test::toyModel(4);
+        z.job.globalBatchSize = 8;
+        z.job.sequenceLength = 1;   // the toy model's
+        z.job.zeroStage = 1;
+        z.zero = ZeroPlan{3, {{0, 4, 1, 4}, {1, 4, 1, 4}}};
+        QCOMPARE(errorFor(toJson(z)), QString("zero.stage: ZeRO stage 3 differs from job.zero_stage 1"));
+        z.zero->stage = 1;
+        QVERIFY(planFromJson(toJson(z), "p.json") == z);
     }
 
     void planReaderRejectsDoubleBookedGpu()

@@ -99,13 +99,13 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     }
     progress.checkpoint();
 
-    // Rank by AMP's cost; drop memory misfits unless asked to keep them.
+    // Rank by AMP's cost; drop memory misfits unless asked to keep them. A strategy without any layer
+    // split (evaluate() reports it as not fitting) cannot be ranked either and counts as dropped, so that
+    // ranked + dropped = strategies, in the message and in search.extra alike.
     std::vector<int> order;
     long long dropped = 0;
     for (int i = 0; i < int(results.size()); ++i) {
-        if (results[i].bounds.empty())
-            continue;
-        if (!results[i].fitsMemory && !keepInfeasible) {
+        if (results[i].bounds.empty() || (!results[i].fitsMemory && !keepInfeasible)) {
             ++dropped;
             continue;
         }

@@ -20,7 +20,7 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
                              " GPUs (data-parallel gives every GPU the same batch)");
     const int perGpu = gbs / n;
     const int wanted = req.intOption("mbs", 0);
-    if (wanted < 0 || (wanted > 0 && perGpu % wanted != 0))
+    if (wanted < 0 || wanted > perGpu || (wanted > 0 && perGpu % wanted != 0))
         throw InputError("--option", "mbs", "must divide the per-GPU batch " + std::to_string(perGpu));
 
     const int L = req.model.layerCount();

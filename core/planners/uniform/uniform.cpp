@@ -46,38 +46,38 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
         if (node.gpus % tp != 0)
             throw InputError("--option", "tp", "must divide every node's GPU count (node '" + node.name + "' has " +
                                                    std::to_string(node.gpus) + ")");
-    if (mbs < 1)
-        throw InputError("--option", "mbs", "must be at least 1");
+    if (mbs < 1 || mbs > req.job.globalBatchSize)
+        throw InputError("--option", "mbs", "must be between 1 and the global batch " +
+                                                std::to_string(req.job.globalBatchSize));
     if (ppWanted < 0 || (ppWanted > 0 && (n / tp) % ppWanted != 0))
         throw InputError("--option", "pp", "must divide GPUs / tp = " + std::to_string(n / tp));
 
     long long tried = 0;
-    std::string why = "no pipeline depth fits memory";
+    bool anyDivides = false;
     for (int pp = 1; pp <= std::min(n / tp, layers); ++pp) {
         progress.checkpoint();
         if ((n / tp) % pp != 0 || (ppWanted > 0 && pp != ppWanted))
             continue;
-        const int dp = n / tp / pp;
-        if (req.job.globalBatchSize % (dp * mbs) != 0) {
-            if (ppWanted > 0)
-                throw InputError("--gbs", "global_batch_size",
-                                 "global batch " + std::to_string(req.job.globalBatchSize) +
-                                     " is not divisible by data-parallel × micro-batch = " + std::to_string(dp * mbs));
-            why = "global batch not divisible by data-parallel × micro-batch for any depth";
+        const long long dp = n / tp / pp;
+        if (req.job.globalBatchSize % (dp * mbs) != 0)
             continue;
-        }
+        anyDivides = true;
         ++tried;
         Plan plan;
-        plan.pipelines.push_back(megatronPipeline(dp, tp, evenSplit(layers, pp), mbs,
-                                                  req.job.globalBatchSize / (dp * mbs)));
-        if (!fits(plan.pipelines[0], req, costs)) {
-            why = "no pipeline depth fits memory";
+        plan.pipelines.push_back(megatronPipeline(int(dp), tp, evenSplit(layers, pp), mbs,
+                                                  int(req.job.globalBatchSize / (dp * mbs))));
+        if (!fits(plan.pipelines[0], req, costs))
             continue;
-        }
         plan.search.candidates = tried;
         return plan;
     }
-    throw InfeasibleError("uniform: " + why);
+    // A batch no depth can split evenly is a bad input (exit 2), like data-parallel's; memory is infeasibility.
+    if (!anyDivides)
+        throw InputError("--gbs", "global_batch_size",
+                         "global batch " + std::to_string(req.job.globalBatchSize) +
+                             " is not divisible by data-parallel × micro-batch for any pipeline depth" +
+                             (ppWanted > 0 ? " (pp " + std::to_string(ppWanted) + ")" : std::string()));
+    throw InfeasibleError("uniform: no pipeline depth fits memory");
 }
 
 void registerUniformPlanners(PlannerRegistry& registry)

@@ -1,0 +1,118 @@
+// Content hash and file-system helpers of the project store (see project_sqlite.h).
+#include "project_sqlite.h"
+
+#include <QCryptographicHash>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace hetplan::projectdb {
+
+
+// SHA-256 over every row of every table except meta (tables by name, rows by rowid, values with type
+// tags). Catches damage that PRAGMA integrity_check cannot see, such as a changed byte inside a
+// document or a number. Version independent, so it is checked before any migration.
+std::string contentHash(const Conn& c)
+{
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    auto addBytes = [&](char tag, const void* p, size_t n) {
+        const quint64 len = n;
+        h.addData(QByteArrayView(&tag, 1));
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(&len), sizeof len));
+        h.addData(QByteArrayView(static_cast<const char*>(p), qsizetype(n)));
+    };
+    std::vector<std::string> tables;
+    {
+        Stmt s = c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                           "AND name <> 'meta' ORDER BY name",
+                           "schema");
+        while (c.step(s.get(), "schema")) {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+            tables.emplace_back(p ? p : "");
+        }
+    }
+    for (const std::string& t : tables) {
+        addBytes('T', t.data(), t.size());
+        std::string quoted = "\"";
+        for (char ch : t)
+            quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        quoted += "\"";
+        Stmt s = c.prepare("SELECT rowid, * FROM " + quoted + " ORDER BY rowid", t);
+        const int cols = sqlite3_column_count(s.get());
+        while (c.step(s.get(), t)) {
+            addBytes('R', nullptr, 0);
+            for (int i = 0; i < cols; ++i) {
+                switch (sqlite3_column_type(s.get(), i)) {
+                case SQLITE_INTEGER: {
+                    const qint64 v = sqlite3_column_int64(s.get(), i);
+                    addBytes('i', &v, sizeof v);
+                    break;
+                }
+                case SQLITE_FLOAT: {
+                    const double v = sqlite3_column_double(s.get(), i);
+                    addBytes('f', &v, sizeof v);
+                    break;
+                }
+                case SQLITE_TEXT:
+                    addBytes('t', sqlite3_column_text(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
+                    break;
+                case SQLITE_BLOB:
+                    addBytes('b', sqlite3_column_blob(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
+                    break;
+                default:
+                    addBytes('n', nullptr, 0);
+                }
+            }
+        }
+    }
+    return h.result().toHex().toStdString();
+}
+
+// ---------------------------------------------------------------- files
+
+void syncPath(const std::string& path, bool directory)
+{
+    const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) {
+        if (directory)
+            return;   // best effort: some file systems do not let a directory be opened
+        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(errno));
+    }
+    const int rc = ::fsync(fd);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0 && !directory)
+        throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(err));
+}
+
+// A new, exclusively created file next to `target` (the process umask applies, as for any new file).
+std::string createTempFile(const std::string& target)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device rd;
+    std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^ static_cast<unsigned long long>(::getpid()));
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        std::string name = target + ".tmp-";
+        for (int i = 0; i < 6; ++i)
+            name += alphabet[rng() % (sizeof alphabet - 1)];
+        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return name;
+        }
+        if (errno != EEXIST)
+            throw InputError(target, "file", "cannot be saved: cannot create a temporary file next to it: " +
+                                                 std::string(std::strerror(errno)));
+    }
+    throw InputError(target, "file", "cannot be saved: no free temporary file name");
+}
+
+} // namespace hetplan::projectdb

@@ -96,10 +96,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         onCurrentChanged();
     });
     connect(modelPanel_, &ModelPanel::exampleModelChosen, this, [this](const QString& name) {
-        ProjectModel m{buildExampleModel(name.toStdString()), {}};
-        doc_->addModel(m);
-        doc_->setCurrentModel(m.model.name);
-        showMessage(tr("Model %1 added to the project").arg(name));
+        // Choosing a model the project already has selects it (keeping its imported profile).
+        if (!doc_->project().findModel(name.toStdString())) {
+            doc_->addModel(ProjectModel{buildExampleModel(name.toStdString()), {}});
+            showMessage(tr("Model %1 added to the project").arg(name));
+        }
+        doc_->setCurrentModel(name.toStdString());
     });
     connect(modelPanel_, &ModelPanel::profileImported, this, [this](const Profile& p) {
         if (!doc_->model()) {

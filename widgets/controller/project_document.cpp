@@ -103,16 +103,26 @@ void ProjectDocument::loadExample(const std::string& clusterName, const std::str
     emit currentPlanChanged();
 }
 
+namespace {
+// Replaces `existing` (if any) with `value` or appends it; false when nothing changed.
+template <class T>
+bool upsert(std::vector<T>& items, T* existing, const T& value)
+{
+    if (!existing) {
+        items.push_back(value);
+        return true;
+    }
+    if (*existing == value)
+        return false;
+    *existing = value;
+    return true;
+}
+} // namespace
+
 void ProjectDocument::setCluster(const Cluster& c)
 {
-    if (Cluster* existing = project_.findCluster(c.name)) {
-        if (*existing == c)
-            return;
-        *existing = c;
-    } else {
-        project_.clusters.push_back(c);
-    }
-    touch();
+    if (upsert(project_.clusters, project_.findCluster(c.name), c))
+        touch();
 }
 
 void ProjectDocument::renameCluster(const std::string& from, const Cluster& c)
@@ -129,11 +139,8 @@ void ProjectDocument::renameCluster(const std::string& from, const Cluster& c)
 
 void ProjectDocument::addModel(const ProjectModel& m)
 {
-    if (ProjectModel* existing = project_.findModel(m.model.name))
-        *existing = m;
-    else
-        project_.models.push_back(m);
-    touch();
+    if (upsert(project_.models, project_.findModel(m.model.name), m))
+        touch();
 }
 
 void ProjectDocument::setProfile(const std::string& model, const Profile& p)
@@ -146,14 +153,8 @@ void ProjectDocument::setProfile(const std::string& model, const Profile& p)
 
 void ProjectDocument::setJob(const NamedJob& j)
 {
-    if (NamedJob* existing = project_.findJob(j.name)) {
-        if (*existing == j)
-            return;
-        *existing = j;
-    } else {
-        project_.jobs.push_back(j);
-    }
-    touch();
+    if (upsert(project_.jobs, project_.findJob(j.name), j))
+        touch();
 }
 
 int ProjectDocument::addRun(Run run)

@@ -54,7 +54,7 @@ public:
     // `options` (planner → key → value) add to what the Run tab says.
     bool runPlanners(const std::vector<std::string>& planners,
                      const std::map<std::string, std::map<std::string, std::string>>& options = {});
-    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png into dir.
+    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png (+ run.png, model.png) into dir.
     bool writeScreenshots(const QString& dir, QString* error = nullptr);
     // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
     void setInteractive(bool on) { interactive_ = on; }

@@ -336,6 +336,7 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
     activeRun_ = doc_->addRun(run);
     run.id = activeRun_;
     doc_->setCurrentPlan(std::nullopt);
+    runPanel_->setChecked(planners); // the Run tab shows what is running
     runPanel_->showRun(run);
     runPanel_->setRunning(true);
     progress_->setValue(0);
@@ -373,6 +374,13 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
         QApplication::processEvents();
         ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
     }
+    // The Run and Model tabs too, as the whole window sees them.
+    for (const auto& [tab, name] : {std::pair<QWidget*, const char*>{runPanel_, "run.png"}, {modelPanel_, "model.png"}}) {
+        tabs_->setCurrentWidget(tab);
+        QApplication::processEvents();
+        ok = grab().save(QDir(dir).filePath(name)) && ok;
+    }
+    tabs_->setCurrentWidget(editor_);
     if (!ok && error)
         *error = tr("could not write every screenshot into %1").arg(dir);
     return ok;

@@ -51,6 +51,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent)
     table_->sortByColumn(-1, Qt::AscendingOrder);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     layout->addWidget(table_);
 
     connect(models_, &QComboBox::activated, this, [this](int i) {

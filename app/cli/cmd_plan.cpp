@@ -28,6 +28,18 @@ std::string gpuList(const Cluster& c, const std::vector<int>& gpus)
     }
     return s.str();
 }
+// The stage's device type, or "A+B" when a placement mixes types in one stage.
+std::string stageDevices(const Cluster& c, const std::vector<int>& gpus)
+{
+    std::vector<std::string> types;
+    for (int g : gpus)
+        if (std::find(types.begin(), types.end(), c.nodeOf(g).deviceType) == types.end())
+            types.push_back(c.nodeOf(g).deviceType);
+    std::string s;
+    for (const std::string& t : types)
+        s += (s.empty() ? "" : "+") + t;
+    return s;
+}
 } // namespace
 
 void printPlan(const Plan& p, std::ostream& out)
@@ -53,7 +65,7 @@ void printPlan(const Plan& p, std::ostream& out)
             range << "[" << st.firstLayer << "," << st.endLayer << ")";
             out << "  " << std::left << std::setw(7) << s << std::setw(12) << range.str() << std::right << std::setw(2)
                 << st.tensorParallel << std::setw(4) << st.dataParallel << "  " << std::left << std::setw(14)
-                << p.cluster.nodeOf(st.gpus.front()).deviceType << gpuList(p.cluster, st.gpus) << std::right << "\n";
+                << stageDevices(p.cluster, st.gpus) << " " << gpuList(p.cluster, st.gpus) << std::right << "\n";
         }
     }
     if (p.zero) {

@@ -44,10 +44,10 @@ void ProjectDocument::pickDefaults()
             }
 }
 
-void ProjectDocument::newProject()
+void ProjectDocument::replaceProject(Project p, const QString& path)
 {
-    project_ = Project{};
-    path_.clear();
+    project_ = std::move(p);
+    path_ = path;
     pickDefaults();
     setDirty(false);
     emit fileChanged(path_);
@@ -56,17 +56,11 @@ void ProjectDocument::newProject()
     emit currentPlanChanged();
 }
 
+void ProjectDocument::newProject() { replaceProject(Project{}, QString()); }
+
 void ProjectDocument::open(const QString& path)
 {
-    Project loaded = loadProject(path.toStdString()); // throws; nothing changes on failure
-    project_ = std::move(loaded);
-    path_ = path;
-    pickDefaults();
-    setDirty(false);
-    emit fileChanged(path_);
-    emit changed();
-    emit currentChanged();
-    emit currentPlanChanged();
+    replaceProject(loadProject(path.toStdString()), path); // loadProject throws: nothing changes on failure
 }
 
 void ProjectDocument::save()
@@ -93,14 +87,7 @@ void ProjectDocument::loadExample(const std::string& clusterName, const std::str
     NamedJob job{"default", Job{}};
     job.job.sequenceLength = p.models.back().model.arch.sequence > 0 ? p.models.back().model.arch.sequence : 1024;
     p.jobs.push_back(job);
-    project_ = std::move(p);
-    path_.clear();
-    pickDefaults();
-    setDirty(false);
-    emit fileChanged(path_);
-    emit changed();
-    emit currentChanged();
-    emit currentPlanChanged();
+    replaceProject(std::move(p), QString());
 }
 
 namespace {

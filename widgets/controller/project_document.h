@@ -68,6 +68,8 @@ signals:
 
 private:
     void touch();
+    // Swaps in a whole project (new, opened or example): clean, defaults selected, everyone told.
+    void replaceProject(Project p, const QString& path);
     void setDirty(bool d);
     void pickDefaults();
 

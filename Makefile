@@ -1,7 +1,8 @@
 # Two entry points (see README): `make run` and `make test`. Both install missing Debian packages first,
 # then configure once and build incrementally with Ninja + ccache in build/.
 BUILD ?= build
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# CI (any non-empty CI variable) builds with warnings as errors.
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
 .PHONY: deps configure build run test bench clean

@@ -1,7 +1,7 @@
 #pragma once
 // The one shared test helper: fixture paths, temp dirs, running the CLI, small hand-made inputs.
 #include "core/model/cluster.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
 #include "core/model/plan.h"

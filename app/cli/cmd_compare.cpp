@@ -1,7 +1,7 @@
 #include "cli.h"
 
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QJsonArray>
 #include <iomanip>

@@ -3,7 +3,7 @@
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <ostream>
 

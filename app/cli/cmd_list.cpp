@@ -2,7 +2,7 @@
 
 #include "core/io/examples.h"
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/model/model.h"
 
 #include <iomanip>

@@ -2,7 +2,7 @@
 
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonDocument>

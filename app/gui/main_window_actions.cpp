@@ -5,7 +5,7 @@
 #include "core/io/examples.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"

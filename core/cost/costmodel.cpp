@@ -1,6 +1,6 @@
 #include "costmodel.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <algorithm>
 

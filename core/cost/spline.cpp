@@ -1,6 +1,6 @@
 #include "spline.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>

@@ -3,7 +3,7 @@
 #include "json_io.h"
 
 #include "core/cost/costmodel.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

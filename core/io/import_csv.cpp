@@ -6,7 +6,7 @@
 
 #include "core/io/import_util.h"
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <array>
 #include <cctype>

@@ -17,7 +17,7 @@
 #include "core/io/importers.h"
 
 #include "core/io/import_util.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #include "core/io/import_util.h"
 
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QByteArray>
 #include <QFile>

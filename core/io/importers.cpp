@@ -2,7 +2,7 @@
 #include "core/io/importers.h"
 
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 namespace hetplan {
 

@@ -1,9 +1,9 @@
 // JSON readers/writers for cluster, model, job and profile. Plans are in plan_json.cpp.
 #include "json_io.h"
 
-#include "json_reader.h"
+#include "core/base/json_reader.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QFile>
 #include <QJsonArray>

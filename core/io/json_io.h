@@ -2,6 +2,7 @@
 // JSON readers/writers for the domain types (the only place, with the SQLite store, that touches Qt's
 // JSON). Readers validate and throw InputError(file, field, reason); field paths look like
 // "nodes[2].gpus".
+#include "core/model/catalog_json.h"
 #include "core/model/cluster.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
@@ -12,13 +13,6 @@
 #include <string>
 
 namespace hetplan {
-
-QJsonObject toJson(const DeviceType& d);
-DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const std::string& path);
-// A whole catalog (hetplan.devices/1, the format of resources/devices.json). Rejects a name or alias that
-// two devices share (ignoring case and separators), since lookups by it would be ambiguous.
-QJsonObject toJson(const DeviceCatalog& c);
-DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file);
 
 QJsonObject toJson(const Cluster& c);
 Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty = false);

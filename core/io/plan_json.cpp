@@ -2,9 +2,9 @@
 // ("node/local") and read back to dense indices of the plan's own cluster.
 #include "json_io.h"
 
-#include "json_reader.h"
+#include "core/base/json_reader.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QJsonArray>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Small RAII wrappers over the SQLite C API used by the project store: every failure becomes
 // InputError(path, field, reason). Internal to core/io.
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QByteArray>
 #include <QJsonDocument>

@@ -5,7 +5,7 @@
 #include "json_io.h"
 #include "project_sqlite.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>

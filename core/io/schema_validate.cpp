@@ -1,6 +1,6 @@
 #include "schema_validate.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QFile>
 #include <QJsonArray>

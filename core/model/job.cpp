@@ -1,6 +1,6 @@
 #include "job.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 
 #include <cmath>
 

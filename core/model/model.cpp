@@ -1,6 +1,6 @@
 #include "model.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 
 #include <cmath>
 

@@ -12,7 +12,7 @@
 #include "model.h"
 #include "model_builders_vision.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,7 +1,7 @@
 // Image models: ViT-B/16, VGG19 and AMP's TransGAN generator.
 #include "model_builders_vision.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 #include "layer_math.h"
 
 #include <cmath>

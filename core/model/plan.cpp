@@ -1,6 +1,6 @@
 #include "plan.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 
 #include <set>
 

@@ -1,6 +1,6 @@
 #include "profile.h"
 
-#include "errors.h"
+#include "core/base/errors.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "planner.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QCryptographicHash>

@@ -1,14 +1,15 @@
 // AMP: the eq. 3-5 cost model on hand-computed cases, Megatron and domino placements, the `amp` planner's
 // invariants and memory handling, and the paper's two headline comparisons (vs Megatron on the
 // heterogeneous cluster, DP layer split vs uniform split on the heterogeneous TransGAN model).
-#include "core/cost/amp_cost.h"
+#include "core/planners/amp/amp_cost.h"
 #include "core/cost/memory.h"
-#include "core/cost/placement.h"
+#include "core/planners/amp/domino.h"
+#include "core/planners/common/bounds.h"
+#include "core/planners/common/strategy.h"
 #include "core/io/examples.h"
 #include "core/io/importers.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/planners/amp/amp_planner.h"
-#include "core/planners/amp/register.h"
 #include "core/sim/simulator.h"
 #include "testutil.h"
 
@@ -62,7 +63,7 @@ PlanRequest request(const Cluster& c, const ModelSpec& m, int gbs)
 
 Plan run(const std::string& planner, const PlanRequest& req)
 {
-    registerAmpPlanners(PlannerRegistry::instance());
+    registerBuiltinPlanners();
     Progress progress;
     return runPlanner(planner, req, progress);
 }

@@ -1,6 +1,6 @@
 // AMP's layer-assignment dynamic program (eq. 6-8) and the faster threshold walk, against brute force over
 // all C(L−1, k−1) splits on random heterogeneous pipelines.
-#include "core/cost/layer_dp.h"
+#include "core/planners/amp/layer_dp.h"
 
 #include <QtTest>
 

@@ -1,10 +1,11 @@
 // The AMP paper's baselines: the Megatron heuristic, random search and simulated annealing with the
 // domino placement — determinism for a seed and the invariants of every plan they return.
-#include "core/cost/amp_cost.h"
-#include "core/cost/placement.h"
+#include "core/planners/amp/amp_cost.h"
+#include "core/planners/planner.h"
+#include "core/planners/common/bounds.h"
+#include "core/planners/common/strategy.h"
 #include "core/io/examples.h"
-#include "core/model/errors.h"
-#include "core/planners/amp/register.h"
+#include "core/base/errors.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -29,7 +30,7 @@ PlanRequest request(const Cluster& c, const ModelSpec& m, int gbs)
 
 Plan run(const std::string& planner, const PlanRequest& req)
 {
-    registerAmpPlanners(PlannerRegistry::instance());
+    registerBuiltinPlanners();
     Progress progress;
     return runPlanner(planner, req, progress);
 }
@@ -207,7 +208,7 @@ private slots:
 
     void registered()
     {
-        registerAmpPlanners(PlannerRegistry::instance());
+        registerBuiltinPlanners();
         for (const char* name : {"amp", "megatron", "random", "annealing"}) {
             auto p = PlannerRegistry::instance().create(name);
             QVERIFY(p != nullptr);

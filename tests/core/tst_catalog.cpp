@@ -4,7 +4,7 @@
 
 #include "core/io/json_io.h"
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QJsonArray>
 #include <QtConcurrent>

@@ -5,7 +5,7 @@
 
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -5,7 +5,7 @@
 
 #include "core/io/exporters.h"
 #include "core/io/schema_validate.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>

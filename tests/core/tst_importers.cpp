@@ -2,7 +2,7 @@
 // converted by hand), round trips, and every malformed fixture raising InputError(file, field, reason).
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "testutil.h"
 
 #include <QDir>

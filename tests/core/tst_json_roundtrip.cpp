@@ -3,8 +3,8 @@
 
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
-#include "core/io/units.h"
-#include "core/model/errors.h"
+#include "core/base/units.h"
+#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QJsonArray>

@@ -4,7 +4,7 @@
 
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>

@@ -4,7 +4,7 @@
 
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QtTest>

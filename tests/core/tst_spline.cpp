@@ -1,7 +1,7 @@
 // Natural cubic spline: knots, straight lines, hand-solved small systems, boundary conditions,
 // smoothness, extrapolation and input validation.
 #include "core/cost/spline.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QtTest>
 

@@ -2,7 +2,7 @@
 #include "testutil.h"
 
 #include "core/io/examples.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 #include "run_controller.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>

@@ -2,7 +2,7 @@
 
 #include "core/io/importers.h"
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,8 +2,8 @@
 // `amp`: AMP (Li et al., NeurIPS 2022), sections 3 and 6.2. Enumerates every (pp, dp, tmp) with
 // pp·dp·tmp = #GPUs (tmp dividing every node's GPU count so tensor groups stay inside a node, pp ≤ layers,
 // dp dividing the global batch) and every micro-batch size dividing gbs/dp; places devices with
-// Megatron's order (core/cost/placement.h); splits layers by the eq. 6-8 dynamic program and scores each
-// strategy with eq. 3-5 (core/cost/amp_cost.h). The paper's final "real trials" of the top predictions
+// Megatron's order (core/planners/common/placement.h); splits layers by the eq. 6-8 dynamic program and scores each
+// strategy with eq. 3-5 (core/planners/amp/amp_cost.h). The paper's final "real trials" of the top predictions
 // are replaced by the shared simulator: the top_k strategies by AMP's cost are simulated and the best by
 // the simulator is returned; planner_estimate is AMP's own cost of that plan.
 //

@@ -1,10 +1,9 @@
 #pragma once
-// Registers the AMP planner and the baselines it is compared with in the AMP paper:
-// "amp", "megatron", "random", "annealing".
+// Registers `amp`: AMP (Li et al., NeurIPS 2022).
 #include "core/planners/planner.h"
 
 namespace hetplan {
 
-void registerAmpPlanners(PlannerRegistry& registry);
+void registerAmpPlanner(PlannerRegistry& registry);
 
 } // namespace hetplan

@@ -1,7 +1,7 @@
 #include "dataparallel.h"
 
 #include "core/cost/memory.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 namespace hetplan {
 
@@ -55,11 +55,6 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     plan.zero = z;
     plan.search.candidates = tried;
     return plan;
-}
-
-void registerDataParallelPlanner(PlannerRegistry& registry)
-{
-    registry.add("data-parallel", [] { return std::make_unique<DataParallelPlanner>(); });
 }
 
 } // namespace hetplan

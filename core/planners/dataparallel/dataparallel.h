@@ -18,6 +18,5 @@ public:
     Plan plan(const PlanRequest& request, const CostModel& costs, Progress& progress) const override;
 };
 
-void registerDataParallelPlanner(PlannerRegistry& registry);
 
 } // namespace hetplan

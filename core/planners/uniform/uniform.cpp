@@ -1,8 +1,9 @@
 #include "uniform.h"
 
 #include "core/cost/memory.h"
-#include "core/cost/placement.h"
-#include "core/model/errors.h"
+#include "core/planners/common/bounds.h"
+#include "core/planners/common/placement.h"
+#include "core/base/errors.h"
 
 #include <algorithm>
 
@@ -64,8 +65,8 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
         anyDivides = true;
         ++tried;
         Plan plan;
-        plan.pipelines.push_back(megatronPipeline(int(dp), tp, evenSplit(layers, pp), mbs,
-                                                  int(req.job.globalBatchSize / (dp * mbs))));
+        plan.pipelines.push_back(makePipeline(megatronPlacement(req.cluster, {pp, int(dp), tp}), mbs,
+                                              int(req.job.globalBatchSize / (dp * mbs)), uniformBounds(layers, pp)));
         if (!fits(plan.pipelines[0], req, costs))
             continue;
         plan.search.candidates = tried;
@@ -78,11 +79,6 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
                              " is not divisible by data-parallel × micro-batch for any pipeline depth" +
                              (ppWanted > 0 ? " (pp " + std::to_string(ppWanted) + ")" : std::string()));
     throw InfeasibleError("uniform: no pipeline depth fits memory");
-}
-
-void registerUniformPlanners(PlannerRegistry& registry)
-{
-    registry.add("uniform", [] { return std::make_unique<UniformPlanner>(); });
 }
 
 } // namespace hetplan

@@ -17,6 +17,5 @@ public:
     Plan plan(const PlanRequest& request, const CostModel& costs, Progress& progress) const override;
 };
 
-void registerUniformPlanners(PlannerRegistry& registry);
 
 } // namespace hetplan

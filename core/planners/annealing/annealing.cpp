@@ -1,8 +1,10 @@
 #include "annealing.h"
 
-#include "core/cost/amp_cost.h"
-#include "core/cost/placement.h"
-#include "core/model/errors.h"
+#include "core/planners/amp/amp_cost.h"
+#include "core/planners/amp/domino.h"
+#include "core/planners/common/bounds.h"
+#include "core/planners/common/strategy.h"
+#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "units.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QJsonValue>
 #include <cctype>

@@ -1,6 +1,6 @@
 #pragma once
 // `annealing`: AMP's alternative optimiser (sec. 4.2 and algorithm 2 in sec. 6.3), simulated annealing over
-// the strategy space with the domino-tiling device placement (core/cost/placement.h,
+// the strategy space with the domino-tiling device placement (core/planners/amp/domino.h,
 // randomDominoPlacement). A move changes either tmp (keeping dp) or dp (keeping tmp) with probability ½
 // each, then draws a micro-batch size dividing gbs/dp and a random domino tiling for the new degrees; the
 // layer split is AMP's DP on that placement and the cost is AMP's eq. 3-5. A worse move is accepted with

@@ -1,6 +1,6 @@
 #include "json_reader.h"
 
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <cmath>
 #include <set>

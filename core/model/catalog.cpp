@@ -1,11 +1,11 @@
 // The device catalog: lookup rules, its JSON form and the built-in catalog compiled into the library
 // from resources/devices.json (Qt resource ":/devices.json").
-#include "json_io.h"
+#include "core/model/catalog_json.h"
 
-#include "json_reader.h"
+#include "core/base/json_reader.h"
 
 #include "core/model/device.h"
-#include "core/model/errors.h"
+#include "core/base/errors.h"
 
 #include <QFile>
 #include <QJsonArray>

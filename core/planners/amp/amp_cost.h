@@ -23,8 +23,8 @@
 //   repairMemory, a split that does not fit is re-solved by the same DP with the stages that would not fit
 //   forbidden (PipelineProblem::allowed), so degrees that can fit are not lost to a memory-blind split.
 #include "core/cost/costmodel.h"
-#include "core/cost/layer_dp.h"
-#include "core/cost/placement.h"
+#include "core/planners/amp/layer_dp.h"
+#include "core/planners/common/strategy.h"
 
 #include <map>
 #include <memory>

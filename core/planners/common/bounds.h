@@ -1,0 +1,20 @@
+#pragma once
+// Layer bounds: how L layers are cut into contiguous, non-empty stages (bounds has stages+1 entries, from 0
+// to L).
+#include <random>
+#include <vector>
+
+namespace hetplan {
+
+// A uniformly random split (the random-search baseline).
+std::vector<int> randomBounds(int layers, int stages, std::mt19937_64& rng);
+
+// Layers split as evenly as possible; the extra layers go to the last stages (the first stages of 1F1B
+// keep the most activations in flight).
+std::vector<int> uniformBounds(int layers, int stages);
+
+// Contiguous split minimising the largest per-stage sum of `weights` (e.g. parameters per layer); every
+// stage non-empty. Ties prefer later cuts.
+std::vector<int> balancedBounds(const std::vector<double>& weights, int stages);
+
+} // namespace hetplan

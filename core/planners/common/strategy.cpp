@@ -1,0 +1,55 @@
+#include "strategy.h"
+
+
+namespace hetplan {
+
+Plan strategyPlan(const Strategy& s, const Cluster& cluster, const ModelSpec& model, const Job& job)
+{
+    Plan plan;
+    plan.cluster = cluster;
+    plan.model = model;
+    plan.job = job;
+    plan.pipelines.push_back(makePipeline(s.placement, s.microBatchSize, s.microBatches, s.bounds));
+    plan.plannerEstimate = s.plannerCost;
+    return plan;
+}
+
+Candidate strategyCandidate(const Strategy& s)
+{
+    Candidate c;
+    c.pp = s.placement.degrees.pp;
+    c.dp = s.placement.degrees.dp;
+    c.tp = s.placement.degrees.tp;
+    c.microBatchSize = s.microBatchSize;
+    for (size_t i = 0; i + 1 < s.bounds.size(); ++i)
+        c.layersPerStage.push_back(s.bounds[i + 1] - s.bounds[i]);
+    c.plannerCost = s.plannerCost;
+    return c;
+}
+
+Plan pickBySimulation(const std::vector<Strategy>& strategies, const Cluster& cluster, const ModelSpec& model,
+                      const Job& job, const std::function<void(Plan&)>& score,
+                      const std::function<void()>& checkpoint, std::vector<Candidate>& candidates)
+{
+    candidates.clear();
+    Plan best;
+    bool have = false;
+    for (const Strategy& s : strategies) {
+        if (checkpoint)
+            checkpoint();
+        Plan plan = strategyPlan(s, cluster, model, job);
+        score(plan);
+        Candidate c = strategyCandidate(s);
+        c.simulatedCost = plan.estimate.iterationSeconds;
+        candidates.push_back(c);
+        const bool better = !have || (plan.estimate.feasible && !best.estimate.feasible) ||
+                            (plan.estimate.feasible == best.estimate.feasible &&
+                             plan.estimate.iterationSeconds < best.estimate.iterationSeconds);
+        if (better) {
+            best = std::move(plan);
+            have = true;
+        }
+    }
+    return best;
+}
+} // namespace hetplan

@@ -93,6 +93,9 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     PlanRequest req = requestFromArgs(a);
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = runPlanner(planner, req, progress);
+    if (!plan.search.stopped.empty())
+        err << "note: " << planner << " stopped early (" << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")
+            << "): this is the best plan it found so far\n";
     if (a.has("out"))
         writeJsonFile(a.get("out"), toJson(plan));
     if (!a.flag("quiet"))

@@ -78,6 +78,8 @@ QJsonObject toJson(const Plan& p)
     QJsonObject search{{"seconds", p.search.seconds}, {"candidates", double(p.search.candidates)}};
     for (const auto& [k, v] : p.search.extra)
         search[qs(k)] = v;
+    if (!p.search.stopped.empty())
+        search["stopped"] = qs(p.search.stopped);
     o["search"] = search;
     if (!p.candidates.empty()) {
         QJsonArray cands;
@@ -195,7 +197,11 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
                 p.search.seconds = s.number(key);
             else if (key == "candidates")
                 p.search.candidates = (long long)s.number(key);
-            else
+            else if (key == "stopped") {
+                p.search.stopped = s.string(key);
+                if (p.search.stopped != "cancelled" && p.search.stopped != "time-limit")
+                    s.fail(key, "expected \"cancelled\" or \"time-limit\", got \"" + p.search.stopped + "\"");
+            } else
                 p.search.extra[key] = s.number(key);
         }
     }

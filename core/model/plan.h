@@ -71,6 +71,7 @@ struct SearchStats {
     double seconds = 0;
     long long candidates = 0;
     std::map<std::string, double> extra;              // planner-specific counters (e.g. dropped_for_memory)
+    std::string stopped;                              // "" | "cancelled" | "time-limit": the best found so far
     bool operator==(const SearchStats&) const = default;
 };
 

@@ -35,7 +35,7 @@ struct RunResult {
     std::string status = "ok";           // "ok", "infeasible", "cancelled", "error"
     std::string message;                 // why it failed, if it did
     double durationSeconds = 0;
-    std::optional<Plan> plan;            // present when status == "ok"
+    std::optional<Plan> plan;            // present when status == "ok", or "cancelled" with a best-so-far plan
     bool operator==(const RunResult&) const = default;
 };
 

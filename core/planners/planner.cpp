@@ -4,6 +4,10 @@
 #include "core/sim/simulator.h"
 
 #include <algorithm>
+#include <charconv>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
 #include <cmath>
 #include <mutex>
 #include <set>
@@ -12,54 +16,159 @@ namespace hetplan {
 
 // ---------------------------------------------------------------- options
 
-std::string PlanRequest::option(const std::string& key, const std::string& def) const
-{
-    auto it = options.find(key);
-    return it == options.end() ? def : it->second;
-}
+namespace {
 
-int PlanRequest::intOption(const std::string& key, int def) const
+const std::string& resolved(const std::map<std::string, std::string>& options, const std::string& key)
 {
     auto it = options.find(key);
     if (it == options.end())
-        return def;
-    try {
-        size_t used = 0;
-        int v = std::stoi(it->second, &used);
-        if (used != it->second.size())
-            throw std::invalid_argument("trailing");
-        return v;
-    } catch (const std::exception&) {
-        throw InputError("--option", key, "expected an integer, got '" + it->second + "'");
+        throw std::logic_error("planner option '" + key + "' is not declared (or options were not resolved)");
+    return it->second;
+}
+
+std::string formatNumber(double v)
+{
+    std::ostringstream os;
+    os << std::setprecision(12) << v;
+    return os.str();
+}
+
+// Whole-string parses: "3", "-2", "0.25", "1e-3"; no spaces, no trailing text, finite.
+bool parseInt(const std::string& s, long long& out)
+{
+    const char* end = s.data() + s.size();
+    auto [ptr, ec] = std::from_chars(s.data(), end, out);
+    return ec == std::errc() && ptr == end && !s.empty();
+}
+
+bool parseReal(const std::string& s, double& out)
+{
+    const char* end = s.data() + s.size();
+    auto [ptr, ec] = std::from_chars(s.data(), end, out);
+    return ec == std::errc() && ptr == end && !s.empty() && std::isfinite(out);
+}
+
+} // namespace
+
+const std::string& PlanRequest::option(const std::string& key) const { return resolved(options, key); }
+
+int PlanRequest::intOption(const std::string& key) const
+{
+    long long v = 0;
+    if (!parseInt(resolved(options, key), v))
+        throw std::logic_error("planner option '" + key + "' is not a resolved integer");
+    return int(v);
+}
+
+double PlanRequest::doubleOption(const std::string& key) const
+{
+    double v = 0;
+    if (!parseReal(resolved(options, key), v))
+        throw std::logic_error("planner option '" + key + "' is not a resolved number");
+    return v;
+}
+
+bool PlanRequest::boolOption(const std::string& key) const { return resolved(options, key) == "true"; }
+
+PlannerOption PlannerOption::integer(std::string key, std::string label, int def, int min, int max, std::string help)
+{
+    return {std::move(key), OptionType::Int, std::to_string(def), double(min), double(max), {}, std::move(label),
+            std::move(help)};
+}
+
+PlannerOption PlannerOption::real(std::string key, std::string label, double def, double min, double max,
+                                  std::string help)
+{
+    return {std::move(key), OptionType::Real, formatNumber(def), min, max, {}, std::move(label), std::move(help)};
+}
+
+PlannerOption PlannerOption::boolean(std::string key, std::string label, bool def, std::string help)
+{
+    return {std::move(key), OptionType::Bool, def ? "true" : "false", 0, 0, {}, std::move(label), std::move(help)};
+}
+
+PlannerOption PlannerOption::choice(std::string key, std::string label, std::string def,
+                                    std::vector<std::string> choices, std::string help)
+{
+    return {std::move(key), OptionType::Choice, std::move(def), 0, 0, std::move(choices), std::move(label),
+            std::move(help)};
+}
+
+std::string PlannerOption::typeName() const
+{
+    switch (type) {
+    case OptionType::Int:
+        return "integer " + formatNumber(min) + ".." + formatNumber(max);
+    case OptionType::Real:
+        return "number " + formatNumber(min) + ".." + formatNumber(max);
+    case OptionType::Bool:
+        return "true|false";
+    case OptionType::Choice: {
+        std::string out;
+        for (const std::string& c : choices)
+            out += (out.empty() ? "" : "|") + c;
+        return out;
     }
-}
-
-double PlanRequest::doubleOption(const std::string& key, double def) const
-{
-    auto it = options.find(key);
-    if (it == options.end())
-        return def;
-    try {
-        size_t used = 0;
-        double v = std::stod(it->second, &used);
-        if (used != it->second.size())
-            throw std::invalid_argument("trailing");
-        return v;
-    } catch (const std::exception&) {
-        throw InputError("--option", key, "expected a number, got '" + it->second + "'");
     }
+    return {};
 }
 
-bool PlanRequest::boolOption(const std::string& key, bool def) const
+std::string PlannerOption::check(const std::string& value) const
 {
-    auto it = options.find(key);
-    if (it == options.end())
-        return def;
-    if (it->second == "true" || it->second == "1" || it->second == "yes")
-        return true;
-    if (it->second == "false" || it->second == "0" || it->second == "no")
-        return false;
-    throw InputError("--option", key, "expected true or false, got '" + it->second + "'");
+    auto fail = [&](const std::string& why) -> std::string {
+        throw InputError("options", key, "expected " + typeName() + ", got '" + value + "'" + why);
+    };
+    switch (type) {
+    case OptionType::Int: {
+        long long v = 0;
+        if (!parseInt(value, v))
+            return fail("");
+        if (v < min || v > max)
+            return fail(" (out of range)");
+        return std::to_string(v);
+    }
+    case OptionType::Real: {
+        double v = 0;
+        if (!parseReal(value, v))
+            return fail("");
+        if (v < min || v > max)
+            return fail(" (out of range)");
+        return formatNumber(v);
+    }
+    case OptionType::Bool:
+        if (value == "true" || value == "1" || value == "yes")
+            return "true";
+        if (value == "false" || value == "0" || value == "no")
+            return "false";
+        return fail("");
+    case OptionType::Choice:
+        if (std::find(choices.begin(), choices.end(), value) == choices.end())
+            return fail("");
+        return value;
+    }
+    return fail("");
+}
+
+std::map<std::string, std::string> resolveOptions(const Planner& planner,
+                                                  const std::map<std::string, std::string>& given)
+{
+    const std::vector<PlannerOption> declared = planner.options();
+    std::map<std::string, std::string> out;
+    for (const PlannerOption& o : declared)
+        out[o.key] = o.defaultValue;
+    for (const auto& [key, value] : given) {
+        auto it = std::find_if(declared.begin(), declared.end(), [&](const PlannerOption& o) { return o.key == key; });
+        if (it == declared.end()) {
+            std::string valid;
+            for (const PlannerOption& o : declared)
+                valid += (valid.empty() ? "" : ", ") + o.key;
+            throw InputError("options", key,
+                             "unknown option for planner '" + planner.name() + "' (" +
+                                 (valid.empty() ? std::string("it takes no options") : "valid: " + valid) + ")");
+        }
+        out[key] = it->check(value);
+    }
+    return out;
 }
 
 // ---------------------------------------------------------------- progress
@@ -81,17 +190,38 @@ void Progress::report(double fraction, const std::string& text) const
         cb_(std::clamp(fraction, 0.0, 1.0), text);
 }
 
-bool Progress::cancelled() const
+std::string toString(StopReason r)
 {
-    return cancel_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() > deadline_;
+    switch (r) {
+    case StopReason::None:
+        return "";
+    case StopReason::Cancelled:
+        return "cancelled";
+    case StopReason::TimeLimit:
+        return "time-limit";
+    }
+    return "";
+}
+
+StopReason Progress::stopReason() const
+{
+    if (cancel_.load(std::memory_order_relaxed))
+        return StopReason::Cancelled;
+    if (std::chrono::steady_clock::now() > deadline_)
+        return StopReason::TimeLimit;
+    return StopReason::None;
 }
 
 void Progress::checkpoint() const
 {
-    if (cancel_.load(std::memory_order_relaxed))
+    switch (stopReason()) {
+    case StopReason::None:
+        return;
+    case StopReason::Cancelled:
         throw CancelledError("cancelled");
-    if (std::chrono::steady_clock::now() > deadline_)
+    case StopReason::TimeLimit:
         throw CancelledError("time limit reached");
+    }
 }
 
 // ---------------------------------------------------------------- registry
@@ -130,6 +260,8 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
             known += (known.empty() ? "" : ", ") + n;
         throw InputError("--planner", "planner", "unknown planner '" + plannerName + "' (known: " + known + ")");
     }
+    PlanRequest resolved = request;
+    resolved.options = resolveOptions(*planner, request.options);
     request.cluster.validate(DeviceCatalog::builtin(), "cluster");
     request.model.validate("model");
     request.job.validate("job");
@@ -137,11 +269,11 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
 
     progress.report(0, "planning with " + plannerName);
     const auto t0 = std::chrono::steady_clock::now();
-    Plan plan = planner->plan(request, costs, progress);
+    Plan plan = planner->plan(resolved, costs, progress);
     plan.search.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     plan.planner = plannerName;
-    plan.options = request.options;
+    plan.options = resolved.options;   // every option, defaults included, so the plan says how it was made
     plan.cluster = request.cluster;
     plan.model = request.model;
     plan.job = request.job;

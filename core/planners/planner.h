@@ -23,15 +23,22 @@ struct PlanRequest {
     unsigned long long seed = 1;
     double timeLimitSeconds = 0;                    // 0 = none
 
-    // Typed option access with defaults; malformed values throw InputError("options", key, reason).
-    std::string option(const std::string& key, const std::string& def) const;
-    int intOption(const std::string& key, int def) const;
-    double doubleOption(const std::string& key, double def) const;
-    bool boolOption(const std::string& key, bool def) const;
+    // Typed access to options after runPlanner() resolved them (validated, defaults filled in from the
+    // planner's declarations, so a default is written only there). Asking for an undeclared key is a
+    // programming error (std::logic_error).
+    const std::string& option(const std::string& key) const;
+    int intOption(const std::string& key) const;
+    double doubleOption(const std::string& key) const;
+    bool boolOption(const std::string& key) const;
 };
 
-// Progress reporting and cooperative cancellation. Planners call report() now and then and
-// checkpoint() in their loops; checkpoint() throws CancelledError when cancelled or past the deadline.
+// Why a search stopped early: the user cancelled it or the request's time limit passed.
+enum class StopReason { None, Cancelled, TimeLimit };
+std::string toString(StopReason r);   // "", "cancelled", "time-limit" (the plan JSON's search.stopped)
+
+// Progress reporting and cooperative cancellation. Planners call report() now and then. Searches that can
+// return their best so far poll stopReason() and wind down; code that cannot calls checkpoint(), which
+// throws CancelledError when stopped.
 class Progress {
 public:
     using Callback = std::function<void(double fraction, const std::string& text)>;
@@ -40,7 +47,8 @@ public:
 
     void report(double fraction, const std::string& text) const;
     void checkpoint() const;
-    bool cancelled() const;
+    StopReason stopReason() const;
+    bool cancelled() const { return stopReason() != StopReason::None; }   // cancelled or past the limit
     void cancel() { cancel_.store(true); }
     void setTimeLimit(double seconds);
 
@@ -50,8 +58,31 @@ private:
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
+// A declared planner option: its type, default, range or choices, a label for the GUI and a one-line help.
+// Values travel as text (CLI --option key=value, plan JSON, project files); check() validates and
+// canonicalises one.
+enum class OptionType { Int, Real, Bool, Choice };
+
 struct PlannerOption {
-    std::string key, defaultValue, help;
+    std::string key;
+    OptionType type = OptionType::Int;
+    std::string defaultValue;              // canonical text of the default
+    double min = 0, max = 0;               // Int and Real: inclusive range
+    std::vector<std::string> choices;      // Choice: the allowed values
+    std::string label;                     // short human label ("Strategies re-scored")
+    std::string help;                      // one line
+
+    static PlannerOption integer(std::string key, std::string label, int def, int min, int max, std::string help);
+    static PlannerOption real(std::string key, std::string label, double def, double min, double max,
+                              std::string help);
+    static PlannerOption boolean(std::string key, std::string label, bool def, std::string help);
+    static PlannerOption choice(std::string key, std::string label, std::string def,
+                                std::vector<std::string> choices, std::string help);
+
+    // The canonical text of `value` ("1"/"true"/"yes" → "true"; " 3" is refused) or
+    // InputError("options", key, reason).
+    std::string check(const std::string& value) const;
+    std::string typeName() const;          // "integer 1..1000", "true|false", "fast|paper", ...
 };
 
 class Planner {
@@ -60,10 +91,17 @@ public:
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;
     virtual std::vector<PlannerOption> options() const { return {}; }
-    // Returns a plan with planner, inputs, decision, plannerEstimate and search stats filled in.
-    // Throws InfeasibleError, CancelledError or InputError.
+    // Returns a plan with planner, inputs, decision, plannerEstimate and search stats filled in. A search
+    // that is stopped (cancelled or past the time limit) after finding a feasible plan returns its best so
+    // far with search.stopped set; before that it throws CancelledError. Throws InfeasibleError,
+    // CancelledError or InputError.
     virtual Plan plan(const PlanRequest& request, const CostModel& costs, Progress& progress) const = 0;
 };
+
+// The planner's options with `given` applied: every key declared, values checked and canonical, defaults
+// filled in. An unknown key or a bad value throws InputError("options", key, reason naming the valid keys).
+std::map<std::string, std::string> resolveOptions(const Planner& planner,
+                                                  const std::map<std::string, std::string>& given);
 
 class PlannerRegistry {
 public:

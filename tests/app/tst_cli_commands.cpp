@@ -111,11 +111,26 @@ private slots:
 
     void timeLimitExitsFour()
     {
-        // A time limit of 1 ns expires before the search does any work.
+        // A time limit of 1 ns expires before amp evaluates its first strategy: nothing to keep.
         CliResult r = runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp", "--planner",
-                              "annealing", "--time-limit", "0.000000001", "--out", path("t.json")});
+                              "amp", "--time-limit", "0.000000001", "--out", path("t.json")});
         QCOMPARE(r.exitCode, 4);
         QVERIFY(!QFile::exists(path("t.json")));
+    }
+
+    void timeLimitKeepsBestSoFar()
+    {
+        // Annealing evaluates its start state before the loop, so a limit that expires during the walk
+        // leaves a feasible plan: exit 0, a note on stderr, and search.stopped in the plan.
+        const QString out = path("stopped.json");
+        CliResult r = runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp", "--planner",
+                              "annealing", "--option", "iterations=10000000", "--time-limit", "0.3", "--out", out});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("time limit"), qPrintable(r.err));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject plan = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(plan["search"].toObject()["stopped"].toString(), QString("time-limit"));
     }
 
     void importThenPlanWithProfile()

@@ -381,10 +381,11 @@ private slots:
 
     void cancellation()
     {
-        const PlanRequest req = request(plainTwoNodes("V100-16GB", "V100-16GB", 2), test::toyModel(4), 4);
+        PlanRequest req = request(plainTwoNodes("V100-16GB", "V100-16GB", 2), test::toyModel(4), 4);
+        req.options = resolveOptions(AmpPlanner(), {});
         const CostModel costs(req.model, req.job, req.profile);
         Progress progress;
-        progress.cancel();
+        progress.cancel();   // before any strategy is evaluated: nothing to keep, so it throws
         QVERIFY_THROWS_EXCEPTION(CancelledError, AmpPlanner().plan(req, costs, progress));
     }
 

@@ -143,7 +143,12 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
             const auto t0 = std::chrono::steady_clock::now();
             try {
                 result.plan = runPlanner(planners[i], req, progress);
-                result.status = "ok";
+                // A stopped search keeps its best plan so far; a cancel still reads as a cancel.
+                const std::string& stopped = result.plan->search.stopped;
+                result.status = stopped == "cancelled" ? "cancelled" : "ok";
+                if (!stopped.empty())
+                    result.message = (stopped == "cancelled" ? "cancelled" : "time limit reached") +
+                                     std::string(" — best plan so far");
             } catch (const InfeasibleError& e) {
                 result.status = "infeasible";
                 result.message = e.what();

@@ -15,9 +15,11 @@ QStandardItem* makeItem(const QString& text, TreeKind kind, const QString& name 
 
 QString resultSummary(const RunResult& r)
 {
-    if (r.status != "ok" || !r.plan)
+    if (!r.plan)
         return QString::fromStdString(r.status);
     QString s = QString::number(r.plan->estimate.iterationSeconds, 'f', 3) + " s/iter";
+    if (!r.plan->search.stopped.empty())
+        s += r.plan->search.stopped == "cancelled" ? ", cancelled — best so far" : ", time limit — best so far";
     if (!r.plan->estimate.feasible)
         s += ", over memory";
     return s;
@@ -67,7 +69,7 @@ void ProjectTreeModel::rebuild(const Project& p)
             it->setData(int(i), kRoleResult);
             if (!res.message.empty())
                 it->setToolTip(QString::fromStdString(res.message));
-            if (res.status != "ok")
+            if (!res.plan)
                 it->setForeground(QColor(150, 150, 150));
             run->appendRow(it);
         }

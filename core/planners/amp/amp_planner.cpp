@@ -2,9 +2,8 @@
 
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
-#include "core/planners/common/strategy.h"
+#include "core/planners/common/search_tail.h"
 #include "core/base/errors.h"
-#include "core/sim/simulator.h"
 
 #include <QtConcurrent/QtConcurrentMap>
 
@@ -17,11 +16,15 @@ namespace hetplan {
 
 std::vector<PlannerOption> AmpPlanner::options() const
 {
-    return {{"top_k", "10", "strategies re-scored by the simulator (the paper's real trials)"},
-            {"keep_infeasible", "false", "rank strategies that do not fit GPU memory too (AMP has no memory model)"},
-            {"repair_memory", "true",
-             "re-split a strategy whose DP split does not fit memory, with the misfitting stages forbidden"},
-            {"dp", "fast", "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum"}};
+    return {PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
+                                   "strategies re-scored by the simulator (the paper's real trials)"),
+            PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
+                                   "rank strategies that do not fit GPU memory too (AMP has no memory model)"),
+            PlannerOption::boolean("repair_memory", "Repair memory misfits", true,
+                                   "re-split a strategy whose DP split does not fit memory, with the misfitting "
+                                   "stages forbidden"),
+            PlannerOption::choice("dp", "Layer DP", "fast", {"fast", "paper"},
+                                  "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum")};
 }
 
 namespace {
@@ -35,16 +38,11 @@ struct Task {
 
 Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
-    const int topK = req.intOption("top_k", 10);
-    if (topK < 1)
-        throw InputError("--option", "top_k", "must be at least 1");
-    const bool keepInfeasible = req.boolOption("keep_infeasible", false);
+    const int topK = req.intOption("top_k");
+    const bool keepInfeasible = req.boolOption("keep_infeasible");
     // Keeping misfits reproduces the paper, so there is nothing to repair then.
-    const bool repair = req.boolOption("repair_memory", true) && !keepInfeasible;
-    const std::string dpName = req.option("dp", "fast");
-    if (dpName != "fast" && dpName != "paper")
-        throw InputError("--option", "dp", "expected fast or paper, got '" + dpName + "'");
-    const LayerDpMethod method = dpName == "paper" ? LayerDpMethod::Paper : LayerDpMethod::Fast;
+    const bool repair = req.boolOption("repair_memory") && !keepInfeasible;
+    const LayerDpMethod method = req.option("dp") == "paper" ? LayerDpMethod::Paper : LayerDpMethod::Fast;
 
     const int gpus = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
@@ -66,8 +64,6 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     std::exception_ptr failure;
     std::mutex failureMutex;
     auto evaluate = [&](const int& i) {
-        if (progress.cancelled())
-            return;
         try {
             const Task& t = tasks[i];
             Strategy& s = results[i];
@@ -87,53 +83,31 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         }
     };
 
-    // Evaluate in chunks so progress and cancellation are seen between them.
+    // Evaluate in chunks so progress and stop requests are seen between them; a stop keeps the chunks done.
     const int chunk = 64;
-    for (int first = 0; first < int(tasks.size()); first += chunk) {
-        progress.checkpoint();
-        progress.report(0.8 * first / tasks.size(), "amp: evaluating strategies");
-        std::vector<int> idx(std::min<int>(chunk, int(tasks.size()) - first));
-        std::iota(idx.begin(), idx.end(), first);
+    int done = 0;
+    StopReason stopped = StopReason::None;
+    while (done < int(tasks.size())) {
+        if ((stopped = progress.stopReason()) != StopReason::None)
+            break;
+        progress.report(0.8 * done / tasks.size(), "amp: evaluating strategies");
+        std::vector<int> idx(std::min<int>(chunk, int(tasks.size()) - done));
+        std::iota(idx.begin(), idx.end(), done);
         QtConcurrent::blockingMap(idx, evaluate);
         if (failure)
             std::rethrow_exception(failure);
+        done += int(idx.size());
     }
-    progress.checkpoint();
+    results.resize(done);
 
-    // Rank by AMP's cost; drop memory misfits unless asked to keep them. A strategy without any layer
-    // split (evaluate() reports it as not fitting) cannot be ranked either and counts as dropped, so that
-    // ranked + dropped = strategies, in the message and in search.extra alike.
-    std::vector<int> order;
-    long long dropped = 0;
-    for (int i = 0; i < int(results.size()); ++i) {
-        if (results[i].bounds.empty() || (!results[i].fitsMemory && !keepInfeasible)) {
-            ++dropped;
-            continue;
-        }
-        order.push_back(i);
-    }
-    if (order.empty())
-        throw InfeasibleError("amp: none of the " + std::to_string(tasks.size()) +
-                              " strategies fits GPU memory (" + std::to_string(dropped) + " dropped)");
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return results[a].plannerCost < results[b].plannerCost; });
-    order.resize(std::min<size_t>(order.size(), size_t(topK)));
-    std::vector<Strategy> top;
-    for (int i : order)
-        top.push_back(results[i]);
-
-    progress.report(0.8, "amp: simulating the top " + std::to_string(top.size()));
-    std::vector<Candidate> candidates;
-    Plan best = pickBySimulation(
-        top, req.cluster, req.model, req.job, [&](Plan& p) { scorePlan(p, costs); },
-        [&] { progress.checkpoint(); }, candidates);
-    best.candidates = std::move(candidates);
-    best.search.candidates = (long long)tasks.size();
-    best.search.extra["dropped_for_memory"] = double(dropped);
-    best.search.extra["repaired_for_memory"] = double(std::count(repaired.begin(), repaired.end(), 1));
-    best.search.extra["dp_steps"] = double(std::accumulate(steps.begin(), steps.end(), 0LL));
-    best.search.extra["simulated"] = double(top.size());
-    return best;
+    SearchStats stats;
+    stats.candidates = done;
+    stats.extra["repaired_for_memory"] = double(std::count(repaired.begin(), repaired.end(), 1));
+    stats.extra["dp_steps"] = double(std::accumulate(steps.begin(), steps.end(), 0LL));
+    SearchTail tail;
+    tail.simulate = tail.keep = topK;
+    tail.keepInfeasible = keepInfeasible;
+    return finishSearch(std::move(results), tail, req, costs, progress, stopped, std::move(stats), "amp");
 }
 
 } // namespace hetplan

@@ -3,9 +3,8 @@
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/amp/domino.h"
 #include "core/planners/common/bounds.h"
-#include "core/planners/common/strategy.h"
+#include "core/planners/common/search_tail.h"
 #include "core/base/errors.h"
-#include "core/sim/simulator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,11 +16,15 @@ namespace hetplan {
 
 std::vector<PlannerOption> AnnealingPlanner::options() const
 {
-    return {{"iterations", "300", "annealing steps"},
-            {"top_k", "10", "recorded strategies re-scored by the simulator"},
-            {"temperature", "0.2", "initial temperature as a fraction of the first feasible cost"},
-            {"keep_infeasible", "false", "accept strategies that do not fit GPU memory"},
-            {"repair_memory", "true", "re-split layers with misfitting stages forbidden before rejecting a move"}};
+    return {PlannerOption::integer("iterations", "Annealing steps", 300, 0, 10000000, "annealing steps"),
+            PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
+                                   "recorded strategies re-scored by the simulator"),
+            PlannerOption::real("temperature", "Initial temperature", 0.2, 0, 1000,
+                                "initial temperature as a fraction of the first feasible cost"),
+            PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
+                                   "accept strategies that do not fit GPU memory"),
+            PlannerOption::boolean("repair_memory", "Repair memory misfits", true,
+                                   "re-split layers with misfitting stages forbidden before rejecting a move")};
 }
 
 namespace {
@@ -45,17 +48,11 @@ std::vector<int> strategyKey(const Strategy& s)
 
 Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
-    const int iterations = req.intOption("iterations", 300);
-    if (iterations < 0)
-        throw InputError("--option", "iterations", "must not be negative");
-    const int topK = req.intOption("top_k", 10);
-    if (topK < 1)
-        throw InputError("--option", "top_k", "must be at least 1");
-    const double temperature = req.doubleOption("temperature", 0.2);
-    if (!(temperature >= 0) || !std::isfinite(temperature))
-        throw InputError("--option", "temperature", "must be a non-negative number");
-    const bool keepInfeasible = req.boolOption("keep_infeasible", false);
-    const bool repair = req.boolOption("repair_memory", true) && !keepInfeasible;
+    const int iterations = req.intOption("iterations");
+    const int topK = req.intOption("top_k");
+    const double temperature = req.doubleOption("temperature");
+    const bool keepInfeasible = req.boolOption("keep_infeasible");
+    const bool repair = req.boolOption("repair_memory") && !keepInfeasible;
 
     const int gpus = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
@@ -101,11 +98,13 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
         ++dropped;
     double t0 = std::isfinite(cost) ? temperature * cost : -1;
 
-    for (int i = 0; i < iterations; ++i) {
-        if (i % 16 == 0) {
-            progress.checkpoint();
+    StopReason stopped = StopReason::None;
+    int steps = 0;
+    for (int i = 0; i < iterations; ++i, ++steps) {
+        if ((stopped = progress.stopReason()) != StopReason::None)
+            break;
+        if (i % 16 == 0)
             progress.report(0.8 * i / std::max(1, iterations), "annealing");
-        }
         // Neighbour: vary tmp with dp fixed, or dp with tmp fixed (falls back to any degrees if stuck).
         const Degrees cur = current.placement.degrees;
         const bool varyTp = unit(rng) > 0.5;
@@ -133,27 +132,18 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
             record.emplace(strategyKey(current), current);
         }
     }
-    progress.checkpoint();
-    if (record.empty())
-        throw InfeasibleError("annealing: no visited strategy fits GPU memory");
-
-    std::vector<Strategy> ranked;
-    for (const auto& [k, s] : record)
-        ranked.push_back(s);
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const Strategy& a, const Strategy& b) { return a.plannerCost < b.plannerCost; });
-    ranked.resize(std::min<size_t>(ranked.size(), size_t(topK)));
-
-    progress.report(0.8, "annealing: simulating the top " + std::to_string(ranked.size()));
-    std::vector<Candidate> candidates;
-    Plan best = pickBySimulation(
-        ranked, req.cluster, req.model, req.job, [&](Plan& p) { scorePlan(p, costs); },
-        [&] { progress.checkpoint(); }, candidates);
-    best.candidates = std::move(candidates);
-    best.search.candidates = iterations + 1;
-    best.search.extra["dropped_for_memory"] = double(dropped);
-    best.search.extra["recorded"] = double(record.size());
-    return best;
+    std::vector<Strategy> recorded;
+    for (auto& [key, strategy] : record)
+        recorded.push_back(std::move(strategy));
+    SearchStats stats;
+    stats.candidates = steps + 1;
+    stats.extra["dropped_for_memory"] = double(dropped);   // rejected moves; the tail adds none (all usable)
+    stats.extra["recorded"] = double(recorded.size());
+    SearchTail tail;
+    tail.simulate = tail.keep = topK;
+    tail.keepInfeasible = keepInfeasible;
+    tail.what = "recorded strategies";
+    return finishSearch(std::move(recorded), tail, req, costs, progress, stopped, std::move(stats), "annealing");
 }
 
 } // namespace hetplan

@@ -1,6 +1,5 @@
 #include "strategy.h"
 
-
 namespace hetplan {
 
 Plan strategyPlan(const Strategy& s, const Cluster& cluster, const ModelSpec& model, const Job& job)
@@ -27,29 +26,4 @@ Candidate strategyCandidate(const Strategy& s)
     return c;
 }
 
-Plan pickBySimulation(const std::vector<Strategy>& strategies, const Cluster& cluster, const ModelSpec& model,
-                      const Job& job, const std::function<void(Plan&)>& score,
-                      const std::function<void()>& checkpoint, std::vector<Candidate>& candidates)
-{
-    candidates.clear();
-    Plan best;
-    bool have = false;
-    for (const Strategy& s : strategies) {
-        if (checkpoint)
-            checkpoint();
-        Plan plan = strategyPlan(s, cluster, model, job);
-        score(plan);
-        Candidate c = strategyCandidate(s);
-        c.simulatedCost = plan.estimate.iterationSeconds;
-        candidates.push_back(c);
-        const bool better = !have || (plan.estimate.feasible && !best.estimate.feasible) ||
-                            (plan.estimate.feasible == best.estimate.feasible &&
-                             plan.estimate.iterationSeconds < best.estimate.iterationSeconds);
-        if (better) {
-            best = std::move(plan);
-            have = true;
-        }
-    }
-    return best;
-}
 } // namespace hetplan

@@ -7,7 +7,8 @@ namespace hetplan {
 
 std::vector<PlannerOption> DataParallelPlanner::options() const
 {
-    return {{"mbs", "0", "micro-batch size per GPU; 0 = the largest that divides the per-GPU batch and fits"}};
+    return {PlannerOption::integer("mbs", "Micro-batch", 0, 0, kMaxBatch,
+                                   "micro-batch size per GPU; 0 = the largest that divides the per-GPU batch and fits")};
 }
 
 Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
@@ -19,9 +20,9 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
                          "global batch " + std::to_string(gbs) + " is not divisible by the " + std::to_string(n) +
                              " GPUs (data-parallel gives every GPU the same batch)");
     const int perGpu = gbs / n;
-    const int wanted = req.intOption("mbs", 0);
+    const int wanted = req.intOption("mbs");
     if (wanted < 0 || wanted > perGpu || (wanted > 0 && perGpu % wanted != 0))
-        throw InputError("--option", "mbs", "must divide the per-GPU batch " + std::to_string(perGpu));
+        throw InputError("options", "mbs", "must divide the per-GPU batch " + std::to_string(perGpu));
 
     const int L = req.model.layerCount();
     const double states = modelStateMemory(req.model, 0, L, 1, n, req.job).total();

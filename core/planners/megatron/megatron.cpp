@@ -2,9 +2,8 @@
 
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
-#include "core/planners/common/strategy.h"
+#include "core/planners/common/search_tail.h"
 #include "core/base/errors.h"
-#include "core/sim/simulator.h"
 
 #include <algorithm>
 #include <map>
@@ -13,14 +12,13 @@ namespace hetplan {
 
 std::vector<PlannerOption> MegatronPlanner::options() const
 {
-    return {{"split", "layers", "layer assignment: layers (equal layer counts) or params (balanced parameters)"}};
+    return {PlannerOption::choice("split", "Layer split", "layers", {"layers", "params"},
+                                  "layer assignment: layers (equal layer counts) or params (balanced parameters)")};
 }
 
 Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
-    const std::string split = req.option("split", "layers");
-    if (split != "layers" && split != "params")
-        throw InputError("--option", "split", "expected layers or params, got '" + split + "'");
+    const std::string split = req.option("split");
     const int gpus = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
     const int gbs = req.job.globalBatchSize;
@@ -33,8 +31,10 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
     const AmpCostModel amp(req.cluster, costs);
     std::vector<Strategy> proposals;
     long long considered = 0;
+    StopReason stopped = StopReason::None;
     for (int mbs : divisors(gbs)) {
-        progress.checkpoint();
+        if ((stopped = progress.stopReason()) != StopReason::None)
+            break;
         // Degrees usable with this micro-batch, grouped by tp·pp (ascending).
         std::map<int, std::vector<Degrees>> byProduct;
         for (const Degrees& d : all)
@@ -60,18 +60,16 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
                 break;   // the smallest tp·pp that fits
         }
     }
-    if (proposals.empty())
+    if (proposals.empty() && stopped == StopReason::None)
         throw InfeasibleError("megatron: no tp·pp fits GPU memory for any micro-batch size");
-
-    progress.report(0.5, "megatron: simulating " + std::to_string(proposals.size()) + " proposals");
-    std::vector<Candidate> candidates;
-    Plan best = pickBySimulation(
-        proposals, req.cluster, req.model, req.job, [&](Plan& p) { scorePlan(p, costs); },
-        [&] { progress.checkpoint(); }, candidates);
-    best.candidates = std::move(candidates);
-    best.search.candidates = considered;
-    best.search.extra["proposals"] = double(proposals.size());
-    return best;
+    SearchStats stats;
+    stats.candidates = considered;
+    stats.extra["proposals"] = double(proposals.size());
+    SearchTail tail;
+    tail.simulate = 0;   // Megatron has no cost model: every proposal is "run"
+    tail.keep = int(proposals.size());
+    tail.what = "proposals";
+    return finishSearch(std::move(proposals), tail, req, costs, progress, stopped, std::move(stats), "megatron");
 }
 
 } // namespace hetplan

@@ -11,9 +11,10 @@ namespace hetplan {
 
 std::vector<PlannerOption> UniformPlanner::options() const
 {
-    return {{"tp", "1", "tensor-parallel degree (must divide every node's GPU count)"},
-            {"pp", "0", "pipeline depth; 0 = smallest that fits memory"},
-            {"mbs", "1", "micro-batch size"}};
+    return {PlannerOption::integer("tp", "Tensor parallel", 1, 1, 1024,
+                                   "tensor-parallel degree (must divide every node's GPU count)"),
+            PlannerOption::integer("pp", "Pipeline depth", 0, 0, 1000000, "pipeline depth; 0 = smallest that fits memory"),
+            PlannerOption::integer("mbs", "Micro-batch", 1, 1, kMaxBatch, "micro-batch size")};
 }
 
 namespace {
@@ -38,20 +39,20 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
 {
     const int n = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
-    const int tp = req.intOption("tp", 1);
-    const int mbs = req.intOption("mbs", 1);
-    const int ppWanted = req.intOption("pp", 0);
+    const int tp = req.intOption("tp");
+    const int mbs = req.intOption("mbs");
+    const int ppWanted = req.intOption("pp");
     if (tp < 1 || n % tp != 0)
-        throw InputError("--option", "tp", "must divide the GPU count " + std::to_string(n));
+        throw InputError("options", "tp", "must divide the GPU count " + std::to_string(n));
     for (const Node& node : req.cluster.nodes)
         if (node.gpus % tp != 0)
-            throw InputError("--option", "tp", "must divide every node's GPU count (node '" + node.name + "' has " +
+            throw InputError("options", "tp", "must divide every node's GPU count (node '" + node.name + "' has " +
                                                    std::to_string(node.gpus) + ")");
     if (mbs < 1 || mbs > req.job.globalBatchSize)
-        throw InputError("--option", "mbs", "must be between 1 and the global batch " +
+        throw InputError("options", "mbs", "must be between 1 and the global batch " +
                                                 std::to_string(req.job.globalBatchSize));
     if (ppWanted < 0 || (ppWanted > 0 && (n / tp) % ppWanted != 0))
-        throw InputError("--option", "pp", "must divide GPUs / tp = " + std::to_string(n / tp));
+        throw InputError("options", "pp", "must divide GPUs / tp = " + std::to_string(n / tp));
 
     long long tried = 0;
     bool anyDivides = false;

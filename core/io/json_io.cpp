@@ -123,9 +123,12 @@ QJsonObject toJson(const ModelSpec& m)
     o["schema"] = "hetplan.model/1";
     o["name"] = qs(m.name);
     const ModelArch& a = m.arch;
-    o["arch"] = QJsonObject{{"family", qs(a.family)}, {"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
-                            {"ffn", a.ffn}, {"vocab", a.vocab}, {"sequence", a.sequence}, {"experts", a.experts},
-                            {"bytes_per_param", a.bytesPerParam}};
+    QJsonObject arch{{"family", qs(a.family)}, {"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
+                     {"ffn", a.ffn}, {"vocab", a.vocab}, {"sequence", a.sequence}, {"experts", a.experts},
+                     {"bytes_per_param", a.bytesPerParam}};
+    if (a.kvHeads > 0)
+        arch["kv_heads"] = a.kvHeads;
+    o["arch"] = arch;
     QJsonArray layers;
     for (const LayerSpec& l : m.layers) {
         QJsonObject j;
@@ -161,6 +164,7 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         m.arch.layers = a.integer("layers", 0);
         m.arch.hidden = a.integer("hidden", 0);
         m.arch.heads = a.integer("heads", 0);
+        m.arch.kvHeads = a.integer("kv_heads", 0);
         m.arch.ffn = a.integer("ffn", 0);
         m.arch.vocab = a.integer("vocab", 0);
         m.arch.sequence = a.integer("sequence", 0);

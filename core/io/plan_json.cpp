@@ -47,6 +47,27 @@ std::vector<int> intArray(const JsonReader& r, const std::string& key)
     }
     return out;
 }
+// estimate.frameworks: {"megatron": {"ok": true, "reasons": []}, ...}
+std::map<std::string, FrameworkVerdict> frameworksFromJson(const JsonReader& fw)
+{
+    std::map<std::string, FrameworkVerdict> out;
+    for (auto it = fw.object().begin(); it != fw.object().end(); ++it) {
+        const std::string name = it.key().toStdString();
+        const JsonReader v = fw.object(name);
+        v.allowOnly({"ok", "reasons"});
+        FrameworkVerdict verdict;
+        verdict.ok = v.boolean("ok", true);
+        const QJsonArray reasons = v.array("reasons");
+        for (int i = 0; i < reasons.size(); ++i) {
+            if (!reasons.at(i).isString())
+                v.fail("reasons[" + std::to_string(i) + "]", "expected a string");
+            verdict.reasons.push_back(reasons.at(i).toString().toStdString());
+        }
+        out[name] = std::move(verdict);
+    }
+    return out;
+}
+
 } // namespace
 
 QJsonObject toJson(const Plan& p)
@@ -72,6 +93,16 @@ QJsonObject toJson(const Plan& p)
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
         mem[qs(c.gpuName(g))] = bytes;
     est["peak_memory_bytes"] = mem;
+    if (!p.estimate.frameworks.empty()) {
+        QJsonObject fw;
+        for (const auto& [name, verdict] : p.estimate.frameworks) {
+            QJsonArray reasons;
+            for (const std::string& why : verdict.reasons)
+                reasons.append(qs(why));
+            fw[qs(name)] = QJsonObject{{"ok", verdict.ok}, {"reasons", reasons}};
+        }
+        est["frameworks"] = fw;
+    }
     o["estimate"] = est;
     if (p.plannerEstimate)
         o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
@@ -187,6 +218,8 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
             p.estimate.peakMemoryBytes[g] = mem.number(key);
         }
     }
+    if (est.has("frameworks"))
+        p.estimate.frameworks = frameworksFromJson(est.object("frameworks"));
     if (r.has("planner_estimate"))
         p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
     if (r.has("search")) {

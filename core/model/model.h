@@ -33,7 +33,9 @@ struct ModelArch {
     std::string family;              // "gpt2", "llama", "bert", "vit", "vgg", "opt", "moe", "transgan", "custom"
     int layers = 0, hidden = 0, heads = 0, ffn = 0, vocab = 0, sequence = 0, experts = 0;
     int bytesPerParam = 2;           // fp16/bf16 weights
+    int kvHeads = 0;                 // key/value heads of grouped-query attention; 0 = heads (plain attention)
     bool operator==(const ModelArch&) const = default;
+    int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
 };
 
 struct ModelSpec {

@@ -100,7 +100,7 @@ ModelSpec buildLlm(const std::string& name, const LlmConfig& c, int sequence)
     const double s = sequence > 0 ? sequence : c.sequence;
     ModelSpec m;
     m.name = name;
-    m.arch = {c.family, c.layers, c.hidden, c.heads, c.ffn, c.vocab, int(s), c.experts, 2};
+    m.arch = {c.family, c.layers, c.hidden, c.heads, c.ffn, c.vocab, int(s), c.experts, 2, c.kvHeads};
     BlockShape b;
     b.s = s;
     b.h = c.hidden;

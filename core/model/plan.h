@@ -59,11 +59,19 @@ struct SpmdPlan {
     bool operator==(const SpmdPlan&) const = default;
 };
 
+// Whether a training framework can run the plan as planned, and if not, why (one reason per rule broken).
+struct FrameworkVerdict {
+    bool ok = true;
+    std::vector<std::string> reasons;
+    bool operator==(const FrameworkVerdict&) const = default;
+};
+
 struct Estimate {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
     std::map<int, double> peakMemoryBytes;           // per dense GPU index
     bool feasible = true;
+    std::map<std::string, FrameworkVerdict> frameworks;   // "megatron", "deepspeed" (core/model/frameworks.h)
     bool operator==(const Estimate&) const = default;
 };
 

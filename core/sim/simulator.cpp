@@ -7,6 +7,7 @@
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/base/errors.h"
+#include "core/model/frameworks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -175,6 +176,7 @@ void scorePlan(Plan& plan, const CostModel& costs)
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.feasible = r.feasible;
+    plan.estimate.frameworks = checkFrameworks(plan);
 }
 
 } // namespace hetplan

@@ -187,29 +187,33 @@ private slots:
         const Cluster c = exampleCluster("amp-het-cluster");
         std::mt19937_64 rng(3);
         std::set<std::vector<int>> distinct;
-        for (Degrees d : std::vector<Degrees>{{8, 1, 2}, {4, 2, 2}, {2, 2, 4}, {16, 1, 1}, {4, 4, 1}, {1, 4, 4}}) {
-            for (int i = 0; i < 20; ++i) {
-                auto p = randomDominoPlacement(c, d, rng);
-                QVERIFY(p.has_value());
-                std::set<int> all(p->gpus.begin(), p->gpus.end());
-                QCOMPARE(int(all.size()), 16);
-                QCOMPARE(*all.begin(), 0);
-                QCOMPARE(*all.rbegin(), 15);
-                for (int s = 0; s < d.pp; ++s) {
-                    std::set<int> cols, rows;
-                    for (int g : p->stageGpus(s)) {
-                        cols.insert(c.gpu(g).node);
-                        rows.insert(c.gpu(g).local);
+        for (bool intraNodeTp : {false, true})
+            for (Degrees d : std::vector<Degrees>{{8, 1, 2}, {4, 2, 2}, {2, 2, 4}, {16, 1, 1}, {4, 4, 1}, {1, 4, 4}})
+                for (int i = 0; i < 20; ++i) {
+                    auto p = randomDominoPlacement(c, d, rng, intraNodeTp);
+                    QVERIFY(p.has_value());
+                    std::set<int> all(p->gpus.begin(), p->gpus.end());
+                    QCOMPARE(int(all.size()), 16);
+                    QCOMPARE(*all.begin(), 0);
+                    QCOMPARE(*all.rbegin(), 15);
+                    for (int s = 0; s < d.pp; ++s) {
+                        std::set<int> cols, rows;
+                        for (int g : p->stageGpus(s)) {
+                            cols.insert(c.gpu(g).node);
+                            rows.insert(c.gpu(g).local);
+                        }
+                        QCOMPARE(int(cols.size() * rows.size()), d.dp * d.tp);
+                        // Frameworks keep tp inside a node: with intraNodeTp every group is in one column.
+                        for (int r = 0; intraNodeTp && r < d.dp; ++r)
+                            for (int g : p->tensorGroup(s, r))
+                                QVERIFY(c.sameNode(g, p->tensorGroup(s, r)[0]));
                     }
-                    QCOMPARE(int(cols.size() * rows.size()), d.dp * d.tp);
+                    distinct.insert(p->gpus);
                 }
-                distinct.insert(p->gpus);
-            }
-        }
         QVERIFY(distinct.size() > 10);   // the tilings really vary
         // Same seed, same tiling.
         std::mt19937_64 a(11), b(11);
-        QCOMPARE(randomDominoPlacement(c, {4, 2, 2}, a)->gpus, randomDominoPlacement(c, {4, 2, 2}, b)->gpus);
+        QCOMPARE(randomDominoPlacement(c, {4, 2, 2}, a, false)->gpus, randomDominoPlacement(c, {4, 2, 2}, b, false)->gpus);
     }
 
     void splits()

@@ -50,7 +50,7 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
 
     // Algorithm 1, lines 1-4: degrees × micro-batch sizes.
     std::vector<Task> tasks;
-    for (const Degrees& d : enumerateDegrees(gpus, layers, gbs, intraNodeTensorDegrees(req.cluster)))
+    for (const Degrees& d : enumerateDegrees(gpus, layers, gbs, allowedTensorDegrees(req.model, req.cluster)))
         for (int mbs : divisors(gbs / d.dp))
             tasks.push_back({d, mbs});
     if (tasks.empty())

@@ -6,7 +6,8 @@
 
 namespace hetplan {
 
-std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng, int attempts)
+std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng,
+                                               bool intraNodeTensor, int attempts)
 {
     const int cells = d.tp * d.dp;
     const int columns = int(cluster.nodes.size());
@@ -16,7 +17,7 @@ std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d
         maxHeight = std::max(maxHeight, n.gpus);
     std::vector<std::pair<int, int>> shapes;   // (h, w)
     for (int h : divisors(cells))
-        if (h <= maxHeight && cells / h <= columns)
+        if (h <= maxHeight && cells / h <= columns && (!intraNodeTensor || h % d.tp == 0))
             shapes.push_back({h, cells / h});
     if (shapes.empty() || cells * d.pp != cluster.gpuCount())
         return std::nullopt;

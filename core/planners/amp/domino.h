@@ -13,8 +13,9 @@ namespace hetplan {
 // shape h×w (h·w = tp·dp) that fits. Inside a domino ranks run down each column first with the tp rank
 // fastest, so h = tp gives intra-node tp groups with dp across nodes (the paper's vertical domino),
 // h = tp·dp puts the whole stage in one node, and h = 1 spreads tp across nodes. Returns nullopt if
-// `attempts` random tilings all dead-end.
+// `attempts` random tilings all dead-end. With `intraNodeTensor`, only shapes whose height is a multiple
+// of tp are drawn, so every tensor-parallel group lies in one column (node).
 std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng,
-                                               int attempts = 64);
+                                               bool intraNodeTensor, int attempts = 64);
 
 } // namespace hetplan

@@ -24,7 +24,10 @@ std::vector<PlannerOption> AnnealingPlanner::options() const
             PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
                                    "accept strategies that do not fit GPU memory"),
             PlannerOption::boolean("repair_memory", "Repair memory misfits", true,
-                                   "re-split layers with misfitting stages forbidden before rejecting a move")};
+                                   "re-split layers with misfitting stages forbidden before rejecting a move"),
+            PlannerOption::boolean("cross_node_tp", "Tensor parallel across nodes", false,
+                                   "allow domino shapes that split a tensor-parallel group across nodes (as in the "
+                                   "paper; Megatron-LM and DeepSpeed keep tp inside a node)")};
 }
 
 namespace {
@@ -57,14 +60,9 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
     const int gpus = req.cluster.gpuCount();
     const int layers = req.model.layerCount();
     const int gbs = req.job.globalBatchSize;
-    int maxNode = 0;
-    for (const Node& n : req.cluster.nodes)
-        maxNode = std::max(maxNode, n.gpus);
-    std::vector<int> tps;
-    for (int t : divisors(gpus))
-        if (t <= maxNode)
-            tps.push_back(t);
-    const std::vector<Degrees> all = enumerateDegrees(gpus, layers, gbs, tps);
+    const bool crossNodeTp = req.boolOption("cross_node_tp");
+    const std::vector<Degrees> all =
+        enumerateDegrees(gpus, layers, gbs, allowedTensorDegrees(req.model, req.cluster, crossNodeTp));
     if (all.empty())
         throw InfeasibleError("annealing: no (pp, dp, tp) fits the cluster, model and global batch");
 
@@ -79,8 +77,10 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
         Strategy s;
         s.microBatchSize = pick(divisors(gbs / d.dp), rng);
         s.microBatches = gbs / (d.dp * s.microBatchSize);
-        auto placed = randomDominoPlacement(req.cluster, d, rng);
-        s.placement = placed ? *placed : megatronPlacement(req.cluster, d);
+        auto placed = randomDominoPlacement(req.cluster, d, rng, !crossNodeTp);
+        if (!placed)
+            return s;   // no tiling for these degrees: no layer split, so the move is not usable
+        s.placement = *placed;
         const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair);
         s.bounds = e.bounds;
         s.plannerCost = e.seconds;

@@ -1,5 +1,8 @@
 #include "degrees.h"
 
+#include "core/model/frameworks.h"
+
+#include <algorithm>
 #include <numeric>
 
 namespace hetplan {
@@ -23,6 +26,18 @@ std::vector<int> intraNodeTensorDegrees(const Cluster& cluster)
     for (const Node& n : cluster.nodes)
         g = std::gcd(g, n.gpus);
     return g > 0 ? divisors(g) : std::vector<int>{};
+}
+
+std::vector<int> allowedTensorDegrees(const ModelSpec& model, const Cluster& cluster, bool crossNode)
+{
+    int largestNode = 0;
+    for (const Node& n : cluster.nodes)
+        largestNode = std::max(largestNode, n.gpus);
+    std::vector<int> out;
+    for (int tp : crossNode ? divisors(cluster.gpuCount()) : intraNodeTensorDegrees(cluster))
+        if (tp <= largestNode && tensorParallelProblem(model, tp).empty())
+            out.push_back(tp);
+    return out;
 }
 
 std::vector<Degrees> enumerateDegrees(int gpus, int layers, int globalBatch, const std::vector<int>& tps)

@@ -34,10 +34,27 @@ Placement megatronPlacement(const Cluster& cluster, Degrees d)
     return p;
 }
 
-Placement randomPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng)
+Placement randomPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng, bool intraNodeTensor)
 {
     Placement p = megatronPlacement(cluster, d);
-    std::shuffle(p.gpus.begin(), p.gpus.end(), rng);
+    if (!intraNodeTensor) {
+        std::shuffle(p.gpus.begin(), p.gpus.end(), rng);
+        return p;
+    }
+    // Megatron's order puts each tp group on tp consecutive GPUs of one node: shuffle which group lands
+    // where and the ranks inside each group, never splitting a group.
+    const size_t tp = size_t(d.tp);
+    std::vector<size_t> groups(p.gpus.size() / tp);
+    std::iota(groups.begin(), groups.end(), size_t(0));
+    std::shuffle(groups.begin(), groups.end(), rng);
+    std::vector<int> gpus;
+    gpus.reserve(p.gpus.size());
+    for (size_t g : groups) {
+        const size_t first = gpus.size();
+        gpus.insert(gpus.end(), p.gpus.begin() + g * tp, p.gpus.begin() + (g + 1) * tp);
+        std::shuffle(gpus.begin() + first, gpus.end(), rng);
+    }
+    p.gpus = std::move(gpus);
     return p;
 }
 

@@ -26,8 +26,10 @@ struct Placement {
 // replicas, then pipeline stages — i.e. rank i runs on dense GPU i (dense order is node-major).
 Placement megatronPlacement(const Cluster& cluster, Degrees d);
 
-// A uniformly random bijection (the random-search baseline: no heuristic at all).
-Placement randomPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng);
+// A uniformly random bijection (the random-search baseline: no heuristic at all). With `intraNodeTensor`
+// (tp must divide every node's GPU count) tensor-parallel groups stay inside a node, as frameworks require;
+// which GPUs form a group and where each group goes is still random.
+Placement randomPlacement(const Cluster& cluster, Degrees d, std::mt19937_64& rng, bool intraNodeTensor);
 
 // The Pipeline for a placement: replicas = dp, tensorParallel = tp, dataParallel = 1, stage GPUs
 // replica-major; `bounds` has pp+1 entries.

@@ -27,7 +27,7 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
         params.push_back(l.params);
     auto boundsFor = [&](int pp) { return split == "params" ? balancedBounds(params, pp) : uniformBounds(layers, pp); };
 
-    const std::vector<Degrees> all = enumerateDegrees(gpus, layers, gbs, intraNodeTensorDegrees(req.cluster));
+    const std::vector<Degrees> all = enumerateDegrees(gpus, layers, gbs, allowedTensorDegrees(req.model, req.cluster));
     const AmpCostModel amp(req.cluster, costs);
     std::vector<Strategy> proposals;
     long long considered = 0;

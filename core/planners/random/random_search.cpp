@@ -15,7 +15,10 @@ std::vector<PlannerOption> RandomSearchPlanner::options() const
     return {PlannerOption::integer("trials", "Random draws", 100, 1, 10000000, "number of random strategies"),
             PlannerOption::integer("top_k", "Candidates kept", 10, 1, 100000, "candidates kept in the plan"),
             PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
-                                   "also simulate draws that do not fit GPU memory")};
+                                   "also simulate draws that do not fit GPU memory"),
+            PlannerOption::boolean("cross_node_tp", "Tensor parallel across nodes", false,
+                                   "place GPUs fully at random, splitting tensor-parallel groups across nodes "
+                                   "(Megatron-LM and DeepSpeed keep tp inside a node)")};
 }
 
 Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
@@ -25,8 +28,9 @@ Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     const bool keepInfeasible = req.boolOption("keep_infeasible");
     const int gbs = req.job.globalBatchSize;
     const int layers = req.model.layerCount();
+    const bool crossNodeTp = req.boolOption("cross_node_tp");
     const std::vector<Degrees> all =
-        enumerateDegrees(req.cluster.gpuCount(), layers, gbs, intraNodeTensorDegrees(req.cluster));
+        enumerateDegrees(req.cluster.gpuCount(), layers, gbs, allowedTensorDegrees(req.model, req.cluster, crossNodeTp));
     if (all.empty())
         throw InfeasibleError("random: no (pp, dp, tp) fits the cluster, model and global batch");
 
@@ -42,7 +46,7 @@ Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, P
         Strategy s;
         s.microBatchSize = mbsChoices[std::uniform_int_distribution<size_t>(0, mbsChoices.size() - 1)(rng)];
         s.microBatches = gbs / (d.dp * s.microBatchSize);
-        s.placement = randomPlacement(req.cluster, d, rng);
+        s.placement = randomPlacement(req.cluster, d, rng, !crossNodeTp);
         s.bounds = randomBounds(layers, d.pp, rng);
         const AmpEstimate e = amp.estimate(s.placement, s.microBatchSize, s.microBatches, s.bounds);
         s.plannerCost = e.seconds;

@@ -4,6 +4,7 @@
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/placement.h"
 #include "core/base/errors.h"
+#include "core/model/frameworks.h"
 
 #include <algorithm>
 
@@ -42,6 +43,8 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     const int tp = req.intOption("tp");
     const int mbs = req.intOption("mbs");
     const int ppWanted = req.intOption("pp");
+    if (std::string why = tensorParallelProblem(req.model, tp); !why.empty())
+        throw InputError("options", "tp", why);
     if (tp < 1 || n % tp != 0)
         throw InputError("options", "tp", "must divide the GPU count " + std::to_string(n));
     for (const Node& node : req.cluster.nodes)

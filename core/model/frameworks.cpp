@@ -1,0 +1,182 @@
+#include "frameworks.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hetplan {
+
+namespace {
+
+void fail(FrameworkVerdict& v, std::string reason)
+{
+    v.ok = false;
+    if (std::find(v.reasons.begin(), v.reasons.end(), reason) == v.reasons.end())
+        v.reasons.push_back(std::move(reason));
+}
+
+std::string str(int v) { return std::to_string(v); }
+
+// A plan a framework can run at all: pipelines or uniform-shaped data parallelism, not an SPMD program.
+bool checkKind(const Plan& plan, const std::string& framework, FrameworkVerdict& v)
+{
+    if (!plan.pipelines.empty() || plan.zero)
+        return true;
+    fail(v, plan.spmd ? framework + " cannot run an SPMD program with per-GPU sharding ratios"
+                      : "the plan has neither pipelines nor ZeRO batches");
+    return false;
+}
+
+// One pipeline shape, replicated, with one tp and one dp degree for every stage.
+void checkUniformPipelines(const Plan& plan, const std::string& framework, FrameworkVerdict& v)
+{
+    const Pipeline& p0 = plan.pipelines.front();
+    if (p0.stages.empty())
+        return;
+    const int tp = p0.stages[0].tensorParallel, dp = p0.stages[0].dataParallel;
+    for (const Pipeline& p : plan.pipelines) {
+        bool same = p.stages.size() == p0.stages.size() && p.microBatchSize == p0.microBatchSize &&
+                    p.microBatches == p0.microBatches;
+        for (size_t s = 0; same && s < p.stages.size(); ++s)
+            same = p.stages[s].firstLayer == p0.stages[s].firstLayer && p.stages[s].endLayer == p0.stages[s].endLayer;
+        if (!same)
+            fail(v, framework + " runs one pipeline shape replicated; this plan has pipelines with different stages "
+                                "or batches");
+        for (const Stage& st : p.stages) {
+            if (st.tensorParallel != tp)
+                fail(v, framework + " uses one tensor-parallel degree for all stages; this plan mixes " + str(tp) +
+                            " and " + str(st.tensorParallel));
+            if (st.dataParallel != dp)
+                fail(v, framework + " uses one data-parallel degree for all stages; this plan mixes " + str(dp) +
+                            " and " + str(st.dataParallel));
+        }
+        if (!p.stages.empty() && p.microBatchSize % p.stages[0].dataParallel != 0)
+            fail(v, "micro-batch " + str(p.microBatchSize) + " does not split evenly over " +
+                        str(p.stages[0].dataParallel) + " data-parallel ranks of a stage");
+    }
+}
+
+// Stage counts and tensor-parallel groups: shapes divisible, groups inside a node.
+void checkStagesAndTensorGroups(const Plan& plan, const FrameworkRules& rules, FrameworkVerdict& v)
+{
+    std::set<int> degrees;
+    for (const Pipeline& p : plan.pipelines) {
+        if (int(p.stages.size()) > plan.model.layerCount())
+            fail(v, "the pipeline has more stages (" + str(int(p.stages.size())) + ") than the model has layers (" +
+                        str(plan.model.layerCount()) + ")");
+        for (const Stage& st : p.stages) {
+            if (st.layerCount() < 1)
+                fail(v, "a pipeline stage holds no layers");
+            degrees.insert(st.tensorParallel);
+            if (rules.crossNodeTensorParallel || st.tensorParallel < 2)
+                continue;
+            // Stage GPUs are listed replica-major, then data-parallel rank, then tp rank: groups are chunks.
+            for (size_t g = 0; g + st.tensorParallel <= st.gpus.size(); g += st.tensorParallel)
+                for (int t = 1; t < st.tensorParallel; ++t)
+                    if (!plan.cluster.sameNode(st.gpus[g], st.gpus[g + t]))
+                        fail(v, "a tensor-parallel group spans nodes (" + plan.cluster.gpuName(st.gpus[g]) + " and " +
+                                    plan.cluster.gpuName(st.gpus[g + t]) + "); frameworks keep tp inside a node");
+        }
+    }
+    for (int tp : degrees)
+        if (std::string why = tensorParallelProblem(plan.model, tp); !why.empty())
+            fail(v, why);
+}
+
+bool isBlock(LayerKind k) { return k == LayerKind::Transformer || k == LayerKind::MoE; }
+
+// Megatron builds embedding → blocks → head, with the embedding first and the head last.
+void checkMegatronModel(const Plan& plan, FrameworkVerdict& v)
+{
+    const ModelSpec& m = plan.model;
+    for (const LayerSpec& l : m.layers)
+        if (!isBlock(l.kind) && l.kind != LayerKind::Embedding && l.kind != LayerKind::Head)
+            fail(v, "Megatron-LM builds transformer models; layer '" + l.name +
+                        "' is not an embedding, transformer block or head");
+    if (m.blockCount() == 0)
+        fail(v, "Megatron-LM needs at least one transformer block");
+    for (const Pipeline& p : plan.pipelines)
+        for (size_t s = 0; s < p.stages.size(); ++s)
+            for (int l = p.stages[s].firstLayer; l < p.stages[s].endLayer && l < m.layerCount(); ++l) {
+                if (m.layers[l].kind == LayerKind::Embedding && s != 0)
+                    fail(v, "Megatron-LM keeps the embedding in the first stage; this plan puts it in stage " + str(int(s)));
+                if (m.layers[l].kind == LayerKind::Head && s + 1 != p.stages.size())
+                    fail(v, "Megatron-LM keeps the head in the last stage; this plan puts it in stage " + str(int(s)));
+            }
+}
+
+// One micro-batch and accumulation count for every GPU (what a standard config can say).
+void checkUniformZero(const ZeroPlan& z, const std::string& framework, FrameworkVerdict& v)
+{
+    for (const ZeroGpu& g : z.gpus)
+        if (g.microBatchSize != z.gpus.front().microBatchSize ||
+            g.accumulationSteps != z.gpus.front().accumulationSteps || g.lastMicroBatchSize != g.microBatchSize) {
+            fail(v, framework + " needs the same micro-batch and accumulation steps on every GPU; this plan gives "
+                                "GPUs different batches");
+            return;
+        }
+}
+
+int zeroStageOf(const Plan& plan) { return plan.zero ? plan.zero->stage : plan.job.zeroStage; }
+
+} // namespace
+
+std::string tensorParallelProblem(const ModelSpec& model, int tp)
+{
+    if (tp < 1)
+        return "tensor-parallel degree " + str(tp) + " is not positive";
+    const ModelArch& a = model.arch;
+    const std::pair<int, const char*> shapes[] = {
+        {a.heads, "attention heads"}, {a.keyValueHeads(), "key/value heads"}, {a.hidden, "hidden size"}, {a.ffn, "FFN size"}};
+    for (const auto& [size, what] : shapes)
+        if (size > 0 && size % tp != 0)
+            return "tensor-parallel degree " + str(tp) + " does not divide the " + what + " (" + str(size) + ")";
+    return {};
+}
+
+FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules)
+{
+    FrameworkVerdict v;
+    if (!checkKind(plan, "Megatron-LM", v))
+        return v;
+    checkMegatronModel(plan, v);
+    if (!plan.pipelines.empty()) {
+        checkUniformPipelines(plan, "Megatron-LM", v);
+        checkStagesAndTensorGroups(plan, rules, v);
+    } else {
+        checkUniformZero(*plan.zero, "Megatron-LM", v);
+    }
+    if (zeroStageOf(plan) >= 2)
+        fail(v, "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
+                    str(zeroStageOf(plan)) + " has no Megatron equivalent");
+    return v;
+}
+
+FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
+{
+    FrameworkVerdict v;
+    if (!checkKind(plan, "DeepSpeed", v))
+        return v;
+    if (!plan.pipelines.empty()) {
+        checkUniformPipelines(plan, "DeepSpeed", v);
+        checkStagesAndTensorGroups(plan, rules, v);
+        if (plan.job.zeroStage >= 2 && plan.pipelines.front().stages.size() > 1)
+            fail(v, "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
+    } else {
+        checkUniformZero(*plan.zero, "DeepSpeed", v);
+    }
+    return v;
+}
+
+std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const FrameworkRules& rules)
+{
+    return {{"megatron", checkMegatron(plan, rules)}, {"deepspeed", checkDeepSpeed(plan, rules)}};
+}
+
+std::string nativeFramework(const Plan& plan)
+{
+    if (!plan.pipelines.empty())
+        return "megatron";
+    return plan.zero ? "deepspeed" : "";
+}
+
+} // namespace hetplan

@@ -1,0 +1,45 @@
+#pragma once
+// What Megatron-LM and DeepSpeed can actually run, in one place. Planners build their search spaces from
+// these rules (so they never return a plan a framework cannot run), the simulator records the verdicts in
+// estimate.frameworks, and the exporters refuse a plan whose target framework says no, with its reasons.
+//
+// Rules (each broken one adds a reason):
+// - tensor parallelism splits attention heads, key/value heads (grouped-query models), the hidden size and
+//   the FFN size, so the degree must divide each of them (sizes the model does not state are not checked);
+// - a pipeline has at most as many stages as layers, and every stage holds at least one layer;
+// - a tensor-parallel group stays inside one node (its all-reduces run every layer; frameworks place tp on
+//   NVLink neighbours) unless FrameworkRules::crossNodeTensorParallel allows it;
+// - both frameworks run one pipeline shape, replicated: every pipeline has the same stages and batches and
+//   every stage the same tensor- and data-parallel degree; a stage's data-parallel ranks split the
+//   micro-batch evenly;
+// - Megatron builds transformer models: only embedding, transformer/MoE blocks and a head, the embedding in
+//   the first stage and the head in the last; its distributed optimizer is ZeRO-1 at most;
+// - DeepSpeed refuses ZeRO stage ≥ 2 together with pipeline parallelism, and its config takes one
+//   micro-batch and accumulation count for every GPU;
+// - neither runs an SPMD program with per-GPU sharding ratios.
+#include "core/model/cluster.h"
+#include "core/model/model.h"
+#include "core/model/plan.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+struct FrameworkRules {
+    bool crossNodeTensorParallel = false;   // allow tp groups that span nodes
+};
+
+// Empty if the model's shapes split into `tp` tensor-parallel shards, else why not.
+std::string tensorParallelProblem(const ModelSpec& model, int tp);
+
+FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules = {});
+FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules = {});
+// Both, keyed "megatron" and "deepspeed".
+std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const FrameworkRules& rules = {});
+
+// The framework a plan of this kind is made for: "megatron" for pipelines, "deepspeed" for ZeRO, "" for SPMD.
+std::string nativeFramework(const Plan& plan);
+
+} // namespace hetplan

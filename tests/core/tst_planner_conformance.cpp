@@ -1,0 +1,219 @@
+// One conformance suite over every registered planner: a planner is covered the moment it registers.
+// On two small examples each planner must return a plan that validates against the plan schema, assigns
+// every layer exactly once, uses no GPU twice, fits memory (or throws InfeasibleError), is the same for
+// the same seed, refuses unknown options, returns promptly when cancelled from another thread, and passes
+// the framework check of its plan kind.
+#include "testutil.h"
+
+#include "core/base/errors.h"
+#include "core/cost/costmodel.h"
+#include "core/io/examples.h"
+#include "core/io/json_io.h"
+#include "core/io/schema_validate.h"
+#include "core/model/frameworks.h"
+#include "core/planners/planner.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <set>
+#include <thread>
+
+using namespace hetplan;
+
+namespace {
+
+struct Example {
+    const char* tag;
+    PlanRequest request;
+};
+
+std::vector<Example> examples()
+{
+    PlanRequest het;
+    het.cluster = exampleCluster("amp-het-cluster");   // 4 nodes: 2 × 4 V100, 2 × 4 T4 (AMP's testbed)
+    het.model = buildExampleModel("gpt2-amp");
+    het.job.globalBatchSize = 32;
+
+    PlanRequest pair;
+    pair.cluster = test::twoNodeCluster("A100-40GB", 4, "RTX-3090", 4);
+    pair.model = buildExampleModel("opt-350m");
+    pair.job.globalBatchSize = 16;
+    pair.job.sequenceLength = 512;
+    return {{"amp-het-cluster/gpt2-amp", het}, {"a100+3090/opt-350m", pair}};
+}
+
+std::vector<std::string> planners()
+{
+    registerBuiltinPlanners();
+    return PlannerRegistry::instance().names();
+}
+
+// The plan minus what legitimately differs between two identical runs (wall-clock search time).
+Plan withoutTimings(Plan p)
+{
+    p.search.seconds = 0;
+    return p;
+}
+
+void checkZeroInvariants(const Plan& plan)
+{
+    std::set<int> seen;
+    long long samples = 0;
+    for (const ZeroGpu& g : plan.zero->gpus) {
+        QVERIFY(seen.insert(g.gpu).second);
+        samples += g.samples();
+    }
+    QCOMPARE(samples, (long long)plan.job.globalBatchSize);
+}
+
+} // namespace
+
+class TestPlannerConformance : public QObject {
+    Q_OBJECT
+private slots:
+    void everyPlannerIsChecked()
+    {
+        // The suite must not silently cover nothing: the built-ins are all there.
+        const std::vector<std::string> names = planners();
+        for (const char* n : {"amp", "annealing", "data-parallel", "megatron", "random", "uniform"})
+            QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
+    }
+
+    void plansAreValid_data()
+    {
+        QTest::addColumn<QString>("planner");
+        QTest::addColumn<int>("example");
+        const auto ex = examples();
+        for (const std::string& p : planners())
+            for (int e = 0; e < int(ex.size()); ++e)
+                QTest::newRow((p + " on " + ex[e].tag).c_str()) << QString::fromStdString(p) << e;
+    }
+
+    void plansAreValid()
+    {
+        QFETCH(QString, planner);
+        QFETCH(int, example);
+        const PlanRequest req = examples()[example].request;
+        Progress progress;
+        Plan plan;
+        try {
+            plan = runPlanner(planner.toStdString(), req, progress);
+        } catch (const InfeasibleError& e) {
+            qInfo("infeasible (allowed): %s", e.what());
+            return;
+        }
+        // Schema.
+        const auto violations = validatePlanJson(toJson(plan));
+        QVERIFY2(violations.empty(), describe(violations).c_str());
+        // Layers once, GPUs once, batches add up, memory within capacity.
+        if (!plan.pipelines.empty()) {
+            const CostModel costs(plan.model, plan.job, plan.profile);
+            test::checkPipelineInvariants(plan, &costs);
+        }
+        if (plan.zero)
+            checkZeroInvariants(plan);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(plan.estimate.feasible);
+        for (const auto& [gpu, bytes] : plan.estimate.peakMemoryBytes)
+            QVERIFY(bytes <= costsMemory(plan, gpu));
+        // The framework its plan kind is for can run it.
+        const std::string framework = nativeFramework(plan);
+        QVERIFY(!framework.empty());
+        const FrameworkVerdict& verdict = plan.estimate.frameworks.at(framework);
+        QVERIFY2(verdict.ok, verdict.reasons.empty() ? "" : verdict.reasons.front().c_str());
+        QVERIFY(plan.search.stopped.empty());
+    }
+
+    void sameSeedSamePlan_data() { plansAreValid_data(); }
+
+    void sameSeedSamePlan()
+    {
+        QFETCH(QString, planner);
+        QFETCH(int, example);
+        PlanRequest req = examples()[example].request;
+        req.seed = 7;
+        Progress p1, p2;
+        try {
+            const Plan a = runPlanner(planner.toStdString(), req, p1);
+            const Plan b = runPlanner(planner.toStdString(), req, p2);
+            QVERIFY(withoutTimings(a) == withoutTimings(b));
+        } catch (const InfeasibleError&) {
+            QVERIFY_THROWS_EXCEPTION(InfeasibleError, runPlanner(planner.toStdString(), req, p2));
+        }
+    }
+
+    void unknownOptionRefused_data()
+    {
+        QTest::addColumn<QString>("planner");
+        for (const std::string& p : planners())
+            QTest::newRow(p.c_str()) << QString::fromStdString(p);
+    }
+
+    void unknownOptionRefused()
+    {
+        QFETCH(QString, planner);
+        PlanRequest req = examples()[0].request;
+        req.options = {{"no_such_option", "1"}};
+        Progress progress;
+        const auto err = test::errorOf([&] { runPlanner(planner.toStdString(), req, progress); });
+        QVERIFY(err.has_value());
+        QCOMPARE(err->file(), std::string("options"));
+        QCOMPARE(err->field(), std::string("no_such_option"));
+    }
+
+    void cancelFromAnotherThread_data()
+    {
+        QTest::addColumn<QString>("planner");
+        QTest::addColumn<int>("delayMs");   // after the first progress report: at once, or mid-search
+        for (const std::string& p : planners())
+            for (int delay : {0, 30})
+                QTest::newRow((p + " +" + std::to_string(delay) + "ms").c_str()) << QString::fromStdString(p) << delay;
+    }
+
+    void cancelFromAnotherThread()
+    {
+        // The planner runs on a worker thread; this thread cancels as soon as it reports progress and measures
+        // how long the planner takes to return after that. Either it returns a plan (finished, or its best so
+        // far marked "cancelled") or it throws CancelledError — never anything else, never late.
+        QFETCH(QString, planner);
+        QFETCH(int, delayMs);
+        PlanRequest req = examples()[0].request;
+        req.cluster = exampleCluster("amp-scale-16x16");   // 256 GPUs: enough work to be cancelled mid-way
+        req.job.globalBatchSize = 256;
+        std::atomic<bool> started{false};
+        Progress progress([&](double, const std::string&) { started = true; });
+        auto worker = std::async(std::launch::async, [&] {
+            try {
+                const Plan p = runPlanner(planner.toStdString(), req, progress);
+                return p.search.stopped.empty() ? std::string("finished") : "best so far (" + p.search.stopped + ")";
+            } catch (const CancelledError&) {
+                return std::string("cancelled before any plan");
+            } catch (const InfeasibleError&) {
+                return std::string("infeasible");
+            }
+        });
+        while (!started && worker.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
+            std::this_thread::yield();
+        worker.wait_for(std::chrono::milliseconds(delayMs));
+        const auto t0 = std::chrono::steady_clock::now();
+        progress.cancel();
+        const std::string outcome = worker.get();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        qInfo("%s after cancel: %.1f ms", outcome.c_str(), ms);
+        QVERIFY2(ms < 100, qPrintable(QString("returned %1 ms after cancel").arg(ms)));
+        QVERIFY(outcome != "best so far (time-limit)");
+    }
+
+private:
+    static double costsMemory(const Plan& plan, int gpu)
+    {
+        return DeviceCatalog::builtin().find(plan.cluster.nodeOf(gpu).deviceType)->memoryBytes;
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlannerConformance)
+#include "tst_planner_conformance.moc"

@@ -216,16 +216,17 @@ std::vector<char> AmpCostModel::memoryMask(const Placement& p, int mbs, int gas)
 }
 
 AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method,
-                                   bool repairMemory) const
+                                   bool repairMemory, const std::function<bool()>& stop) const
 {
     Layout lay = layout(p, mbs, gas);
+    lay.problem.stop = stop;
     auto solve = [&] {
         return method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
     };
     LayerSplit split = solve();
     AmpEstimate e;
     e.dpSteps = split.evaluations;
-    if (repairMemory && !split.bounds.empty() && !fitsMemory(p, mbs, gas, split.bounds)) {
+    if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
         lay.problem.allowed = memoryMask(p, mbs, gas);
         LayerSplit fitting = solve();
         e.dpSteps += fitting.evaluations;

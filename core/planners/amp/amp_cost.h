@@ -67,8 +67,9 @@ public:
     // The layer-assignment problem of this placement (for the DP).
     PipelineProblem problem(const Placement& p, int mbs, int gas) const;
     // Optimal layer split by the DP, then eq. 4 and the memory check (and the memory repair, if asked).
+    // `stop` (optional) cuts the layer DP's walk short with its best split so far and skips the repair.
     AmpEstimate evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method = LayerDpMethod::Fast,
-                         bool repairMemory = false) const;
+                         bool repairMemory = false, const std::function<bool()>& stop = {}) const;
     // allowed[] mask for PipelineProblem: stage s may hold [a, b) iff its peak memory fits all its GPUs.
     std::vector<char> memoryMask(const Placement& p, int mbs, int gas) const;
     // Eq. 4 and the memory check for a given split.

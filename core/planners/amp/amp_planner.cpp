@@ -70,7 +70,8 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             s.placement = megatronPlacement(req.cluster, t.degrees);
             s.microBatchSize = t.mbs;
             s.microBatches = gbs / (t.degrees.dp * t.mbs);
-            const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method, repair);
+            const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method, repair,
+                                               [&] { return progress.stopReason() != StopReason::None; });
             repaired[i] = e.repaired;
             s.bounds = e.bounds;
             s.plannerCost = e.seconds;

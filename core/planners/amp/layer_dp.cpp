@@ -226,7 +226,7 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
             best = cost;
             out.bounds = c.bounds;
         }
-        if (g <= 0 || g * mLb + c.sum >= best)
+        if (g <= 0 || g * mLb + c.sum >= best || (p.stop && p.stop()))
             break;
         // Every threshold in [max stage of this split, m] gives the same S: continue below that max.
         const double mHere = maxStage(p, c.bounds);

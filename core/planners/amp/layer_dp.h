@@ -4,6 +4,7 @@
 //     T_pp = (gas − 1)·max_s t_s + Σ_{s<k−1} e_s + Σ_s t_s                                   (eq. 5)
 // where t_s is the time of stage s on the GPUs that stage lands on (stages may be different device
 // types, so t_s depends on s, not only on the layers) and e_s the p2p time across the cut after stage s.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct PipelineProblem {
     // Optional: allowed[(s·(L+1) + a)·(L+1) + b] = 0 forbids stage s to hold layers [a, b) (e.g. it would
     // not fit GPU memory). Empty = everything allowed.
     std::vector<char> allowed;
+    // Optional: polled between the passes of solveLayerSplit's threshold walk (each pass yields a valid
+    // split that improves on the last); when it returns true the walk returns the best split so far.
+    std::function<bool()> stop;
 
     double stageTime(int s, int a, int b) const;
     bool allows(int s, int a, int b) const

@@ -81,7 +81,8 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
         if (!placed)
             return s;   // no tiling for these degrees: no layer split, so the move is not usable
         s.placement = *placed;
-        const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair);
+        const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair,
+                                           [&] { return progress.stopReason() != StopReason::None; });
         s.bounds = e.bounds;
         s.plannerCost = e.seconds;
         s.fitsMemory = e.fitsMemory && !e.bounds.empty();

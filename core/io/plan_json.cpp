@@ -68,30 +68,16 @@ std::map<std::string, FrameworkVerdict> frameworksFromJson(const JsonReader& fw)
     return out;
 }
 
-} // namespace
+// ---------------------------------------------------------------- writing, section by section
 
-QJsonObject toJson(const Plan& p)
+QJsonObject estimateToJson(const Plan& p)
 {
-    const Cluster& c = p.cluster;
-    QJsonObject o;
-    o["schema"] = "hetplan.plan/1";
-    o["planner"] = qs(p.planner);
-    if (!p.options.empty()) {
-        QJsonObject opts;
-        for (const auto& [k, v] : p.options)
-            opts[qs(k)] = qs(v);
-        o["options"] = opts;
-    }
-    o["cluster"] = qs(c.name);
-    o["model"] = qs(p.model.name);
-    o["job"] = toJson(p.job);
-
     QJsonObject est{{"iteration_seconds", p.estimate.iterationSeconds},
                     {"tokens_per_second", p.estimate.tokensPerSecond},
                     {"feasible", p.estimate.feasible}};
     QJsonObject mem;
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
-        mem[qs(c.gpuName(g))] = bytes;
+        mem[qs(p.cluster.gpuName(g))] = bytes;
     est["peak_memory_bytes"] = mem;
     if (!p.estimate.frameworks.empty()) {
         QJsonObject fw;
@@ -103,69 +89,278 @@ QJsonObject toJson(const Plan& p)
         }
         est["frameworks"] = fw;
     }
-    o["estimate"] = est;
-    if (p.plannerEstimate)
-        o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
-    QJsonObject search{{"seconds", p.search.seconds}, {"candidates", double(p.search.candidates)}};
-    for (const auto& [k, v] : p.search.extra)
+    return est;
+}
+
+QJsonObject searchToJson(const SearchStats& st)
+{
+    QJsonObject search{{"seconds", st.seconds}, {"candidates", double(st.candidates)}};
+    for (const auto& [k, v] : st.extra)
         search[qs(k)] = v;
-    if (!p.search.stopped.empty())
-        search["stopped"] = qs(p.search.stopped);
-    o["search"] = search;
-    if (!p.candidates.empty()) {
-        QJsonArray cands;
-        for (const Candidate& cd : p.candidates) {
-            QJsonArray lps;
-            for (int n : cd.layersPerStage)
-                lps.append(n);
-            QJsonObject j{{"pp", cd.pp}, {"dp", cd.dp}, {"tp", cd.tp}, {"micro_batch_size", cd.microBatchSize},
-                          {"layers_per_stage", lps}, {"planner_cost", cd.plannerCost}};
-            if (cd.simulatedCost)
-                j["simulated_cost"] = *cd.simulatedCost;
-            cands.append(j);
-        }
-        o["candidates"] = cands;
+    if (!st.stopped.empty())
+        search["stopped"] = qs(st.stopped);
+    return search;
+}
+
+QJsonArray candidatesToJson(const std::vector<Candidate>& candidates)
+{
+    QJsonArray cands;
+    for (const Candidate& cd : candidates) {
+        QJsonArray lps;
+        for (int n : cd.layersPerStage)
+            lps.append(n);
+        QJsonObject j{{"pp", cd.pp}, {"dp", cd.dp}, {"tp", cd.tp}, {"micro_batch_size", cd.microBatchSize},
+                      {"layers_per_stage", lps}, {"planner_cost", cd.plannerCost}};
+        if (cd.simulatedCost)
+            j["simulated_cost"] = *cd.simulatedCost;
+        cands.append(j);
     }
-    if (!p.pipelines.empty()) {
-        QJsonArray pls;
-        for (const Pipeline& pl : p.pipelines) {
-            QJsonArray stages;
-            for (const Stage& s : pl.stages)
-                stages.append(QJsonObject{{"layers", QJsonArray{s.firstLayer, s.endLayer}},
-                                          {"gpus", gpuNames(c, s.gpus)},
-                                          {"tensor_parallel", s.tensorParallel},
-                                          {"data_parallel", s.dataParallel}});
-            pls.append(QJsonObject{{"replicas", pl.replicas}, {"micro_batch_size", pl.microBatchSize},
-                                   {"micro_batches", pl.microBatches}, {"stages", stages}});
-        }
-        o["pipelines"] = pls;
+    return cands;
+}
+
+QJsonArray pipelinesToJson(const Plan& p)
+{
+    QJsonArray pls;
+    for (const Pipeline& pl : p.pipelines) {
+        QJsonArray stages;
+        for (const Stage& s : pl.stages)
+            stages.append(QJsonObject{{"layers", QJsonArray{s.firstLayer, s.endLayer}},
+                                      {"gpus", gpuNames(p.cluster, s.gpus)},
+                                      {"tensor_parallel", s.tensorParallel},
+                                      {"data_parallel", s.dataParallel}});
+        pls.append(QJsonObject{{"replicas", pl.replicas}, {"micro_batch_size", pl.microBatchSize},
+                               {"micro_batches", pl.microBatches}, {"stages", stages}});
     }
-    if (p.zero) {
-        QJsonArray gpus;
-        for (const ZeroGpu& g : p.zero->gpus)
-            gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))}, {"micro_batch_size", g.microBatchSize},
-                                    {"accumulation_steps", g.accumulationSteps},
-                                    {"last_micro_batch_size", g.lastMicroBatchSize}});
-        o["zero"] = QJsonObject{{"stage", p.zero->stage}, {"gpus", gpus}};
+    return pls;
+}
+
+QJsonObject zeroToJson(const ZeroPlan& z, const Cluster& c)
+{
+    QJsonArray gpus;
+    for (const ZeroGpu& g : z.gpus)
+        gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))}, {"micro_batch_size", g.microBatchSize},
+                                {"accumulation_steps", g.accumulationSteps},
+                                {"last_micro_batch_size", g.lastMicroBatchSize}});
+    return QJsonObject{{"stage", z.stage}, {"gpus", gpus}};
+}
+
+QJsonObject spmdToJson(const SpmdPlan& sp)
+{
+    QJsonArray prog, ratios;
+    for (const std::string& line : sp.program)
+        prog.append(qs(line));
+    for (const auto& row : sp.shardingRatios) {
+        QJsonArray r;
+        for (double v : row)
+            r.append(v);
+        ratios.append(r);
     }
-    if (p.spmd) {
-        QJsonArray prog, ratios;
-        for (const std::string& line : p.spmd->program)
-            prog.append(qs(line));
-        for (const auto& row : p.spmd->shardingRatios) {
-            QJsonArray r;
-            for (double v : row)
-                r.append(v);
-            ratios.append(r);
-        }
-        o["spmd"] = QJsonObject{{"program", prog}, {"sharding_ratios", ratios}};
-    }
+    return QJsonObject{{"program", prog}, {"sharding_ratios", ratios}};
+}
+
+QJsonArray ranksToJson(const Plan& p)
+{
     QJsonArray ranks;
     for (const RankInfo& r : p.ranks())
-        ranks.append(QJsonObject{{"rank", r.rank}, {"gpu", qs(c.gpuName(r.gpu))}, {"host", qs(r.host)},
+        ranks.append(QJsonObject{{"rank", r.rank}, {"gpu", qs(p.cluster.gpuName(r.gpu))}, {"host", qs(r.host)},
                                  {"local_rank", r.localRank}});
-    o["ranks"] = ranks;
-    QJsonObject inputs{{"cluster", toJson(c)}, {"model", toJson(p.model)}};
+    return ranks;
+}
+
+// ---------------------------------------------------------------- reading, section by section
+
+// The inputs must describe one run: a profile of another model, or a job at another sequence length
+// than the model was built for, would make every score in the file meaningless.
+void readInputs(const JsonReader& r, Plan& p, const std::string& file)
+{
+    JsonReader inputs = r.object("inputs");
+    try {
+        p.cluster = clusterFromJson(inputs.object("cluster").object(), file);
+        p.model = modelFromJson(inputs.object("model").object(), file);
+        if (inputs.has("profile"))
+            p.profile = profileFromJson(inputs.object("profile").object(), file);
+    } catch (const InputError& e) {
+        // Point the field path into the inputs section.
+        throw InputError(file, "inputs." + e.field(), e.reason());
+    }
+    p.job = jobFromJson(r.object("job").object(), file);
+    if (!p.profile.empty() && p.profile.layerCount() != p.model.layerCount())
+        throw InputError(file, "inputs.profile.layers",
+                         "the profile has " + std::to_string(p.profile.layerCount()) + " layers, the model " +
+                             std::to_string(p.model.layerCount()));
+    if (p.model.arch.sequence > 0 && p.job.sequenceLength != p.model.arch.sequence)
+        throw InputError(file, "job.sequence_length",
+                         std::to_string(p.job.sequenceLength) + " differs from the model's sequence length " +
+                             std::to_string(p.model.arch.sequence));
+}
+
+void readEstimate(const JsonReader& r, Plan& p, const std::string& file)
+{
+    JsonReader est = r.object("estimate");
+    p.estimate.iterationSeconds = est.number("iteration_seconds", 0);
+    p.estimate.tokensPerSecond = est.number("tokens_per_second", 0);
+    p.estimate.feasible = est.boolean("feasible", true);
+    if (est.has("peak_memory_bytes")) {
+        JsonReader mem = est.object("peak_memory_bytes");
+        for (auto it = mem.object().begin(); it != mem.object().end(); ++it) {
+            const std::string key = it.key().toStdString();
+            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, mem.field(key));
+            p.estimate.peakMemoryBytes[g] = mem.number(key);
+        }
+    }
+    if (est.has("frameworks"))
+        p.estimate.frameworks = frameworksFromJson(est.object("frameworks"));
+    if (r.has("planner_estimate"))
+        p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
+}
+
+SearchStats searchFromJson(const JsonReader& s)
+{
+    SearchStats st;
+    for (auto it = s.object().begin(); it != s.object().end(); ++it) {
+        const std::string key = it.key().toStdString();
+        if (key == "seconds") {
+            st.seconds = s.number(key);
+        } else if (key == "candidates") {
+            st.candidates = (long long)s.number(key);
+        } else if (key == "stopped") {
+            st.stopped = s.string(key);
+            if (st.stopped != "cancelled" && st.stopped != "time-limit")
+                s.fail(key, "expected \"cancelled\" or \"time-limit\", got \"" + st.stopped + "\"");
+        } else {
+            st.extra[key] = s.number(key);
+        }
+    }
+    return st;
+}
+
+std::vector<Candidate> candidatesFromJson(const JsonReader& r)
+{
+    std::vector<Candidate> out;
+    const QJsonArray a = r.array("candidates");
+    for (int i = 0; i < a.size(); ++i) {
+        JsonReader c = r.element(a, "candidates", i);
+        Candidate cd;
+        cd.pp = c.integer("pp");
+        cd.dp = c.integer("dp");
+        cd.tp = c.integer("tp");
+        cd.microBatchSize = c.integer("micro_batch_size");
+        cd.layersPerStage = intArray(c, "layers_per_stage");
+        cd.plannerCost = c.number("planner_cost");
+        if (c.has("simulated_cost"))
+            cd.simulatedCost = c.number("simulated_cost");
+        out.push_back(cd);
+    }
+    return out;
+}
+
+Stage stageFromJson(const JsonReader& sr, const Cluster& cluster, const std::string& file)
+{
+    Stage st;
+    std::vector<int> range = intArray(sr, "layers");
+    if (range.size() != 2)
+        sr.fail("layers", "expected [first, end)");
+    st.firstLayer = range[0];
+    st.endLayer = range[1];
+    const QJsonArray gpus = sr.array("gpus");
+    for (int g = 0; g < gpus.size(); ++g)
+        st.gpus.push_back(gpuFromName(cluster, gpus.at(g), file, sr.field("gpus[" + std::to_string(g) + "]")));
+    st.tensorParallel = sr.integer("tensor_parallel", 1);
+    st.dataParallel = sr.integer("data_parallel", 1);
+    return st;
+}
+
+std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const Cluster& cluster, const std::string& file)
+{
+    std::vector<Pipeline> out;
+    const QJsonArray pls = r.array("pipelines");
+    for (int i = 0; i < pls.size(); ++i) {
+        JsonReader pr = r.element(pls, "pipelines", i);
+        Pipeline pl;
+        pl.replicas = pr.integer("replicas", 1);
+        pl.microBatchSize = pr.integer("micro_batch_size");
+        pl.microBatches = pr.integer("micro_batches");
+        const QJsonArray stages = pr.array("stages");
+        for (int s = 0; s < stages.size(); ++s)
+            pl.stages.push_back(stageFromJson(pr.element(stages, "stages", s), cluster, file));
+        out.push_back(pl);
+    }
+    return out;
+}
+
+ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& file)
+{
+    ZeroPlan zp;
+    zp.stage = z.integer("stage");
+    if (zp.stage != p.job.zeroStage)
+        z.fail("stage", "ZeRO stage " + std::to_string(zp.stage) + " differs from job.zero_stage " +
+                            std::to_string(p.job.zeroStage));
+    const QJsonArray gpus = z.array("gpus");
+    for (int i = 0; i < gpus.size(); ++i) {
+        JsonReader g = z.element(gpus, "gpus", i);
+        ZeroGpu zg;
+        zg.gpu = gpuFromName(p.cluster, g.value("gpu"), file, g.field("gpu"));
+        zg.microBatchSize = g.integer("micro_batch_size");
+        zg.accumulationSteps = g.integer("accumulation_steps");
+        zg.lastMicroBatchSize = g.integer("last_micro_batch_size", zg.microBatchSize);
+        zp.gpus.push_back(zg);
+    }
+    return zp;
+}
+
+SpmdPlan spmdFromJson(const JsonReader& s)
+{
+    SpmdPlan sp;
+    const QJsonArray prog = s.array("program");
+    for (int i = 0; i < prog.size(); ++i) {
+        if (!prog.at(i).isString())
+            s.fail("program[" + std::to_string(i) + "]", "expected a string");
+        sp.program.push_back(prog.at(i).toString().toStdString());
+    }
+    if (s.has("sharding_ratios")) {
+        const QJsonArray rows = s.array("sharding_ratios");
+        for (int i = 0; i < rows.size(); ++i) {
+            if (!rows.at(i).isArray())
+                s.fail("sharding_ratios[" + std::to_string(i) + "]", "expected an array");
+            std::vector<double> row;
+            for (const QJsonValue& v : rows.at(i).toArray())
+                row.push_back(v.toDouble());
+            sp.shardingRatios.push_back(row);
+        }
+    }
+    return sp;
+}
+
+} // namespace
+
+QJsonObject toJson(const Plan& p)
+{
+    QJsonObject o;
+    o["schema"] = "hetplan.plan/1";
+    o["planner"] = qs(p.planner);
+    if (!p.options.empty()) {
+        QJsonObject opts;
+        for (const auto& [k, v] : p.options)
+            opts[qs(k)] = qs(v);
+        o["options"] = opts;
+    }
+    o["cluster"] = qs(p.cluster.name);
+    o["model"] = qs(p.model.name);
+    o["job"] = toJson(p.job);
+    o["estimate"] = estimateToJson(p);
+    if (p.plannerEstimate)
+        o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
+    o["search"] = searchToJson(p.search);
+    if (!p.candidates.empty())
+        o["candidates"] = candidatesToJson(p.candidates);
+    if (!p.pipelines.empty())
+        o["pipelines"] = pipelinesToJson(p);
+    if (p.zero)
+        o["zero"] = zeroToJson(*p.zero, p.cluster);
+    if (p.spmd)
+        o["spmd"] = spmdToJson(*p.spmd);
+    o["ranks"] = ranksToJson(p);
+    QJsonObject inputs{{"cluster", toJson(p.cluster)}, {"model", toJson(p.model)}};
     if (!p.profile.empty())
         inputs["profile"] = toJson(p.profile);
     o["inputs"] = inputs;
@@ -184,144 +379,18 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
         for (auto it = opts.object().begin(); it != opts.object().end(); ++it)
             p.options[it.key().toStdString()] = opts.string(it.key().toStdString());
     }
-    JsonReader inputs = r.object("inputs");
-    try {
-        p.cluster = clusterFromJson(inputs.object("cluster").object(), file);
-        p.model = modelFromJson(inputs.object("model").object(), file);
-        if (inputs.has("profile"))
-            p.profile = profileFromJson(inputs.object("profile").object(), file);
-    } catch (const InputError& e) {
-        // Point the field path into the inputs section.
-        throw InputError(file, "inputs." + e.field(), e.reason());
-    }
-    p.job = jobFromJson(r.object("job").object(), file);
-    // The inputs must describe one run: a profile of another model, or a job at another sequence length
-    // than the model was built for, would make every score in the file meaningless.
-    if (!p.profile.empty() && p.profile.layerCount() != p.model.layerCount())
-        throw InputError(file, "inputs.profile.layers",
-                         "the profile has " + std::to_string(p.profile.layerCount()) + " layers, the model " +
-                             std::to_string(p.model.layerCount()));
-    if (p.model.arch.sequence > 0 && p.job.sequenceLength != p.model.arch.sequence)
-        throw InputError(file, "job.sequence_length",
-                         std::to_string(p.job.sequenceLength) + " differs from the model's sequence length " +
-                             std::to_string(p.model.arch.sequence));
-
-    JsonReader est = r.object("estimate");
-    p.estimate.iterationSeconds = est.number("iteration_seconds", 0);
-    p.estimate.tokensPerSecond = est.number("tokens_per_second", 0);
-    p.estimate.feasible = est.boolean("feasible", true);
-    if (est.has("peak_memory_bytes")) {
-        JsonReader mem = est.object("peak_memory_bytes");
-        for (auto it = mem.object().begin(); it != mem.object().end(); ++it) {
-            const std::string key = it.key().toStdString();
-            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, mem.field(key));
-            p.estimate.peakMemoryBytes[g] = mem.number(key);
-        }
-    }
-    if (est.has("frameworks"))
-        p.estimate.frameworks = frameworksFromJson(est.object("frameworks"));
-    if (r.has("planner_estimate"))
-        p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
-    if (r.has("search")) {
-        JsonReader s = r.object("search");
-        for (auto it = s.object().begin(); it != s.object().end(); ++it) {
-            const std::string key = it.key().toStdString();
-            if (key == "seconds")
-                p.search.seconds = s.number(key);
-            else if (key == "candidates")
-                p.search.candidates = (long long)s.number(key);
-            else if (key == "stopped") {
-                p.search.stopped = s.string(key);
-                if (p.search.stopped != "cancelled" && p.search.stopped != "time-limit")
-                    s.fail(key, "expected \"cancelled\" or \"time-limit\", got \"" + p.search.stopped + "\"");
-            } else
-                p.search.extra[key] = s.number(key);
-        }
-    }
-    if (r.has("candidates")) {
-        const QJsonArray a = r.array("candidates");
-        for (int i = 0; i < a.size(); ++i) {
-            JsonReader c = r.element(a, "candidates", i);
-            Candidate cd;
-            cd.pp = c.integer("pp");
-            cd.dp = c.integer("dp");
-            cd.tp = c.integer("tp");
-            cd.microBatchSize = c.integer("micro_batch_size");
-            cd.layersPerStage = intArray(c, "layers_per_stage");
-            cd.plannerCost = c.number("planner_cost");
-            if (c.has("simulated_cost"))
-                cd.simulatedCost = c.number("simulated_cost");
-            p.candidates.push_back(cd);
-        }
-    }
-    if (r.has("pipelines")) {
-        const QJsonArray pls = r.array("pipelines");
-        for (int i = 0; i < pls.size(); ++i) {
-            JsonReader pr = r.element(pls, "pipelines", i);
-            Pipeline pl;
-            pl.replicas = pr.integer("replicas", 1);
-            pl.microBatchSize = pr.integer("micro_batch_size");
-            pl.microBatches = pr.integer("micro_batches");
-            const QJsonArray stages = pr.array("stages");
-            for (int s = 0; s < stages.size(); ++s) {
-                JsonReader sr = pr.element(stages, "stages", s);
-                Stage st;
-                std::vector<int> range = intArray(sr, "layers");
-                if (range.size() != 2)
-                    sr.fail("layers", "expected [first, end)");
-                st.firstLayer = range[0];
-                st.endLayer = range[1];
-                const QJsonArray gpus = sr.array("gpus");
-                for (int g = 0; g < gpus.size(); ++g)
-                    st.gpus.push_back(gpuFromName(p.cluster, gpus.at(g), file, sr.field("gpus[" + std::to_string(g) + "]")));
-                st.tensorParallel = sr.integer("tensor_parallel", 1);
-                st.dataParallel = sr.integer("data_parallel", 1);
-                pl.stages.push_back(st);
-            }
-            p.pipelines.push_back(pl);
-        }
-    }
-    if (r.has("zero")) {
-        JsonReader z = r.object("zero");
-        ZeroPlan zp;
-        zp.stage = z.integer("stage");
-        if (zp.stage != p.job.zeroStage)
-            z.fail("stage", "ZeRO stage " + std::to_string(zp.stage) + " differs from job.zero_stage " +
-                                std::to_string(p.job.zeroStage));
-        const QJsonArray gpus = z.array("gpus");
-        for (int i = 0; i < gpus.size(); ++i) {
-            JsonReader g = z.element(gpus, "gpus", i);
-            ZeroGpu zg;
-            zg.gpu = gpuFromName(p.cluster, g.value("gpu"), file, g.field("gpu"));
-            zg.microBatchSize = g.integer("micro_batch_size");
-            zg.accumulationSteps = g.integer("accumulation_steps");
-            zg.lastMicroBatchSize = g.integer("last_micro_batch_size", zg.microBatchSize);
-            zp.gpus.push_back(zg);
-        }
-        p.zero = zp;
-    }
-    if (r.has("spmd")) {
-        JsonReader s = r.object("spmd");
-        SpmdPlan sp;
-        const QJsonArray prog = s.array("program");
-        for (int i = 0; i < prog.size(); ++i) {
-            if (!prog.at(i).isString())
-                s.fail("program[" + std::to_string(i) + "]", "expected a string");
-            sp.program.push_back(prog.at(i).toString().toStdString());
-        }
-        if (s.has("sharding_ratios")) {
-            const QJsonArray rows = s.array("sharding_ratios");
-            for (int i = 0; i < rows.size(); ++i) {
-                if (!rows.at(i).isArray())
-                    s.fail("sharding_ratios[" + std::to_string(i) + "]", "expected an array");
-                std::vector<double> row;
-                for (const QJsonValue& v : rows.at(i).toArray())
-                    row.push_back(v.toDouble());
-                sp.shardingRatios.push_back(row);
-            }
-        }
-        p.spmd = sp;
-    }
+    readInputs(r, p, file);
+    readEstimate(r, p, file);
+    if (r.has("search"))
+        p.search = searchFromJson(r.object("search"));
+    if (r.has("candidates"))
+        p.candidates = candidatesFromJson(r);
+    if (r.has("pipelines"))
+        p.pipelines = pipelinesFromJson(r, p.cluster, file);
+    if (r.has("zero"))
+        p.zero = zeroFromJson(r.object("zero"), p, file);
+    if (r.has("spmd"))
+        p.spmd = spmdFromJson(r.object("spmd"));
     p.validate(file);
     return p;
 }

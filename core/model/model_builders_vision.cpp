@@ -141,17 +141,18 @@ LayerSpec reshapeLayer(const std::string& name, double values)
 
 } // namespace
 
-ModelSpec buildTransGanAmp(const std::string& name, int /*sequence*/)
-{
-    const double latent = 512, window = 16 * 16;
-    struct Stage { double side, width; bool pixelShuffle; };
-    const Stage stages[] = {{9, 1024, false},  {18, 1024, false}, {36, 1024, false},
-                            {72, 256, true},   {144, 64, true},   {288, 16, true}};
-    ModelSpec m;
-    m.name = name;
-    m.arch = {"transgan", 24, 1024, 16, 4096, 0, 1, 0, 2};
+namespace {
 
-    const double n0 = stages[0].side * stages[0].side, d0 = stages[0].width;
+struct GanStage {
+    double side, width;
+    bool pixelShuffle;
+    double tokens() const { return side * side; }
+};
+
+// Latent vector → first token grid (linear, reshape, positional embedding).
+void appendTransGanStem(ModelSpec& m, const GanStage& first)
+{
+    const double latent = 512, n0 = first.tokens(), d0 = first.width;
     LayerSpec fc;
     fc.name = "latent_linear";
     fc.kind = LayerKind::Linear;
@@ -169,52 +170,49 @@ ModelSpec buildTransGanAmp(const std::string& name, int /*sequence*/)
     pos.forwardFlops = n0 * d0;
     pos.weightBytesMoved = kValueBytes * pos.params;
     m.layers.push_back(pos);
+}
 
-    BlockShape b1;
-    b1.s = n0;
-    b1.h = d0;
-    b1.heads = b1.kvHeads = 16;
-    b1.ffn = 4 * d0;
+// Stage k (1-based k+1 in names): norm, to image, upsample (bicubic or pixel shuffle), flatten, pos embed.
+void appendTransGanUpsample(ModelSpec& m, const GanStage& prev, const GanStage& cur, int k)
+{
+    const double nPrev = prev.tokens(), n = cur.tokens();
+    const std::string p = "stage" + std::to_string(k + 1) + ".";
+    LayerSpec norm = reshapeLayer(p + "norm", nPrev * prev.width);
+    norm.params = 2 * prev.width;
+    norm.forwardFlops = 5 * nPrev * prev.width;
+    norm.activationBytesReplicated = norm.inputBytes;
+    norm.weightBytesMoved = kValueBytes * norm.params;
+    m.layers.push_back(norm);
+    m.layers.push_back(reshapeLayer(p + "to_image", nPrev * prev.width));
+    LayerSpec up = reshapeLayer(p + "upsample", n * cur.width);
+    up.inputBytes = kValueBytes * nPrev * prev.width;
+    // Bicubic: a 4×4 weighted sum per output value; pixel shuffle only moves data.
+    up.forwardFlops = cur.pixelShuffle ? 0 : 2 * 16 * n * cur.width;
+    m.layers.push_back(up);
+    m.layers.push_back(reshapeLayer(p + "flatten", n * cur.width));
+    LayerSpec pe = reshapeLayer(p + "pos_embed", n * cur.width);
+    pe.params = n * cur.width;
+    pe.forwardFlops = n * cur.width;
+    pe.weightBytesMoved = kValueBytes * pe.params;
+    m.layers.push_back(pe);
+}
+
+void appendTransGanBlocks(ModelSpec& m, const std::string& prefix, const GanStage& st, double heads, double window)
+{
+    BlockShape b;
+    b.s = st.tokens();
+    b.h = st.width;
+    b.heads = b.kvHeads = heads;
+    b.ffn = 4 * st.width;
+    b.window = window;
     for (int i = 0; i < 12; ++i)
-        m.layers.push_back(layers::transformerBlock("stage1.block" + std::to_string(i), b1));
+        m.layers.push_back(layers::transformerBlock(prefix + std::to_string(i), b));
+}
 
-    for (int k = 1; k < 6; ++k) {
-        const Stage& prev = stages[k - 1];
-        const Stage& cur = stages[k];
-        const double nPrev = prev.side * prev.side, n = cur.side * cur.side;
-        const std::string p = "stage" + std::to_string(k + 1) + ".";
-        LayerSpec norm = reshapeLayer(p + "norm", nPrev * prev.width);
-        norm.params = 2 * prev.width;
-        norm.forwardFlops = 5 * nPrev * prev.width;
-        norm.activationBytesReplicated = norm.inputBytes;
-        norm.weightBytesMoved = kValueBytes * norm.params;
-        m.layers.push_back(norm);
-        m.layers.push_back(reshapeLayer(p + "to_image", nPrev * prev.width));
-        LayerSpec up = reshapeLayer(p + "upsample", n * cur.width);
-        up.inputBytes = kValueBytes * nPrev * prev.width;
-        // Bicubic: a 4×4 weighted sum per output value; pixel shuffle only moves data.
-        up.forwardFlops = cur.pixelShuffle ? 0 : 2 * 16 * n * cur.width;
-        m.layers.push_back(up);
-        m.layers.push_back(reshapeLayer(p + "flatten", n * cur.width));
-        LayerSpec pe = reshapeLayer(p + "pos_embed", n * cur.width);
-        pe.params = n * cur.width;
-        pe.forwardFlops = n * cur.width;
-        pe.weightBytesMoved = kValueBytes * pe.params;
-        m.layers.push_back(pe);
-    }
-
-    const double n5 = stages[5].side * stages[5].side, d5 = stages[5].width;
-    m.layers.push_back(reshapeLayer("stage6.grid_partition", n5 * d5));
-    BlockShape b6;
-    b6.s = n5;
-    b6.h = d5;
-    b6.heads = b6.kvHeads = 4;
-    b6.ffn = 4 * d5;
-    b6.window = window;
-    for (int i = 0; i < 12; ++i)
-        m.layers.push_back(layers::transformerBlock("stage6.block" + std::to_string(i), b6));
-    m.layers.push_back(reshapeLayer("stage6.grid_merge", n5 * d5));
-
+// Last token grid → RGB image (1×1 conv, tanh).
+void appendTransGanHead(ModelSpec& m, const GanStage& last)
+{
+    const double n5 = last.tokens(), d5 = last.width;
     LayerSpec rgb = reshapeLayer("to_rgb", n5 * 3);
     rgb.kind = LayerKind::Conv;
     rgb.inputBytes = kValueBytes * n5 * d5;
@@ -227,6 +225,26 @@ ModelSpec buildTransGanAmp(const std::string& name, int /*sequence*/)
     out.forwardFlops = n5 * 3;                          // tanh
     out.activationBytesReplicated = kValueBytes * n5 * 3; // tanh output for its backward
     m.layers.push_back(out);
+}
+
+} // namespace
+
+ModelSpec buildTransGanAmp(const std::string& name, int /*sequence*/)
+{
+    const GanStage stages[] = {{9, 1024, false},  {18, 1024, false}, {36, 1024, false},
+                               {72, 256, true},   {144, 64, true},   {288, 16, true}};
+    ModelSpec m;
+    m.name = name;
+    m.arch = {"transgan", 24, 1024, 16, 4096, 0, 1, 0, 2};
+    appendTransGanStem(m, stages[0]);
+    appendTransGanBlocks(m, "stage1.block", stages[0], 16, 0);
+    for (int k = 1; k < 6; ++k)
+        appendTransGanUpsample(m, stages[k - 1], stages[k], k);
+    const double tokensLast = stages[5].tokens() * stages[5].width;
+    m.layers.push_back(reshapeLayer("stage6.grid_partition", tokensLast));
+    appendTransGanBlocks(m, "stage6.block", stages[5], 4, 16 * 16);
+    m.layers.push_back(reshapeLayer("stage6.grid_merge", tokensLast));
+    appendTransGanHead(m, stages[5]);
     return m;
 }
 

@@ -76,104 +76,129 @@ Boundary makeBoundary(const Plan& plan, const Group& a, const Group& b, double m
     return bd;
 }
 
-// Runs the fixed per-stage op orders of one replica. groups[s] / bounds[s] are this replica's.
-void runSchedule(std::vector<Group*>& groups, const std::vector<Boundary>& bounds, int M, bool gpipe,
-                 Recorder& rec)
-{
-    const int S = int(groups.size());
-    const int ops = 2 * M;
-    // Arrival time of micro-batch m's activation at stage s+1 / gradient at stage s-1; < 0 = not yet known.
-    std::vector<double> actArrive(size_t(S) * M, -1.0), gradArrive(size_t(S) * M, -1.0);
-    std::vector<int> next(S, 0);
-    std::vector<double> clock(S, 0.0), linkFwd(S, 0.0), linkBwd(S, 0.0);
-    std::vector<int> warmup(S);
-    for (int s = 0; s < S; ++s)
-        warmup[s] = gpipe ? M : std::min(S - s - 1, M);
+// Runs the fixed per-stage op orders of one replica: 1F1B (PipeDream-flush: w warm-up forwards, then F/B
+// alternating, then w cool-down backwards) or GPipe (all M forwards, then all M backwards), micro-batches
+// in increasing order. groups[s] / bounds[s] are this replica's.
+class ReplicaSchedule {
+public:
+    ReplicaSchedule(std::vector<Group*>& groups, const std::vector<Boundary>& bounds, int M, bool gpipe,
+                    Recorder& rec)
+        : groups_(groups), bounds_(bounds), S_(int(groups.size())), M_(M), gpipe_(gpipe), rec_(rec),
+          actArrive_(size_t(S_) * M, -1.0), gradArrive_(size_t(S_) * M, -1.0), next_(S_, 0), clock_(S_, 0.0),
+          linkFwd_(S_, 0.0), linkBwd_(S_, 0.0)
+    {
+    }
 
-    // Which op stage s runs i-th: 1F1B (PipeDream-flush): w warm-up forwards, then F/B alternating, then w
-    // cool-down backwards; GPipe: all M forwards, then all M backwards. Micro-batches in increasing order.
-    auto opAt = [&](int s, int i, bool& forward, int& m) {
-        const int w = warmup[s];
-        if (gpipe) {
-            forward = i < M;
-            m = forward ? i : i - M;
+    void run()
+    {
+        int remaining = S_ * 2 * M_;
+        while (remaining > 0) {
+            bool moved = false;
+            // The forward sweep lets forwards ripple down in one pass, the backward sweep gradients up.
+            for (int s = 0; s < S_; ++s)
+                moved |= advance(s);
+            for (int s = S_ - 1; s >= 0; --s)
+                moved |= advance(s);
+            remaining = 0;
+            for (int s = 0; s < S_; ++s)
+                remaining += 2 * M_ - next_[s];
+            if (!moved && remaining > 0)
+                throw std::logic_error("pipeline schedule made no progress");
+        }
+        for (int s = 0; s < S_; ++s)
+            groups_[s]->ready = clock_[s];
+    }
+
+private:
+    int warmup(int s) const { return gpipe_ ? M_ : std::min(S_ - s - 1, M_); }
+
+    // Which op stage s runs i-th.
+    void opAt(int s, int i, bool& forward, int& m) const
+    {
+        const int w = warmup(s);
+        if (gpipe_) {
+            forward = i < M_;
+            m = forward ? i : i - M_;
         } else if (i < w) {
             forward = true;
             m = i;
-        } else if (i < 2 * M - w) {
+        } else if (i < 2 * M_ - w) {
             const int j = i - w;
             forward = (j % 2) == 0;
             m = forward ? w + j / 2 : j / 2;
         } else {
             forward = false;
-            m = i - M;
+            m = i - M_;
         }
-    };
+    }
 
-    auto advance = [&](int s) {
+    // When the input of stage s's op (forward or backward of micro-batch m) arrives; < 0 = not yet known.
+    double inputReady(int s, bool forward, int m) const
+    {
+        if (forward && s > 0)
+            return actArrive_[size_t(s - 1) * M_ + m];
+        if (!forward && s < S_ - 1)
+            return gradArrive_[size_t(s + 1) * M_ + m];
+        return 0;
+    }
+
+    // The op's output crosses the boundary: activations go down, gradients go up; one link per direction.
+    void send(int s, bool forward, int m, double end)
+    {
+        const Group& g = *groups_[s];
+        if (forward && s < S_ - 1) {
+            const Boundary& bd = bounds_[s];
+            const double start = std::max(end, linkFwd_[s]);
+            linkFwd_[s] = start + bd.seconds;
+            actArrive_[size_t(s) * M_ + m] = linkFwd_[s];
+            if (bd.seconds > 0)
+                for (int gpu : bd.senders)
+                    rec_.add(gpu, EventKind::SendActivation, g.pipeline, g.replica, s, m, start, linkFwd_[s]);
+        } else if (!forward && s > 0) {
+            const Boundary& bd = bounds_[s - 1];
+            const double start = std::max(end, linkBwd_[s - 1]);
+            linkBwd_[s - 1] = start + bd.seconds;
+            gradArrive_[size_t(s) * M_ + m] = linkBwd_[s - 1];
+            if (bd.seconds > 0)
+                for (int gpu : bd.receivers)
+                    rec_.add(gpu, EventKind::SendGradient, g.pipeline, g.replica, s, m, start, linkBwd_[s - 1]);
+        }
+    }
+
+    // Runs stage s's ops until one waits for an input not yet known; true if any ran.
+    bool advance(int s)
+    {
         bool moved = false;
-        Group& g = *groups[s];
-        while (next[s] < ops) {
+        const Group& g = *groups_[s];
+        while (next_[s] < 2 * M_) {
             bool forward;
             int m;
-            opAt(s, next[s], forward, m);
-            double ready = 0;
-            if (forward && s > 0) {
-                ready = actArrive[size_t(s - 1) * M + m];
-                if (ready < 0)
-                    break;
-            } else if (!forward && s < S - 1) {
-                ready = gradArrive[size_t(s + 1) * M + m];
-                if (ready < 0)
-                    break;
-            }
-            const double start = std::max(clock[s], ready);
+            opAt(s, next_[s], forward, m);
+            const double ready = inputReady(s, forward, m);
+            if (ready < 0)
+                break;
+            const double start = std::max(clock_[s], ready);
             const double end = start + (forward ? g.f : g.b);
-            clock[s] = end;
+            clock_[s] = end;
             const EventKind kind = forward ? EventKind::Forward : EventKind::Backward;
             for (int gpu : g.gpus)
-                rec.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end);
-            if (forward && s < S - 1) {
-                const Boundary& bd = bounds[s];
-                const double sendStart = std::max(end, linkFwd[s]);
-                linkFwd[s] = sendStart + bd.seconds;
-                actArrive[size_t(s) * M + m] = linkFwd[s];
-                if (bd.seconds > 0)
-                    for (int gpu : bd.senders)
-                        rec.add(gpu, EventKind::SendActivation, g.pipeline, g.replica, s, m, sendStart, linkFwd[s]);
-            } else if (!forward && s > 0) {
-                const Boundary& bd = bounds[s - 1];
-                const double sendStart = std::max(end, linkBwd[s - 1]);
-                linkBwd[s - 1] = sendStart + bd.seconds;
-                gradArrive[size_t(s) * M + m] = linkBwd[s - 1];
-                if (bd.seconds > 0)
-                    for (int gpu : bd.receivers)
-                        rec.add(gpu, EventKind::SendGradient, g.pipeline, g.replica, s, m, sendStart,
-                                linkBwd[s - 1]);
-            }
-            ++next[s];
+                rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end);
+            send(s, forward, m, end);
+            ++next_[s];
             moved = true;
         }
         return moved;
-    };
-
-    int remaining = S * ops;
-    while (remaining > 0) {
-        bool moved = false;
-        // Forward sweep lets forwards ripple down in one pass, the backward sweep lets gradients ripple up.
-        for (int s = 0; s < S; ++s)
-            moved |= advance(s);
-        for (int s = S - 1; s >= 0; --s)
-            moved |= advance(s);
-        remaining = 0;
-        for (int s = 0; s < S; ++s)
-            remaining += ops - next[s];
-        if (!moved && remaining > 0)
-            throw std::logic_error("pipeline schedule made no progress");
     }
-    for (int s = 0; s < S; ++s)
-        groups[s]->ready = clock[s];
-}
+
+    std::vector<Group*>& groups_;
+    const std::vector<Boundary>& bounds_;
+    const int S_, M_;
+    const bool gpipe_;
+    Recorder& rec_;
+    std::vector<double> actArrive_, gradArrive_;
+    std::vector<int> next_;
+    std::vector<double> clock_, linkFwd_, linkBwd_;
+};
 
 struct Holder {                // one data-parallel copy of a layer segment
     int group = 0;
@@ -232,112 +257,125 @@ void runSegmentCollectives(const Plan& plan, std::vector<Segment>& segs, std::ve
     }
 }
 
-} // namespace
-
-void simulatePipelines(const Plan& plan, const CostModel& costs, Recorder& rec)
+// Stage s of replica r of pipeline p, with its compute times; records its memory peak.
+Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, Recorder& rec)
 {
     const Job& job = plan.job;
-    const bool gpipe = job.schedule == Schedule::GPipe;
-    const int nLayers = plan.model.layerCount();
+    const Pipeline& pl = plan.pipelines[p];
+    const Stage& st = pl.stages[s];
+    const int S = int(pl.stages.size());
+    Group g;
+    g.pipeline = p;
+    g.replica = r;
+    g.stage = s;
+    g.first = st.firstLayer;
+    g.end = st.endLayer;
+    g.tp = st.tensorParallel;
+    g.dp = st.dataParallel;
+    const size_t per = size_t(st.dataParallel) * st.tensorParallel;
+    g.gpus.assign(st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per);
+    const double mb = double(pl.microBatchSize) / st.dataParallel;
+    const LayerTiming lt = slowestRange(plan, costs, g.gpus, g.first, g.end, g.tp, mb, &g.device);
+    g.f = lt.forward;
+    g.b = lt.backward;
+    g.update = lt.update;
+    const int inFlight = job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
+    const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
+    const double peak = stagePeakMemory(plan.model, g.first, g.end, g.tp, shards, mb, inFlight, job);
+    for (int gpu : g.gpus)
+        rec.result.peakMemoryBytes[gpu] = peak;
+    return g;
+}
 
-    // 1. Groups with their compute times and memory peaks.
-    std::vector<Group> groups;
-    std::vector<size_t> pipeOffset;   // first group index of each pipeline; group (p,r,s) = off + r*S + s
+// Every group of every pipeline; group (p, r, s) is groups[pipeOffset[p] + r·S + s].
+struct Groups {
+    std::vector<Group> all;
+    std::vector<size_t> pipeOffset;
+    Group& at(const Plan& plan, size_t p, int r, int s)
+    {
+        return all[pipeOffset[p] + size_t(r) * plan.pipelines[p].stages.size() + s];
+    }
+};
+
+Groups makeGroups(const Plan& plan, const CostModel& costs, Recorder& rec)
+{
+    Groups gs;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
-        const int S = int(pl.stages.size());
-        pipeOffset.push_back(groups.size());
+        gs.pipeOffset.push_back(gs.all.size());
         for (int r = 0; r < pl.replicas; ++r)
-            for (int s = 0; s < S; ++s) {
-                const Stage& st = pl.stages[s];
-                Group g;
-                g.pipeline = int(p);
-                g.replica = r;
-                g.stage = s;
-                g.first = st.firstLayer;
-                g.end = st.endLayer;
-                g.tp = st.tensorParallel;
-                g.dp = st.dataParallel;
-                const size_t per = size_t(st.dataParallel) * st.tensorParallel;
-                g.gpus.assign(st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per);
-                const double mb = double(pl.microBatchSize) / st.dataParallel;
-                const LayerTiming lt = slowestRange(plan, costs, g.gpus, g.first, g.end, g.tp, mb, &g.device);
-                g.f = lt.forward;
-                g.b = lt.backward;
-                g.update = lt.update;
-                const int inFlight = gpipe ? pl.microBatches : std::min(S - s, pl.microBatches);
-                const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
-                const double peak =
-                    stagePeakMemory(plan.model, g.first, g.end, g.tp, shards, mb, inFlight, job);
-                for (int gpu : g.gpus)
-                    rec.result.peakMemoryBytes[gpu] = peak;
-                groups.push_back(std::move(g));
-            }
+            for (int s = 0; s < int(pl.stages.size()); ++s)
+                gs.all.push_back(makeGroup(plan, costs, int(p), r, s, rec));
     }
+    return gs;
+}
 
-    // 2. The schedule of every replica of every pipeline.
+void runSchedules(const Plan& plan, Groups& gs, Recorder& rec)
+{
+    const bool gpipe = plan.job.schedule == Schedule::GPipe;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
         const int S = int(pl.stages.size());
         for (int r = 0; r < pl.replicas; ++r) {
-            std::vector<Group*> gs(S);
+            std::vector<Group*> stages(S);
             for (int s = 0; s < S; ++s)
-                gs[s] = &groups[pipeOffset[p] + size_t(r) * S + s];
+                stages[s] = &gs.at(plan, p, r, s);
             std::vector<Boundary> bounds;
             for (int s = 0; s + 1 < S; ++s)
-                bounds.push_back(makeBoundary(plan, *gs[s], *gs[s + 1], pl.microBatchSize));
-            runSchedule(gs, bounds, pl.microBatches, gpipe, rec);
+                bounds.push_back(makeBoundary(plan, *stages[s], *stages[s + 1], pl.microBatchSize));
+            ReplicaSchedule(stages, bounds, pl.microBatches, gpipe, rec).run();
         }
     }
+}
 
-    // 3. Gradient synchronisation per layer segment.
-    std::set<int> cuts{0, nLayers};
+// The segment [first, end) and its data-parallel copies: one holder per (pipeline, replica, stage dp rank).
+Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
+{
+    Segment seg;
+    seg.first = first;
+    seg.end = end;
+    int minTp = 1 << 30;
+    std::vector<int> reps;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        const Pipeline& pl = plan.pipelines[p];
+        int s = 0;
+        while (pl.stages[s].endLayer <= first)
+            ++s;
+        for (int r = 0; r < pl.replicas; ++r) {
+            const Group& g = gs.at(plan, p, r, s);
+            minTp = std::min(minTp, g.tp);
+            for (int d = 0; d < g.dp; ++d) {
+                Holder h;
+                h.group = int(&g - gs.all.data());
+                h.gpus.assign(g.gpus.begin() + d * g.tp, g.gpus.begin() + (d + 1) * g.tp);
+                reps.push_back(h.gpus.front());
+                seg.holders.push_back(std::move(h));
+            }
+        }
+    }
+    seg.bytes = paramsPerRank(plan.model, first, end, minTp) * plan.job.bytesPerValue();
+    seg.link = groupLink(plan.cluster, reps);
+    return seg;
+}
+
+// The model cut at every stage boundary of every pipeline.
+std::vector<Segment> makeSegments(const Plan& plan, Groups& gs)
+{
+    std::set<int> cuts{0, plan.model.layerCount()};
     for (const Pipeline& pl : plan.pipelines)
         for (const Stage& st : pl.stages)
             cuts.insert(st.firstLayer);
-    std::vector<int> cutList(cuts.begin(), cuts.end());
+    const std::vector<int> cutList(cuts.begin(), cuts.end());
     std::vector<Segment> segs;
-    for (size_t i = 0; i + 1 < cutList.size(); ++i) {
-        Segment seg;
-        seg.first = cutList[i];
-        seg.end = cutList[i + 1];
-        int minTp = 1 << 30;
-        std::vector<int> reps;
-        for (size_t p = 0; p < plan.pipelines.size(); ++p) {
-            const Pipeline& pl = plan.pipelines[p];
-            const int S = int(pl.stages.size());
-            int s = 0;
-            while (pl.stages[s].endLayer <= seg.first)
-                ++s;
-            for (int r = 0; r < pl.replicas; ++r) {
-                const int gi = int(pipeOffset[p] + size_t(r) * S + s);
-                const Group& g = groups[gi];
-                minTp = std::min(minTp, g.tp);
-                for (int d = 0; d < g.dp; ++d) {
-                    Holder h;
-                    h.group = gi;
-                    h.gpus.assign(g.gpus.begin() + d * g.tp, g.gpus.begin() + (d + 1) * g.tp);
-                    reps.push_back(h.gpus.front());
-                    seg.holders.push_back(std::move(h));
-                }
-            }
-        }
-        seg.bytes = paramsPerRank(plan.model, seg.first, seg.end, minTp) * job.bytesPerValue();
-        seg.link = groupLink(plan.cluster, reps);
-        segs.push_back(std::move(seg));
-    }
+    for (size_t i = 0; i + 1 < cutList.size(); ++i)
+        segs.push_back(makeSegment(plan, gs, cutList[i], cutList[i + 1]));
+    return segs;
+}
 
-    std::vector<double> commFree(plan.cluster.gpuCount(), 0.0);
-    for (Group& g : groups)
-        g.syncDone = g.ready;
-    auto readyAfterBackward = [](const Group& g) { return g.ready; };
-    auto markSync = [](Group& g, double t) { g.syncDone = std::max(g.syncDone, t); };
-    const bool sharded = job.zeroStage > 0;
-    runSegmentCollectives(plan, segs, groups, commFree, sharded ? EventKind::ReduceScatter : EventKind::AllReduce,
-                          readyAfterBackward, markSync, rec);
-
-    // 4. Optimizer step per group (on its ZeRO shard when sharded).
-    for (Group& g : groups) {
+// Optimizer step per group (on its ZeRO shard when sharded), after its gradients are synchronised.
+void stepOptimizers(const Plan& plan, const CostModel& costs, Groups& gs, bool sharded, Recorder& rec)
+{
+    for (Group& g : gs.all) {
         const Pipeline& pl = plan.pipelines[g.pipeline];
         const double shards = sharded ? double(pl.replicas) * g.dp : 1.0;
         const double dur =
@@ -351,12 +389,30 @@ void simulatePipelines(const Plan& plan, const CostModel& costs, Recorder& rec)
                 rec.touch(gpu, g.optEnd);
         }
     }
+}
 
-    // 5. ZeRO: gather the updated parameter shards.
+} // namespace
+
+void simulatePipelines(const Plan& plan, const CostModel& costs, Recorder& rec)
+{
+    Groups gs = makeGroups(plan, costs, rec);
+    runSchedules(plan, gs, rec);
+    std::vector<Segment> segs = makeSegments(plan, gs);
+
+    // Gradient synchronisation per segment, then the optimizer, then (ZeRO) the updated shards' all-gather.
+    std::vector<double> commFree(plan.cluster.gpuCount(), 0.0);
+    for (Group& g : gs.all)
+        g.syncDone = g.ready;
+    auto readyAfterBackward = [](const Group& g) { return g.ready; };
+    auto markSync = [](Group& g, double t) { g.syncDone = std::max(g.syncDone, t); };
+    const bool sharded = plan.job.zeroStage > 0;
+    runSegmentCollectives(plan, segs, gs.all, commFree, sharded ? EventKind::ReduceScatter : EventKind::AllReduce,
+                          readyAfterBackward, markSync, rec);
+    stepOptimizers(plan, costs, gs, sharded, rec);
     if (sharded) {
         auto readyAfterStep = [](const Group& g) { return g.optEnd; };
         auto ignore = [](Group&, double) {};
-        runSegmentCollectives(plan, segs, groups, commFree, EventKind::AllGather, readyAfterStep, ignore, rec);
+        runSegmentCollectives(plan, segs, gs.all, commFree, EventKind::AllGather, readyAfterStep, ignore, rec);
     }
 }
 

@@ -29,98 +29,139 @@ struct ZGpu {
     const LayerTiming& step(int k) const { return k == steps - 1 ? last : full; }
 };
 
-} // namespace
+// One iteration of a ZeRO plan: per-GPU clocks, bulk-synchronous collectives over all its GPUs.
+class ZeroIteration {
+public:
+    ZeroIteration(const Plan& plan, const CostModel& costs, Recorder& rec)
+        : plan_(plan), z_(*plan.zero), rec_(rec), N_(int(z_.gpus.size())),
+          bytes_(paramsPerRank(plan.model, 0, plan.model.layerCount(), 1) * plan.job.bytesPerValue())
+    {
+        std::vector<int> ring;
+        for (const ZeroGpu& zg : z_.gpus) {
+            gs_.push_back(makeGpu(costs, zg));
+            ring.push_back(zg.gpu);
+        }
+        link_ = groupLink(plan.cluster, ring);
+        for (const ZGpu& g : gs_)
+            rounds_ = std::max(rounds_, g.steps);
+    }
 
-void simulateZero(const Plan& plan, const CostModel& costs, Recorder& rec)
-{
-    const ZeroPlan& z = *plan.zero;
-    const int L = plan.model.layerCount();
-    const int N = int(z.gpus.size());
-    Job memJob = plan.job;
-    memJob.zeroStage = z.stage;
-    const double params = paramsPerRank(plan.model, 0, L, 1);
-    const double bytes = params * plan.job.bytesPerValue();   // gradients and parameters alike
+    void run()
+    {
+        if (z_.stage <= 1)
+            accumulateThenAllReduce();
+        else if (z_.stage == 2)
+            reduceScatterEveryRound();
+        else
+            gatherWeightsEveryRound();
+        for (ZGpu& g : gs_)
+            compute(g, EventKind::Optimizer, g.optimizer, -1);
+        if (z_.stage == 1 || z_.stage == 2)
+            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), -1);
+        for (const ZGpu& g : gs_)
+            rec_.touch(g.gpu, g.clock);
+    }
 
-    std::vector<int> ring;
-    std::vector<ZGpu> gs;
-    for (const ZeroGpu& zg : z.gpus) {
+private:
+    ZGpu makeGpu(const CostModel& costs, const ZeroGpu& zg)
+    {
+        const int L = plan_.model.layerCount();
         ZGpu g;
         g.gpu = zg.gpu;
         g.steps = zg.accumulationSteps;
-        g.device = plan.cluster.nodeOf(zg.gpu).deviceType;
+        g.device = plan_.cluster.nodeOf(zg.gpu).deviceType;
         if (g.steps > 0) {
             g.full = costs.range(0, L, g.device, 1, zg.microBatchSize);
             g.last = zg.lastMicroBatchSize == zg.microBatchSize ? g.full
                                                                  : costs.range(0, L, g.device, 1, zg.lastMicroBatchSize);
         }
         const double measuredUpdate = g.steps > 0 ? g.full.update : costs.range(0, L, g.device, 1, 1).update;
-        g.optimizer = optimizerSeconds(costs, g.device, measuredUpdate, params, z.stage >= 1 ? N : 1);
-        rec.result.peakMemoryBytes[zg.gpu] =
-            stagePeakMemory(plan.model, 0, L, 1, N, g.steps > 0 ? zg.microBatchSize : 0, 1, memJob);
-        rec.touch(zg.gpu, 0);
-        ring.push_back(zg.gpu);
-        gs.push_back(g);
+        const double params = paramsPerRank(plan_.model, 0, L, 1);
+        g.optimizer = optimizerSeconds(costs, g.device, measuredUpdate, params, z_.stage >= 1 ? N_ : 1);
+        Job memJob = plan_.job;
+        memJob.zeroStage = z_.stage;
+        rec_.result.peakMemoryBytes[zg.gpu] =
+            stagePeakMemory(plan_.model, 0, L, 1, N_, g.steps > 0 ? zg.microBatchSize : 0, 1, memJob);
+        rec_.touch(zg.gpu, 0);
+        return g;
     }
-    const LinkParams link = groupLink(plan.cluster, ring);
 
     // A collective over all ZeRO GPUs once every GPU's clock has reached it.
-    auto collective = [&](EventKind kind, double seconds, int microBatch) {
+    void collective(EventKind kind, double seconds, int microBatch)
+    {
         double start = 0;
-        for (const ZGpu& g : gs)
+        for (const ZGpu& g : gs_)
             start = std::max(start, g.clock);
         const double end = start + seconds;
-        for (ZGpu& g : gs) {
+        for (ZGpu& g : gs_) {
             if (seconds > 0)
-                rec.add(g.gpu, kind, 0, 0, 0, microBatch, start, end);
+                rec_.add(g.gpu, kind, 0, 0, 0, microBatch, start, end);
             g.clock = end;
         }
-    };
-    auto compute = [&](ZGpu& g, EventKind kind, double seconds, int microBatch) {
+    }
+
+    void compute(ZGpu& g, EventKind kind, double seconds, int microBatch)
+    {
         if (seconds <= 0)
             return;
-        rec.add(g.gpu, kind, 0, 0, 0, microBatch, g.clock, g.clock + seconds);
+        rec_.add(g.gpu, kind, 0, 0, 0, microBatch, g.clock, g.clock + seconds);
         g.clock += seconds;
-    };
+    }
 
-    int rounds = 0;
-    for (const ZGpu& g : gs)
-        rounds = std::max(rounds, g.steps);
+    void forwardBackward(ZGpu& g, int k)
+    {
+        compute(g, EventKind::Forward, g.step(k).forward, k);
+        compute(g, EventKind::Backward, g.step(k).backward, k);
+    }
 
-    if (z.stage <= 1) {
-        for (ZGpu& g : gs)
-            for (int k = 0; k < g.steps; ++k) {
-                compute(g, EventKind::Forward, g.step(k).forward, k);
-                compute(g, EventKind::Backward, g.step(k).backward, k);
-            }
-        collective(EventKind::AllReduce, ringAllReduce(bytes, N, link), -1);
-    } else if (z.stage == 2) {
-        for (int k = 0; k < rounds; ++k) {
-            for (ZGpu& g : gs)
-                if (k < g.steps) {
-                    compute(g, EventKind::Forward, g.step(k).forward, k);
-                    compute(g, EventKind::Backward, g.step(k).backward, k);
-                }
-            collective(EventKind::ReduceScatter, ringReduceScatter(bytes, N, link), k);
-        }
-    } else {
-        for (int k = 0; k < rounds; ++k) {
-            collective(EventKind::AllGather, ringAllGather(bytes, N, link), k);
-            for (ZGpu& g : gs)
+    // ZeRO-0/1: every micro-step locally, then one all-reduce.
+    void accumulateThenAllReduce()
+    {
+        for (ZGpu& g : gs_)
+            for (int k = 0; k < g.steps; ++k)
+                forwardBackward(g, k);
+        collective(EventKind::AllReduce, ringAllReduce(bytes_, N_, link_), -1);
+    }
+
+    // ZeRO-2: a reduce-scatter after every accumulation round.
+    void reduceScatterEveryRound()
+    {
+        for (int k = 0; k < rounds_; ++k) {
+            for (ZGpu& g : gs_)
                 if (k < g.steps)
-                    compute(g, EventKind::Forward, g.step(k).forward, k);
-            collective(EventKind::AllGather, ringAllGather(bytes, N, link), k);
-            for (ZGpu& g : gs)
-                if (k < g.steps)
-                    compute(g, EventKind::Backward, g.step(k).backward, k);
-            collective(EventKind::ReduceScatter, ringReduceScatter(bytes, N, link), k);
+                    forwardBackward(g, k);
+            collective(EventKind::ReduceScatter, ringReduceScatter(bytes_, N_, link_), k);
         }
     }
-    for (ZGpu& g : gs)
-        compute(g, EventKind::Optimizer, g.optimizer, -1);
-    if (z.stage == 1 || z.stage == 2)
-        collective(EventKind::AllGather, ringAllGather(bytes, N, link), -1);
-    for (const ZGpu& g : gs)
-        rec.touch(g.gpu, g.clock);
-}
+
+    // ZeRO-3: weights gathered before each forward and each backward, gradients reduce-scattered after.
+    void gatherWeightsEveryRound()
+    {
+        for (int k = 0; k < rounds_; ++k) {
+            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), k);
+            for (ZGpu& g : gs_)
+                if (k < g.steps)
+                    compute(g, EventKind::Forward, g.step(k).forward, k);
+            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), k);
+            for (ZGpu& g : gs_)
+                if (k < g.steps)
+                    compute(g, EventKind::Backward, g.step(k).backward, k);
+            collective(EventKind::ReduceScatter, ringReduceScatter(bytes_, N_, link_), k);
+        }
+    }
+
+    const Plan& plan_;
+    const ZeroPlan& z_;
+    Recorder& rec_;
+    const int N_;
+    const double bytes_;   // gradients and parameters alike
+    std::vector<ZGpu> gs_;
+    LinkParams link_;
+    int rounds_ = 0;
+};
+
+} // namespace
+
+void simulateZero(const Plan& plan, const CostModel& costs, Recorder& rec) { ZeroIteration(plan, costs, rec).run(); }
 
 } // namespace hetplan::simdetail

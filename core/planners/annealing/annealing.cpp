@@ -47,102 +47,146 @@ std::vector<int> strategyKey(const Strategy& s)
     return k;
 }
 
-} // namespace
+// One annealing walk: the state, the temperature schedule and the record of accepted strategies.
+class Walk {
+public:
+    Walk(const PlanRequest& req, const CostModel& costs, const Progress& progress)
+        : req_(req), progress_(progress), amp_(req.cluster, costs), rng_(req.seed),
+          iterations_(req.intOption("iterations")), temperature_(req.doubleOption("temperature")),
+          keepInfeasible_(req.boolOption("keep_infeasible")),
+          repair_(req.boolOption("repair_memory") && !keepInfeasible_), crossNodeTp_(req.boolOption("cross_node_tp")),
+          all_(enumerateDegrees(req.cluster.gpuCount(), req.model.layerCount(), req.job.globalBatchSize,
+                                allowedTensorDegrees(req.model, req.cluster, crossNodeTp_)))
+    {
+        if (all_.empty())
+            throw InfeasibleError("annealing: no (pp, dp, tp) fits the cluster, model and global batch");
+    }
 
-Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
-{
-    const int iterations = req.intOption("iterations");
-    const int topK = req.intOption("top_k");
-    const double temperature = req.doubleOption("temperature");
-    const bool keepInfeasible = req.boolOption("keep_infeasible");
-    const bool repair = req.boolOption("repair_memory") && !keepInfeasible;
+    // Runs until the iterations are done or a stop is requested; returns why it stopped early (or None).
+    StopReason run()
+    {
+        visit(realise(pick(all_, rng_)));   // initialize_strategy()
+        for (int i = 0; i < iterations_; ++i, ++steps_) {
+            if (const StopReason r = progress_.stopReason(); r != StopReason::None)
+                return r;
+            if (i % 16 == 0)
+                progress_.report(0.8 * i / std::max(1, iterations_), "annealing");
+            step(i);
+        }
+        return StopReason::None;
+    }
 
-    const int gpus = req.cluster.gpuCount();
-    const int layers = req.model.layerCount();
-    const int gbs = req.job.globalBatchSize;
-    const bool crossNodeTp = req.boolOption("cross_node_tp");
-    const std::vector<Degrees> all =
-        enumerateDegrees(gpus, layers, gbs, allowedTensorDegrees(req.model, req.cluster, crossNodeTp));
-    if (all.empty())
-        throw InfeasibleError("annealing: no (pp, dp, tp) fits the cluster, model and global batch");
+    std::vector<Strategy> recorded()
+    {
+        std::vector<Strategy> out;
+        for (auto& [key, strategy] : record_)
+            out.push_back(std::move(strategy));
+        return out;
+    }
+    long long steps() const { return steps_; }
+    long long dropped() const { return dropped_; }
 
-    std::mt19937_64 rng(req.seed);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const AmpCostModel amp(req.cluster, costs);
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    long long dropped = 0;
-
+private:
     // Draw micro-batch and domino placement for given degrees, split layers by the DP, cost by eq. 3-5.
-    auto realise = [&](const Degrees& d) {
+    Strategy realise(const Degrees& d)
+    {
+        const int gbs = req_.job.globalBatchSize;
         Strategy s;
-        s.microBatchSize = pick(divisors(gbs / d.dp), rng);
+        s.microBatchSize = pick(divisors(gbs / d.dp), rng_);
         s.microBatches = gbs / (d.dp * s.microBatchSize);
-        auto placed = randomDominoPlacement(req.cluster, d, rng, !crossNodeTp);
+        auto placed = randomDominoPlacement(req_.cluster, d, rng_, !crossNodeTp_);
         if (!placed)
             return s;   // no tiling for these degrees: no layer split, so the move is not usable
         s.placement = *placed;
-        const AmpEstimate e = amp.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair,
-                                           [&] { return progress.stopReason() != StopReason::None; });
+        const AmpEstimate e = amp_.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair_,
+                                            [this] { return progress_.stopReason() != StopReason::None; });
         s.bounds = e.bounds;
         s.plannerCost = e.seconds;
         s.fitsMemory = e.fitsMemory && !e.bounds.empty();
         return s;
-    };
-    auto usable = [&](const Strategy& s) { return !s.bounds.empty() && (s.fitsMemory || keepInfeasible); };
+    }
 
-    std::map<std::vector<int>, Strategy> record;
-    Strategy current = realise(pick(all, rng));   // initialize_strategy()
-    double cost = usable(current) ? current.plannerCost : kInf;
-    if (usable(current))
-        record.emplace(strategyKey(current), current);
-    else
-        ++dropped;
-    double t0 = std::isfinite(cost) ? temperature * cost : -1;
+    bool usable(const Strategy& s) const { return !s.bounds.empty() && (s.fitsMemory || keepInfeasible_); }
 
-    StopReason stopped = StopReason::None;
-    int steps = 0;
-    for (int i = 0; i < iterations; ++i, ++steps) {
-        if ((stopped = progress.stopReason()) != StopReason::None)
-            break;
-        if (i % 16 == 0)
-            progress.report(0.8 * i / std::max(1, iterations), "annealing");
-        // Neighbour: vary tmp with dp fixed, or dp with tmp fixed (falls back to any degrees if stuck).
-        const Degrees cur = current.placement.degrees;
-        const bool varyTp = unit(rng) > 0.5;
+    // The start state: recorded if usable; the first usable state sets the temperature scale.
+    void visit(Strategy s)
+    {
+        if (usable(s)) {
+            cost_ = s.plannerCost;
+            t0_ = temperature_ * cost_;
+            record_.emplace(strategyKey(s), s);
+        } else {
+            ++dropped_;
+        }
+        current_ = std::move(s);
+    }
+
+    // Neighbour: vary tmp with dp fixed, or dp with tmp fixed (any degrees if stuck).
+    Degrees neighbour()
+    {
+        const Degrees cur = current_.placement.degrees;
+        const bool varyTp = unit_(rng_) > 0.5;
         std::vector<Degrees> moves;
-        for (const Degrees& d : all)
+        for (const Degrees& d : all_)
             if (varyTp ? (d.dp == cur.dp && d.tp != cur.tp) : (d.tp == cur.tp && d.dp != cur.dp))
                 moves.push_back(d);
-        if (moves.empty())
-            moves = all;
-        Strategy next = realise(pick(moves, rng));
+        return pick(moves.empty() ? all_ : moves, rng_);
+    }
+
+    void step(int i)
+    {
+        Strategy next = realise(neighbour());
         if (!usable(next)) {
-            ++dropped;
-            if (!std::isfinite(cost))
-                current = next;   // nothing feasible yet: keep wandering instead of circling the start
-            continue;
+            ++dropped_;
+            if (!std::isfinite(cost_))
+                current_ = std::move(next);   // nothing feasible yet: keep wandering instead of circling the start
+            return;
         }
-        if (t0 < 0)
-            t0 = temperature * next.plannerCost;   // first feasible state sets the scale
-        const double t = t0 * (1.0 - double(i) / iterations);
-        const double delta = std::min(cost - next.plannerCost, 0.0);   // ≤ 0; −inf never happens here
-        const double accept = !std::isfinite(cost) ? 1.0 : (t > 0 ? std::exp(delta / t) : (delta < 0 ? 0.0 : 1.0));
-        if (unit(rng) < accept) {
-            current = next;
-            cost = next.plannerCost;
-            record.emplace(strategyKey(current), current);
+        if (!std::isfinite(cost_)) {
+            visit(std::move(next));
+            return;
+        }
+        // Linear cooling to 0; a worse move is accepted with probability exp((cost − next)/t).
+        const double t = t0_ * (1.0 - double(i) / iterations_);
+        const double delta = std::min(cost_ - next.plannerCost, 0.0);
+        const double accept = t > 0 ? std::exp(delta / t) : (delta < 0 ? 0.0 : 1.0);
+        if (unit_(rng_) < accept) {
+            cost_ = next.plannerCost;
+            record_.emplace(strategyKey(next), next);
+            current_ = std::move(next);
         }
     }
-    std::vector<Strategy> recorded;
-    for (auto& [key, strategy] : record)
-        recorded.push_back(std::move(strategy));
+
+    const PlanRequest& req_;
+    const Progress& progress_;
+    const AmpCostModel amp_;
+    std::mt19937_64 rng_;
+    std::uniform_real_distribution<double> unit_{0.0, 1.0};
+    const int iterations_;
+    const double temperature_;
+    const bool keepInfeasible_, repair_, crossNodeTp_;
+    const std::vector<Degrees> all_;
+    Strategy current_;
+    double cost_ = std::numeric_limits<double>::infinity();
+    double t0_ = -1;
+    std::map<std::vector<int>, Strategy> record_;
+    long long steps_ = 0, dropped_ = 0;
+};
+
+} // namespace
+
+Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    Walk walk(req, costs, progress);
+    const StopReason stopped = walk.run();
+    std::vector<Strategy> recorded = walk.recorded();
     SearchStats stats;
-    stats.candidates = steps + 1;
-    stats.extra["dropped_for_memory"] = double(dropped);   // rejected moves; the tail adds none (all usable)
+    stats.candidates = walk.steps() + 1;
+    stats.extra["dropped_for_memory"] = double(walk.dropped());   // rejected moves; the tail drops none
     stats.extra["recorded"] = double(recorded.size());
     SearchTail tail;
-    tail.simulate = tail.keep = topK;
-    tail.keepInfeasible = keepInfeasible;
+    tail.simulate = tail.keep = req.intOption("top_k");
+    tail.keepInfeasible = req.boolOption("keep_infeasible");
     tail.what = "recorded strategies";
     return finishSearch(std::move(recorded), tail, req, costs, progress, stopped, std::move(stats), "annealing");
 }

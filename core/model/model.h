@@ -52,7 +52,7 @@ struct ModelSpec {
     void validate(const std::string& file) const;
 };
 
-// Builders for the bundled example models (names from DESIGN.md). `sequence` 0 = the model's default.
+// Builders for the bundled example models (the names `hetplan-cli list examples` shows). `sequence` 0 = the model's default.
 std::vector<std::string> exampleModelNames();
 ModelSpec buildExampleModel(const std::string& name, int sequence = 0);   // throws InputError if unknown
 

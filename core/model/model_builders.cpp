@@ -1,4 +1,4 @@
-// Builders for the bundled example models (DESIGN.md names). Each model is an embedding layer, its blocks
+// Builders for the bundled example models (the names the CLI and GUI list). Each model is an embedding layer, its blocks
 // and a head, sized from the published architecture numbers; see layer_math.h for the per-layer formulas.
 //
 // Counting rules:

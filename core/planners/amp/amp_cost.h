@@ -7,7 +7,7 @@
 //   T_sync(d) = ring all-reduce of d's gradients over its data-parallel group at the group's lowest
 //               bandwidth: 2(n−1)M/(nB')                                                       (eq. 3)
 //
-// Readings where the paper leaves room (written down as DESIGN.md asks):
+// Readings where the paper leaves room (written down here):
 // - t_{s,r} = forward + backward seconds of the stage's layers for one micro-batch on replica r's tensor
 //   group, from CostModel (measured profile first, analytic otherwise). The profile's tp timings assume
 //   an intra-node group; a tp group that spans nodes (only possible with the domino or random

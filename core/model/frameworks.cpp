@@ -174,9 +174,16 @@ std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const 
 
 std::string nativeFramework(const Plan& plan)
 {
-    if (!plan.pipelines.empty())
+    switch (plan.kind()) {
+    case PlanKind::Pipelines:
         return "megatron";
-    return plan.zero ? "deepspeed" : "";
+    case PlanKind::Zero:
+        return "deepspeed";
+    case PlanKind::Spmd:
+    case PlanKind::Empty:
+        return "";
+    }
+    return "";
 }
 
 } // namespace hetplan

@@ -26,6 +26,15 @@ long long Plan::samplesPerIteration() const
     return n;
 }
 
+PlanKind Plan::kind() const
+{
+    if (!pipelines.empty())
+        return PlanKind::Pipelines;
+    if (zero)
+        return PlanKind::Zero;
+    return spmd ? PlanKind::Spmd : PlanKind::Empty;
+}
+
 std::vector<int> Plan::usedGpus() const
 {
     std::vector<int> out;

@@ -92,6 +92,10 @@ struct Candidate {
     bool operator==(const Candidate&) const = default;
 };
 
+// The kind of decision a plan holds. Code that must handle every kind switches over kind() without a
+// default, so the compiler (-Wswitch, an error in CI) lists every place a new kind has to reach.
+enum class PlanKind { Pipelines, Zero, Spmd, Empty };
+
 struct RankInfo {
     int rank = 0, gpu = 0, localRank = 0;
     std::string host;
@@ -117,6 +121,8 @@ struct Plan {
 
     bool operator==(const Plan&) const = default;
 
+    // Pipelines win over ZeRO over SPMD when several parts are filled (validate() refuses such plans).
+    PlanKind kind() const;
     long long samplesPerIteration() const;
     // Global rank order: pipelines in order, stages in order, GPUs in each stage's listed order
     // (= Megatron's tp-fastest, then dp, then pp when all stages are the same size); ZeRO: listed order.

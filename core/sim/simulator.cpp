@@ -10,6 +10,7 @@
 #include "core/model/frameworks.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <limits>
 
@@ -133,18 +134,23 @@ void checkPlan(const Plan& plan)
 
 SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& options)
 {
-    if (plan.spmd && plan.pipelines.empty() && !plan.zero)
-        throw InputError("plan", "spmd", "not supported by the simulator yet");
     checkPlan(plan);
     if (costs.model().layerCount() != plan.model.layerCount())
         throw InputError("plan", "model", "the cost model's layer count differs from the plan's model");
 
     SimResult result;
     simdetail::Recorder rec(options, result, plan.cluster.gpuCount());
-    if (!plan.pipelines.empty())
+    switch (plan.kind()) {
+    case PlanKind::Pipelines:
         simdetail::simulatePipelines(plan, costs, rec);
-    else
+        break;
+    case PlanKind::Zero:
         simdetail::simulateZero(plan, costs, rec);
+        break;
+    case PlanKind::Spmd:
+    case PlanKind::Empty:
+        throw std::logic_error("checkPlan() lets only pipeline and ZeRO plans through");
+    }
 
     double t = 0;
     for (int g = 0; g < plan.cluster.gpuCount(); ++g) {

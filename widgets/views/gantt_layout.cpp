@@ -41,8 +41,7 @@ std::vector<QString> gpuTexts(const Cluster& cluster)
     const auto types = viewutil::deviceTypes(cluster);
     std::vector<QString> out(size_t(cluster.gpuCount()));
     for (int g = 0; g < int(out.size()); ++g)
-        out[g] = QString::fromStdString(cluster.gpuName(g)) + QStringLiteral(" (") +
-                 viewutil::shortDevice(cluster.nodeOf(g).deviceType, types) + QLatin1Char(')');
+        out[g] = viewutil::withDevice(cluster.gpuName(g), cluster.nodeOf(g).deviceType, types);
     return out;
 }
 

@@ -147,8 +147,7 @@ void axisLabels(const Cluster& cluster, const std::vector<std::string>& types, S
     for (int c = 0; c < layout.columns; ++c)
         layout.columnLabels.push_back(tr("GPU %1").arg(c));
     for (const Node& n : cluster.nodes)
-        layout.rowLabels.push_back(QString::fromStdString(n.name) + QStringLiteral(" (") +
-                                   viewutil::shortDevice(n.deviceType, types) + QLatin1Char(')'));
+        layout.rowLabels.push_back(viewutil::withDevice(n.name, n.deviceType, types));
 }
 
 } // namespace

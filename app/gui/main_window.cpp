@@ -40,7 +40,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
-    editor_ = new ClusterEditor;
+    editor_ = new ClusterEditor(doc_->undoStack());
     modelPanel_ = new ModelPanel;
     runPanel_ = new RunPanel;
     gantt_ = new GanttView;
@@ -77,31 +77,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
 
-    // Canvas edits flow into the project (one undo command per edit lives in the editor's stack).
+    // Canvas edits flow into the project (their undo commands are on the document's stack).
     connect(editor_, &ClusterEditor::clusterChanged, this, [this] {
         if (syncing_)
             return;
         const Cluster c = editor_->cluster();
         syncing_ = true;
-        doc_->renameCluster(editorCluster_, c);
+        doc_->syncCluster(editorCluster_, c);
         editorCluster_ = c.name;
         syncing_ = false;
     });
     connect(jobPanel_, &JobPanel::jobEdited, this, [this](const Job& j) {
         const std::string name = doc_->job() ? doc_->job()->name : "default";
         syncing_ = true;
-        doc_->setJob({name, j});
-        doc_->setCurrentJob(name);
+        doc_->setJob({name, j}); // one undo step (spin-box clicks on one field merge)
         syncing_ = false;
         onCurrentChanged();
     });
     connect(modelPanel_, &ModelPanel::exampleModelChosen, this, [this](const QString& name) {
-        // Choosing a model the project already has selects it (keeping its imported profile).
-        if (!doc_->project().findModel(name.toStdString())) {
+        // Choosing a model the project already has selects it (keeping its imported profile). Either is
+        // one undo step.
+        if (doc_->project().findModel(name.toStdString())) {
+            doc_->chooseModel(name.toStdString());
+        } else {
             doc_->addModel(ProjectModel{buildExampleModel(name.toStdString()), {}});
             showMessage(tr("Model %1 added to the project").arg(name));
         }
-        doc_->setCurrentModel(name.toStdString());
     });
     connect(modelPanel_, &ModelPanel::profileImported, this, [this](const Profile& p) {
         if (!doc_->model()) {
@@ -223,9 +224,9 @@ void MainWindow::buildActions()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
+    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);

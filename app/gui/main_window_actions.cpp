@@ -165,8 +165,7 @@ void MainWindow::newCluster()
     while (doc_->project().findCluster("cluster-" + std::to_string(n)))
         ++n;
     c.name = "cluster-" + std::to_string(n);
-    doc_->setCluster(c);
-    doc_->setCurrentCluster(c.name);
+    doc_->setCluster(c); // one undo step, which also makes it current
     tabs_->setCurrentWidget(editor_);
     showMessage(tr("New cluster %1: drag device types from the palette onto the canvas")
                     .arg(QString::fromStdString(c.name)));

@@ -8,6 +8,8 @@
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
 #include "widgets/controller/run_controller.h"
+#include "widgets/panels/job_panel.h"
+#include "widgets/panels/model_panel.h"
 #include "widgets/panels/run_panel.h"
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/curves_view.h"
@@ -18,6 +20,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeWidget>
@@ -154,6 +157,36 @@ private slots:
         QVERIFY(w2.document()->project() == saved);
         QCOMPARE(w2.clusterEditor()->cluster(), saved.clusters.front());
         QVERIFY(w2.document()->currentPlan()); // the last run's plan is shown again
+    }
+
+    void editsUndoThroughTheEditMenu()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        const Project start = w.document()->project();
+        QAction* undo = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo))
+                undo = a;
+        QVERIFY(undo);
+        // One edit of each kind, through the widgets the user would use.
+        QVERIFY(w.clusterEditor()->addNodeAtFreeSpot(QStringLiteral("T4"), 4));
+        QCOMPARE(w.document()->cluster()->nodes.size(), start.clusters[0].nodes.size() + 1);
+        auto* gbs = w.findChild<JobPanel*>()->findChildren<QSpinBox*>().front();
+        gbs->setValue(128);
+        QCOMPARE(w.document()->job()->job.globalBatchSize, 128);
+        emit w.modelPanel()->exampleModelChosen(QStringLiteral("bert-base"));
+        QCOMPARE(w.document()->currentModel(), std::string("bert-base"));
+        QVERIFY(w.isWindowModified());
+        for (int i = 0; i < 3; ++i)
+            undo->trigger();
+        QVERIFY(w.document()->project() == start);
+        QVERIFY(!w.document()->isDirty());
+        QVERIFY(!w.isWindowModified());
+        QVERIFY(w.clusterEditor()->cluster() == start.clusters[0]); // the canvas follows
+        QCOMPARE(gbs->value(), start.jobs[0].job.globalBatchSize);  // and so does the job panel
+        QCOMPARE(w.document()->currentModel(), std::string("gpt2-amp"));
     }
 
     void emptyDraftClusterIsSaved()

@@ -1,10 +1,12 @@
 // Undo commands of the cluster canvas on a ClusterDocument alone (no scene, no view): every command
-// kind round-trips through undo/redo, removals restore exactly, and merging follows its rules.
+// kind round-trips through undo/redo, removals restore exactly, and merging follows its rules (the
+// ChangeValue template merges consecutive edits of one field of one object).
 #include "canvas_fixtures.h"
 
 #include "core/io/examples.h"
 #include "widgets/canvas/auto_layout.h"
 #include "widgets/canvas/cluster_document.h"
+#include "widgets/commands/cluster_fields.h"
 #include "widgets/commands/link_commands.h"
 
 #include <QRandomGenerator>
@@ -26,7 +28,8 @@ private slots:
     void documentRemoveUndoIsExactProperty();
     void documentMovesMerge();
     void everyCommandRoundTrips();
-    void propertyEditsMergeRules();
+    void changeValueMergesConsecutiveEdits();
+    void changeValueTexts();
     void oneEditedSignalPerStep();
 };
 
@@ -149,19 +152,11 @@ void TestClusterCommands::everyCommandRoundTrips()
     push(new AddNodeCommand(&doc, Node{"h100-0", "H100-SXM", 8, 450e9, 50e9, Communicator::GpuRdma, 900, 0}));
     QCOMPARE(doc.cluster().nodes.back().name, std::string("h100-0"));
     push(new AddLinkCommand(&doc, Link{"h100-0", "v100-0", 3.125e9, 20e-6}));
-    Node renamed = doc.node(0);
-    renamed.name = "volta-0";
-    push(new ChangeNodePropertyCommand(&doc, 0, NodeField::Name, renamed));
+    push(changeValue(&doc, 0, nodeField::name, "volta-0"));
     QCOMPARE(doc.cluster().links.back().b, std::string("volta-0")); // the link follows the rename
-    Node more = doc.node(1);
-    more.gpus = 8;
-    push(new ChangeNodePropertyCommand(&doc, 1, NodeField::Gpus, more));
-    Link faster = doc.link(0);
-    faster.bandwidth = 12.5e9;
-    push(new ChangeLinkPropertyCommand(&doc, 0, LinkField::Bandwidth, faster));
-    ClusterProperties props = doc.properties();
-    props.interLatency = 35e-6;
-    push(new ChangeClusterPropertyCommand(&doc, ClusterField::InterLatency, props));
+    push(changeValue(&doc, 1, nodeField::gpus, 8));
+    push(changeValue(&doc, 0, linkField::bandwidth, 12.5e9));
+    push(changeValue(&doc, 0, clusterField::interLatency, 35e-6));
     push(new MoveNodesCommand(&doc, {3, 4}, {{-100, -100}, {-300, -100}}));
     push(new AutoLayoutCommand(&doc));
     QVERIFY(doc.cluster().nodes.size() == autoLayoutPositions(doc.cluster()).size());
@@ -179,48 +174,62 @@ void TestClusterCommands::everyCommandRoundTrips()
     }
 }
 
-void TestClusterCommands::propertyEditsMergeRules()
+void TestClusterCommands::changeValueMergesConsecutiveEdits()
 {
     ClusterDocument doc;
     doc.setCluster(triangle());
     QUndoStack stack;
-    const auto withGpus = [&](int node, int g) {
-        Node n = doc.node(node);
-        n.gpus = g;
-        return n;
-    };
-    stack.push(new ChangeNodePropertyCommand(&doc, 0, NodeField::Gpus, withGpus(0, 5)));
-    stack.push(new ChangeNodePropertyCommand(&doc, 0, NodeField::Gpus, withGpus(0, 6)));
+    stack.push(changeValue(&doc, 0, nodeField::gpus, 5));
+    stack.push(changeValue(&doc, 0, nodeField::gpus, 6));
     QCOMPARE(stack.count(), 1); // same node, same numeric field
-    stack.push(new ChangeNodePropertyCommand(&doc, 1, NodeField::Gpus, withGpus(1, 2)));
-    QCOMPARE(stack.count(), 2); // another node
-    stack.push(new ChangeNodePropertyCommand(&doc, 1, NodeField::Gpus, withGpus(1, 4)));
-    QCOMPARE(stack.count(), 1); // back to b's original 4 GPUs: the merged step is a no-op and dropped
-    Node n = doc.node(0);
-    n.name = "x";
-    stack.push(new ChangeNodePropertyCommand(&doc, 0, NodeField::Name, n));
-    n.name = "y";
-    stack.push(new ChangeNodePropertyCommand(&doc, 0, NodeField::Name, n));
-    QCOMPARE(stack.count(), 3); // renames stay separate steps
-    ClusterProperties p = doc.properties();
-    p.intraLatency = 1e-6;
-    stack.push(new ChangeClusterPropertyCommand(&doc, ClusterField::IntraLatency, p));
-    p.intraLatency = 2e-6;
-    stack.push(new ChangeClusterPropertyCommand(&doc, ClusterField::IntraLatency, p));
-    QCOMPARE(stack.count(), 4);
-    p.cpuPathPenalty = 3;
-    stack.push(new ChangeClusterPropertyCommand(&doc, ClusterField::CpuPathPenalty, p));
-    QCOMPARE(stack.count(), 5); // another field
-    Link l = doc.link(2);
-    l.latency = 1e-6;
-    stack.push(new ChangeLinkPropertyCommand(&doc, 2, LinkField::Latency, l));
-    l.latency = 2e-6;
-    stack.push(new ChangeLinkPropertyCommand(&doc, 2, LinkField::Latency, l));
-    QCOMPARE(stack.count(), 6);
+    QCOMPARE(doc.node(0).gpus, 6);
+    stack.push(changeValue(&doc, 0, nodeField::nicBandwidth, 50e9));
+    QCOMPARE(stack.count(), 2); // another field of the same node
+    stack.push(changeValue(&doc, 1, nodeField::nicBandwidth, 50e9));
+    QCOMPARE(stack.count(), 3); // the same field of another node
+    stack.push(changeValue(&doc, 1, nodeField::nicBandwidth, 3.125e9));
+    QCOMPARE(stack.count(), 2); // back to b's original NIC: the merged step is a no-op and dropped
+    stack.push(changeValue(&doc, 0, nodeField::name, "x"));
+    stack.push(changeValue(&doc, 0, nodeField::name, "y"));
+    QCOMPARE(stack.count(), 4); // renames stay separate steps
+    stack.push(changeValue(&doc, 0, clusterField::intraLatency, 1e-6));
+    stack.push(changeValue(&doc, 0, clusterField::intraLatency, 2e-6));
+    QCOMPARE(stack.count(), 5);
+    stack.push(changeValue(&doc, 0, clusterField::cpuPathPenalty, 3.0));
+    QCOMPARE(stack.count(), 6); // another field
+    stack.push(changeValue(&doc, 2, linkField::latency, 1e-6));
+    stack.push(changeValue(&doc, 2, linkField::latency, 2e-6));
+    QCOMPARE(stack.count(), 7);
     QCOMPARE(doc.link(2).latency, 2e-6);
+    stack.undo(); // one step takes the link back to its first latency
+    QCOMPARE(doc.link(2).latency, 5e-6);
     while (stack.canUndo())
         stack.undo();
     QVERIFY(doc.cluster() == triangle());
+    while (stack.canRedo())
+        stack.redo();
+    QCOMPARE(doc.node(0).name, std::string("y"));
+    QCOMPARE(doc.node(0).gpus, 6);
+    QCOMPARE(doc.cluster().cpuPathPenalty, 3.0);
+}
+
+void TestClusterCommands::changeValueTexts()
+{
+    ClusterDocument doc;
+    doc.setCluster(triangle());
+    const auto text = [&](QUndoCommand* cmd) {
+        const QString t = cmd->text();
+        delete cmd;
+        return t;
+    };
+    QCOMPARE(text(changeValue(&doc, 0, nodeField::nicBandwidth, 1e9)), QStringLiteral("Change NIC bandwidth of a"));
+    QCOMPARE(text(changeValue(&doc, 1, nodeField::gpus, 2)), QStringLiteral("Change GPU count of b"));
+    QCOMPARE(text(changeValue(&doc, 0, nodeField::name, "fast")), QStringLiteral("Rename a to fast"));
+    QCOMPARE(text(changeValue(&doc, 1, linkField::bandwidth, 1e9)), QStringLiteral("Change bandwidth of link b–c"));
+    QCOMPARE(text(changeValue(&doc, 0, clusterField::name, "lab")), QStringLiteral("Rename cluster to lab"));
+    QCOMPARE(text(changeValue(&doc, 0, clusterField::interLatency, 1e-6)), QStringLiteral("Change inter-node latency"));
+    // A name with a placeholder in it is shown as it is.
+    QCOMPARE(stepText("Rename %1 to %2", QStringLiteral("%2"), QStringLiteral("b")), QStringLiteral("Rename %2 to b"));
 }
 
 void TestClusterCommands::oneEditedSignalPerStep()

@@ -44,7 +44,8 @@ private slots:
 
 void TestClusterPanel::panelEditsNode()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.setCluster(triangle());
     ed.selectItems({0});
     QWidget* panel = ed.propertyPanel();
@@ -75,7 +76,8 @@ void TestClusterPanel::panelEditsNode()
 
 void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.setCluster(triangle());
     ed.selectItems({2}); // c: A100-40GB with intra 300 GB/s = the A100 default
     auto* type = child<QComboBox>(ed.propertyPanel(), "nodeDeviceType");
@@ -94,7 +96,8 @@ void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()
 
 void TestClusterPanel::renameUpdatesLinks()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.setCluster(triangle());
     ed.selectItems({0});
     auto* name = child<QLineEdit>(ed.propertyPanel(), "nodeName");
@@ -113,7 +116,8 @@ void TestClusterPanel::renameUpdatesLinks()
 
 void TestClusterPanel::clusterPropertiesAndEmptyName()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.setCluster(triangle());
     QWidget* panel = ed.propertyPanel();
     auto* inter = child<QDoubleSpinBox>(panel, "interLatency");
@@ -138,7 +142,8 @@ void TestClusterPanel::clusterPropertiesAndEmptyName()
 
 void TestClusterPanel::shiftDragDrawsLink()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.resize(1000, 600);
     ed.show();
     QVERIFY(QTest::qWaitForWindowExposed(&ed));
@@ -157,7 +162,8 @@ void TestClusterPanel::shiftDragDrawsLink()
 
 void TestClusterPanel::dropAndDoubleClickAddNodes()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.resize(1000, 600);
     ed.show();
     QVERIFY(QTest::qWaitForWindowExposed(&ed));
@@ -191,7 +197,8 @@ void TestClusterPanel::dropAndDoubleClickAddNodes()
 
 void TestClusterPanel::deleteKey()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.resize(1000, 600);
     ed.show();
     QVERIFY(QTest::qWaitForWindowActive(&ed));
@@ -207,7 +214,8 @@ void TestClusterPanel::deleteKey()
 
 void TestClusterPanel::zoomPanAndLinkTool()
 {
-    ClusterEditor ed;
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
     ed.resize(1000, 600);
     ed.show();
     QVERIFY(QTest::qWaitForWindowExposed(&ed));

@@ -10,7 +10,9 @@
 #include "widgets/panels/model_panel.h"
 #include "widgets/panels/run_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSortFilterProxyModel>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -110,14 +112,73 @@ private slots:
         p.setChecked({"amp", "uniform"});
         QCOMPARE(p.checkedPlanners(), (std::vector<std::string>{"amp", "uniform"}));
         QVERIFY(p.options().empty()); // nothing changed from the defaults
+        // Every declared option of every planner has a row, labelled and explained, with its editor.
         for (int i = 0; i < tree->topLevelItemCount(); ++i) {
             QTreeWidgetItem* it = tree->topLevelItem(i);
-            if (it->text(0) == "amp")
-                for (int c = 0; c < it->childCount(); ++c)
-                    if (it->child(c)->text(0) == "top_k")
-                        it->child(c)->setText(1, "3");
+            const auto planner = PlannerRegistry::instance().create(it->text(0).toStdString());
+            const std::vector<PlannerOption> declared = planner->options();
+            QCOMPARE(it->childCount(), int(declared.size()));
+            for (int c = 0; c < it->childCount(); ++c) {
+                QCOMPARE(it->child(c)->text(0), QString::fromStdString(declared[c].label));
+                QVERIFY(it->child(c)->toolTip(0).startsWith(QString::fromStdString(declared[c].help)));
+                QWidget* editor = tree->itemWidget(it->child(c), 1);
+                QVERIFY(editor);
+                QCOMPARE(editor, p.optionEditor(planner->name(), declared[c].key));
+            }
         }
-        QCOMPARE(p.options()["amp"]["top_k"], std::string("3"));
+    }
+
+    void runPanelEditorsFollowTheOptionTypes()
+    {
+        RunPanel p;
+        // amp: top_k integer 1..100000 (default 10), keep_infeasible false, dp fast|paper.
+        auto* topK = qobject_cast<QSpinBox*>(p.optionEditor("amp", "top_k"));
+        QVERIFY(topK);
+        QCOMPARE(topK->minimum(), 1);
+        QCOMPARE(topK->maximum(), 100000);
+        QCOMPARE(topK->value(), 10);
+        auto* keep = qobject_cast<QCheckBox*>(p.optionEditor("amp", "keep_infeasible"));
+        QVERIFY(keep);
+        QVERIFY(!keep->isChecked());
+        auto* dp = qobject_cast<QComboBox*>(p.optionEditor("amp", "dp"));
+        QVERIFY(dp);
+        QCOMPARE(dp->count(), 2);
+        QCOMPARE(dp->currentText(), QStringLiteral("fast"));
+        // annealing: temperature, a number 0..1000 with default 0.2.
+        auto* temperature = qobject_cast<QDoubleSpinBox*>(p.optionEditor("annealing", "temperature"));
+        QVERIFY(temperature);
+        QCOMPARE(temperature->value(), 0.2);
+        QCOMPARE(temperature->maximum(), 1000.0);
+        QVERIFY(!temperature->toolTip().isEmpty());
+        QVERIFY(!p.optionEditor("amp", "no-such-option"));
+        QVERIFY(p.options().empty());
+
+        // Changed values show up as canonical text; values back at the default do not.
+        topK->setValue(3);
+        QCOMPARE(p.options(), (std::map<std::string, std::map<std::string, std::string>>{{"amp", {{"top_k", "3"}}}}));
+        keep->setChecked(true);
+        dp->setCurrentText(QStringLiteral("paper"));
+        temperature->setValue(0.5);
+        QCOMPARE(p.options()["amp"]["keep_infeasible"], std::string("true"));
+        QCOMPARE(p.options()["amp"]["dp"], std::string("paper"));
+        QCOMPARE(p.options()["annealing"]["temperature"], std::string("0.5"));
+        topK->setValue(10);
+        keep->setChecked(false);
+        dp->setCurrentText(QStringLiteral("fast"));
+        temperature->setValue(0.2);
+        QVERIFY(p.options().empty());
+        // Whatever the editors hold is a value the planner accepts.
+        topK->setValue(1000000); // beyond the range: the box keeps it inside
+        const auto amp = PlannerRegistry::instance().create("amp");
+        QCOMPARE(resolveOptions(*amp, p.options()["amp"]).at("top_k"), std::string("100000"));
+    }
+
+    void optionEditorDecimals()
+    {
+        QCOMPARE(decimalsFor(0.2), 2);
+        QCOMPARE(decimalsFor(3), 2);
+        QCOMPARE(decimalsFor(0.125), 3);
+        QCOMPARE(decimalsFor(1e-6), 6);
     }
 };
 

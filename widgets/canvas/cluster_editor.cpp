@@ -28,10 +28,9 @@ namespace {
 constexpr double kDefaultNic = 100e9 / 8; // 100 Gbps, a common data-centre NIC
 } // namespace
 
-ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent)
+ClusterEditor::ClusterEditor(QUndoStack* undoStack, QWidget* parent) : QWidget(parent), undo_(undoStack)
 {
     doc_ = new ClusterDocument(this);
-    undo_ = new QUndoStack(this);
     scene_ = new ClusterScene(doc_, this);
     view_ = new ClusterView(scene_, this);
     view_->setObjectName(QStringLiteral("clusterView"));
@@ -136,7 +135,6 @@ QWidget* ClusterEditor::propertyPanel() const { return panel_; }
 void ClusterEditor::setCluster(const Cluster& cluster)
 {
     doc_->setCluster(cluster);
-    undo_->clear();
     fitPending_ = true;
     if (isVisible())
         zoomToFit();

@@ -1,6 +1,7 @@
 #pragma once
 // The cluster canvas editor: device palette + graphics view of a ClusterDocument, a small tool bar,
-// and a property panel widget the main window docks. All edits are undo commands on undoStack().
+// and a property panel widget the main window docks. All edits are undo commands pushed onto a stack the
+// editor is given and does not own: in the app, the project document's one undo stack.
 #include "core/model/cluster.h"
 
 #include <QPointF>
@@ -24,10 +25,13 @@ class PropertyPanel;
 class ClusterEditor : public QWidget {
     Q_OBJECT
 public:
-    explicit ClusterEditor(QWidget* parent = nullptr);
+    // `undoStack` must outlive the editor.
+    explicit ClusterEditor(QUndoStack* undoStack, QWidget* parent = nullptr);
     ~ClusterEditor() override;
 
-    // Replaces the content and clears the undo stack (emits neither clusterChanged nor an undo step).
+    // Replaces the content (emits neither clusterChanged nor an undo step). The stack is left alone:
+    // commands already on it address nodes and links by index, so its owner drops that history when the
+    // content becomes another cluster (and keeps it when an undo step itself brings a cluster back).
     void setCluster(const Cluster& cluster);
     Cluster cluster() const;               // current state, canvas positions included
     QUndoStack* undoStack() const { return undo_; }

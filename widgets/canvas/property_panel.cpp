@@ -2,7 +2,7 @@
 
 #include "device_style.h"
 
-#include "widgets/commands/link_commands.h"
+#include "widgets/commands/cluster_fields.h"
 
 #include "core/model/device.h"
 
@@ -116,9 +116,12 @@ QWidget* PropertyPanel::buildClusterPage()
     form->addRow(tr("Inter-node latency:"), interLat_);
     form->addRow(tr("CPU path penalty:"), cpuPenalty_);
     connect(clusterName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitClusterName);
-    connect(intraLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(0); });
-    connect(interLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(1); });
-    connect(cpuPenalty_, &QDoubleSpinBox::valueChanged, this, [this] { commitClusterNumbers(2); });
+    connect(intraLat_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(0, clusterField::intraLatency, v * kMicro); });
+    connect(interLat_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(0, clusterField::interLatency, v * kMicro); });
+    connect(cpuPenalty_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(0, clusterField::cpuPathPenalty, v); });
     return w;
 }
 
@@ -160,11 +163,14 @@ QWidget* PropertyPanel::buildNodePage()
     form->addRow(tr("Communicator:"), nodeComm_);
     connect(nodeName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitNodeName);
     connect(nodeType_, &QComboBox::activated, this, &PropertyPanel::commitDeviceType);
-    connect(nodeGpus_, &QSpinBox::valueChanged, this, [this] { commitNodeNumbers(NodeField::Gpus); });
+    connect(nodeGpus_, &QSpinBox::valueChanged, this, [this](int v) { pushChange(node_, nodeField::gpus, v); });
     connect(nodeIntra_, &QDoubleSpinBox::valueChanged, this,
-            [this] { commitNodeNumbers(NodeField::IntraBandwidth); });
-    connect(nodeNic_, &QDoubleSpinBox::valueChanged, this, [this] { commitNodeNumbers(NodeField::NicBandwidth); });
-    connect(nodeComm_, &QComboBox::activated, this, [this] { commitNodeNumbers(NodeField::Communicator); });
+            [this](double v) { pushChange(node_, nodeField::intraBandwidth, v * kGB); });
+    connect(nodeNic_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(node_, nodeField::nicBandwidth, v * kGbit); });
+    connect(nodeComm_, &QComboBox::activated, this, [this](int i) {
+        pushChange(node_, nodeField::communicator, i == 1 ? Communicator::CpuEthernet : Communicator::GpuRdma);
+    });
     return w;
 }
 
@@ -178,8 +184,10 @@ QWidget* PropertyPanel::buildLinkPage()
     form->addRow(tr("Between:"), linkEnds_);
     form->addRow(tr("Bandwidth:"), linkBw_);
     form->addRow(tr("Latency:"), linkLat_);
-    connect(linkBw_, &QDoubleSpinBox::valueChanged, this, [this] { commitLink(true); });
-    connect(linkLat_, &QDoubleSpinBox::valueChanged, this, [this] { commitLink(false); });
+    connect(linkBw_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(link_, linkField::bandwidth, v * kGbit); });
+    connect(linkLat_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(link_, linkField::latency, v * kMicro); });
     return w;
 }
 
@@ -269,12 +277,13 @@ void PropertyPanel::refresh()
     }
 }
 
-void PropertyPanel::pushNode(NodeField field, const Node& after)
+template <class Object, class Value>
+void PropertyPanel::pushChange(int index, const Field<Object, Value>& field, const std::type_identity_t<Value>& value)
 {
-    if (node_ < 0 || after == doc_->node(node_))
+    if (index < 0 || field.get(ClusterSlot<Object>::read(*doc_, index)) == value)
         return;
     showError({});
-    undo_->push(new ChangeNodePropertyCommand(doc_, node_, field, after));
+    undo_->push(new ChangeValue<Object, Value>(doc_, index, field, value));
 }
 
 void PropertyPanel::commitNodeName()
@@ -291,91 +300,44 @@ void PropertyPanel::commitNodeName()
         nodeName_->setText(qs(doc_->node(node_).name)); // back to the name the node really has
         return;
     }
-    Node n = doc_->node(node_);
-    n.name = name.toStdString();
-    pushNode(NodeField::Name, n);
+    pushChange(node_, nodeField::name, name.toStdString());
 }
 
 void PropertyPanel::commitDeviceType()
 {
     if (node_ < 0)
         return;
-    Node n = doc_->node(node_);
+    const Node& n = doc_->node(node_);
     const DeviceType* from = DeviceCatalog::builtin().find(n.deviceType);
     const DeviceType* to = DeviceCatalog::builtin().find(nodeType_->currentText().toStdString());
-    if (!to)
+    if (!to || to->name == n.deviceType)
         return;
-    // An intra-node bandwidth that was the old type's default follows the new type's default.
-    if (from && to && n.intraBandwidth == from->intraNodeBandwidth)
-        n.intraBandwidth = to->intraNodeBandwidth;
-    n.deviceType = to->name;
-    pushNode(NodeField::DeviceType, n);
-}
-
-void PropertyPanel::commitNodeNumbers(NodeField field)
-{
-    if (node_ < 0)
-        return;
-    Node n = doc_->node(node_);
-    switch (field) {
-    case NodeField::Gpus: n.gpus = nodeGpus_->value(); break;
-    case NodeField::IntraBandwidth: n.intraBandwidth = nodeIntra_->value() * kGB; break;
-    case NodeField::NicBandwidth: n.nicBandwidth = nodeNic_->value() * kGbit; break;
-    case NodeField::Communicator:
-        n.communicator = nodeComm_->currentIndex() == 1 ? Communicator::CpuEthernet : Communicator::GpuRdma;
-        break;
-    default: return;
+    // An intra-node bandwidth that was the old type's default follows the new type's default, in the same
+    // undo step as the type.
+    const bool follows = from && n.intraBandwidth == from->intraNodeBandwidth &&
+                         n.intraBandwidth != to->intraNodeBandwidth;
+    if (follows)
+        undo_->beginMacro(stepText(nodeField::deviceType.text, qs(n.name), {}));
+    pushChange(node_, nodeField::deviceType, to->name);
+    if (follows) {
+        pushChange(node_, nodeField::intraBandwidth, to->intraNodeBandwidth);
+        undo_->endMacro();
     }
-    pushNode(field, n);
-}
-
-void PropertyPanel::commitLink(bool bandwidth)
-{
-    if (link_ < 0)
-        return;
-    Link l = doc_->link(link_);
-    if (bandwidth)
-        l.bandwidth = linkBw_->value() * kGbit;
-    else
-        l.latency = linkLat_->value() * kMicro;
-    if (l == doc_->link(link_))
-        return;
-    undo_->push(new ChangeLinkPropertyCommand(doc_, link_, bandwidth ? LinkField::Bandwidth : LinkField::Latency, l));
 }
 
 void PropertyPanel::commitClusterName()
 {
-    ClusterProperties p = doc_->properties();
+    const std::string current = doc_->properties().name;
     const QString name = clusterName_->text().trimmed();
-    if (name.toStdString() == p.name)
+    if (name.toStdString() == current)
         return;
     if (name.isEmpty()) {
         showError(tr("The cluster name must not be empty."));
         const QSignalBlocker b(clusterName_);
-        clusterName_->setText(qs(p.name));
+        clusterName_->setText(qs(current));
         return;
     }
-    showError({});
-    p.name = name.toStdString();
-    undo_->push(new ChangeClusterPropertyCommand(doc_, ClusterField::Name, p));
-}
-
-void PropertyPanel::commitClusterNumbers(int which)
-{
-    ClusterProperties p = doc_->properties();
-    ClusterField field = ClusterField::IntraLatency;
-    if (which == 0) {
-        p.intraLatency = intraLat_->value() * kMicro;
-    } else if (which == 1) {
-        p.interLatency = interLat_->value() * kMicro;
-        field = ClusterField::InterLatency;
-    } else {
-        p.cpuPathPenalty = cpuPenalty_->value();
-        field = ClusterField::CpuPathPenalty;
-    }
-    if (p == doc_->properties())
-        return;
-    undo_->push(new ChangeClusterPropertyCommand(doc_, field, p));
+    pushChange(0, clusterField::name, name.toStdString());
 }
 
 } // namespace hetplan

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include <type_traits>
 #include <vector>
 
 class QComboBox;
@@ -18,7 +19,8 @@ class QUndoStack;
 
 namespace hetplan {
 
-enum class NodeField;
+template <class Object, class Value>
+struct Field;
 
 class PropertyPanel : public QWidget {
     Q_OBJECT
@@ -38,14 +40,14 @@ private:
     void refresh();
     void showPage(QWidget* page);
     void showError(const QString& text);
-    void pushNode(NodeField field, const Node& after);
+    // Pushes a change of `field` of the node/link `index` (any index for the cluster's own fields) unless
+    // it already has that value; index -1 (nothing shown) pushes nothing.
+    template <class Object, class Value>
+    void pushChange(int index, const Field<Object, Value>& field, const std::type_identity_t<Value>& value);
 
     void commitNodeName();
     void commitDeviceType();
-    void commitNodeNumbers(NodeField field);
-    void commitLink(bool bandwidth);
     void commitClusterName();
-    void commitClusterNumbers(int which);
 
     ClusterDocument* doc_;
     QUndoStack* undo_;

@@ -133,48 +133,4 @@ AutoLayoutCommand::AutoLayoutCommand(ClusterDocument* doc, QUndoCommand* parent)
     setText(tr("Auto-layout"));
 }
 
-// ---- ChangeNodeProperty -----------------------------------------------------------------------------
-
-ChangeNodePropertyCommand::ChangeNodePropertyCommand(ClusterDocument* doc, int index, NodeField field,
-                                                     const Node& after, QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc), index_(index), field_(field), before_(doc->node(index)), after_(after)
-{
-    // Positions are MoveNodes' business; keep them whatever the caller passed.
-    after_.x = before_.x;
-    after_.y = before_.y;
-    const QString name = qs(before_.name);
-    switch (field) {
-    case NodeField::Name: setText(tr("Rename %1 to %2").arg(name, qs(after.name))); break;
-    case NodeField::DeviceType: setText(tr("Change device type of %1").arg(name)); break;
-    case NodeField::Gpus: setText(tr("Change GPU count of %1").arg(name)); break;
-    case NodeField::IntraBandwidth: setText(tr("Change intra-node bandwidth of %1").arg(name)); break;
-    case NodeField::NicBandwidth: setText(tr("Change NIC bandwidth of %1").arg(name)); break;
-    case NodeField::Communicator: setText(tr("Change communicator of %1").arg(name)); break;
-    }
-}
-
-void ChangeNodePropertyCommand::redo()
-{
-    doc_->replaceNode(index_, after_);
-    doc_->notifyEdited();
-}
-
-void ChangeNodePropertyCommand::undo()
-{
-    doc_->replaceNode(index_, before_);
-    doc_->notifyEdited();
-}
-
-bool ChangeNodePropertyCommand::mergeWith(const QUndoCommand* other)
-{
-    const auto* o = static_cast<const ChangeNodePropertyCommand*>(other);
-    const bool numeric = field_ == NodeField::Gpus || field_ == NodeField::IntraBandwidth ||
-                         field_ == NodeField::NicBandwidth;
-    if (!numeric || o->index_ != index_ || o->field_ != field_)
-        return false;
-    after_ = o->after_;
-    setObsolete(after_ == before_);
-    return true;
-}
-
 } // namespace hetplan

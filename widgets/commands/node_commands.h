@@ -1,7 +1,9 @@
 #pragma once
-// Undo commands for node edits on a ClusterDocument (one QUndoCommand per kind of edit, in the style of
-// Qt's undoframework example and Tiled). Each captures the "before" state from the document when it is
-// constructed, so push() right after construction is the expected use.
+// Undo commands for adding, removing and moving nodes on a ClusterDocument (one QUndoCommand per kind of
+// edit, in the style of Qt's undoframework example and Tiled; field edits are ChangeValue, in
+// change_value.h). Each captures the "before" state from the document when it is constructed, so push()
+// right after construction is the expected use.
+#include "command_ids.h"
 #include "widgets/canvas/cluster_document.h"
 
 #include <QPointF>
@@ -11,9 +13,6 @@
 #include <vector>
 
 namespace hetplan {
-
-// Ids for QUndoCommand::id(): commands with the same id may merge with the previous command.
-enum CommandId { MoveNodesId = 1, ChangeNodeId, ChangeLinkId, ChangeClusterId };
 
 class AddNodeCommand : public QUndoCommand {
 public:
@@ -65,28 +64,7 @@ protected:
 class AutoLayoutCommand : public MoveNodesCommand {
 public:
     explicit AutoLayoutCommand(ClusterDocument* doc, QUndoCommand* parent = nullptr);
-    int id() const override { return -1; }
-};
-
-enum class NodeField { Name, DeviceType, Gpus, IntraBandwidth, NicBandwidth, Communicator };
-
-// Replaces one node's fields (the name, type, counts, bandwidths, communicator). `field` names what
-// changed, for the command text and merging: repeated numeric edits of one field of one node (spin-box
-// clicks) merge into one step.
-class ChangeNodePropertyCommand : public QUndoCommand {
-public:
-    ChangeNodePropertyCommand(ClusterDocument* doc, int index, NodeField field, const Node& after,
-                              QUndoCommand* parent = nullptr);
-    void redo() override;
-    void undo() override;
-    int id() const override { return ChangeNodeId; }
-    bool mergeWith(const QUndoCommand* other) override;
-
-private:
-    ClusterDocument* doc_;
-    int index_;
-    NodeField field_;
-    Node before_, after_;
+    int id() const override { return kNeverMerges; }
 };
 
 } // namespace hetplan

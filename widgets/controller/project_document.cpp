@@ -1,34 +1,54 @@
 #include "project_document.h"
 
+#include "project_commands.h"
+
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
 #include "core/base/errors.h"
 
 #include <QFileInfo>
+#include <QUndoStack>
 #include <algorithm>
 
 namespace hetplan {
 
-ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {}
+ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this))
+{
+    connect(undo_, &QUndoStack::cleanChanged, this, &ProjectDocument::updateDirty);
+}
 
 QString ProjectDocument::displayName() const
 {
     return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
 }
 
-void ProjectDocument::touch()
+// ---------------------------------------------------------------- dirty state
+
+bool ProjectDocument::isDirty() const { return !undo_->isClean() || changedOutsideHistory_; }
+
+void ProjectDocument::updateDirty()
 {
-    setDirty(true);
+    if (dirty_ == isDirty())
+        return;
+    dirty_ = isDirty();
+    emit dirtyChanged(dirty_);
+}
+
+void ProjectDocument::markSaved()
+{
+    changedOutsideHistory_ = false;
+    undo_->setClean();
+    updateDirty();
+}
+
+void ProjectDocument::changeOutsideHistory()
+{
+    changedOutsideHistory_ = true;
+    updateDirty();
     emit changed();
 }
 
-void ProjectDocument::setDirty(bool d)
-{
-    if (dirty_ == d)
-        return;
-    dirty_ = d;
-    emit dirtyChanged(d);
-}
+// ---------------------------------------------------------------- files
 
 void ProjectDocument::pickDefaults()
 {
@@ -46,10 +66,11 @@ void ProjectDocument::pickDefaults()
 
 void ProjectDocument::replaceProject(Project p, const QString& path)
 {
+    undo_->clear(); // before the project changes: the commands refer to the old one
     project_ = std::move(p);
     path_ = path;
     pickDefaults();
-    setDirty(false);
+    markSaved();
     emit fileChanged(path_);
     emit changed();
     emit currentChanged();
@@ -68,14 +89,14 @@ void ProjectDocument::save()
     if (path_.isEmpty())
         throw InputError("project", "file", "no file name yet (use Save As)");
     saveProject(project_, path_.toStdString());
-    setDirty(false);
+    markSaved();
 }
 
 void ProjectDocument::saveAs(const QString& path)
 {
     saveProject(project_, path.toStdString());
     path_ = path;
-    setDirty(false);
+    markSaved();
     emit fileChanged(path_);
 }
 
@@ -90,65 +111,103 @@ void ProjectDocument::loadExample(const std::string& clusterName, const std::str
     replaceProject(std::move(p), QString());
 }
 
-namespace {
-// Replaces `existing` (if any) with `value` or appends it; false when nothing changed.
-template <class T>
-bool upsert(std::vector<T>& items, T* existing, const T& value)
+// ---------------------------------------------------------------- edits
+
+template <class Item>
+Item* ProjectDocument::find(const std::string& name)
 {
-    if (!existing) {
-        items.push_back(value);
-        return true;
-    }
-    if (*existing == value)
+    std::vector<Item>& v = items(static_cast<Item*>(nullptr));
+    auto it = std::find_if(v.begin(), v.end(), [&](const Item& x) { return itemName(x) == name; });
+    return it == v.end() ? nullptr : &*it;
+}
+
+template <class Item>
+void ProjectDocument::put(const std::string& name, const std::optional<Item>& item)
+{
+    std::vector<Item>& v = items(static_cast<Item*>(nullptr));
+    Item* existing = find<Item>(name);
+    if (existing && item)
+        *existing = *item;
+    else if (existing)
+        v.erase(v.begin() + (existing - v.data()));
+    else if (item)
+        v.push_back(*item);
+}
+
+bool ProjectDocument::select(std::string& current, const std::string& name)
+{
+    if (current == name)
         return false;
-    *existing = value;
+    current = name;
     return true;
 }
-} // namespace
+
+void ProjectDocument::announce(bool data, bool selection)
+{
+    if (data)
+        emit changed();
+    if (selection)
+        emit currentChanged();
+}
+
+template <class Item>
+void ProjectDocument::push(const QString& text, const std::string& name, std::optional<Item> after, bool makeCurrent)
+{
+    const Item* existing = find<Item>(name);
+    const bool sameContent = !after || (existing && *existing == *after);
+    const bool sameSelection = !makeCurrent || current(static_cast<Item*>(nullptr)) == name;
+    if (sameContent && sameSelection)
+        return;
+    undo_->push(new PutItemCommand<Item>(this, text, name, std::move(after), makeCurrent));
+}
 
 void ProjectDocument::setCluster(const Cluster& c)
 {
-    if (upsert(project_.clusters, project_.findCluster(c.name), c))
-        touch();
-}
-
-void ProjectDocument::renameCluster(const std::string& from, const Cluster& c)
-{
-    if (Cluster* existing = project_.findCluster(from)) {
-        *existing = c;
-        if (currentCluster_ == from)
-            currentCluster_ = c.name;
-        touch();
-    } else {
-        setCluster(c);
-    }
-}
-
-void ProjectDocument::addModel(const ProjectModel& m)
-{
-    if (upsert(project_.models, project_.findModel(m.model.name), m))
-        touch();
-}
-
-void ProjectDocument::setProfile(const std::string& model, const Profile& p)
-{
-    if (ProjectModel* m = project_.findModel(model)) {
-        m->profile = p;
-        touch();
-    }
+    const QString text = find<Cluster>(c.name) ? tr("Change cluster %1") : tr("Add cluster %1");
+    push<Cluster>(text.arg(QString::fromStdString(c.name)), c.name, c, true);
 }
 
 void ProjectDocument::setJob(const NamedJob& j)
 {
-    if (upsert(project_.jobs, project_.findJob(j.name), j))
-        touch();
+    push<NamedJob>(tr("Edit job %1").arg(QString::fromStdString(j.name)), j.name, j, true);
 }
+
+void ProjectDocument::addModel(const ProjectModel& m)
+{
+    push<ProjectModel>(tr("Add model %1").arg(QString::fromStdString(m.model.name)), m.model.name, m, true);
+}
+
+void ProjectDocument::chooseModel(const std::string& name)
+{
+    if (find<ProjectModel>(name))
+        push<ProjectModel>(tr("Choose model %1").arg(QString::fromStdString(name)), name, std::nullopt, true);
+}
+
+void ProjectDocument::setProfile(const std::string& model, const Profile& p)
+{
+    const ProjectModel* m = find<ProjectModel>(model);
+    if (!m)
+        return;
+    ProjectModel after = *m;
+    after.profile = p;
+    push<ProjectModel>(tr("Import profile for %1").arg(QString::fromStdString(model)), model, after, false);
+}
+
+void ProjectDocument::syncCluster(const std::string& from, const Cluster& c)
+{
+    if (find<Cluster>(from) && currentCluster_ == from)
+        currentCluster_ = c.name;
+    put<Cluster>(find<Cluster>(from) ? from : c.name, c);
+    emit changed();
+}
+
+// ---------------------------------------------------------------- runs
 
 int ProjectDocument::addRun(Run run)
 {
     run.id = project_.nextRunId();
     project_.runs.push_back(std::move(run));
-    touch();
+    changeOutsideHistory();
     return project_.runs.back().id;
 }
 
@@ -157,7 +216,7 @@ void ProjectDocument::addRunResult(int runId, const RunResult& r)
     for (Run& run : project_.runs)
         if (run.id == runId) {
             run.results.push_back(r);
-            touch();
+            changeOutsideHistory();
             return;
         }
 }
@@ -168,31 +227,31 @@ void ProjectDocument::removeRun(int runId)
     runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == runId; }), runs.end());
     if (currentPlan_ && currentPlan_->runId == runId)
         setCurrentPlan(std::nullopt);
-    touch();
+    changeOutsideHistory();
 }
+
+// ---------------------------------------------------------------- selection
 
 void ProjectDocument::setCurrentCluster(const std::string& n)
 {
     if (n == currentCluster_)
         return;
+    changedOutsideHistory_ = isDirty(); // the unsaved changes stay, their undo steps go
+    undo_->clear();
     currentCluster_ = n;
     emit currentChanged();
 }
 
 void ProjectDocument::setCurrentModel(const std::string& n)
 {
-    if (n == currentModel_)
-        return;
-    currentModel_ = n;
-    emit currentChanged();
+    if (select(currentModel_, n))
+        emit currentChanged();
 }
 
 void ProjectDocument::setCurrentJob(const std::string& n)
 {
-    if (n == currentJob_)
-        return;
-    currentJob_ = n;
-    emit currentChanged();
+    if (select(currentJob_, n))
+        emit currentChanged();
 }
 
 void ProjectDocument::setCurrentPlan(std::optional<PlanRef> ref)

@@ -1,11 +1,20 @@
 #pragma once
-// The open project as the GUI sees it: the Project data, its file, the dirty flag, and which cluster /
-// model / job / plan is current. Every change goes through here so views can follow `changed()`.
+// The open project as the GUI sees it: the Project data, its file, its one undo history, and which
+// cluster / model / job / plan is current. Every change goes through here so views can follow `changed()`.
+//
+// Dirty state: the user's edits are commands on undoStack() (cluster canvas edits, jobs, models, profile
+// imports), so undoing back to the saved state makes the document clean again. Planner runs are results,
+// not edits: they are not undone, yet an unsaved run must not be lost on close. So isDirty() is
+// `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult /
+// removeRun (and when history is dropped while unsaved, see setCurrentCluster) and cleared by save, open,
+// new and loadExample.
 #include "core/model/project.h"
 
 #include <QObject>
 #include <QString>
 #include <optional>
+
+class QUndoStack;
 
 namespace hetplan {
 
@@ -15,6 +24,9 @@ struct PlanRef {
     bool operator==(const PlanRef&) const = default;
 };
 
+template <class Item>
+class PutItemCommand;
+
 class ProjectDocument : public QObject {
     Q_OBJECT
 public:
@@ -22,11 +34,13 @@ public:
 
     const Project& project() const { return project_; }
     const QString& filePath() const { return path_; }
-    bool isDirty() const { return dirty_; }
+    bool isDirty() const;
     QString displayName() const;
+    // The project's one undo history; the cluster canvas pushes its commands here too.
+    QUndoStack* undoStack() const { return undo_; }
 
     // File operations. open/save throw InputError with a message for the user; on failure the document
-    // keeps its current state.
+    // keeps its current state. All of them leave the document clean; new/open/example also end the history.
     void newProject();
     void open(const QString& path);
     void save();                         // requires a file path
@@ -34,20 +48,28 @@ public:
     // A fresh project seeded with an example cluster and model and a default job.
     void loadExample(const std::string& cluster, const std::string& model);
 
-    // Edits (mark dirty, emit changed()).
-    void setCluster(const Cluster& c);                    // replaces the cluster of the same name or adds it
-    void renameCluster(const std::string& from, const Cluster& c);
-    void addModel(const ProjectModel& m);                 // replaces the model of the same name or adds it
+    // The user's edits: one undo step each (none when nothing would change); emit changed().
+    void setCluster(const Cluster& c);                    // adds or replaces it by name and makes it current
+    void setJob(const NamedJob& j);                       // likewise; consecutive edits of one field merge
+    void addModel(const ProjectModel& m);                 // likewise
+    void chooseModel(const std::string& name);            // makes a model the project has current
     void setProfile(const std::string& model, const Profile& p);
-    void setJob(const NamedJob& j);
+
+    // The canvas's copy of the current cluster after one of its commands ran or was undone: the step is
+    // on undoStack() already, so this only brings the project up to date. `from` is the name before.
+    void syncCluster(const std::string& from, const Cluster& c);
+
+    // Planner results (not undoable; they make the document dirty until saved).
     int addRun(Run run);                                  // assigns the id, returns it
     void addRunResult(int runId, const RunResult& r);
     void removeRun(int runId);
 
-    // Current selection.
+    // Current selection (navigation, not edits).
     std::string currentCluster() const { return currentCluster_; }
     std::string currentModel() const { return currentModel_; }
     std::string currentJob() const { return currentJob_; }
+    // Showing another cluster ends the undo history: the canvas's commands address the nodes and links of
+    // the cluster it shows by index. Unsaved changes stay marked dirty.
     void setCurrentCluster(const std::string& n);
     void setCurrentModel(const std::string& n);
     void setCurrentJob(const std::string& n);
@@ -67,15 +89,39 @@ signals:
     void fileChanged(const QString& path);
 
 private:
-    void touch();
-    // Swaps in a whole project (new, opened or example): clean, defaults selected, everyone told.
+    template <class Item>
+    friend class PutItemCommand;
+
+    // Swaps in a whole project (new, opened or example): clean, no history, defaults selected, everyone told.
     void replaceProject(Project p, const QString& path);
-    void setDirty(bool d);
+    void markSaved();
+    void changeOutsideHistory();
+    void updateDirty();
     void pickDefaults();
+
+    // What the item commands change, silently (they announce() once both parts are done): a named cluster,
+    // model or job put in place, replaced or (nullopt) removed; and which one is current.
+    template <class Item>
+    Item* find(const std::string& name);
+    template <class Item>
+    void put(const std::string& name, const std::optional<Item>& item);
+    bool select(std::string& current, const std::string& name);   // true if it changed
+    void announce(bool data, bool selection);
+    // Pushes a PutItemCommand unless it would change nothing.
+    template <class Item>
+    void push(const QString& text, const std::string& name, std::optional<Item> after, bool makeCurrent);
+    std::vector<Cluster>& items(Cluster*) { return project_.clusters; }
+    std::vector<ProjectModel>& items(ProjectModel*) { return project_.models; }
+    std::vector<NamedJob>& items(NamedJob*) { return project_.jobs; }
+    std::string& current(Cluster*) { return currentCluster_; }
+    std::string& current(ProjectModel*) { return currentModel_; }
+    std::string& current(NamedJob*) { return currentJob_; }
 
     Project project_;
     QString path_;
-    bool dirty_ = false;
+    QUndoStack* undo_;
+    bool changedOutsideHistory_ = false;
+    bool dirty_ = false;                                  // last value dirtyChanged() announced
     std::string currentCluster_, currentModel_, currentJob_;
     std::optional<PlanRef> currentPlan_;
 };

@@ -14,8 +14,8 @@
 namespace hetplan {
 
 namespace {
-constexpr int kDefaultRole = Qt::UserRole + 10;
-}
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
 {
@@ -25,35 +25,18 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     planners_->setHeaderLabels({tr("Planner / option"), tr("Value"), tr("Description")});
     planners_->setRootIsDecorated(true);
     registerBuiltinPlanners();
-    for (const std::string& name : PlannerRegistry::instance().names()) {
-        auto planner = PlannerRegistry::instance().create(name);
-        auto* item = new QTreeWidgetItem(planners_, {QString::fromStdString(name), QString(),
-                                                     QString::fromStdString(planner->description())});
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(0, Qt::Unchecked);
-        item->setToolTip(2, QString::fromStdString(planner->description()));
-        for (const PlannerOption& o : planner->options()) {
-            auto* opt = new QTreeWidgetItem(item, {QString::fromStdString(o.key), QString::fromStdString(o.defaultValue),
-                                                   QString::fromStdString(o.help)});
-            opt->setFlags(opt->flags() | Qt::ItemIsEditable);
-            opt->setData(1, kDefaultRole, QString::fromStdString(o.defaultValue));
-            opt->setToolTip(2, QString::fromStdString(o.help));
-        }
-    }
+    for (const std::string& name : PlannerRegistry::instance().names())
+        addPlanner(*PlannerRegistry::instance().create(name));
+    planners_->expandAll();
     planners_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    planners_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    // Only option values are editable (double-click the value column).
-    connect(planners_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* it, int col) {
-        if (it->parent() && col == 1)
-            planners_->editItem(it, 1);
-    });
-    planners_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    planners_->header()->setSectionResizeMode(1, QHeaderView::Fixed);
+    planners_->header()->resizeSection(1, 150);
 
     auto* top = new QWidget;
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job; "
-                                       "double-click an option value to change it.")));
+    topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
+                                       "Options start at their defaults; hover over one for its meaning.")));
     topLayout->addWidget(planners_);
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run planners"));
@@ -73,6 +56,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
                                tr("Tokens/s"), tr("Search ms"), tr("Message")});
     results_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     split->addWidget(results_);
+    split->setStretchFactor(0, 3); // the option editors need the room more than a few result rows
+    split->setStretchFactor(1, 1);
     layout->addWidget(split);
 
     connect(run_, &QPushButton::clicked, this, &RunPanel::runRequested);
@@ -101,18 +86,43 @@ void RunPanel::setChecked(const std::vector<std::string>& planners)
     }
 }
 
+void RunPanel::addPlanner(const Planner& planner)
+{
+    auto* item = new QTreeWidgetItem(planners_, {qs(planner.name()), QString(), qs(planner.description())});
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(0, Qt::Unchecked);
+    item->setToolTip(2, qs(planner.description()));
+    std::vector<OptionEditor>& editors = editors_[planner.name()];
+    for (const PlannerOption& o : planner.options()) {
+        auto* row = new QTreeWidgetItem(item, {qs(o.label), QString(), qs(o.help)});
+        // The key and its type are what the CLI's --option key=value takes.
+        const QString tip = QStringLiteral("%1\n%2 = %3").arg(qs(o.help), qs(o.key), qs(o.typeName()));
+        row->setToolTip(0, tip);
+        row->setToolTip(2, tip);
+        editors.emplace_back(o, planners_);
+        planners_->setItemWidget(row, 1, editors.back().widget());
+    }
+}
+
 std::map<std::string, std::map<std::string, std::string>> RunPanel::options() const
 {
     std::map<std::string, std::map<std::string, std::string>> out;
-    for (int i = 0; i < planners_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* p = planners_->topLevelItem(i);
-        for (int c = 0; c < p->childCount(); ++c) {
-            QTreeWidgetItem* o = p->child(c);
-            if (o->text(1) != o->data(1, kDefaultRole).toString())
-                out[p->text(0).toStdString()][o->text(0).toStdString()] = o->text(1).trimmed().toStdString();
-        }
-    }
+    for (const auto& [planner, editors] : editors_)
+        for (const OptionEditor& e : editors)
+            if (!e.isDefault())
+                out[planner][e.option().key] = e.value();
     return out;
+}
+
+QWidget* RunPanel::optionEditor(const std::string& planner, const std::string& key) const
+{
+    auto it = editors_.find(planner);
+    if (it == editors_.end())
+        return nullptr;
+    for (const OptionEditor& e : it->second)
+        if (e.option().key == key)
+            return e.widget();
+    return nullptr;
 }
 
 void RunPanel::setRunning(bool running)

@@ -1,6 +1,9 @@
 #pragma once
-// The Run tab: planners from the registry as checkboxes with their options (editable values), Run and
-// Cancel, and a results table filled as each planner finishes. New planners appear here without changes.
+// The Run tab: planners from the registry as checkboxes with their options (one typed editor each, see
+// OptionEditor), Run and Cancel, and a results table filled as each planner finishes. New planners and
+// options appear here without changes.
+#include "option_editor.h"
+
 #include "core/model/project.h"
 
 #include <QWidget>
@@ -19,7 +22,10 @@ public:
 
     std::vector<std::string> checkedPlanners() const;
     void setChecked(const std::vector<std::string>& planners);
-    std::map<std::string, std::map<std::string, std::string>> options() const;   // only values changed from default
+    // Planner → key → canonical value, only for values changed from the default.
+    std::map<std::string, std::map<std::string, std::string>> options() const;
+    // The editor of one option (nullptr if there is none), e.g. for tests.
+    QWidget* optionEditor(const std::string& planner, const std::string& key) const;
     void setRunning(bool running);
     // Shows the results of one run (replacing what was shown).
     void showRun(const Run& run);
@@ -31,7 +37,10 @@ signals:
     void resultActivated(int runId, int result);
 
 private:
+    void addPlanner(const Planner& planner);
+
     QTreeWidget* planners_;
+    std::map<std::string, std::vector<OptionEditor>> editors_;   // per planner, in declaration order
     QTreeWidget* results_;
     QPushButton* run_;
     QPushButton* cancel_;

@@ -1,12 +1,11 @@
 #pragma once
 // Timeline of one simulated iteration: a compute row per GPU (grouped by pipeline stage, on alternating
-// background bands) with a thinner communication track under it. Colour = micro-batch (Tableau 10,
+// background bands) with a thinner communication track under it; which rows, in which order, is
+// layoutGantt()'s business, this view draws it. Colour = micro-batch (Tableau 10,
 // cycling), forward = light tint, backward = full colour, recompute hatched; communication grey and
 // hatched. Zoom/pan along time only; hover for the event's details.
+#include "gantt_layout.h"
 #include "plot_view.h"
-
-#include "core/model/plan.h"
-#include "core/sim/simulator.h"
 
 #include <vector>
 
@@ -15,6 +14,7 @@ namespace hetplan {
 class GanttPlottable;
 }
 class QCPRange;
+class QCustomPlot;
 namespace hetplan {
 
 class GanttView : public PlotView {
@@ -26,10 +26,11 @@ public:
     void setPlan(const Plan& plan, const SimResult& result);
     void clear() override;
 
-    int rowCount() const { return int(rowGpu_.size()); }      // compute rows (= GPUs shown)
+    int rowCount() const { return int(layout_.rows().size()); }   // compute rows (= GPUs shown)
     size_t eventCount() const;
     size_t lastPaintedBoxes() const;
-    QString timeUnit() const { return unitName_; }
+    QString timeUnit() const { return layout_.timeUnit; }
+    const GanttLayout& layout() const { return layout_; }
     // Tooltip text for the event under a pixel position of plot() (empty if none); public for tests.
     QString describeAt(const QPointF& pixel) const { return toolTipAt(pixel); }
 
@@ -40,17 +41,12 @@ protected:
     QString toolTipAt(const QPointF& pos) const override;
 
 private:
+    void setUpAxes(QCustomPlot* p);
     void clampRange(const QCPRange& range);
 
     GanttPlottable* gantt_ = nullptr;
     std::vector<TimelineEvent> events_;
-    std::vector<int> rowGpu_;                 // compute row → GPU
-    std::vector<QString> gpuText_;            // per dense GPU: "node/i (type)"
-    std::vector<QString> stageText_;          // per (flattened) stage: "stage 2 · layers [7,14)"
-    std::vector<int> stageBase_;              // first flattened stage index per pipeline
-    double unitScale_ = 1e3;
-    QString unitName_ = QStringLiteral("ms");
-    double span_ = 0;                         // iteration length in axis units
+    GanttLayout layout_;
 };
 
 } // namespace hetplan

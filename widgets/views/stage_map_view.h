@@ -1,11 +1,10 @@
 #pragma once
 // Where a plan puts things: a grid of nodes (rows) × local GPUs (columns), each cell coloured by its
 // pipeline stage (or, for ZeRO plans, by its micro-batch size), labelled with stage, layers and device,
-// with a bar of the simulated peak memory against the device's capacity. Unused GPUs are grey.
+// with a bar of the simulated peak memory against the device's capacity. Unused GPUs are grey. What each
+// cell says is layoutStageMap()'s business; this view draws it.
 #include "plot_view.h"
-
-#include "core/model/plan.h"
-#include "core/sim/simulator.h"
+#include "stage_map_layout.h"
 
 namespace hetplan {
 
@@ -19,7 +18,8 @@ public:
     void clear() override;
 
     int cellCount() const;
-    int overCapacityCount() const { return overCapacity_; }
+    int overCapacityCount() const { return layout_.overCapacity; }
+    const StageMapLayout& layout() const { return layout_; }
     QString cellText(int gpu) const;       // the cell's tooltip text (for tests)
 
 protected:
@@ -27,7 +27,7 @@ protected:
 
 private:
     CellGridPlottable* grid_ = nullptr;
-    int overCapacity_ = 0;
+    StageMapLayout layout_;
 };
 
 } // namespace hetplan

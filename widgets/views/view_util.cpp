@@ -15,6 +15,11 @@ QString shortDevice(const std::string& type, const std::vector<std::string>& all
     return QString::fromStdString(mine);
 }
 
+QString withDevice(const std::string& name, const std::string& type, const std::vector<std::string>& all)
+{
+    return QString::fromStdString(name) + QStringLiteral(" (") + shortDevice(type, all) + QLatin1Char(')');
+}
+
 std::vector<std::string> deviceTypes(const Cluster& cluster)
 {
     std::vector<std::string> out;

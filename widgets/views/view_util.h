@@ -12,6 +12,8 @@ namespace hetplan::viewutil {
 // "V100-16GB" → "V100" unless another device type in `all` would then read the same.
 QString shortDevice(const std::string& type, const std::vector<std::string>& all);
 std::vector<std::string> deviceTypes(const Cluster& cluster);      // distinct, in node order
+// "v100-0/2 (V100)": a node or GPU name with its short device type.
+QString withDevice(const std::string& name, const std::string& type, const std::vector<std::string>& all);
 
 // Time axis unit for a span in seconds: {"ms", 1e3} below 2 s, else {"s", 1}.
 struct TimeUnit {

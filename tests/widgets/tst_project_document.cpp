@@ -1,0 +1,268 @@
+// The project document's one undo history: job edits, profile imports, model choices, new clusters and
+// cluster canvas edits are steps on it; the dirty flag follows it back to clean; planner runs dirty the
+// document without being steps; showing another cluster or replacing the project ends the history.
+#include "testutil.h"
+
+#include "core/io/examples.h"
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h" // cluster_editor.h's panel() needs the complete type
+#include "widgets/controller/project_document.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace hetplan;
+
+namespace {
+
+ProjectDocument* exampleDocument(QObject* parent)
+{
+    auto* doc = new ProjectDocument(parent);
+    doc->loadExample("amp-het-cluster", "gpt2-amp");
+    return doc;
+}
+
+Job withBatch(int gbs)
+{
+    Job j;
+    j.globalBatchSize = gbs;
+    return j;
+}
+
+} // namespace
+
+class TestProjectDocument : public QObject {
+    Q_OBJECT
+private slots:
+    void jobEditUndoRedo();
+    void jobEditsOfOneFieldMerge();
+    void profileImportUndoRedo();
+    void modelChoiceUndoRedo();
+    void newClusterUndoRedo();
+    void dirtyFollowsUndoBackToClean();
+    void runsDirtyWithoutUndoSteps();
+    void canvasEditUndoThroughDocumentStack();
+    void showingAnotherClusterEndsHistory();
+    void replacingTheProjectEndsHistory();
+};
+
+void TestProjectDocument::jobEditUndoRedo()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const NamedJob before = *doc->job();
+    NamedJob edited = before;
+    edited.job.zeroStage = 2;
+    doc->setJob(edited);
+    QCOMPARE(doc->job()->job.zeroStage, 2);
+    QCOMPARE(doc->undoStack()->count(), 1);
+    QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Edit job default"));
+    QSignalSpy changed(doc, &ProjectDocument::changed);
+    doc->undoStack()->undo();
+    QVERIFY(*doc->job() == before);
+    QCOMPARE(changed.count(), 1); // the views follow undo
+    doc->undoStack()->redo();
+    QVERIFY(*doc->job() == edited);
+    doc->setJob(edited); // nothing changes: no step
+    QCOMPARE(doc->undoStack()->count(), 1);
+
+    // A job that does not exist yet is added and selected; undo removes it and selects the old one.
+    doc->setJob({"long", withBatch(512)});
+    QCOMPARE(doc->currentJob(), std::string("long"));
+    QCOMPARE(doc->project().jobs.size(), size_t(2));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentJob(), std::string("default"));
+    QCOMPARE(doc->project().jobs.size(), size_t(1));
+}
+
+void TestProjectDocument::jobEditsOfOneFieldMerge()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const NamedJob start = *doc->job();
+    NamedJob j = start;
+    for (int gbs : {33, 34, 35}) { // three spin-box clicks
+        j.job.globalBatchSize = gbs;
+        doc->setJob(j);
+    }
+    QCOMPARE(doc->undoStack()->count(), 1);
+    j.job.recompute = true; // another field: a step of its own
+    doc->setJob(j);
+    QCOMPARE(doc->undoStack()->count(), 2);
+    doc->undoStack()->undo();
+    QCOMPARE(doc->job()->job.globalBatchSize, 35);
+    doc->undoStack()->undo();
+    QVERIFY(*doc->job() == start);
+}
+
+void TestProjectDocument::profileImportUndoRedo()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const ProjectModel before = *doc->model();
+    QVERIFY(before.profile.empty());
+    Profile measured;
+    measured.model = before.model.name;
+    measured.source = "test";
+    measured.set({"T4", 1, 1}, std::vector<LayerTiming>(before.model.layerCount(), LayerTiming{1e-3, 2e-3, 0, -1}));
+    doc->setProfile(before.model.name, measured);
+    QCOMPARE(doc->model()->profile, measured);
+    QVERIFY(doc->isDirty());
+    QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Import profile for gpt2-amp"));
+    doc->undoStack()->undo();
+    QVERIFY(*doc->model() == before);
+    QVERIFY(!doc->isDirty());
+    doc->undoStack()->redo();
+    QCOMPARE(doc->model()->profile, measured);
+    doc->setProfile("no-such-model", measured); // refused without a step
+    QCOMPARE(doc->undoStack()->count(), 1);
+}
+
+void TestProjectDocument::modelChoiceUndoRedo()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    QSignalSpy current(doc, &ProjectDocument::currentChanged);
+    doc->addModel({buildExampleModel("bert-base"), {}});
+    QCOMPARE(doc->project().models.size(), size_t(2));
+    QCOMPARE(doc->currentModel(), std::string("bert-base"));
+    QCOMPARE(current.count(), 1);
+    doc->chooseModel("gpt2-amp"); // a model the project has: only the choice is a step
+    QCOMPARE(doc->currentModel(), std::string("gpt2-amp"));
+    doc->chooseModel("gpt2-amp");  // already current: no step
+    doc->chooseModel("no-such");   // unknown: no step
+    QCOMPARE(doc->undoStack()->count(), 2);
+    QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Choose model gpt2-amp"));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentModel(), std::string("bert-base"));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->project().models.size(), size_t(1));
+    QCOMPARE(doc->currentModel(), std::string("gpt2-amp"));
+    QVERIFY(!doc->isDirty());
+    doc->undoStack()->redo();
+    QCOMPARE(doc->project().models.back().model.name, std::string("bert-base"));
+    QCOMPARE(doc->currentModel(), std::string("bert-base"));
+}
+
+void TestProjectDocument::newClusterUndoRedo()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    Cluster lab;
+    lab.name = "lab";
+    doc->setCluster(lab);
+    QCOMPARE(doc->currentCluster(), std::string("lab"));
+    QCOMPARE(doc->project().clusters.size(), size_t(2));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentCluster(), std::string("amp-het-cluster"));
+    QCOMPARE(doc->project().clusters.size(), size_t(1));
+}
+
+void TestProjectDocument::dirtyFollowsUndoBackToClean()
+{
+    QTemporaryDir dir;
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    QVERIFY(!doc->isDirty());
+    QSignalSpy dirty(doc, &ProjectDocument::dirtyChanged);
+    doc->setJob({"default", withBatch(64)});
+    QVERIFY(doc->isDirty());
+    doc->setJob({"default", withBatch(64)}); // no change: no step, no signal
+    doc->undoStack()->undo();
+    QVERIFY(!doc->isDirty());
+    QCOMPARE(dirty.count(), 2);
+    QCOMPARE(dirty.at(0).at(0).toBool(), true);
+    QCOMPARE(dirty.at(1).at(0).toBool(), false);
+
+    // Saved state in the middle of the history: undo leaves it, redo comes back to it.
+    doc->undoStack()->redo();
+    doc->saveAs(dir.filePath("p.hetplan"));
+    QVERIFY(!doc->isDirty());
+    doc->undoStack()->undo();
+    QVERIFY(doc->isDirty());
+    doc->undoStack()->redo();
+    QVERIFY(!doc->isDirty());
+    QCOMPARE(dirty.count(), 6);
+}
+
+void TestProjectDocument::runsDirtyWithoutUndoSteps()
+{
+    QTemporaryDir dir;
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    doc->setJob({"default", withBatch(64)});
+    doc->undoStack()->undo();
+    QVERIFY(!doc->isDirty());
+    Run run;
+    run.cluster = "amp-het-cluster";
+    const int id = doc->addRun(run);
+    QVERIFY(doc->isDirty());
+    QCOMPARE(doc->undoStack()->count(), 1); // the job edit (undone); the run is no step
+    QVERIFY(!doc->undoStack()->canUndo());
+    doc->addRunResult(id, RunResult{});
+    // Going back to the stack's clean state does not hide an unsaved run.
+    doc->undoStack()->redo();
+    doc->undoStack()->undo();
+    QVERIFY(doc->undoStack()->isClean());
+    QVERIFY(doc->isDirty());
+    doc->saveAs(dir.filePath("runs.hetplan"));
+    QVERIFY(!doc->isDirty());
+    QCOMPARE(doc->project().runs.size(), size_t(1));
+}
+
+void TestProjectDocument::canvasEditUndoThroughDocumentStack()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const Cluster original = *doc->cluster();
+    // The main window's wiring: the editor shows the current cluster and its edits flow back.
+    ClusterEditor editor(doc->undoStack());
+    editor.setCluster(original);
+    connect(&editor, &ClusterEditor::clusterChanged, doc,
+            [&] { doc->syncCluster(original.name, editor.cluster()); });
+    QVERIFY(editor.addNode(QStringLiteral("A100-40GB"), 8, QPointF(900, 0)));
+    QCOMPARE(doc->cluster()->nodes.size(), original.nodes.size() + 1);
+    QVERIFY(doc->isDirty());
+    QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Add node a100-0"));
+    doc->setJob({"default", withBatch(96)}); // another kind of step on the same stack
+    doc->undoStack()->undo();
+    doc->undoStack()->undo();
+    QVERIFY(*doc->cluster() == original);
+    QVERIFY(editor.cluster() == original);
+    QVERIFY(!doc->isDirty());
+    doc->undoStack()->redo();
+    QCOMPARE(doc->cluster()->nodes.back().name, std::string("a100-0"));
+}
+
+void TestProjectDocument::showingAnotherClusterEndsHistory()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    Cluster lab;
+    lab.name = "lab";
+    doc->setCluster(lab);
+    QVERIFY(doc->undoStack()->canUndo());
+    doc->setCurrentCluster("amp-het-cluster"); // the user picks the other cluster
+    QCOMPARE(doc->undoStack()->count(), 0);
+    QVERIFY(doc->isDirty()); // the unsaved change is still there
+    QVERIFY(doc->project().findCluster("lab"));
+}
+
+void TestProjectDocument::replacingTheProjectEndsHistory()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    doc->setJob({"default", withBatch(64)});
+    doc->loadExample("ditto-ex2", "gpt2-xl");
+    QCOMPARE(doc->undoStack()->count(), 0);
+    QVERIFY(!doc->isDirty());
+    doc->setJob({"default", withBatch(64)});
+    doc->newProject();
+    QCOMPARE(doc->undoStack()->count(), 0);
+    QVERIFY(!doc->isDirty());
+}
+
+QTEST_MAIN(TestProjectDocument)
+#include "tst_project_document.moc"

@@ -1,0 +1,43 @@
+#pragma once
+// The editable fields of a node, a link and the cluster itself, for ChangeValue. Numeric fields merge
+// consecutive edits; names, types and choices do not (each is a deliberate step of its own).
+#include "change_value.h"
+
+#include <QtGlobal>
+
+namespace hetplan {
+
+namespace nodeField {
+inline constexpr auto name = memberField<&Node::name>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Rename %1 to %2"));
+inline constexpr auto deviceType =
+    memberField<&Node::deviceType>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change device type of %1"));
+inline constexpr auto gpus = memberField<&Node::gpus>(NodeGpusId, QT_TRANSLATE_NOOP("ClusterCommands", "Change GPU count of %1"));
+inline constexpr auto intraBandwidth = memberField<&Node::intraBandwidth>(
+    NodeIntraBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change intra-node bandwidth of %1"));
+inline constexpr auto nicBandwidth = memberField<&Node::nicBandwidth>(
+    NodeNicBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change NIC bandwidth of %1"));
+inline constexpr auto communicator =
+    memberField<&Node::communicator>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change communicator of %1"));
+} // namespace nodeField
+
+namespace linkField {
+inline constexpr auto bandwidth =
+    memberField<&Link::bandwidth>(LinkBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change bandwidth of link %1"));
+inline constexpr auto latency =
+    memberField<&Link::latency>(LinkLatencyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change latency of link %1"));
+} // namespace linkField
+
+namespace clusterField {
+inline constexpr auto name =
+    memberField<&ClusterProperties::name>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Rename cluster to %2"));
+inline constexpr auto description = memberField<&ClusterProperties::description>(
+    kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change cluster description"));
+inline constexpr auto intraLatency = memberField<&ClusterProperties::intraLatency>(
+    ClusterIntraLatencyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change intra-node latency"));
+inline constexpr auto interLatency = memberField<&ClusterProperties::interLatency>(
+    ClusterInterLatencyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change inter-node latency"));
+inline constexpr auto cpuPathPenalty = memberField<&ClusterProperties::cpuPathPenalty>(
+    ClusterCpuPathPenaltyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change CPU path penalty"));
+} // namespace clusterField
+
+} // namespace hetplan

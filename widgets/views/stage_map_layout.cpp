@@ -1,0 +1,176 @@
+#include "stage_map_layout.h"
+
+#include "view_util.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace hetplan {
+
+namespace {
+
+// The texts are the stage map view's own (one translation context).
+QString tr(const char* s) { return QCoreApplication::translate("StageMapView", s); }
+
+// What the plan has one GPU do.
+struct Role {
+    int colourKey = -1;
+    QStringList lines;
+    QString detail;
+};
+
+QStringList parallelism(const Pipeline& pl, const Stage& st, int i)
+{
+    QStringList par;
+    if (pl.replicas > 1)
+        par << tr("replica %1").arg(i / std::max(1, st.tensorParallel * st.dataParallel));
+    if (st.tensorParallel > 1)
+        par << tr("tp %1/%2").arg(i % st.tensorParallel).arg(st.tensorParallel);
+    if (st.dataParallel > 1)
+        par << tr("dp %1").arg(st.dataParallel);
+    return par;
+}
+
+// Colour key = the stage's index, flattened over the pipelines.
+void pipelineRoles(const Plan& plan, std::vector<Role>& roles, std::vector<StageMapLegendEntry>& legend)
+{
+    const bool manyPipelines = plan.pipelines.size() > 1;
+    int flat = 0;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        const Pipeline& pl = plan.pipelines[p];
+        for (size_t s = 0; s < pl.stages.size(); ++s, ++flat) {
+            const Stage& st = pl.stages[s];
+            const QString range = QStringLiteral("[%1,%2)").arg(st.firstLayer).arg(st.endLayer);
+            const QString stageName = (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + tr("stage %1").arg(s);
+            legend.push_back({stageName + QLatin1Char(' ') + range, flat});
+            for (size_t i = 0; i < st.gpus.size(); ++i) {
+                const int g = st.gpus[i];
+                if (g < 0 || g >= int(roles.size()))
+                    continue;
+                Role& r = roles[g];
+                r.colourKey = flat;
+                r.lines = {stageName, tr("layers %1").arg(range)};
+                if (const QStringList par = parallelism(pl, st, int(i)); !par.isEmpty())
+                    r.lines << par.join(QStringLiteral(" · "));
+                r.detail = tr("%1, layers %2 (%3 layers), micro-batch %4 × %5")
+                               .arg(stageName, range)
+                               .arg(st.layerCount())
+                               .arg(pl.microBatchSize)
+                               .arg(pl.microBatches);
+            }
+        }
+    }
+}
+
+Role zeroRole(const ZeroPlan& zero, const ZeroGpu& z, int colourKey)
+{
+    Role r;
+    r.colourKey = colourKey;
+    r.lines = {z.accumulationSteps == 1 ? tr("mbs %1 × 1 step").arg(z.microBatchSize)
+                                        : tr("mbs %1 × %2 steps").arg(z.microBatchSize).arg(z.accumulationSteps),
+               tr("%1 samples").arg(z.samples())};
+    if (z.lastMicroBatchSize != z.microBatchSize && z.accumulationSteps > 0)
+        r.lines << tr("last %1").arg(z.lastMicroBatchSize);
+    r.detail = tr("ZeRO-%1: micro-batch %2, %3 steps (last %4), %5 samples")
+                   .arg(zero.stage)
+                   .arg(z.microBatchSize)
+                   .arg(z.accumulationSteps)
+                   .arg(z.lastMicroBatchSize)
+                   .arg(z.samples());
+    return r;
+}
+
+// Colour key = the micro-batch size's rank among the plan's sizes (smallest first).
+void zeroRoles(const ZeroPlan& zero, std::vector<Role>& roles, std::vector<StageMapLegendEntry>& legend)
+{
+    std::set<int> sizes;
+    for (const ZeroGpu& z : zero.gpus)
+        sizes.insert(z.microBatchSize);
+    std::map<int, int> colourOf;
+    for (int mbs : sizes) {
+        const int k = int(colourOf.size());
+        colourOf[mbs] = k;
+        legend.push_back({tr("micro-batch %1").arg(mbs), k});
+    }
+    for (const ZeroGpu& z : zero.gpus)
+        if (z.gpu >= 0 && z.gpu < int(roles.size()))
+            roles[z.gpu] = zeroRole(zero, z, colourOf[z.microBatchSize]);
+}
+
+void addMemory(StageMapCell& c, const SimResult& result, double capacity)
+{
+    auto peak = result.peakMemoryBytes.find(c.gpu);
+    if (c.colourKey < 0 || peak == result.peakMemoryBytes.end())
+        return;
+    c.used = peak->second;
+    c.capacity = capacity;
+    c.memoryText = capacity > 0 ? QStringLiteral("%1/%2 GiB").arg(viewutil::formatGiB(c.used),
+                                                                  viewutil::formatGiB(capacity, 0))
+                                : QStringLiteral("%1 GiB").arg(viewutil::formatGiB(c.used));
+}
+
+StageMapCell cellFor(const Cluster& cluster, int g, const Role& role, const SimResult& result,
+                     const std::vector<std::string>& types)
+{
+    const GpuRef ref = cluster.gpu(g);
+    const Node& node = cluster.nodes[ref.node];
+    StageMapCell c;
+    c.gpu = g;
+    c.row = ref.node;
+    c.column = ref.local;
+    c.colourKey = role.colourKey;
+    const bool used = role.colourKey >= 0;
+    c.lines = used ? role.lines : QStringList{tr("unused")};
+    c.lines << viewutil::shortDevice(node.deviceType, types);
+    const DeviceType* dev = DeviceCatalog::builtin().find(node.deviceType);
+    const double capacity = dev ? dev->memoryBytes : 0;
+    addMemory(c, result, capacity);
+    QStringList tip{QStringLiteral("<b>%1</b> (%2)").arg(QString::fromStdString(cluster.gpuName(g)),
+                                                       QString::fromStdString(node.deviceType))};
+    tip << (used ? role.detail : tr("not used by this plan"));
+    if (c.used >= 0)
+        tip << tr("peak memory %1 GiB of %2 GiB%3")
+                   .arg(viewutil::formatGiB(c.used, 2), viewutil::formatGiB(capacity, 1),
+                        c.overCapacity() ? tr(" — over capacity") : QString());
+    c.toolTip = tip.join(QStringLiteral("<br>"));
+    return c;
+}
+
+void axisLabels(const Cluster& cluster, const std::vector<std::string>& types, StageMapLayout& layout)
+{
+    for (const Node& n : cluster.nodes)
+        layout.columns = std::max(layout.columns, n.gpus);
+    layout.rows = int(cluster.nodes.size());
+    for (int c = 0; c < layout.columns; ++c)
+        layout.columnLabels.push_back(tr("GPU %1").arg(c));
+    for (const Node& n : cluster.nodes)
+        layout.rowLabels.push_back(viewutil::withDevice(n.name, n.deviceType, types));
+}
+
+} // namespace
+
+StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
+{
+    StageMapLayout layout;
+    const Cluster& cluster = plan.cluster;
+    const auto types = viewutil::deviceTypes(cluster);
+    std::vector<Role> roles(size_t(cluster.gpuCount()));
+    pipelineRoles(plan, roles, layout.legend);
+    if (plan.zero)
+        zeroRoles(*plan.zero, roles, layout.legend);
+    layout.zero = plan.zero.has_value();
+    for (int g = 0; g < int(roles.size()); ++g) {
+        layout.cells.push_back(cellFor(cluster, g, roles[g], result, types));
+        layout.anyUnused |= roles[g].colourKey < 0;
+        layout.overCapacity += layout.cells.back().overCapacity() ? 1 : 0;
+    }
+    axisLabels(cluster, types, layout);
+    layout.colourMeaning = plan.zero ? tr("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
+                                     : tr("colour = pipeline stage");
+    return layout;
+}
+
+} // namespace hetplan

@@ -40,7 +40,8 @@ Keyword keywordKind(const QString& key)
                               "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
                               "uniqueItems", "maxProperties", "minProperties", "required", "$ref"})
             k[l] = Keyword::Leaf;
-        for (const char* o : {"items", "additionalProperties", "not", "propertyNames", "contains", "if", "then", "else"})
+        for (const char* o :
+             {"items", "additionalProperties", "not", "propertyNames", "contains", "if", "then", "else"})
             k[o] = Keyword::Subschema;
         for (const char* m : {"properties", "patternProperties", "$defs"})
             k[m] = Keyword::SubschemaMap;

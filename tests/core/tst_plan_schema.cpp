@@ -207,9 +207,11 @@ void TestPlanSchema::invalidDocumentsRejected()
                       "/estimate/peak_memory_bytes/v100-a/0", "wrong type: got string \"lots\""));
     QVERIFY(rejectsAt(setIn(good, {"inputs", "cluster", "nodes", "0", "communicator"}, "pigeon").toObject(),
                       "/inputs/cluster/nodes/0/communicator", "not one of the allowed values"));
-    QVERIFY(rejectsAt(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "/ranks/0/rank", "-1 is below the minimum 0"));
+    QVERIFY(rejectsAt(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "/ranks/0/rank",
+                      "-1 is below the minimum 0"));
     // Several problems are all reported, each at its field.
-    const auto zero = validatePlanJson(setIn(good, {"zero"}, QJsonObject{{"stage", 5}, {"gpus", QJsonArray{}}}).toObject());
+    const QJsonObject badZero{{"stage", 5}, {"gpus", QJsonArray{}}};
+    const auto zero = validatePlanJson(setIn(good, {"zero"}, badZero).toObject());
     QCOMPARE(int(zero.size()), 2);
     QVERIFY(hasViolation(zero, "/zero/stage", "5 is above the maximum 3"));
     QVERIFY(hasViolation(zero, "/zero/gpus", "needs at least 1 item"));
@@ -279,7 +281,8 @@ void TestPlanSchema::schemaProblemsReported()
                         { "type": "string" }] } }
     })").object();
     QVERIFY(validateJson(QJsonDocument::fromJson(R"({"n": "abc", "k": 2})").object(), rich).empty());
-    QVERIFY(hasViolation(validateJson(QJsonDocument::fromJson(R"({"n": "ABC"})").object(), rich), "/n", "\"ABC\" does not match the pattern"));
+    QVERIFY(hasViolation(validateJson(QJsonDocument::fromJson(R"({"n": "ABC"})").object(), rich), "/n",
+                         "\"ABC\" does not match the pattern"));
     QVERIFY(!validateJson(QJsonDocument::fromJson(R"({"k": true})").object(), rich).empty());
 }
 

@@ -1,24 +1,28 @@
 #pragma once
-// Benchmarks (not tests): each prints "name: value unit" lines. Speed targets from the issues live here.
-#include <chrono>
-#include <functional>
+// Shared by the engine benchmarks (Google Benchmark). Every benchmark reports wall-clock milliseconds:
+// planners fan out over Qt's thread pool, so the calling thread's CPU time would understate them. A speed
+// target, where there is one, is the benchmark's label ("target < 50 ms").
+#include <benchmark/benchmark.h>
+
+#include <string>
 
 namespace hetplan::bench {
 
-// Best-of-`repeats` wall time of fn in seconds.
-inline double timeBest(const std::function<void()>& fn, int repeats = 5)
+// For Benchmark::Apply: wall-clock time in milliseconds.
+inline void wallMilliseconds(benchmark::internal::Benchmark* b)
 {
-    double best = 1e300;
-    for (int i = 0; i < repeats; ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        fn();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-} // namespace hetplan::bench
+// "target < N ms" (or "no target" for targetMs <= 0), then `details` if any.
+inline std::string targetLabel(double targetMs, const std::string& details = "")
+{
+    const std::string target = targetMs > 0 ? "target < " + std::to_string(int(targetMs)) + " ms" : "no target";
+    return details.empty() ? target : target + "; " + details;
+}
 
-void benchAnalytic();
-void benchSimulator();
-void benchAmp();
+// The scale benchmarks are registered at run time; `includeSlow` also runs those marked slow (otherwise
+// registered under Google Benchmark's DISABLED_ prefix, which skips them).
+void registerScaleBenchmarks(bool includeSlow);
+
+} // namespace hetplan::bench

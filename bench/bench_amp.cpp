@@ -1,5 +1,5 @@
-// Issue 4 targets: `amp` on amp-het-cluster + gpt2-amp (gbs 32) < 50 ms, on amp-scale-16x16 < 0.5 s
-// (AMP's own table 2 reports 1627 s for 16 × 16).
+// Targets: `amp` on amp-het-cluster + gpt2-amp (gbs 32) < 50 ms, on amp-scale-16x16 < 0.5 s (AMP's own
+// table 2 reports 1627 s for 16 × 16).
 //
 // How the per-candidate cost stays below the paper's O(k·L⁴):
 // - layer times: one CostModel::layers() call per (device type, tp, micro-batch) for the whole run, kept as
@@ -9,56 +9,54 @@
 //   it stops as soon as (gas−1)·m_lb + Σ can no longer beat the best split found;
 // - eq. 4 on the split is O(#GPUs); candidates run in parallel on Qt's thread pool;
 // - only the top-k (10) strategies are simulated.
-// For comparison the paper's own DP (option dp=paper) is timed on the small case too.
+// For comparison the paper's own DP (option dp=paper) is timed too.
 #include "bench.h"
 
 #include "core/io/examples.h"
 #include "core/planners/amp/amp_planner.h"
 
-#include <cstdio>
 #include <string>
 
 using namespace hetplan;
 
 namespace {
 
-PlanRequest ampRequest(const std::string& cluster)
+// The planner alone (cost model built beforehand), as a search inside the app would call it.
+void ampPlan(benchmark::State& state, const std::string& cluster, const std::string& dp, double targetMs)
 {
-    PlanRequest r;
-    r.cluster = exampleCluster(cluster);
-    r.model = buildExampleModel("gpt2-amp");
-    r.job.globalBatchSize = 32;
-    return r;
-}
-
-void timeAmp(const char* label, PlanRequest req, double target, int repeats)
-{
+    const AmpPlanner planner;
+    PlanRequest req;
+    req.cluster = exampleCluster(cluster);
+    req.model = buildExampleModel("gpt2-amp");
+    req.job.globalBatchSize = 32;
+    req.options = resolveOptions(planner, {{"dp", dp}});
     const CostModel costs(req.model, req.job, req.profile);
     Plan plan;
-    const double s = bench::timeBest(
-        [&] {
-            Progress progress;
-            plan = AmpPlanner().plan(req, costs, progress);
-        },
-        repeats);
-    const Pipeline& pl = plan.pipelines[0];
-    const std::string goal = target > 0 ? "target < " + std::to_string(int(target * 1e3)) + " ms" : "no target";
-    std::printf("amp %s: %.2f ms (%s; %lld candidates, %.0f layer-DP steps, best pp %zu dp %d tp %d mbs %d, "
-                "%.3f s/iter simulated)\n",
-                label, s * 1e3, goal.c_str(), plan.search.candidates, plan.search.extra["dp_steps"], pl.stages.size(),
-                pl.replicas, pl.stages[0].tensorParallel, pl.microBatchSize, plan.estimate.iterationSeconds);
+    for (auto _ : state) {
+        Progress progress;
+        plan = planner.plan(req, costs, progress);
+    }
+    const Pipeline& pl = plan.pipelines.at(0);
+    state.counters["candidates"] = double(plan.search.candidates);
+    state.counters["dp_steps"] = plan.search.extra["dp_steps"];
+    state.counters["iteration_s"] = plan.estimate.iterationSeconds;
+    state.SetLabel(bench::targetLabel(targetMs, "best pp " + std::to_string(pl.stages.size()) + " dp " +
+                                                    std::to_string(pl.replicas) + " tp " +
+                                                    std::to_string(pl.stages[0].tensorParallel) + " mbs " +
+                                                    std::to_string(pl.microBatchSize)));
 }
 
 } // namespace
 
-void benchAmp()
-{
-    timeAmp("amp-het-cluster + gpt2-amp", ampRequest("amp-het-cluster"), 0.05, 5);
-    PlanRequest paper = ampRequest("amp-het-cluster");
-    paper.options["dp"] = "paper";
-    timeAmp("amp-het-cluster + gpt2-amp, paper's eq. 6-8 DP", paper, 0, 1);
-    timeAmp("amp-scale-16x16 + gpt2-amp", ampRequest("amp-scale-16x16"), 0.5, 3);
-    PlanRequest paperScale = ampRequest("amp-scale-16x16");
-    paperScale.options["dp"] = "paper";
-    timeAmp("amp-scale-16x16 + gpt2-amp, paper's eq. 6-8 DP", paperScale, 0, 1);
-}
+BENCHMARK_CAPTURE(ampPlan, het, std::string("amp-het-cluster"), std::string("fast"), 50.0)
+    ->Name("amp/amp-het-cluster/gpt2-amp")
+    ->Apply(bench::wallMilliseconds);
+BENCHMARK_CAPTURE(ampPlan, het_paper, std::string("amp-het-cluster"), std::string("paper"), 0.0)
+    ->Name("amp_paper_dp/amp-het-cluster/gpt2-amp")
+    ->Apply(bench::wallMilliseconds);
+BENCHMARK_CAPTURE(ampPlan, scale, std::string("amp-scale-16x16"), std::string("fast"), 500.0)
+    ->Name("amp/amp-scale-16x16/gpt2-amp")
+    ->Apply(bench::wallMilliseconds);
+BENCHMARK_CAPTURE(ampPlan, scale_paper, std::string("amp-scale-16x16"), std::string("paper"), 0.0)
+    ->Name("amp_paper_dp/amp-scale-16x16/gpt2-amp")
+    ->Apply(bench::wallMilliseconds);

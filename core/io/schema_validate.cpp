@@ -6,27 +6,112 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <cmath>
+#include <valijson/adapters/qtjson_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
 #include <mutex>
-#include <set>
+#include <regex>
 
 namespace hetplan {
 
 namespace {
 
-const std::set<QString>& annotationKeys()
+// ---- Which keywords a schema may use -------------------------------------------------------------------
+
+// What a keyword's value is, for the keywords valijson checks that mean the same in draft 7 and draft
+// 2020-12 (plus annotations, valid anywhere and checked by nobody). Anything else is Unknown.
+enum class Keyword { Unknown, Annotation, Leaf, Subschema, SubschemaMap, SubschemaList };
+
+Keyword keywordKind(const QString& key)
 {
-    static const std::set<QString> k{"$schema", "$id", "title", "description", "$comment", "default", "examples",
-                                     "$defs"};
-    return k;
+    static const std::map<QString, Keyword> kinds = [] {
+        std::map<QString, Keyword> k;
+        for (const char* a : {"$schema", "$id", "title", "description", "$comment", "default", "examples",
+                              "readOnly", "writeOnly", "deprecated"})
+            k[a] = Keyword::Annotation;
+        for (const char* l : {"type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+                              "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+                              "uniqueItems", "maxProperties", "minProperties", "required", "$ref"})
+            k[l] = Keyword::Leaf;
+        for (const char* o :
+             {"items", "additionalProperties", "not", "propertyNames", "contains", "if", "then", "else"})
+            k[o] = Keyword::Subschema;
+        for (const char* m : {"properties", "patternProperties", "$defs"})
+            k[m] = Keyword::SubschemaMap;
+        for (const char* l : {"allOf", "anyOf", "oneOf"})
+            k[l] = Keyword::SubschemaList;
+        return k;
+    }();
+    const auto it = kinds.find(key);
+    return it == kinds.end() ? Keyword::Unknown : it->second;
 }
 
-const std::set<QString>& checkedKeys()
+void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<SchemaViolation>& out);
+
+// One keyword of a schema object at `at`.
+void lintKeyword(const QString& key, const QJsonValue& value, bool besideRef, const std::string& at,
+                 std::vector<SchemaViolation>& out)
 {
-    static const std::set<QString> k{"type", "required", "properties", "additionalProperties", "items", "enum",
-                                     "const", "minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems",
-                                     "$ref"};
-    return k;
+    const std::string here = at + "/" + key.toStdString();
+    const Keyword kind = keywordKind(key);
+    if (kind == Keyword::Annotation || key == "$ref")
+        return;
+    if (besideRef) {
+        // Draft 7 (valijson) ignores a $ref's siblings where 2020-12 applies them too.
+        out.push_back({here, "keyword '" + key.toStdString() + "' beside $ref would be ignored"});
+    } else if (key == "items" && value.isArray()) {
+        out.push_back({here, "a list of item schemas is not supported (draft 2020-12 calls it prefixItems)"});
+    } else if (kind == Keyword::Subschema) {
+        lintSchema(value, here, out);
+    } else if (kind == Keyword::SubschemaMap) {
+        const QJsonObject map = value.toObject();
+        for (auto it = map.begin(); it != map.end(); ++it)
+            lintSchema(it.value(), here + "/" + it.key().toStdString(), out);
+    } else if (kind == Keyword::SubschemaList) {
+        const QJsonArray list = value.toArray();
+        for (int i = 0; i < list.size(); ++i)
+            lintSchema(list.at(i), here + "/" + std::to_string(i), out);
+    } else if (kind == Keyword::Unknown) {
+        out.push_back({here, "schema keyword '" + key.toStdString() + "' is not supported by this validator"});
+    }
+}
+
+// Reports keywords the validator would ignore or read differently from draft 2020-12. Paths start with
+// "#" (locations in the schema, not the instance).
+void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<SchemaViolation>& out)
+{
+    if (!schema.isObject())
+        return;   // a boolean schema, or a malformed one that the parser reports
+    const QJsonObject o = schema.toObject();
+    for (auto it = o.begin(); it != o.end(); ++it)
+        lintKeyword(it.key(), it.value(), o.contains("$ref"), at, out);
+}
+
+// ---- Compiling and running -----------------------------------------------------------------------------
+
+struct CompiledSchema {
+    valijson::Schema schema;
+    std::vector<SchemaViolation> problems;   // non-empty: the schema cannot be used
+};
+
+std::unique_ptr<CompiledSchema> compile(const QJsonObject& schema)
+{
+    auto c = std::make_unique<CompiledSchema>();
+    lintSchema(schema, "#", c->problems);
+    try {
+        valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+        parser.populateSchema(valijson::adapters::QtJsonAdapter(schema), c->schema);
+    } catch (const std::exception& e) {   // malformed keyword value, unresolvable $ref
+        c->problems.push_back({"#", std::string("invalid schema: ") + e.what()});
+    }
+    return c;
 }
 
 std::string typeName(const QJsonValue& v)
@@ -42,15 +127,6 @@ std::string typeName(const QJsonValue& v)
     }
 }
 
-bool hasType(const QJsonValue& v, const QString& t)
-{
-    if (t == "integer")
-        return v.isDouble() && std::isfinite(v.toDouble()) && std::floor(v.toDouble()) == v.toDouble();
-    if (t == "number")
-        return v.isDouble();
-    return QString::fromStdString(typeName(v)) == t;
-}
-
 std::string shortJson(const QJsonValue& v)
 {
     QJsonArray wrap{v};
@@ -59,127 +135,127 @@ std::string shortJson(const QJsonValue& v)
     return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
-class Validator {
-public:
-    explicit Validator(const QJsonObject& root) : root_(root) {}
+// valijson prints bounds with std::to_string ("3.000000"); "3" reads better.
+std::string shortNumber(const std::string& text)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", std::stod(text));
+    return buf;
+}
 
-    void check(const QJsonValue& v, const QJsonValue& schemaValue, const std::string& path, int depth = 0)
-    {
-        if (depth > 64) {
-            fail(path, "schema nesting too deep (recursive $ref?)");
-            return;
-        }
-        if (schemaValue.isBool()) {          // true accepts anything, false nothing
-            if (!schemaValue.toBool())
-                fail(path, "no value is allowed here");
-            return;
-        }
-        if (!schemaValue.isObject()) {
-            fail(path, "invalid schema: expected an object or boolean");
-            return;
-        }
-        const QJsonObject s = schemaValue.toObject();
-        for (auto it = s.begin(); it != s.end(); ++it)
-            if (!checkedKeys().count(it.key()) && !annotationKeys().count(it.key()))
-                fail(path, "schema keyword '" + it.key().toStdString() + "' is not supported by this validator");
+std::string items(const std::string& count) { return count + (count == "1" ? " item" : " items"); }
 
-        if (s.contains("$ref")) {
-            const QString ref = s.value("$ref").toString();
-            const QString prefix = "#/$defs/";
-            if (!ref.startsWith(prefix)) {
-                fail(path, "unsupported $ref '" + ref.toStdString() + "'");
-            } else {
-                const QJsonValue target = root_.value("$defs").toObject().value(ref.mid(prefix.size()));
-                if (target.isUndefined())
-                    fail(path, "unresolved $ref '" + ref.toStdString() + "'");
-                else
-                    check(v, target, path, depth + 1);
-            }
-        }
-        if (s.contains("type")) {
-            const QJsonValue t = s.value("type");
-            bool ok = false;
-            std::string want;
-            if (t.isArray()) {
-                for (const QJsonValue& e : t.toArray()) {
-                    ok |= hasType(v, e.toString());
-                    want += (want.empty() ? "" : " or ") + e.toString().toStdString();
-                }
-            } else {
-                ok = hasType(v, t.toString());
-                want = t.toString().toStdString();
-            }
-            if (!ok) {
-                fail(path, "expected " + want + ", got " + typeName(v));
-                return;   // the remaining keywords would only repeat the type mismatch
-            }
-        }
-        if (s.contains("const") && s.value("const") != v)
-            fail(path, "expected " + shortJson(s.value("const")) + ", got " + shortJson(v));
-        if (s.contains("enum")) {
-            bool found = false;
-            for (const QJsonValue& e : s.value("enum").toArray())
-                found |= e == v;
-            if (!found)
-                fail(path, shortJson(v) + " is not one of " + shortJson(s.value("enum")));
-        }
-        if (v.isDouble()) {
-            const double x = v.toDouble();
-            if (s.contains("minimum") && x < s.value("minimum").toDouble())
-                fail(path, shortJson(v) + " is below the minimum " + shortJson(s.value("minimum")));
-            if (s.contains("maximum") && x > s.value("maximum").toDouble())
-                fail(path, shortJson(v) + " is above the maximum " + shortJson(s.value("maximum")));
-            if (s.contains("exclusiveMinimum") && x <= s.value("exclusiveMinimum").toDouble())
-                fail(path, shortJson(v) + " must be greater than " + shortJson(s.value("exclusiveMinimum")));
-        }
-        if (v.isArray()) {
-            const QJsonArray a = v.toArray();
-            if (s.contains("minItems") && a.size() < s.value("minItems").toInt())
-                fail(path, "needs at least " + std::to_string(s.value("minItems").toInt()) + " items");
-            if (s.contains("maxItems") && a.size() > s.value("maxItems").toInt())
-                fail(path, "allows at most " + std::to_string(s.value("maxItems").toInt()) + " items");
-            if (s.contains("items"))
-                for (int i = 0; i < a.size(); ++i)
-                    check(a.at(i), s.value("items"), path + "/" + std::to_string(i), depth + 1);
-        }
-        if (v.isObject()) {
-            const QJsonObject o = v.toObject();
-            for (const QJsonValue& r : s.value("required").toArray())
-                if (!o.contains(r.toString()))
-                    fail(path, "missing required property '" + r.toString().toStdString() + "'");
-            const QJsonObject props = s.value("properties").toObject();
-            for (auto it = o.begin(); it != o.end(); ++it) {
-                const std::string child = path + "/" + it.key().toStdString();
-                if (props.contains(it.key()))
-                    check(it.value(), props.value(it.key()), child, depth + 1);
-                else if (s.contains("additionalProperties")) {
-                    const QJsonValue ap = s.value("additionalProperties");
-                    if (ap.isBool() && !ap.toBool())
-                        fail(path, "unexpected property '" + it.key().toStdString() + "'");
-                    else
-                        check(it.value(), ap, child, depth + 1);
-                }
-            }
-        }
+// valijson's context is {"<root>", "[key]", "[0]", ...}.
+using Context = std::vector<std::string>;
+
+std::string pathOf(const Context& context)
+{
+    std::string p;
+    for (size_t i = 1; i < context.size(); ++i)
+        p += "/" + context[i].substr(1, context[i].size() - 2);
+    return p.empty() ? "/" : p;
+}
+
+QJsonValue valueAt(const QJsonValue& root, const Context& context)
+{
+    QJsonValue v = root;
+    for (size_t i = 1; i < context.size(); ++i) {
+        const QString key = QString::fromStdString(context[i].substr(1, context[i].size() - 2));
+        v = v.isArray() ? v.toArray().at(key.toInt()) : v.toObject().value(key);
     }
+    return v;
+}
 
-    std::vector<SchemaViolation> violations;
-
-private:
-    void fail(const std::string& path, const std::string& message)
-    {
-        violations.push_back({path.empty() ? "/" : path, message});
-    }
-    const QJsonObject& root_;
+// One error in hetplan's words. `wrapper`: valijson's note that a child failed ("Failed to validate item
+// #0 ..."), located at that child; it says nothing when an error at the child or a note below it names
+// the cause (it is kept for a child that a false schema refuses, as nothing else mentions it).
+struct Finding {
+    Context context;
+    std::string message;
+    bool wrapper = false;
 };
+
+Finding rephrase(const valijson::ValidationResults::Error& e, const QJsonValue& instance)
+{
+    const std::string& d = e.description;
+    const std::string got = shortJson(valueAt(instance, e.context));
+    std::smatch m;
+    auto is = [&](const char* pattern) { return std::regex_match(d, m, std::regex(pattern)); };
+    Context child = e.context;
+    if (is("Failed to validate against schema associated with property name '(.*)'\\.") ||
+        is("Failed to validate item #(\\d+) in array\\.")) {
+        child.push_back("[" + m.str(1) + "]");
+        return {child, "no value is allowed here", true};
+    }
+    if (is("Failed to validate item #\\d+ against corresponding item schema\\.") ||
+        is("Failed to validate against additional properties schema"))
+        return {child, "no value is allowed here", true};
+    if (is("Missing required property '(.*)'\\."))
+        return {child, "missing required property '" + m.str(1) + "'"};
+    if (is("Object contains a property that could not be validated .*: '(.*)'\\."))
+        return {child, "unexpected property '" + m.str(1) + "'"};
+    if (is("Value type not permitted by 'type' constraint\\."))
+        return {child, "wrong type: got " + typeName(valueAt(instance, e.context)) + " " + got};
+    if (is("Failed to match against any enum values\\."))
+        return {child, got + " is not one of the allowed values"};
+    if (is("Failed to match expected value set by 'const' constraint\\."))
+        return {child, got + " is not the required value"};
+    if (is("Expected number greater than or equal to (.*)"))
+        return {child, got + " is below the minimum " + shortNumber(m.str(1))};
+    if (is("Expected number greater than (.*)"))
+        return {child, got + " must be greater than " + shortNumber(m.str(1))};
+    if (is("Expected number less than or equal to (.*)"))
+        return {child, got + " is above the maximum " + shortNumber(m.str(1))};
+    if (is("Expected number less than (.*)"))
+        return {child, got + " must be less than " + shortNumber(m.str(1))};
+    if (is("Failed to match regex specified by 'pattern' constraint\\."))
+        return {child, got + " does not match the pattern"};
+    if (is("Array should contain no fewer than (\\d+) elements\\."))
+        return {child, "needs at least " + items(m.str(1))};
+    if (is("Array should contain no more than (\\d+) elements\\."))
+        return {child, "allows at most " + items(m.str(1))};
+    return {child, d};   // anything else in valijson's own words
+}
+
+bool within(const Context& inner, const Context& outer)
+{
+    return inner.size() >= outer.size() && std::equal(outer.begin(), outer.end(), inner.begin());
+}
+
+// Note: valijson's Qt adapter takes "integer" to mean a whole number within int range (QJsonValue::toInt),
+// so a count above 2^31 would be refused; hetplan's integer fields are all far smaller.
+std::vector<SchemaViolation> run(const CompiledSchema& c, const QJsonValue& instance)
+{
+    if (!c.problems.empty())
+        return c.problems;
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    const bool valid = validator.validate(c.schema, valijson::adapters::QtJsonAdapter(instance), &results);
+    std::vector<Finding> findings;
+    for (const auto& e : results)
+        findings.push_back(rephrase(e, instance));
+    std::vector<SchemaViolation> out;
+    for (const Finding& f : findings) {
+        const bool explained = f.wrapper && std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
+                                   return within(g.context, f.context) &&
+                                          (g.context.size() > f.context.size() || !g.wrapper);
+                               });
+        const bool repeated = std::any_of(out.begin(), out.end(), [&](const SchemaViolation& v) {
+            return v.path == pathOf(f.context) && v.message == f.message;
+        });
+        if (!explained && !repeated)
+            out.push_back({pathOf(f.context), f.message});
+    }
+    if (!valid && out.empty())   // e.g. a false schema inside allOf, which valijson fails without a word
+        out.push_back({"/", "does not match the schema"});
+    return out;
+}
 
 } // namespace
 
 std::vector<SchemaViolation> validateJson(const QJsonValue& instance, const QJsonObject& schema)
 {
-    Validator v(schema);
-    v.check(instance, schema, "");
-    return std::move(v.violations);
+    return run(*compile(schema), instance);
 }
 
 const QJsonObject& planSchema()
@@ -205,7 +281,11 @@ const QJsonObject& planSchema()
     return schema;
 }
 
-std::vector<SchemaViolation> validatePlanJson(const QJsonObject& plan) { return validateJson(plan, planSchema()); }
+std::vector<SchemaViolation> validatePlanJson(const QJsonObject& plan)
+{
+    static const std::unique_ptr<CompiledSchema> compiled = compile(planSchema());
+    return run(*compiled, plan);
+}
 
 std::string describe(const std::vector<SchemaViolation>& violations)
 {

@@ -1,9 +1,7 @@
 #pragma once
-// A small JSON Schema (draft 2020-12) validator for the subset hetplan's own schemas use:
-// type, required, properties, additionalProperties (bool or schema), items, enum, const, minimum, maximum,
-// exclusiveMinimum, minItems, maxItems and $ref to "#/$defs/<name>". Annotations ($schema, $id, title,
-// description, $comment, default, examples) are ignored. Any other keyword is reported as unsupported so a
-// schema never silently claims a check this validator does not make.
+// JSON Schema validation with valijson (draft 7 semantics). hetplan's schemas declare draft 2020-12 and use
+// only keywords that mean the same in both drafts; validateJson reports any other keyword (and any keyword
+// beside a $ref, which draft 7 ignores) so a schema never silently claims a check that is not made.
 #include <QJsonObject>
 #include <QJsonValue>
 
@@ -13,7 +11,9 @@
 namespace hetplan {
 
 struct SchemaViolation {
-    std::string path;      // JSON pointer-like location in the instance, e.g. "/pipelines/0/stages/1/gpus"
+    // Location in the instance, JSON pointer-like ("/pipelines/0/stages/1/gpus", "/" for the root); a
+    // problem with the schema itself is located in the schema instead ("#/$defs/stage").
+    std::string path;
     std::string message;
 };
 
@@ -24,10 +24,11 @@ std::vector<SchemaViolation> validateJson(const QJsonValue& instance, const QJso
 // The bundled plan schema (Qt resource :/schema/plan.schema.json). Throws InputError if it cannot be loaded.
 const QJsonObject& planSchema();
 
-// validateJson(plan, planSchema()).
+// validateJson(plan, planSchema()), with the schema compiled once.
 std::vector<SchemaViolation> validatePlanJson(const QJsonObject& plan);
 
-// "path: message" lines joined by newlines (for error messages and test output).
+// "path: message" lines joined by newlines (for error messages and test output); each violation is also
+// the field and reason of an InputError(file, path, message).
 std::string describe(const std::vector<SchemaViolation>& violations);
 
 } // namespace hetplan

@@ -1,5 +1,6 @@
-// The plan JSON Schema (resources/schema/plan.schema.json) and the small validator that checks it:
-// every plan toJson(Plan) writes validates; malformed documents are rejected with a useful path.
+// The plan JSON Schema (resources/schema/plan.schema.json) and the validator that checks it (valijson):
+// every plan toJson(Plan) writes validates; malformed documents are rejected at the offending field with a
+// reason; schemas using keywords the validator would not check as draft 2020-12 means are refused.
 #include "simfixtures.h"
 
 #include "core/io/json_io.h"
@@ -10,6 +11,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace hetplan;
 using namespace hetplan::simtest;
@@ -67,14 +70,23 @@ Plan zeroPlan()
     return p;
 }
 
-bool rejects(const QJsonObject& doc, const char* pathPart)
+// True if `doc` has a violation at exactly `path` whose message contains `reason`; and that the
+// violation comes alone, not buried in notes about every enclosing object.
+bool rejectsAt(const QJsonObject& doc, const std::string& path, const std::string& reason)
 {
     const std::vector<SchemaViolation> v = validatePlanJson(doc);
     for (const SchemaViolation& x : v)
-        if (x.path.find(pathPart) != std::string::npos || x.message.find(pathPart) != std::string::npos)
-            return true;
-    qWarning("no violation mentioning '%s'; got:\n%s", pathPart, describe(v).c_str());
+        if (x.path == path && x.message.find(reason) != std::string::npos)
+            return v.size() == 1 || (qWarning("expected one violation; got:\n%s", describe(v).c_str()), false);
+    qWarning("no violation at '%s' mentioning '%s'; got:\n%s", path.c_str(), reason.c_str(), describe(v).c_str());
     return false;
+}
+
+bool hasViolation(const std::vector<SchemaViolation>& v, const std::string& path, const std::string& reason)
+{
+    return std::any_of(v.begin(), v.end(), [&](const SchemaViolation& x) {
+        return x.path == path && x.message.find(reason) != std::string::npos;
+    });
 }
 
 // Sets a nested value: path of keys / array indices.
@@ -115,7 +127,8 @@ private slots:
     void writtenPlansValidate();
     void roundTripStillValidates();
     void invalidDocumentsRejected();
-    void validatorSubset();
+    void validatorKeywords();
+    void schemaProblemsReported();
 };
 
 void TestPlanSchema::schemaLoads()
@@ -123,10 +136,12 @@ void TestPlanSchema::schemaLoads()
     const QJsonObject& s = planSchema();
     QCOMPARE(s.value("$schema").toString(), QString("https://json-schema.org/draft/2020-12/schema"));
     QVERIFY(s.value("$defs").toObject().contains("stage"));
-    // The schema itself only uses keywords the validator checks (an unsupported one would be reported).
-    QVERIFY(validateJson(QJsonObject(), s).size() > 0);
-    for (const SchemaViolation& v : validateJson(QJsonObject(), s))
-        QVERIFY2(v.message.find("not supported") == std::string::npos, v.message.c_str());
+    // The schema itself only uses keywords the validator checks: an empty document gets instance
+    // violations (missing properties), none located in the schema ("#...").
+    const std::vector<SchemaViolation> v = validateJson(QJsonObject(), s);
+    QVERIFY(v.size() > 0);
+    for (const SchemaViolation& x : v)
+        QVERIFY2(x.path.rfind("#", 0) != 0, describe(v).c_str());
 }
 
 void TestPlanSchema::writtenPlansValidate()
@@ -172,33 +187,46 @@ void TestPlanSchema::invalidDocumentsRejected()
     const QJsonObject good = toJson(pipelinePlan());
     QVERIFY(validatePlanJson(good).empty());
 
-    QVERIFY(rejects(removeIn(good, {"schema"}), "missing required property 'schema'"));
-    QVERIFY(rejects(setIn(good, {"schema"}, "hetplan.plan/2").toObject(), "/schema"));
-    QVERIFY(rejects(setIn(good, {"pipelines", "0", "stages", "1", "tensor_parallel"}, 0).toObject(),
-                    "/pipelines/0/stages/1/tensor_parallel"));
-    QVERIFY(rejects(setIn(good, {"pipelines", "0", "stages", "0", "layers"}, QJsonArray{3}).toObject(),
-                    "/pipelines/0/stages/0/layers"));
-    QVERIFY(rejects(setIn(good, {"pipelines", "0", "micro_batches"}, 1.5).toObject(), "expected integer"));
-    QVERIFY(rejects(setIn(good, {"pipelines", "0", "stages", "0", "gpus", "0"}, 3).toObject(),
-                    "/pipelines/0/stages/0/gpus/0"));
-    QVERIFY(rejects(setIn(good, {"surprise"}, true).toObject(), "unexpected property 'surprise'"));
-    QVERIFY(rejects(setIn(good, {"job", "precision"}, "fp8").toObject(), "/job/precision"));
-    QVERIFY(rejects(setIn(good, {"job", "zero_stage"}, 4).toObject(), "above the maximum"));
-    QVERIFY(rejects(removeIn(good, {"estimate", "feasible"}), "missing required property 'feasible'"));
-    QVERIFY(rejects(setIn(good, {"estimate", "peak_memory_bytes", "v100-a/0"}, "lots").toObject(),
-                    "/estimate/peak_memory_bytes/v100-a/0"));
-    QVERIFY(rejects(setIn(good, {"inputs", "cluster", "nodes", "0", "communicator"}, "pigeon").toObject(),
-                    "/inputs/cluster/nodes/0/communicator"));
-    QVERIFY(rejects(setIn(good, {"zero"}, QJsonObject{{"stage", 5}, {"gpus", QJsonArray{}}}).toObject(), "/zero"));
-    QVERIFY(rejects(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "below the minimum"));
+    QVERIFY(rejectsAt(removeIn(good, {"schema"}), "/", "missing required property 'schema'"));
+    QVERIFY(rejectsAt(setIn(good, {"schema"}, "hetplan.plan/2").toObject(), "/schema",
+                      "\"hetplan.plan/2\" is not the required value"));
+    QVERIFY(rejectsAt(setIn(good, {"pipelines", "0", "stages", "1", "tensor_parallel"}, 0).toObject(),
+                      "/pipelines/0/stages/1/tensor_parallel", "0 is below the minimum 1"));
+    QVERIFY(rejectsAt(setIn(good, {"pipelines", "0", "stages", "0", "layers"}, QJsonArray{3}).toObject(),
+                      "/pipelines/0/stages/0/layers", "needs at least 2 items"));
+    QVERIFY(rejectsAt(setIn(good, {"pipelines", "0", "micro_batches"}, 1.5).toObject(), "/pipelines/0/micro_batches",
+                      "wrong type: got number 1.5"));
+    QVERIFY(rejectsAt(setIn(good, {"pipelines", "0", "stages", "0", "gpus", "0"}, 3).toObject(),
+                      "/pipelines/0/stages/0/gpus/0", "wrong type: got number 3"));
+    QVERIFY(rejectsAt(setIn(good, {"surprise"}, true).toObject(), "/", "unexpected property 'surprise'"));
+    QVERIFY(rejectsAt(setIn(good, {"job", "precision"}, "fp8").toObject(), "/job/precision",
+                      "\"fp8\" is not one of the allowed values"));
+    QVERIFY(rejectsAt(setIn(good, {"job", "zero_stage"}, 4).toObject(), "/job/zero_stage", "4 is above the maximum 3"));
+    QVERIFY(rejectsAt(removeIn(good, {"estimate", "feasible"}), "/estimate", "missing required property 'feasible'"));
+    QVERIFY(rejectsAt(setIn(good, {"estimate", "peak_memory_bytes", "v100-a/0"}, "lots").toObject(),
+                      "/estimate/peak_memory_bytes/v100-a/0", "wrong type: got string \"lots\""));
+    QVERIFY(rejectsAt(setIn(good, {"inputs", "cluster", "nodes", "0", "communicator"}, "pigeon").toObject(),
+                      "/inputs/cluster/nodes/0/communicator", "not one of the allowed values"));
+    QVERIFY(rejectsAt(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "/ranks/0/rank",
+                      "-1 is below the minimum 0"));
+    // Several problems are all reported, each at its field.
+    const QJsonObject badZero{{"stage", 5}, {"gpus", QJsonArray{}}};
+    const auto zero = validatePlanJson(setIn(good, {"zero"}, badZero).toObject());
+    QCOMPARE(int(zero.size()), 2);
+    QVERIFY(hasViolation(zero, "/zero/stage", "5 is above the maximum 3"));
+    QVERIFY(hasViolation(zero, "/zero/gpus", "needs at least 1 item"));
     // Quantities in inputs may carry units as strings, but not as other types.
     QVERIFY(validatePlanJson(setIn(good, {"inputs", "cluster", "nodes", "0", "nic_bandwidth"}, "10 Gbps").toObject())
                 .empty());
-    QVERIFY(rejects(setIn(good, {"inputs", "cluster", "nodes", "0", "nic_bandwidth"}, true).toObject(),
-                    "expected number or string"));
+    QVERIFY(rejectsAt(setIn(good, {"inputs", "cluster", "nodes", "0", "nic_bandwidth"}, true).toObject(),
+                      "/inputs/cluster/nodes/0/nic_bandwidth", "wrong type: got boolean true"));
+    // A violation is the field and reason of the usual `file: field: reason` error.
+    const SchemaViolation first = validatePlanJson(setIn(good, {"job", "zero_stage"}, 4).toObject()).front();
+    QCOMPARE(std::string(InputError("plan.json", first.path, first.message).what()),
+             std::string("plan.json: /job/zero_stage: 4 is above the maximum 3"));
 }
 
-void TestPlanSchema::validatorSubset()
+void TestPlanSchema::validatorKeywords()
 {
     const QJsonObject schema = QJsonDocument::fromJson(R"({
         "type": "object",
@@ -219,14 +247,43 @@ void TestPlanSchema::validatorSubset()
     const auto v = validateJson(
         QJsonDocument::fromJson(R"({"a": 0, "b": ["x", "q", "y"], "c": 8, "d": 0, "e": 1, "z": 3})").object(), schema);
     QCOMPARE(int(v.size()), 7);
-    QVERIFY(describe(v).find("/b/1") != std::string::npos);
-    // Unknown keyword and unresolvable $ref are reported, not ignored.
-    const QJsonObject odd = QJsonDocument::fromJson(R"({"pattern": "^a", "properties": {"x": {"$ref": "#/$defs/no"}}})")
-                                .object();
+    QVERIFY(hasViolation(v, "/a", "0 is below the minimum 1"));
+    QVERIFY(hasViolation(v, "/b/1", "\"q\" is not one of the allowed values"));
+    QVERIFY(hasViolation(v, "/b", "allows at most 2 items"));
+    QVERIFY(hasViolation(v, "/c", "8 is not the required value"));
+    QVERIFY(hasViolation(v, "/d", "0 must be greater than 0"));
+    QVERIFY(hasViolation(v, "/e", "no value is allowed here"));
+    QVERIFY(hasViolation(v, "/z", "wrong type: got number 3"));
+}
+
+void TestPlanSchema::schemaProblemsReported()
+{
+    // A 2020-12 keyword valijson does not know, a keyword beside $ref (ignored by draft 7), a list of item
+    // schemas (draft 7's tuple form) and an unresolvable $ref: each refuses the schema, located in it.
+    const QJsonObject odd = QJsonDocument::fromJson(R"({
+        "unevaluatedProperties": false,
+        "properties": {
+            "x": { "$ref": "#/$defs/pos", "maximum": 3 },
+            "y": { "items": [{ "type": "string" }] },
+            "w": { "$ref": "#/$defs/missing" }
+        },
+        "$defs": { "pos": { "type": "integer", "minimum": 1 } }
+    })").object();
     const auto w = validateJson(QJsonDocument::fromJson(R"({"x": 1})").object(), odd);
-    QCOMPARE(int(w.size()), 2);
-    QVERIFY(describe(w).find("not supported") != std::string::npos);
-    QVERIFY(describe(w).find("unresolved") != std::string::npos);
+    QCOMPARE(int(w.size()), 4);
+    QVERIFY(hasViolation(w, "#/unevaluatedProperties", "not supported"));
+    QVERIFY(hasViolation(w, "#/properties/x/maximum", "beside $ref"));
+    QVERIFY(hasViolation(w, "#/properties/y/items", "prefixItems"));
+    QVERIFY(hasViolation(w, "#", "invalid schema"));
+    // Draft 7 keywords with the same meaning in 2020-12 are checked, not just accepted.
+    const QJsonObject rich = QJsonDocument::fromJson(R"({
+        "properties": { "n": { "type": "string", "pattern": "^[a-z]+$" }, "k": { "oneOf": [{ "type": "integer" },
+                        { "type": "string" }] } }
+    })").object();
+    QVERIFY(validateJson(QJsonDocument::fromJson(R"({"n": "abc", "k": 2})").object(), rich).empty());
+    QVERIFY(hasViolation(validateJson(QJsonDocument::fromJson(R"({"n": "ABC"})").object(), rich), "/n",
+                         "\"ABC\" does not match the pattern"));
+    QVERIFY(!validateJson(QJsonDocument::fromJson(R"({"k": true})").object(), rich).empty());
 }
 
 QTEST_GUILESS_MAIN(TestPlanSchema)

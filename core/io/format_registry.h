@@ -53,7 +53,8 @@ public:
     {
         if (const Format* f = find(name))
             return *f;
-        throw InputError("--format", "format", "unknown format '" + name + "' (known: " + joinNames(names(), ", ") + ")");
+        throw InputError("--format", "format",
+                         "unknown format '" + name + "' (known: " + joinNames(names(), ", ") + ")");
     }
     std::vector<std::string> names() const
     {

@@ -92,10 +92,12 @@ QJsonObject chromeTrace(const Plan& plan, const SimResult& result)
 
 void registerChromeTraceExporter(ExporterRegistry& registry)
 {
-    registry.add({{"chrome-trace", "Chrome trace of the simulated iteration (chrome://tracing, Perfetto)", "*.json", ".json"},
+    registry.add({{"chrome-trace", "Chrome trace of the simulated iteration (chrome://tracing, Perfetto)", "*.json",
+                   ".json"},
                   [](const Plan& plan) {
                       const CostModel costs(plan.model, plan.job, plan.profile);
-                      return QJsonDocument(chromeTrace(plan, simulate(plan, costs))).toJson(QJsonDocument::Compact).toStdString();
+                      const QJsonObject trace = chromeTrace(plan, simulate(plan, costs));
+                      return QJsonDocument(trace).toJson(QJsonDocument::Compact).toStdString();
                   }});
 }
 

@@ -166,6 +166,18 @@ private:
     const std::string& layout_;
 };
 
+// Megatron builds GPT/BERT-style models: embedding, transformer blocks, head.
+void refuseNonTransformer(const ModelSpec& m)
+{
+    for (int l = 0; l < m.layerCount(); ++l) {
+        const LayerKind k = m.layers[l].kind;
+        if (!isBlock(k) && k != LayerKind::Embedding && k != LayerKind::Head)
+            refuse("model.layers[" + std::to_string(l) + "]",
+                   "Megatron-LM builds transformer models; layer '" + m.layers[l].name + "' is not an embedding, "
+                   "transformer block or head");
+    }
+}
+
 } // namespace
 
 std::vector<int> parseMegatronLayout(const std::string& layout) { return LayoutParser(layout).parse(); }
@@ -174,14 +186,7 @@ std::vector<std::string> megatronArguments(const Plan& plan)
 {
     refuseSpmd(plan, "Megatron-LM");
     const ModelSpec& m = plan.model;
-    // Megatron builds GPT/BERT-style models: embedding, transformer blocks, head.
-    for (int l = 0; l < m.layerCount(); ++l) {
-        const LayerKind k = m.layers[l].kind;
-        if (!isBlock(k) && k != LayerKind::Embedding && k != LayerKind::Head)
-            refuse("model.layers[" + std::to_string(l) + "]",
-                   "Megatron-LM builds transformer models; layer '" + m.layers[l].name + "' is not an embedding, "
-                   "transformer block or head");
-    }
+    refuseNonTransformer(m);
     const int blocks = m.blockCount();
     if (blocks == 0)
         refuse("model", "the model has no transformer blocks");

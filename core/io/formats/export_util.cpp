@@ -101,6 +101,9 @@ void refuseSpmd(const Plan& plan, const std::string& target)
         refuse("pipelines", "the plan has neither pipelines nor ZeRO batches");
 }
 
-std::string indentedJson(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString(); }
+std::string indentedJson(const QJsonObject& o)
+{
+    return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+}
 
 } // namespace hetplan::exportutil

@@ -34,12 +34,14 @@ std::vector<std::string> plannerList(const std::string& spec)
 
 int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
-    Args a(argv, {"cluster", "model", "gbs", "seq", "zero", "job", "profile", "planners", "out", "seed", "time-limit",
-                  "option"});
-    if (!a.positional().empty())
-        throw InputError(a.positional()[0], "argument", "unexpected argument");
-    const std::vector<std::string> planners = plannerList(a.get("planners", "all"));
-    const PlanRequest req = requestFromArgs(a);
+    CommandLine cl = commandLine("compare");
+    addRequestOptions(cl);
+    cl.addOption("planners", "a,b,...|all", "The planners to compare (see: hetplan-cli list planners).", "all");
+    cl.addOption("out", "FILE", "Write the report JSON (hetplan.compare/1) here.");
+    if (!cl.parse(argv, out))
+        return Ok;
+    const std::vector<std::string> planners = plannerList(cl.get("planners"));
+    const PlanRequest req = requestFromArgs(cl);
 
     QJsonArray plans, failures;
     std::vector<Plan> done;
@@ -79,11 +81,11 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
         err << "error: no feasible plan: no planner produced a plan\n";
         return Infeasible;
     }
-    if (a.has("out")) {
+    if (cl.has("out")) {
         QJsonObject report{{"schema", "hetplan.compare/1"}, {"plans", plans}};
         if (!failures.isEmpty())
             report["failures"] = failures;
-        writeJsonFile(a.get("out"), report);
+        writeJsonFile(cl.get("out"), report);
     }
     return Ok;
 }

@@ -9,35 +9,74 @@
 
 namespace hetplan::cli {
 
-int cmdImport(const std::vector<std::string>& argv, std::ostream& out)
+namespace {
+// The names of the formats that need `what`, for the help of the option that supplies it.
+std::string formatsNeeding(bool ImportNeeds::*what)
 {
-    Args a(argv, {"format", "in", "out", "device", "tp", "model", "backward-factor"}, {"compact-gpt2"});
-    const std::string format = a.get("format");
-    const std::string in = a.get("in");
-    const std::string outPath = a.get("out");
-    std::string device = a.get("device", "");
-    if (!device.empty()) {
-        const DeviceType* d = DeviceCatalog::builtin().find(device);
-        if (!d)
-            throw InputError("--device", "device", "unknown device type '" + device + "' (see: hetplan-cli list devices)");
-        device = d->name;
-    } else if (format == "oobleck" || format == "sailor" || format == "amp-npy") {
-        throw InputError("--device", "argument", "required for --format " + format + " (the GPU it was measured on)");
+    std::vector<std::string> names;
+    for (const ImportFormat& f : ImporterRegistry::instance().formats())
+        if (f.needs.*what)
+            names.push_back(f.name);
+    return joinNames(names, ", ");
+}
+
+void addImportOptions(CommandLine& cl)
+{
+    const ImporterRegistry& formats = ImporterRegistry::instance();
+    cl.addOption("format", "NAME", "The input format: " + joinNames(formats.names(), ", ") + ".");
+    cl.addOption("in", "PATH",
+                 "The measurements: a file, or a directory for " + formatsNeeding(&ImportNeeds::directory) + ".");
+    cl.addOption("out", "FILE", "Write the profile JSON (hetplan.profile/1) here.");
+    cl.addOption("device", "TYPE", "The GPU type it was measured on (see: hetplan-cli list devices); required for " +
+                                       formatsNeeding(&ImportNeeds::device) + ".");
+    cl.addOption("tp", "N", "Tensor-parallel degree it was measured at, for " + formatsNeeding(&ImportNeeds::tp) + ".",
+                 "1");
+    cl.addOption("model", "NAME", "The model the profile belongs to (stored in the profile).");
+    cl.addFlag("compact-gpt2", "Fold AMP's GPT-2 no-op entries (30 entries -> 26 layers), for " +
+                                   formatsNeeding(&ImportNeeds::ampOptions) + ".");
+    cl.addOption("backward-factor", "F", "Backward time = F x forward time, for " +
+                                             formatsNeeding(&ImportNeeds::ampOptions) + ".", "2");
+    cl.setEpilogue("Formats:\n" + formatTable(formats));
+}
+
+// The catalog's name for --device, or "" when it is not given (and the format does not need it).
+std::string deviceFromArgs(const CommandLine& cl, const ImportFormat& format)
+{
+    const std::string device = cl.value("device");
+    if (device.empty()) {
+        if (format.needs.device)
+            throw InputError("--device", "argument",
+                             "required for --format " + format.name + " (the GPU it was measured on)");
+        return device;
     }
-    const int tp = a.integer("tp", 1);
-    if (tp < 1)
-        throw InputError("--tp", "argument", "must be at least 1");
+    const DeviceType* d = DeviceCatalog::builtin().find(device);
+    if (!d)
+        throw InputError("--device", "device", "unknown device type '" + device + "' (see: hetplan-cli list devices)");
+    return d->name;
+}
+} // namespace
+
+// Converts measurements in a registered import format to hetplan's profile JSON.
+int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream&)
+{
+    CommandLine cl = commandLine("import");
+    addImportOptions(cl);
+    if (!cl.parse(argv, out))
+        return Ok;
+    const ImportFormat& format = ImporterRegistry::instance().get(cl.get("format"));
+    const std::string in = cl.get("in");
+    const std::string outPath = cl.get("out");
     ImportOptions opts;
-    opts.deviceType = device;
-    opts.tp = tp;
-    opts.ampBackwardFactor = a.number("backward-factor", 2.0);
+    opts.deviceType = deviceFromArgs(cl, format);
+    opts.tp = cl.integer("tp");
+    if (opts.tp < 1)
+        throw InputError("--tp", "argument", "must be at least 1");
+    opts.ampBackwardFactor = cl.number("backward-factor");
     if (!(opts.ampBackwardFactor > 0))
         throw InputError("--backward-factor", "argument", "must be positive");
-    // AMP's GPT-2 arrays carry no-op entries (embedding, no-op, blocks, 2 no-ops, head, no-op); fold them so
-    // the profile lines up with the gpt2-amp example model.
-    opts.ampCompactGpt2 = a.flag("compact-gpt2");
-    opts.model = a.get("model", "");
-    Profile p = importProfile(format, in, opts);
+    opts.ampCompactGpt2 = cl.flag("compact-gpt2");
+    opts.model = cl.value("model");
+    Profile p = importProfile(format.name, in, opts);
     writeJsonFile(outPath, toJson(p));
     out << "imported " << p.tables().size() << " table(s), " << p.layerCount() << " layers, devices:";
     for (const std::string& d : p.deviceTypes())

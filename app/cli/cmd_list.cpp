@@ -10,12 +10,15 @@
 
 namespace hetplan::cli {
 
-int cmdList(const std::vector<std::string>& argv, std::ostream& out)
+int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostream&)
 {
-    Args a(argv, {});
-    if (a.positional().size() != 1)
+    CommandLine cl = commandLine("list");
+    cl.addPositional("what", "planners, examples or devices");
+    if (!cl.parse(argv, out))
+        return Ok;
+    if (cl.positional().size() != 1)
         throw InputError("list", "what", "expected one of: planners, examples, devices");
-    const std::string what = a.positional()[0];
+    const std::string what = cl.positional()[0];
     if (what == "planners") {
         registerBuiltinPlanners();
         for (const std::string& n : PlannerRegistry::instance().names()) {

@@ -82,23 +82,44 @@ void printPlan(const Plan& p, std::ostream& out)
     }
 }
 
+namespace {
+// Every registered planner with its options, so `plan --help` documents --planner and --option.
+std::string plannerHelp()
+{
+    registerBuiltinPlanners();
+    std::string text = "Planners (--planner NAME) and their options (--option key=value):\n";
+    for (const std::string& name : PlannerRegistry::instance().names()) {
+        const auto planner = PlannerRegistry::instance().create(name);
+        text += table({{name, planner->description()}});
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (const PlannerOption& o : planner->options())
+            rows.emplace_back("  " + o.key + "=<" + o.typeName() + ">", o.help + " (default: " + o.defaultValue + ")");
+        text += table(rows);
+    }
+    return text;
+}
+} // namespace
+
 int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
-    Args a(argv, {"cluster", "model", "gbs", "seq", "zero", "job", "profile", "planner", "out", "seed", "time-limit",
-                  "option"},
-           {"quiet"});
-    if (!a.positional().empty())
-        throw InputError(a.positional()[0], "argument", "unexpected argument");
-    const std::string planner = a.get("planner");
-    PlanRequest req = requestFromArgs(a);
+    CommandLine cl = commandLine("plan");
+    addRequestOptions(cl);
+    cl.addOption("planner", "NAME", "The planner to run (below).");
+    cl.addOption("out", "FILE", "Write the plan JSON (hetplan.plan/1) here.");
+    cl.addFlag("quiet", "Do not print the plan.");
+    cl.setEpilogue(plannerHelp());
+    if (!cl.parse(argv, out))
+        return Ok;
+    const std::string planner = cl.get("planner");
+    PlanRequest req = requestFromArgs(cl);
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = runPlanner(planner, req, progress);
     if (!plan.search.stopped.empty())
         err << "note: " << planner << " stopped early (" << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")
             << "): this is the best plan it found so far\n";
-    if (a.has("out"))
-        writeJsonFile(a.get("out"), toJson(plan));
-    if (!a.flag("quiet"))
+    if (cl.has("out"))
+        writeJsonFile(cl.get("out"), toJson(plan));
+    if (!cl.flag("quiet"))
         printPlan(plan, out);
     return Ok;
 }

@@ -14,13 +14,18 @@
 namespace hetplan::cli {
 
 // Re-scores a plan file with the shared simulator, from the inputs the plan carries.
-int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out)
+int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream&)
 {
-    Args a(argv, {"plan", "trace", "out"});
-    const std::string path = a.get("plan");
+    CommandLine cl = commandLine("simulate");
+    cl.addOption("plan", "FILE", "The plan file (written by plan --out); it carries its own inputs.");
+    cl.addOption("trace", "FILE", "Write a Chrome trace (chrome://tracing, Perfetto) of the iteration here.");
+    cl.addOption("out", "FILE", "Write the re-scored plan JSON here.");
+    if (!cl.parse(argv, out))
+        return Ok;
+    const std::string path = cl.get("plan");
     Plan plan = readPlan(path);
     const CostModel costs(plan.model, plan.job, plan.profile);
-    SimResult r = simulate(plan, costs, SimOptions{a.has("trace")});
+    SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
@@ -30,10 +35,10 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out)
                          "the simulated iteration time is not a positive finite number: check the plan's inputs");
     std::vector<std::pair<std::string, std::string>> outputs;
     auto json = [](const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString(); };
-    if (a.has("trace"))
-        outputs.emplace_back(a.get("trace"), json(chromeTrace(plan, r)));
-    if (a.has("out"))
-        outputs.emplace_back(a.get("out"), json(toJson(plan)));
+    if (cl.has("trace"))
+        outputs.emplace_back(cl.get("trace"), json(chromeTrace(plan, r)));
+    if (cl.has("out"))
+        outputs.emplace_back(cl.get("out"), json(toJson(plan)));
     writeTextFiles(outputs);
     printPlan(plan, out);
     double busiest = 0;
@@ -41,21 +46,6 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out)
         busiest = std::max(busiest, s);
     out << std::fixed << std::setprecision(1) << "busiest GPU computes " << 100 * busiest / r.iterationSeconds
         << " % of the iteration\n";
-    return Ok;
-}
-
-int cmdExport(const std::vector<std::string>& argv, std::ostream& out)
-{
-    Args a(argv, {"plan", "format", "out"});
-    const Plan plan = readPlan(a.get("plan"));
-    std::string format = a.get("format");
-    if (format == "ranks")
-        format = "rank-table"; // DESIGN.md's short name
-    const std::string text = exportPlan(plan, format);
-    if (a.has("out"))
-        writeTextFile(a.get("out"), text);
-    else
-        out << text;
     return Ok;
 }
 

@@ -1,6 +1,7 @@
 // Construction of the main window: widgets, docks, menus, toolbar, status bar, settings.
 #include "main_window.h"
 
+#include "core/io/exporters.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
 #include "widgets/controller/run_controller.h"
@@ -212,14 +213,9 @@ void MainWindow::buildActions()
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
     QMenu* exp = file->addMenu(tr("&Export Plan"));
-    const std::pair<const char*, QString> formats[] = {{"plan", tr("Plan JSON…")},
-                                                       {"deepspeed", tr("DeepSpeed config…")},
-                                                       {"megatron", tr("Megatron-LM arguments…")},
-                                                       {"hostfile", tr("Hostfile…")},
-                                                       {"rank-table", tr("Rank table (CSV)…")},
-                                                       {"chrome-trace", tr("Chrome trace…")}};
-    for (const auto& [fmt, label] : formats)
-        exp->addAction(label, this, [this, f = QString(fmt)] { exportPlan(f); });
+    for (const ExportFormat& f : ExporterRegistry::instance().formats())
+        exp->addAction(QString::fromStdString(f.description) + "…", this,
+                       [this, name = QString::fromStdString(f.name)] { exportPlan(name); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -179,13 +179,19 @@ void MainWindow::exportPlan(const QString& format)
         showMessage(tr("No plan selected: run a planner first"), true);
         return;
     }
-    const QString suffix = format == "hostfile" ? "" : format == "megatron" ? ".sh" : format == "rank-table" ? ".csv" : ".json";
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"),
-                                                      QString::fromStdString(plan->planner) + "-" + format + suffix);
+    const ExportFormat* found = ExporterRegistry::instance().find(format.toStdString());
+    if (!found) {
+        showMessage(tr("Unknown export format %1").arg(format), true);
+        return;
+    }
+    const ExportFormat& f = *found;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export plan"), QString::fromStdString(plan->planner + "-" + f.name + f.suffix),
+        QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)"));
     if (path.isEmpty())
         return;
     try {
-        writeTextFile(path.toStdString(), hetplan::exportPlan(*plan, format.toStdString()));
+        writeTextFile(path.toStdString(), f.write(*plan));
         showMessage(tr("Exported %1").arg(path));
     } catch (const std::exception& e) {
         reportFailure(tr("Cannot export: %1"), tr("Cannot export"), e, false);

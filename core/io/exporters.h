@@ -2,11 +2,14 @@
 // Hand a plan to training frameworks and viewers: DeepSpeed config JSON, Megatron-LM arguments, a
 // DeepSpeed-style hostfile, a rank table (CSV) and Chrome Trace Event JSON of the simulated iteration.
 // Every exporter refuses (InputError "plan", field, reason) a plan the target cannot express rather than
-// writing something that would silently run a different plan.
+// writing something that would silently run a different plan. The formats live in core/io/formats/, one
+// file each, and register in ExporterRegistry.
+#include "core/io/format_registry.h"
 #include "core/model/plan.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonObject>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,9 +59,18 @@ std::string rankTable(const Plan& plan);
 // process (node) and thread (GPU track).
 QJsonObject chromeTrace(const Plan& plan, const SimResult& result);
 
-// ---- One entry point for the CLI: format = plan | deepspeed | megatron | hostfile | rank-table |
-// chrome-trace. chrome-trace simulates the plan with its own inputs (builtin catalog).
+// ---- The registry: what the CLI's export command and the GUI's export menu offer
+struct ExportFormat : FileFormat {
+    std::function<std::string(const Plan& plan)> write = {};  // the file's text; refuses like the above
+};
+
+class ExporterRegistry : public FormatRegistry<ExportFormat> {
+public:
+    static ExporterRegistry& instance();  // with the built-in formats registered (formats/builtin.cpp)
+};
+
+// The plan in the registered format named `format` (an unknown name is InputError "--format").
+// chrome-trace simulates the plan with its own inputs (builtin catalog).
 std::string exportPlan(const Plan& plan, const std::string& format);
-std::vector<std::string> exportFormats();
 
 } // namespace hetplan

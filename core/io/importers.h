@@ -1,8 +1,11 @@
 #pragma once
 // Profile importers for other tools' measurement formats. Each validates its input and throws
 // InputError(file, field, reason) on anything malformed. All produce times in seconds, bytes in bytes.
+// The formats live in core/io/formats/, one file each, and register in ImporterRegistry.
+#include "core/io/format_registry.h"
 #include "core/model/profile.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,10 +49,29 @@ struct ImportOptions {
     bool ampCompactGpt2 = false;     // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
     std::string model;               // if non-empty, stored as Profile::model
 };
+
+// What a format needs beyond its path, so callers ask for exactly that (the CLI's checks, the dialog's fields).
+struct ImportNeeds {
+    bool directory = false;   // the input is a directory, not a file
+    bool device = false;      // the data does not name its GPU: ImportOptions::deviceType is required
+    bool tp = false;          // the data does not name its tensor-parallel degree: ImportOptions::tp applies
+    bool ampOptions = false;  // ImportOptions::ampBackwardFactor and ampCompactGpt2 apply
+};
+
+struct ImportFormat : FileFormat {
+    std::function<Profile(const std::string& path, const ImportOptions& options)> read = {};
+    ImportNeeds needs = {};
+};
+
+class ImporterRegistry : public FormatRegistry<ImportFormat> {
+public:
+    static ImporterRegistry& instance();  // with the built-in formats registered (formats/builtin.cpp)
+};
+
+// Reads `path` with the registered format named `format` (an unknown name is InputError "--format").
 Profile importProfile(const std::string& format, const std::string& path, const ImportOptions& options);
 
-// Dispatch on the CLI's --format name: native|oobleck|sailor|amp-npy|csv. `deviceType`/`tp` are used
-// by formats that do not name them.
+// The same with only a device type and tensor-parallel degree for formats that do not name them.
 Profile importProfile(const std::string& format, const std::string& path, const std::string& deviceType, int tp);
 
 } // namespace hetplan

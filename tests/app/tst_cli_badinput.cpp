@@ -152,7 +152,7 @@ void TestCliBadInput::badInput_data()
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "command";
     QTest::newRow("unknown list") << QStringList{"list", "gpus"} << "list";
     QTest::newRow("import unknown format") << QStringList{"import", "--format", "xlsx", "--in", good, "--out", out}
-                                           << "format";
+                                           << "unknown format 'xlsx' (known: native,";
     QTest::newRow("import without device")
         << QStringList{"import", "--format", "sailor", "--in", good, "--out", out} << "--device";
     QTest::newRow("import unknown device")
@@ -162,6 +162,27 @@ void TestCliBadInput::badInput_data()
                        write(dir, "trunc.npy", QByteArray("\x93NUMPY\x01\x00\x76\x00{'descr': '<f8', 'fo", 24)),
                        "--out", out}
         << "trunc.npy";
+    // The command lines themselves (QCommandLineParser underneath, errors in the same one-line form).
+    QTest::newRow("unknown flag on import")
+        << QStringList{"import", "--format", "native", "--in", good, "--frobnicate", "--out", out} << "--frobnicate";
+    QTest::newRow("unknown top-level flag") << QStringList{"--frobnicate"} << "--frobnicate";
+    QTest::newRow("missing value") << QStringList{"plan", "--cluster", good, "--out", out, "--gbs"} << "--gbs";
+    QTest::newRow("flag given a value")
+        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--planner", "uniform", "--quiet=yes",
+                       "--out", out}
+        << "--quiet";
+    QTest::newRow("stray argument") << QStringList{"export", "--plan", good, "--format", "plan", "extra", "--out", out}
+                                    << "extra";
+    QTest::newRow("export unknown format")
+        << QStringList{"export", "--plan", good, "--format", "pdf", "--out", out} << "unknown format 'pdf' (known: plan,";
+    QTest::newRow("unknown planner option")
+        << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--planner", "amp",
+                       "--option", "nosuch=1", "--out", out}
+        << "options: nosuch: ";
+    QTest::newRow("planner option out of range")
+        << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--planner", "amp",
+                       "--option", "top_k=0", "--out", out}
+        << "options: top_k: ";
     QTest::newRow("import missing file") << QStringList{"import", "--format", "native", "--in",
                                                         dir.filePath("absent.json"), "--out", out}
                                          << "absent.json";

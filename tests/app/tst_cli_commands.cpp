@@ -1,14 +1,16 @@
 // The CLI end to end: plan → simulate → export in every format, compare, list, import; outputs parse and
-// agree with each other.
+// agree with each other. Help and version; the formats the help names are the registries'.
 #include "testutil.h"
 
 #include "core/io/exporters.h"
+#include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -141,6 +143,92 @@ private slots:
                               "--out", prof});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(readJson(prof)["tables"].toArray().size() > 0);
+    }
+
+    void everyCommandAnswersHelp_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QStringList>("mentions");   // options (and words) only this command's help has
+        QTest::newRow("plan") << "plan" << QStringList{"--planner", "--time-limit", "--quiet", "top_k=", "(default: 1)"};
+        QTest::newRow("compare") << "compare" << QStringList{"--planners", "--cluster", "(default: all)"};
+        QTest::newRow("simulate") << "simulate" << QStringList{"--plan", "--trace"};
+        QTest::newRow("export") << "export" << QStringList{"--plan", "--format", "chrome-trace"};
+        QTest::newRow("import") << "import" << QStringList{"--in", "--device", "--compact-gpt2", "--backward-factor"};
+        QTest::newRow("list") << "list" << QStringList{"planners|examples|devices"};
+    }
+
+    void everyCommandAnswersHelp()
+    {
+        QFETCH(QString, command);
+        QFETCH(QStringList, mentions);
+        for (const QStringList& args : {QStringList{command, "--help"}, QStringList{command, "-h"},
+                                        QStringList{"help", command}}) {
+            const CliResult r = runCli(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
+            QVERIFY2(r.out.startsWith("Usage: hetplan-cli " + command + " "), qPrintable(r.out));
+            QVERIFY(r.out.contains("-h, --help"));
+            for (const QString& m : mentions)
+                QVERIFY2(r.out.contains(m), qPrintable(command + " --help should mention " + m));
+        }
+        // Another command's options are not listed.
+        const CliResult r = runCli({command, "--help"});
+        QCOMPARE(r.out.contains("--compact-gpt2"), command == "import");
+        QCOMPARE(r.out.contains("--trace"), command == "simulate");
+    }
+
+    void topLevelHelpAndVersion()
+    {
+        CliResult r = runCli({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* c : {"list", "plan", "compare", "simulate", "export", "import"})
+            QVERIFY2(r.out.contains(QString("\n  ") + c + " "), c);
+        r = runCli({"--version"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, QString("hetplan " HETPLAN_VERSION "\n"));
+        QVERIFY(QRegularExpression("^hetplan \\d+\\.\\d+\\.\\d+\n$").match(r.out).hasMatch());
+        r = runCli({});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.startsWith("Usage: hetplan-cli <command>"));
+    }
+
+    // The help and the --format checks list exactly the registered formats.
+    void formatsComeFromTheRegistries()
+    {
+        const QString importNames = QString::fromStdString(joinNames(ImporterRegistry::instance().names(), ", "));
+        const QString exportNames = QString::fromStdString(joinNames(ExporterRegistry::instance().names(), ", "));
+        CliResult r = runCli({"--help"});
+        QVERIFY2(r.out.contains("\nImport formats: " + importNames + "\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("\nExport formats: " + exportNames + "\n"), qPrintable(r.out));
+        checkFormatTable(runCli({"import", "--help"}).out, ImporterRegistry::instance().formats());
+        checkFormatTable(runCli({"export", "--help"}).out, ExporterRegistry::instance().formats());
+
+        r = runCli({"import", "--format", "xlsx", "--in", "x", "--out", path("never.json")});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err, "error: --format: format: unknown format 'xlsx' (known: " + importNames + ")\n");
+        r = runCli({"export", "--plan", "x.json", "--format", "pdf"});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err, "error: --format: format: unknown format 'pdf' (known: " + exportNames + ")\n");
+    }
+
+private:
+    // The "Formats:" section of an import/export help: one row per registered format, in order, with its
+    // description (long ones wrap onto indented lines).
+    template <typename Format>
+    static void checkFormatTable(const QString& help, const std::vector<Format>& formats)
+    {
+        const QString section = help.mid(help.indexOf("\nFormats:\n") + 10);
+        QStringList rows;
+        for (const QString& line : section.split('\n', Qt::SkipEmptyParts)) {
+            if (line.startsWith("   ") && !rows.isEmpty())
+                rows.back() += " " + line.simplified();
+            else
+                rows << line.simplified();
+        }
+        QCOMPARE(rows.size(), int(formats.size()));
+        for (size_t i = 0; i < formats.size(); ++i) {
+            const QString expected = QString::fromStdString(formats[i].name + " " + formats[i].description);
+            QVERIFY2(rows[int(i)].startsWith(expected), qPrintable(rows[int(i)] + " vs " + expected));
+        }
     }
 };
 

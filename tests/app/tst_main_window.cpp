@@ -1,9 +1,10 @@
 // The desktop app through its main window (offscreen): a run fills every view, the event loop stays
-// responsive during a long run, cancel works, projects survive save → reopen, and bad files are refused
-// without touching them.
+// responsive during a long run, cancel works, projects survive save → reopen, bad files are refused
+// without touching them, and the Export Plan menu offers the registered formats.
 #include "testutil.h"
 
 #include "app/gui/main_window.h"
+#include "core/io/exporters.h"
 #include "core/io/project_store.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
@@ -19,6 +20,7 @@
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -219,6 +221,23 @@ private slots:
         QVERIFY(w.lastMessage().startsWith("Cannot open"));
         QVERIFY(w.document()->project() == kept); // the user's data stays
         QCOMPARE(fileHash(bad), before);          // and the file is not modified
+    }
+
+    void exportMenuIsTheRegistry()
+    {
+        MainWindow w;
+        QMenu* menu = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            if (m->title() == "&Export Plan")
+                menu = m;
+        QVERIFY(menu);
+        QStringList expected;
+        for (const ExportFormat& f : ExporterRegistry::instance().formats())
+            expected << QString::fromStdString(f.description) + "…";
+        QStringList shown;
+        for (const QAction* a : menu->actions())
+            shown << a->text();
+        QCOMPARE(shown, expected);
     }
 };
 

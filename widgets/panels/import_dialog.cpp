@@ -22,11 +22,9 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     setWindowTitle(tr("Import profile"));
     auto* form = new QFormLayout(this);
     format_ = new QComboBox;
-    format_->addItem(tr("hetplan profile JSON"), "native");
-    format_->addItem(tr("CSV (device,tp,micro_batch,layer,forward_ms,backward_ms)"), "csv");
-    format_->addItem(tr("Oobleck profile directory (mb*.json)"), "oobleck");
-    format_->addItem(tr("Sailor JSON ([mbs][tp][layer])"), "sailor");
-    format_->addItem(tr("AMP .npy (forward times, micro-batch 1)"), "amp-npy");
+    format_->setObjectName("format");
+    for (const ImportFormat& f : ImporterRegistry::instance().formats())
+        format_->addItem(QString::fromStdString(f.description), QString::fromStdString(f.name));
     auto* pathRow = new QHBoxLayout;
     path_ = new QLineEdit;
     auto* browse = new QPushButton(tr("Browse…"));
@@ -57,20 +55,29 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto sync = [this] {
-        const QString f = format_->currentData().toString();
-        device_->setEnabled(f == "oobleck" || f == "sailor" || f == "amp-npy");
-        tp_->setEnabled(f == "amp-npy");
-        compact_->setEnabled(f == "amp-npy");
+        const ImportNeeds needs = format() ? format()->needs : ImportNeeds{};
+        device_->setEnabled(needs.device);
+        tp_->setEnabled(needs.tp);
+        compact_->setEnabled(needs.ampOptions);
     };
     connect(format_, &QComboBox::currentIndexChanged, this, sync);
     sync();
 }
 
+const ImportFormat* ImportDialog::format() const
+{
+    return ImporterRegistry::instance().find(format_->currentData().toString().toStdString());
+}
+
 void ImportDialog::browse()
 {
-    const QString f = format_->currentData().toString();
-    const QString p = f == "oobleck" ? QFileDialog::getExistingDirectory(this, tr("Oobleck profile directory"))
-                                     : QFileDialog::getOpenFileName(this, tr("Profile file"));
+    if (!format())
+        return;
+    const ImportFormat& f = *format();
+    const QString filters = QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)");
+    const QString p = f.needs.directory
+                          ? QFileDialog::getExistingDirectory(this, QString::fromStdString(f.description))
+                          : QFileDialog::getOpenFileName(this, tr("Profile file"), QString(), filters);
     if (!p.isEmpty())
         path_->setText(p);
 }
@@ -86,12 +93,11 @@ void ImportDialog::setInput(const QString& format, const QString& path, const QS
 bool ImportDialog::tryImport()
 {
     ImportOptions o;
-    const QString format = format_->currentData().toString();
     o.deviceType = device_->currentText().toStdString();
     o.tp = tp_->value();
-    o.ampCompactGpt2 = format == "amp-npy" && compact_->isChecked();
+    o.ampCompactGpt2 = format() && format()->needs.ampOptions && compact_->isChecked();
     try {
-        profile_ = importProfile(format.toStdString(), path_->text().toStdString(), o);
+        profile_ = importProfile(format_->currentData().toString().toStdString(), path_->text().toStdString(), o);
         error_->clear();
         return true;
     } catch (const InputError& e) {

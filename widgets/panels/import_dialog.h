@@ -1,6 +1,8 @@
 #pragma once
-// Asks for a profile file (or Oobleck directory), its format, and the GPU type/tp it was measured on,
-// imports it, and shows the importer's error (file: field: reason) without closing on failure.
+// Asks for a profile file (or directory), its format, and the GPU type/tp it was measured on, imports it,
+// and shows the importer's error (file: field: reason) without closing on failure. The formats, their
+// file filters and which fields apply come from ImporterRegistry.
+#include "core/io/importers.h"
 #include "core/model/profile.h"
 
 #include <QDialog>
@@ -24,6 +26,7 @@ public:
     QString error() const;
 
 private:
+    const ImportFormat* format() const;   // the one chosen in the combo box, if any
     void browse();
     QComboBox* format_;
     QLineEdit* path_;

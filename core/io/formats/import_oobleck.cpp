@@ -16,7 +16,7 @@
 // Oobleck does not use tensor parallelism, so every table is stored with tp = 1.
 #include "core/io/importers.h"
 
-#include "core/io/import_util.h"
+#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
 
 #include <QDir>
@@ -129,6 +129,13 @@ Profile importOobleck(const std::string& dir, const std::string& deviceType)
     checkAllreduceFile(d.filePath(QStringLiteral("allreduce_across_nodes.json")).toStdString(), layerCount);
     p.validate(dir);
     return p;
+}
+
+void registerOobleckImporter(ImporterRegistry& registry)
+{
+    registry.add({{"oobleck", "Oobleck profile directory (mb<N>.json per micro-batch size)", "", ""},
+                  [](const std::string& dir, const ImportOptions& o) { return importOobleck(dir, o.deviceType); },
+                  {.directory = true, .device = true}});
 }
 
 } // namespace hetplan

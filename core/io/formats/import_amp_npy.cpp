@@ -6,7 +6,7 @@
 // only and check that the data length matches the shape exactly.
 #include "core/io/importers.h"
 
-#include "core/io/import_util.h"
+#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
 
 #include <bit>
@@ -283,6 +283,15 @@ Profile importAmpNpy(const std::string& path, const std::string& deviceType, int
 Profile importAmpNpy(const std::string& path, const std::string& deviceType, int tp, double backwardFactor)
 {
     return importAmpNpy(path, deviceType, tp, backwardFactor, false);
+}
+
+void registerAmpNpyImporter(ImporterRegistry& registry)
+{
+    registry.add({{"amp-npy", "AMP known_cost .npy (forward seconds per layer at micro-batch 1)", "*.npy", ".npy"},
+                  [](const std::string& path, const ImportOptions& o) {
+                      return importAmpNpy(path, o.deviceType, o.tp, o.ampBackwardFactor, o.ampCompactGpt2);
+                  },
+                  {.device = true, .tp = true, .ampOptions = true}});
 }
 
 } // namespace hetplan

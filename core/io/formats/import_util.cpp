@@ -1,4 +1,4 @@
-#include "core/io/import_util.h"
+#include "core/io/formats/import_util.h"
 
 #include "core/model/device.h"
 #include "core/base/errors.h"

@@ -3,7 +3,7 @@
 // activationBytes stays "not measured".
 #include "core/io/importers.h"
 
-#include "core/io/import_util.h"
+#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
 
 #include <QJsonArray>
@@ -80,6 +80,13 @@ Profile importSailor(const std::string& path, const std::string& deviceType)
     }
     p.validate(path);
     return p;
+}
+
+void registerSailorImporter(ImporterRegistry& registry)
+{
+    registry.add({{"sailor", "Sailor profile JSON ({mbs: {tp: {layer: [fwd_s, bwd_s, update_s]}}})", "*.json", ".json"},
+                  [](const std::string& path, const ImportOptions& o) { return importSailor(path, o.deviceType); },
+                  {.device = true}});
 }
 
 } // namespace hetplan

@@ -4,7 +4,7 @@
 // write → read round trip returns the same numbers bit for bit.
 #include "core/io/importers.h"
 
-#include "core/io/import_util.h"
+#include "core/io/formats/import_util.h"
 #include "core/model/device.h"
 #include "core/base/errors.h"
 
@@ -277,6 +277,12 @@ std::string exportCsv(const Profile& p)
         }
     }
     return out.str();
+}
+
+void registerCsvImporter(ImporterRegistry& registry)
+{
+    registry.add({{"csv", "CSV: device,tp,micro_batch,layer,forward_ms,backward_ms (one row per layer)", "*.csv", ".csv"},
+                  [](const std::string& path, const ImportOptions&) { return importCsv(path); }});
 }
 
 } // namespace hetplan

@@ -1,0 +1,115 @@
+// The planning request of `plan` and `compare`, from the command line.
+#include "cli.h"
+
+#include "core/io/examples.h"
+#include "core/io/json_io.h"
+#include "core/base/errors.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetplan::cli {
+
+void addRequestOptions(CommandLine& cl)
+{
+    cl.addOption("cluster", "FILE|example:NAME", "The cluster: a cluster JSON file or a bundled example.");
+    cl.addOption("model", "FILE|example:NAME", "The model: a model JSON file or a bundled example.");
+    cl.addOption("job", "FILE", "Job JSON (batch, sequence, precision, ZeRO, schedule); the flags below override it.");
+    cl.addOption("gbs", "N", "Global batch size (default: the job's, else 32).");
+    cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
+    cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
+    cl.addOption("profile", "FILE", "Measured profile JSON (repeatable; later files win).");
+    cl.addOption("option", "key=value", "Planner option (repeatable); 'hetplan-cli plan --help' lists them.");
+    cl.addOption("seed", "N", "Seed of randomised planners.", "1");
+    cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
+}
+
+namespace {
+Job jobFromArgs(const CommandLine& a)
+{
+    Job job;
+    if (a.has("job"))
+        job = readJob(a.get("job"));
+    if (a.has("gbs")) {
+        job.globalBatchSize = a.integer("gbs");
+        if (job.globalBatchSize < 1 || job.globalBatchSize > kMaxBatch)
+            throw InputError("--gbs", "global_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
+    }
+    if (a.has("zero")) {
+        job.zeroStage = a.integer("zero");
+        if (job.zeroStage < 0 || job.zeroStage > 3)
+            throw InputError("--zero", "zero_stage", "must be 0, 1, 2 or 3");
+    }
+    return job;
+}
+
+// The sequence length asked for: --seq, else the job file's if it names one, else 0 (the model's).
+int sequenceFromArgs(const CommandLine& a, const Job& job)
+{
+    if (a.has("seq")) {
+        const int seq = a.integer("seq");
+        if (seq < 1)
+            throw InputError("--seq", "sequence_length", "must be at least 1");
+        return seq;
+    }
+    if (a.has("job") && readJsonFile(a.get("job")).contains("sequence_length"))
+        return job.sequenceLength;
+    return 0;
+}
+
+// --profile may repeat: later files win for the same (device, tp, micro-batch).
+Profile profileFromArgs(const CommandLine& a, const ModelSpec& model)
+{
+    Profile merged;
+    for (const std::string& path : a.all("profile")) {
+        Profile p = readProfile(path);
+        if (p.layerCount() != model.layerCount())
+            throw InputError(path, "layers",
+                             "profile has " + std::to_string(p.layerCount()) + " layers, model '" + model.name +
+                                 "' has " + std::to_string(model.layerCount()));
+        merged.merge(p);
+    }
+    return merged;
+}
+
+void searchFromArgs(const CommandLine& a, PlanRequest& req)
+{
+    for (const std::string& kv : a.all("option")) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError("--option", kv, "expected key=value");
+        req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    if (a.has("seed")) {
+        const std::string s = a.get("seed");
+        if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), ::isdigit))
+            throw InputError("--seed", "argument", "expected a non-negative integer, got '" + s + "'");
+        req.seed = std::stoull(s);
+    }
+    req.timeLimitSeconds = a.number("time-limit");
+    if (std::isnan(req.timeLimitSeconds) || req.timeLimitSeconds < 0)
+        throw InputError("--time-limit", "argument", "must be a non-negative number of seconds");
+}
+} // namespace
+
+PlanRequest requestFromArgs(const CommandLine& a)
+{
+    PlanRequest req;
+    Job job = jobFromArgs(a);
+    const int seq = sequenceFromArgs(a, job);
+    req.cluster = loadCluster(a.get("cluster"));
+    req.model = loadModel(a.get("model"), seq);
+    if (seq > 0 && req.model.arch.sequence > 0 && req.model.arch.sequence != seq)
+        throw InputError(a.get("model"), "arch.sequence",
+                         "model is built for sequence length " + std::to_string(req.model.arch.sequence) +
+                             ", the job asks for " + std::to_string(seq));
+    // The model's own sequence length is the job's unless the user said otherwise.
+    job.sequenceLength = req.model.arch.sequence > 0 ? req.model.arch.sequence : (seq > 0 ? seq : job.sequenceLength);
+    job.validate("--job");
+    req.job = job;
+    req.profile = profileFromArgs(a, req.model);
+    searchFromArgs(a, req);
+    return req;
+}
+
+} // namespace hetplan::cli

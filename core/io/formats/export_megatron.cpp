@@ -1,0 +1,278 @@
+// Megatron-LM arguments and its pipeline layout syntax (see exporters.h).
+#include "core/io/exporters.h"
+
+#include "core/io/formats/export_util.h"
+#include "core/base/errors.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace hetplan {
+
+using namespace exportutil;
+
+namespace {
+
+bool isBlock(LayerKind k) { return k == LayerKind::Transformer || k == LayerKind::MoE; }
+
+std::string shellQuote(const std::string& s)
+{
+    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.=/:") ==
+                          std::string::npos)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+} // namespace
+
+std::string formatMegatronLayout(const std::vector<int>& perStage)
+{
+    std::string out;
+    for (size_t s = 0; s < perStage.size(); ++s) {
+        if (s > 0)
+            out += '|';
+        if (s == 0)
+            out += 'E';
+        if (perStage[s] == 1)
+            out += 't';
+        else if (perStage[s] > 1)
+            out += "t*" + std::to_string(perStage[s]);
+        if (s + 1 == perStage.size())
+            out += 'L';
+    }
+    return out;
+}
+
+namespace {
+
+// Megatron's layout syntax, unrolled in three passes: "(group)*N", then "x*N", then stages.
+class LayoutParser {
+public:
+    explicit LayoutParser(const std::string& layout) : layout_(layout) {}
+
+    std::vector<int> parse() const
+    {
+        std::string s;
+        for (char c : layout_)
+            if (c != ',' && c != ' ')
+                s += c;
+        return stages(unrollRepeats(unrollGroups(s)));
+    }
+
+private:
+    static constexpr size_t kMaxExpanded = 1 << 20;
+
+    [[noreturn]] void fail(const std::string& reason) const
+    {
+        throw InputError("megatron-layout", "layout", reason + " in \"" + layout_ + "\"");
+    }
+
+    int readCount(const std::string& s, size_t& i) const
+    {
+        size_t j = i;
+        while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
+            ++j;
+        if (j == i || j - i > 6)
+            fail("expected a repeat count after '*'");
+        const int n = std::stoi(s.substr(i, j - i));
+        i = j;
+        return n;
+    }
+
+    // Groups do not nest, as in Megatron's parser.
+    std::string unrollGroups(const std::string& s) const
+    {
+        std::string g;
+        for (size_t i = 0; i < s.size();) {
+            if (s[i] == ')')
+                fail("unbalanced ')'");
+            if (s[i] != '(') {
+                g += s[i++];
+                continue;
+            }
+            const size_t close = s.find(')', i + 1);
+            if (close == std::string::npos)
+                fail("unbalanced '('");
+            const std::string body = s.substr(i + 1, close - i - 1);
+            if (body.empty() || body.find('(') != std::string::npos)
+                fail("empty or nested group");
+            if (close + 1 >= s.size() || s[close + 1] != '*')
+                fail("a group must be followed by '*N'");
+            i = close + 2;
+            const int n = readCount(s, i);
+            if (body.size() * size_t(n) + g.size() > kMaxExpanded)
+                fail("layout too long");
+            for (int r = 0; r < n; ++r)
+                g += body;
+        }
+        return g;
+    }
+
+    std::string unrollRepeats(const std::string& g) const
+    {
+        std::string flat;
+        for (size_t i = 0; i < g.size();) {
+            const char c = g[i++];
+            if (c == '*')
+                fail("'*' without a layer character");
+            if (i >= g.size() || g[i] != '*') {
+                flat += c;
+                continue;
+            }
+            if (c == '|')
+                fail("'|' cannot be repeated outside a group");
+            ++i;
+            const int n = readCount(g, i);
+            if (flat.size() + size_t(n) > kMaxExpanded)
+                fail("layout too long");
+            flat.append(size_t(n), c);
+        }
+        return flat;
+    }
+
+    std::vector<int> stages(const std::string& flat) const
+    {
+        std::vector<int> perStage(1, 0);
+        int embeddings = 0, losses = 0;
+        for (size_t i = 0; i < flat.size(); ++i) {
+            const char c = flat[i];
+            switch (c) {
+            case '|': perStage.push_back(0); break;
+            case 't': ++perStage.back(); break;
+            case 'm': break;
+            case 'E':
+                if (i != 0)
+                    fail("the embedding 'E' must open the first stage");
+                ++embeddings;
+                break;
+            case 'L':
+                if (i + 1 != flat.size())
+                    fail("the loss 'L' must close the last stage");
+                ++losses;
+                break;
+            default: fail(std::string("unknown layer character '") + c + "' (known: E, L, t, m)");
+            }
+        }
+        if (embeddings != 1)
+            fail("the layout needs one embedding 'E' at the start");
+        if (losses != 1)
+            fail("the layout needs one loss 'L' at the end");
+        return perStage;
+    }
+
+    const std::string& layout_;
+};
+
+// Megatron builds GPT/BERT-style models: embedding, transformer blocks, head.
+void refuseNonTransformer(const ModelSpec& m)
+{
+    for (int l = 0; l < m.layerCount(); ++l) {
+        const LayerKind k = m.layers[l].kind;
+        if (!isBlock(k) && k != LayerKind::Embedding && k != LayerKind::Head)
+            refuse("model.layers[" + std::to_string(l) + "]",
+                   "Megatron-LM builds transformer models; layer '" + m.layers[l].name + "' is not an embedding, "
+                   "transformer block or head");
+    }
+}
+
+} // namespace
+
+std::vector<int> parseMegatronLayout(const std::string& layout) { return LayoutParser(layout).parse(); }
+
+std::vector<std::string> megatronArguments(const Plan& plan)
+{
+    refuseSpmd(plan, "Megatron-LM");
+    const ModelSpec& m = plan.model;
+    refuseNonTransformer(m);
+    const int blocks = m.blockCount();
+    if (blocks == 0)
+        refuse("model", "the model has no transformer blocks");
+
+    int tp = 1, pp = 1, micro = 0, global = 0, zeroStage = 0;
+    std::vector<int> perStage;
+    if (!plan.pipelines.empty()) {
+        const UniformPipeline u = uniformPipeline(plan, "Megatron-LM");
+        tp = u.tp;
+        pp = u.stages;
+        micro = u.microBatchPerGpu();
+        global = u.microBatchSize * u.microBatches * u.replicas;
+        zeroStage = plan.job.zeroStage;
+        for (int s = 0; s < u.stages; ++s) {
+            int n = 0;
+            for (int l = u.bounds[s]; l < u.bounds[s + 1]; ++l) {
+                const LayerKind k = m.layers[l].kind;
+                n += isBlock(k);
+                if (k == LayerKind::Embedding && s != 0)
+                    refuse("pipelines[0].stages[" + std::to_string(s) + "]",
+                           "Megatron-LM keeps the embedding in the first stage; this plan puts it in stage " +
+                               std::to_string(s));
+                if (k == LayerKind::Head && s != u.stages - 1)
+                    refuse("pipelines[0].stages[" + std::to_string(s) + "]",
+                           "Megatron-LM keeps the head/loss in the last stage; this plan puts it in stage " +
+                               std::to_string(s));
+            }
+            perStage.push_back(n);
+        }
+    } else {
+        const UniformZero u = uniformZero(plan, "Megatron-LM");
+        micro = u.microBatchSize;
+        global = u.microBatchSize * u.accumulationSteps * u.gpus;
+        zeroStage = u.stage;
+    }
+    if (zeroStage >= 2)
+        refuse("zero", "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
+                           std::to_string(zeroStage) + " has no Megatron equivalent");
+
+    std::vector<std::string> a{"--tensor-model-parallel-size", std::to_string(tp),
+                               "--pipeline-model-parallel-size", std::to_string(pp),
+                               "--micro-batch-size", std::to_string(micro),
+                               "--global-batch-size", std::to_string(global),
+                               "--num-layers", std::to_string(blocks)};
+    if (m.arch.hidden > 0)
+        a.insert(a.end(), {"--hidden-size", std::to_string(m.arch.hidden)});
+    if (m.arch.heads > 0)
+        a.insert(a.end(), {"--num-attention-heads", std::to_string(m.arch.heads)});
+    if (m.arch.ffn > 0)
+        a.insert(a.end(), {"--ffn-hidden-size", std::to_string(m.arch.ffn)});
+    a.insert(a.end(), {"--seq-length", std::to_string(plan.job.sequenceLength)});
+    a.insert(a.end(), {"--max-position-embeddings", std::to_string(std::max(plan.job.sequenceLength, m.arch.sequence))});
+    if (m.arch.experts > 0)
+        a.insert(a.end(), {"--num-experts", std::to_string(m.arch.experts)});
+    if (plan.job.precision == Precision::FP16)
+        a.push_back("--fp16");
+    else if (plan.job.precision == Precision::BF16)
+        a.push_back("--bf16");
+    if (zeroStage == 1)
+        a.push_back("--use-distributed-optimizer");
+    if (plan.job.recompute)
+        a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
+    if (pp > 1 && std::any_of(perStage.begin(), perStage.end(), [&](int n) { return n != perStage.front(); }))
+        a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(perStage)});
+    refuseScatteredRanks(plan);
+    return a;
+}
+
+std::string megatronArgumentText(const Plan& plan)
+{
+    const std::vector<std::string> a = megatronArguments(plan);
+    std::string out;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const bool option = a[i].rfind("--", 0) == 0;
+        if (option && i > 0)
+            out += " \\\n";
+        else if (i > 0)
+            out += ' ';
+        out += shellQuote(a[i]);
+    }
+    return out + "\n";
+}
+
+void registerMegatronExporter(ExporterRegistry& registry)
+{
+    registry.add({{"megatron", "Megatron-LM arguments (shell snippet)", "*.sh", ".sh"}, megatronArgumentText});
+}
+
+} // namespace hetplan

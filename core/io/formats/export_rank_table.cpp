@@ -1,0 +1,20 @@
+// The rank table: which GPU and host each global rank runs on, for placements a hostfile cannot express.
+#include "core/io/exporters.h"
+
+namespace hetplan {
+
+std::string rankTable(const Plan& plan)
+{
+    std::string out = "rank,gpu,host,local_rank\n";
+    for (const RankInfo& r : plan.ranks())
+        out += std::to_string(r.rank) + "," + plan.cluster.gpuName(r.gpu) + "," + r.host + "," +
+               std::to_string(r.localRank) + "\n";
+    return out;
+}
+
+void registerRankTableExporter(ExporterRegistry& registry)
+{
+    registry.add({{"rank-table", "Rank table CSV (rank,gpu,host,local_rank)", "*.csv", ".csv", {"ranks"}}, rankTable});
+}
+
+} // namespace hetplan

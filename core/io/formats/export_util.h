@@ -1,0 +1,44 @@
+#pragma once
+// Checks shared by the plan exporters (internal to core/io). A plan a target cannot express is refused
+// with InputError("plan", field, reason) rather than written as something that would run another plan.
+#include "core/model/plan.h"
+
+#include <QJsonObject>
+#include <string>
+#include <vector>
+
+namespace hetplan::exportutil {
+
+[[noreturn]] void refuse(const std::string& field, const std::string& reason);
+
+// A pipeline plan both DeepSpeed and Megatron can run: every pipeline has the same shape (they are then
+// just more data-parallel replicas) and every stage the same tensor- and data-parallel degree.
+struct UniformPipeline {
+    int stages = 1, tp = 1, dp = 1;      // dp: data parallelism inside a stage (splits the micro-batch)
+    int replicas = 0;                    // over all pipelines
+    int microBatchSize = 1;              // per pipeline replica
+    int microBatches = 1;
+    std::vector<int> bounds;             // first layer of each stage, then the layer count
+    int dataParallelSize() const { return replicas * dp; }
+    int microBatchPerGpu() const { return microBatchSize / dp; }
+};
+// `target` names the framework in the refusal ("DeepSpeed", "Megatron-LM").
+UniformPipeline uniformPipeline(const Plan& plan, const std::string& target);
+
+// A ZeRO plan whose GPUs all run the same batches (what a standard launcher can express).
+struct UniformZero {
+    int stage = 0, gpus = 0, microBatchSize = 0, accumulationSteps = 0;
+};
+UniformZero uniformZero(const Plan& plan, const std::string& target);
+
+// Launchers (DeepSpeed's hostfile, torchrun under Megatron) number ranks host by host and, on each host,
+// give local rank k to GPU k. The plan's rank order must be exactly that, or the launched job would put
+// stages on other GPUs than planned.
+void refuseScatteredRanks(const Plan& plan);
+
+// SPMD programs, and plans with neither pipelines nor ZeRO batches.
+void refuseSpmd(const Plan& plan, const std::string& target);
+
+std::string indentedJson(const QJsonObject& o);
+
+} // namespace hetplan::exportutil

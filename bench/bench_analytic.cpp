@@ -13,7 +13,7 @@ namespace {
 void analyticProfile(benchmark::State& state)
 {
     // gpt2-xl's embedding and head around 94 copies of its block (GPT-3-175B depth).
-    const ModelSpec m = bench::makeScaleModel({"gpt2-xl", 94, 0});
+    const ModelSpec m = bench::makeScaleModel({94, 1600, 25, 1024});
     const auto& all = DeviceCatalog::builtin().all();
     const std::vector<DeviceType> devices(all.begin(), all.begin() + std::min<size_t>(20, all.size()));
     const Job job;

@@ -17,7 +17,7 @@ Plan pipelinePlan()
 {
     Plan plan;
     plan.planner = "bench";
-    plan.model = bench::makeScaleModel({"gpt2-xl", kStages * kLayersPerStage - 2, 0});
+    plan.model = bench::makeScaleModel({kStages * kLayersPerStage - 2, 1600, 25, 1024});
     plan.job.globalBatchSize = kReplicas * kMicroBatches;
     plan.cluster.name = "bench-512";
     for (int n = 0; n < kStages * kReplicas / 8; ++n) {

@@ -69,30 +69,8 @@ Cluster makeScaleCluster(const ScaleClusterShape& shape)
 
 ModelSpec makeScaleModel(const ScaleModelShape& shape)
 {
-    const ModelSpec base = buildExampleModel(shape.base, shape.sequence);
-    const std::string where = "example:" + shape.base;
-    if (base.layers.size() < 3 || base.layers.front().kind != LayerKind::Embedding ||
-        base.layers.back().kind != LayerKind::Head)
-        throw InputError(where, "layers", "the scale model needs an embedding, transformer blocks and a head");
-    for (size_t i = 2; i + 1 < base.layers.size(); ++i)
-        if (base.layers[i].kind != LayerKind::Transformer || base.layers[i].params != base.layers[1].params ||
-            base.layers[i].forwardFlops != base.layers[1].forwardFlops)
-            throw InputError(where, "layers[" + std::to_string(i) + "]", "blocks differ; cannot repeat one of them");
-    if (shape.blocks < 1)
-        throw InputError(where, "blocks", "must be at least 1 (got " + std::to_string(shape.blocks) + ")");
-
-    ModelSpec m;
-    m.name = "gpt-" + std::to_string(shape.layerCount());
-    m.arch = base.arch;
-    m.arch.layers = shape.blocks;
-    m.layers.push_back(base.layers.front());
-    for (int i = 0; i < shape.blocks; ++i) {
-        LayerSpec block = base.layers[1];
-        block.name = "block" + std::to_string(i);
-        m.layers.push_back(block);
-    }
-    m.layers.push_back(base.layers.back());
-    return m;
+    return buildGptModel("gpt-" + std::to_string(shape.layerCount()), shape.blocks, shape.hidden, shape.heads,
+                         shape.sequence);
 }
 
 std::pair<std::string, std::string> writeScaleInputs(const std::string& dir, const ScaleClusterShape& cluster,

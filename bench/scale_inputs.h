@@ -35,15 +35,18 @@ ScaleClusterShape scaleClusterShape(int gpus);
 // the cluster canvas; named "scale-<gpus>".
 Cluster makeScaleCluster(const ScaleClusterShape& shape = {});
 
+// A GPT-style model (core/model buildGptModel). The default, 198 blocks of hidden 4096 with 32 heads at
+// sequence 1024, is a 40 B-parameter GPT-3-like model whose heads split over every tp a node allows and
+// whose activations fit the 16 GB GPUs of the scale cluster without recomputation.
 struct ScaleModelShape {
-    std::string base = "gpt2-xl";   // example model whose embedding, transformer block and head are used
     int blocks = 198;
-    int sequence = 2048;             // 0 = the base model's own
+    int hidden = 4096;
+    int heads = 32;
+    int sequence = 1024;
     int layerCount() const { return blocks + 2; }
 };
 
-// The base model at `sequence` with its block repeated `blocks` times; named "gpt-<layers>". Throws
-// InputError if the base is not an embedding, identical transformer blocks and a head.
+// Named "gpt-<layers>". Throws InputError for sizes buildGptModel refuses.
 ModelSpec makeScaleModel(const ScaleModelShape& shape = {});
 
 // Writes DIR/<cluster>.cluster.json and DIR/<model>.model.json (creating DIR); returns the two paths.

@@ -55,5 +55,9 @@ struct ModelSpec {
 // Builders for the bundled example models (the names `hetplan-cli list examples` shows). `sequence` 0 = the model's default.
 std::vector<std::string> exampleModelNames();
 ModelSpec buildExampleModel(const std::string& name, int sequence = 0);   // throws InputError if unknown
+// A GPT-2-style model of any size (learned positions, GELU FFN of 4·hidden, tied head, GPT-2's vocabulary):
+// an embedding, `blocks` transformer blocks and a head. Throws InputError for non-positive sizes or a hidden
+// size the heads do not divide.
+ModelSpec buildGptModel(const std::string& name, int blocks, int hidden, int heads, int sequence);
 
 } // namespace hetplan

@@ -136,6 +136,20 @@ LlmConfig gptLike(int layers, int hidden, int heads, int vocab, int sequence, in
     return c;
 }
 
+} // namespace
+
+ModelSpec buildGptModel(const std::string& name, int blocks, int hidden, int heads, int sequence)
+{
+    if (blocks < 1 || hidden < 1 || heads < 1 || sequence < 1)
+        throw InputError(name, "arch", "blocks, hidden size, heads and sequence must be positive");
+    if (hidden % heads != 0)
+        throw InputError(name, "arch.heads", std::to_string(heads) + " heads do not divide the hidden size " +
+                                                 std::to_string(hidden));
+    return buildLlm(name, gptLike(blocks, hidden, heads, 50257, sequence, sequence), sequence);
+}
+
+namespace {
+
 LlmConfig llamaLike(int layers, int hidden, int heads, int kvHeads, int ffn, int vocab, int sequence)
 {
     LlmConfig c;

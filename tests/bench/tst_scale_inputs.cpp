@@ -78,27 +78,27 @@ void TestScaleInputs::defaultModel()
     QVERIFY(m.layers.front().kind == LayerKind::Embedding);
     QVERIFY(m.layers.back().kind == LayerKind::Head);
     QCOMPARE(m.arch.layers, 198);
-    QCOMPARE(m.arch.hidden, 1600);    // GPT-2 XL's block
+    QCOMPARE(m.arch.hidden, 4096);
+    QCOMPARE(m.arch.heads, 32);
     QCOMPARE(m.arch.vocab, 50257);
-    QCOMPARE(m.arch.sequence, 2048);
-    // 12·h²·blocks + vocab·h = 12·1600²·198 + 50257·1600 (tied head: the vocabulary matrix counts once).
-    // Biases, norms and 2048 learned positions add about 0.1 %.
-    const double expected = 6'082'560'000.0 + 80'411'200.0;
+    QCOMPARE(m.arch.sequence, 1024);
+    // 12·h²·blocks + vocab·h = 12·4096²·198 + 50257·4096 (tied head: the vocabulary matrix counts once).
+    // Biases, norms and 1024 learned positions add well under 0.1 %.
+    const double expected = 39'862'665'216.0 + 205'852'672.0;
     QVERIFY2(std::abs(m.totalParams() / expected - 1) < 0.005, std::to_string(m.totalParams()).c_str());
     m.validate("gpt-200");
 
-    const ModelSpec shallow = makeScaleModel({"gpt2-xl", 10, 0});
+    const ModelSpec shallow = makeScaleModel({10, 1600, 25, 1024});
     QCOMPARE(shallow.layerCount(), 12);
-    QCOMPARE(shallow.arch.sequence, 1024);   // the base model's own
-    QCOMPARE(shallow.layers[5].name, std::string("block4"));
+    QCOMPARE(shallow.arch.sequence, 1024);
+    QCOMPARE(shallow.arch.hidden, 1600);
 }
 
 void TestScaleInputs::modelNeedsRepeatableBlocks()
 {
-    QVERIFY(test::errorOf([] { makeScaleModel({"vgg19", 10, 0}); }));      // convolutions, no embedding
-    QVERIFY(test::errorOf([] { makeScaleModel({"bert-moe", 10, 0}); }));   // MoE every second block
-    QVERIFY(test::errorOf([] { makeScaleModel({"gpt2-xl", 0, 0}); }));
-    QCOMPARE(makeScaleModel({"llama2-7b", 4, 2048}).arch.hidden, 4096);
+    QVERIFY(test::errorOf([] { makeScaleModel({0, 4096, 32, 2048}); }));    // no blocks
+    QVERIFY(test::errorOf([] { makeScaleModel({10, 4096, 30, 2048}); }));   // 30 heads do not divide 4096
+    QVERIFY(test::errorOf([] { makeScaleModel({10, 4096, 32, 0}); }));
 }
 
 void TestScaleInputs::filesLoadInCli()

@@ -239,7 +239,7 @@ void TestExporters::deepSpeedZero()
     QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 3);
     QVERIFY(!o.contains("pipeline"));
     // Poplar-style different batches per GPU cannot be one DeepSpeed config.
-    QVERIFY(refusal([] { deepSpeedConfig(zeroPlan(2, false)); }).startsWith("zero.gpus[2]"));
+    QVERIFY(refusal([] { deepSpeedConfig(zeroPlan(2, false)); }).contains("different batches"));
 }
 
 void TestExporters::deepSpeedRefusals()
@@ -247,14 +247,14 @@ void TestExporters::deepSpeedRefusals()
     Plan p = unevenPlan();
     p.job.zeroStage = 2;
     const QString r = refusal([&] { deepSpeedConfig(p); });
-    QCOMPARE(r, QString("zero: DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism"));
+    QCOMPARE(r, QString("frameworks.deepspeed: DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism"));
     p.job.zeroStage = 3;
     QVERIFY(!refusal([&] { deepSpeedConfig(p); }).isEmpty());
 
     Plan mixed = unevenPlan(1, 1, 1);
     mixed.pipelines[0].stages[2].tensorParallel = 2;
     mixed.pipelines[0].stages[2].gpus.push_back(15);
-    QVERIFY(refusal([&] { deepSpeedConfig(mixed); }).contains("tensor_parallel"));
+    QVERIFY(refusal([&] { deepSpeedConfig(mixed); }).contains("one tensor-parallel degree"));
 
     Plan two = unevenPlan(1, 1, 1);
     Pipeline other = two.pipelines[0];
@@ -264,12 +264,12 @@ void TestExporters::deepSpeedRefusals()
     other.stages[0].gpus = {10};
     other.stages[1].gpus = {11};
     two.pipelines.push_back(other);
-    QVERIFY(refusal([&] { deepSpeedConfig(two); }).startsWith("pipelines[1]"));
+    QVERIFY(refusal([&] { deepSpeedConfig(two); }).contains("one pipeline shape"));
 
     Plan spmd = unevenPlan();
     spmd.pipelines.clear();
     spmd.spmd = SpmdPlan{{"forward"}, {}};
-    QVERIFY(refusal([&] { deepSpeedConfig(spmd); }).startsWith("spmd"));
+    QVERIFY(refusal([&] { deepSpeedConfig(spmd); }).contains("SPMD"));
 
     // Identical pipelines are simply more replicas: 2 + 2 replicas × 4 × 8 = 128.
     Plan twins = unevenPlan(2, 1, 1);
@@ -330,7 +330,7 @@ void TestExporters::megatronRefusals()
     Plan mixedDp = unevenPlan(1, 1, 1);
     mixedDp.pipelines[0].stages[1].dataParallel = 2;
     mixedDp.pipelines[0].stages[1].gpus.push_back(15);
-    QVERIFY(refusal([&] { megatronArguments(mixedDp); }).contains("data_parallel"));
+    QVERIFY(refusal([&] { megatronArguments(mixedDp); }).contains("one data-parallel degree"));
 
     Plan two = unevenPlan(1, 1, 1);
     Pipeline other = two.pipelines[0];
@@ -347,11 +347,11 @@ void TestExporters::megatronRefusals()
 
     Plan conv = unevenPlan();
     conv.model.layers[5].kind = LayerKind::Conv;
-    QVERIFY(refusal([&] { megatronArguments(conv); }).startsWith("model.layers[5]"));
+    QVERIFY(refusal([&] { megatronArguments(conv); }).contains("is not an embedding, transformer block or head"));
 
     Plan z2 = unevenPlan();
     z2.job.zeroStage = 2;
-    QVERIFY(refusal([&] { megatronArguments(z2); }).startsWith("zero"));
+    QVERIFY(refusal([&] { megatronArguments(z2); }).contains("ZeRO stage 2 has no Megatron equivalent"));
     QVERIFY(!refusal([] { megatronArguments(zeroPlan(1, false)); }).isEmpty());
 }
 

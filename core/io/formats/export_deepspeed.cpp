@@ -11,14 +11,12 @@ using namespace exportutil;
 
 QJsonObject deepSpeedConfig(const Plan& plan)
 {
-    refuseSpmd(plan, "DeepSpeed");
+    requireFramework(plan, "deepspeed");
     QJsonObject o;
     int micro = 0, gas = 0, dpSize = 0, zeroStage = 0;
     if (!plan.pipelines.empty()) {
-        const UniformPipeline u = uniformPipeline(plan, "DeepSpeed");
+        const UniformPipeline u = uniformPipeline(plan);
         zeroStage = plan.job.zeroStage;
-        if (zeroStage >= 2 && u.stages > 1)
-            refuse("zero", "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
         micro = u.microBatchPerGpu();
         gas = u.microBatches;
         dpSize = u.dataParallelSize();
@@ -44,7 +42,7 @@ QJsonObject deepSpeedConfig(const Plan& plan)
                          "to your PipelineModule partitioning"}};
         }
     } else {
-        const UniformZero u = uniformZero(plan, "DeepSpeed");
+        const UniformZero u = uniformZero(plan);
         zeroStage = u.stage;
         micro = u.microBatchSize;
         gas = u.accumulationSteps;

@@ -167,34 +167,20 @@ private:
 };
 
 // Megatron builds GPT/BERT-style models: embedding, transformer blocks, head.
-void refuseNonTransformer(const ModelSpec& m)
-{
-    for (int l = 0; l < m.layerCount(); ++l) {
-        const LayerKind k = m.layers[l].kind;
-        if (!isBlock(k) && k != LayerKind::Embedding && k != LayerKind::Head)
-            refuse("model.layers[" + std::to_string(l) + "]",
-                   "Megatron-LM builds transformer models; layer '" + m.layers[l].name + "' is not an embedding, "
-                   "transformer block or head");
-    }
-}
-
 } // namespace
 
 std::vector<int> parseMegatronLayout(const std::string& layout) { return LayoutParser(layout).parse(); }
 
 std::vector<std::string> megatronArguments(const Plan& plan)
 {
-    refuseSpmd(plan, "Megatron-LM");
+    requireFramework(plan, "megatron");
     const ModelSpec& m = plan.model;
-    refuseNonTransformer(m);
     const int blocks = m.blockCount();
-    if (blocks == 0)
-        refuse("model", "the model has no transformer blocks");
 
     int tp = 1, pp = 1, micro = 0, global = 0, zeroStage = 0;
     std::vector<int> perStage;
     if (!plan.pipelines.empty()) {
-        const UniformPipeline u = uniformPipeline(plan, "Megatron-LM");
+        const UniformPipeline u = uniformPipeline(plan);
         tp = u.tp;
         pp = u.stages;
         micro = u.microBatchPerGpu();
@@ -202,29 +188,16 @@ std::vector<std::string> megatronArguments(const Plan& plan)
         zeroStage = plan.job.zeroStage;
         for (int s = 0; s < u.stages; ++s) {
             int n = 0;
-            for (int l = u.bounds[s]; l < u.bounds[s + 1]; ++l) {
-                const LayerKind k = m.layers[l].kind;
-                n += isBlock(k);
-                if (k == LayerKind::Embedding && s != 0)
-                    refuse("pipelines[0].stages[" + std::to_string(s) + "]",
-                           "Megatron-LM keeps the embedding in the first stage; this plan puts it in stage " +
-                               std::to_string(s));
-                if (k == LayerKind::Head && s != u.stages - 1)
-                    refuse("pipelines[0].stages[" + std::to_string(s) + "]",
-                           "Megatron-LM keeps the head/loss in the last stage; this plan puts it in stage " +
-                               std::to_string(s));
-            }
+            for (int l = u.bounds[s]; l < u.bounds[s + 1]; ++l)
+                n += isBlock(m.layers[l].kind);
             perStage.push_back(n);
         }
     } else {
-        const UniformZero u = uniformZero(plan, "Megatron-LM");
+        const UniformZero u = uniformZero(plan);
         micro = u.microBatchSize;
         global = u.microBatchSize * u.accumulationSteps * u.gpus;
         zeroStage = u.stage;
     }
-    if (zeroStage >= 2)
-        refuse("zero", "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
-                           std::to_string(zeroStage) + " has no Megatron equivalent");
 
     std::vector<std::string> a{"--tensor-model-parallel-size", std::to_string(tp),
                                "--pipeline-model-parallel-size", std::to_string(pp),

@@ -11,8 +11,12 @@ namespace hetplan::exportutil {
 
 [[noreturn]] void refuse(const std::string& field, const std::string& reason);
 
-// A pipeline plan both DeepSpeed and Megatron can run: every pipeline has the same shape (they are then
-// just more data-parallel replicas) and every stage the same tensor- and data-parallel degree.
+// Refuses a plan the framework ("megatron" or "deepspeed") cannot run, with every reason the framework
+// check (core/model/frameworks.h) gives: InputError("plan", "frameworks.<name>", reasons).
+void requireFramework(const Plan& plan, const std::string& framework);
+
+// The shape of a pipeline plan that passed requireFramework(): every pipeline has the same stages (they are
+// then just more data-parallel replicas) and every stage the same tensor- and data-parallel degree.
 struct UniformPipeline {
     int stages = 1, tp = 1, dp = 1;      // dp: data parallelism inside a stage (splits the micro-batch)
     int replicas = 0;                    // over all pipelines
@@ -22,22 +26,18 @@ struct UniformPipeline {
     int dataParallelSize() const { return replicas * dp; }
     int microBatchPerGpu() const { return microBatchSize / dp; }
 };
-// `target` names the framework in the refusal ("DeepSpeed", "Megatron-LM").
-UniformPipeline uniformPipeline(const Plan& plan, const std::string& target);
+UniformPipeline uniformPipeline(const Plan& plan);
 
-// A ZeRO plan whose GPUs all run the same batches (what a standard launcher can express).
+// A ZeRO plan that passed requireFramework(): every GPU runs the same batches.
 struct UniformZero {
     int stage = 0, gpus = 0, microBatchSize = 0, accumulationSteps = 0;
 };
-UniformZero uniformZero(const Plan& plan, const std::string& target);
+UniformZero uniformZero(const Plan& plan);
 
 // Launchers (DeepSpeed's hostfile, torchrun under Megatron) number ranks host by host and, on each host,
 // give local rank k to GPU k. The plan's rank order must be exactly that, or the launched job would put
 // stages on other GPUs than planned.
 void refuseScatteredRanks(const Plan& plan);
-
-// SPMD programs, and plans with neither pipelines nor ZeRO batches.
-void refuseSpmd(const Plan& plan, const std::string& target);
 
 std::string indentedJson(const QJsonObject& o);
 

@@ -1,7 +1,10 @@
 #include "layer_dp.h"
 
+#include "core/planners/common/bounds.h"
+
 #include <algorithm>
 #include <functional>
+#include <cmath>
 #include <limits>
 
 namespace hetplan {
@@ -40,23 +43,32 @@ struct Constrained {
 };
 
 // Smallest Σt + Σe over splits whose stages all take ≤ m: f[s][b] = min_a f[s−1][a] + e_{s−1}(a) + t_s(a,b).
-Constrained solveBounded(const PipelineProblem& p, const StageTimes& tm, double m, long long& evals)
+// A stage's time only grows with its layer range (layer times are non-negative), so for each end b the
+// scan over starts a runs downwards and stops at the first range slower than m: with a finite m the work
+// is O(k·L·w), w the most layers a stage can hold under m, instead of O(k·L²). Ties keep the smallest a.
+Constrained solveBounded(const PipelineProblem& p, double m, long long& evals)
 {
     const int L = p.layers, k = p.stages;
     std::vector<std::vector<double>> f(k, std::vector<double>(L + 1, kInf));
     std::vector<std::vector<int>> arg(k, std::vector<int>(L + 1, -1));
-    for (int b = 1; b <= L - (k - 1); ++b)
-        if (tm(0, 0, b) <= m && tm(0, 0, b) != kInf)
-            f[0][b] = tm(0, 0, b);
+    for (int b = 1; b <= L - (k - 1); ++b) {
+        const double t = p.stageTime(0, 0, b);
+        if (t > m)
+            break;
+        if (p.allows(0, 0, b))
+            f[0][b] = t;
+    }
     for (int s = 1; s < k; ++s)
         for (int b = s + 1; b <= L - (k - 1 - s); ++b)
-            for (int a = s; a < b; ++a) {
+            for (int a = b - 1; a >= s; --a) {
                 ++evals;
-                const double t = tm(s, a, b);
-                if (f[s - 1][a] == kInf || t > m || t == kInf)
+                const double t = p.stageTime(s, a, b);
+                if (t > m)
+                    break;
+                if (f[s - 1][a] == kInf || !p.allows(s, a, b))
                     continue;
                 const double v = f[s - 1][a] + cutTime(p, s - 1, a) + t;
-                if (v < f[s][b]) {
+                if (v <= f[s][b]) {
                     f[s][b] = v;
                     arg[s][b] = a;
                 }
@@ -197,28 +209,52 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
     return out;
 }
 
-LayerSplit solveLayerSplit(const PipelineProblem& p)
-{
-    LayerSplit out;
-    if (!solvable(p))
-        return out;
-    const StageTimes tm(p);
-    const double g = p.gas - 1;
+namespace {
 
-    // m_lb: no split can have its largest stage below the total of the per-layer minima over k.
-    double mLb = 0;
+// Σ over layers of the fastest time any stage gives that layer: no split's Σt is smaller.
+double sumLowerBound(const PipelineProblem& p)
+{
+    double lb = 0;
     for (int l = 0; l < p.layers; ++l) {
         double lo = kInf;
         for (const auto& pres : p.stagePrefix)
             for (const auto& pre : pres)
                 lo = std::min(lo, (*pre)[l + 1] - (*pre)[l]);
-        mLb += lo;
+        lb += lo;
     }
-    mLb /= p.stages;
+    return lb;
+}
 
-    double best = kInf, m = kInf;
+// The even split, when every stage may hold its share: a first upper bound on the optimum.
+std::vector<int> evenBounds(const PipelineProblem& p)
+{
+    std::vector<int> b = uniformBounds(p.layers, p.stages);
+    for (int s = 0; s < p.stages; ++s)
+        if (!p.allows(s, b[s], b[s + 1]))
+            return {};
+    return b;
+}
+
+} // namespace
+
+LayerSplit solveLayerSplit(const PipelineProblem& p)
+{
+    LayerSplit out;
+    if (!solvable(p))
+        return out;
+    const double g = p.gas - 1;
+    const double sumLb = sumLowerBound(p);
+    const double mLb = sumLb / p.stages;   // no split's largest stage is below the mean of the minima
+
+    // Seed with the even split's cost U. A split whose largest stage exceeds (U − Σ_lb)/g costs more than
+    // U, so the walk can start at that threshold instead of +∞ (the first, unbounded pass is the costly one).
+    const std::vector<int> even = evenBounds(p);
+    const double upper = even.empty() ? kInf : pipelineCost(p, even);
+    double m = g > 0 && upper < kInf ? (upper - sumLb) / g * (1 + 1e-12) + 1e-300 : kInf;
+
+    double best = kInf;
     while (true) {
-        Constrained c = solveBounded(p, tm, m, out.evaluations);
+        Constrained c = solveBounded(p, m, out.evaluations);
         if (c.bounds.empty())
             break;
         const double cost = pipelineCost(p, c.bounds);
@@ -226,17 +262,14 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
             best = cost;
             out.bounds = c.bounds;
         }
-        if (g <= 0 || g * mLb + c.sum >= best || (p.stop && p.stop()))
+        if (g <= 0 || g * mLb + c.sum >= std::min(best, upper) || (p.stop && p.stop()))
             break;
-        // Every threshold in [max stage of this split, m] gives the same S: continue below that max.
-        const double mHere = maxStage(p, c.bounds);
-        double next = -kInf;
-        for (double v : tm.t)
-            if (v < mHere && v > next)
-                next = v;
-        if (next == -kInf)
-            break;
-        m = next;
+        // Every threshold in [max stage of this split, m] gives the same S: continue just below that max.
+        m = std::nextafter(maxStage(p, c.bounds), -kInf);
+    }
+    if (!even.empty() && upper < best) {
+        best = upper;
+        out.bounds = even;
     }
     out.cost = out.bounds.empty() ? 0 : best;
     return out;

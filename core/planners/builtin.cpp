@@ -11,7 +11,8 @@
     X(registerAmpPlanner)                                                                                      \
     X(registerMegatronPlanner)                                                                                 \
     X(registerRandomPlanner)                                                                                   \
-    X(registerAnnealingPlanner)
+    X(registerAnnealingPlanner)                                                                                \
+    /* one line per planner folder, above this one */
 
 namespace hetplan {
 

@@ -10,7 +10,8 @@
     X(registerCsvImporter)                                                                                     \
     X(registerOobleckImporter)                                                                                 \
     X(registerSailorImporter)                                                                                  \
-    X(registerAmpNpyImporter)
+    X(registerAmpNpyImporter)                                                                                  \
+    /* one line per importer, above this one */
 
 #define HETPLAN_BUILTIN_EXPORTERS(X)                                                                           \
     X(registerPlanJsonExporter)                                                                                \
@@ -18,7 +19,8 @@
     X(registerMegatronExporter)                                                                                \
     X(registerHostfileExporter)                                                                                \
     X(registerRankTableExporter)                                                                               \
-    X(registerChromeTraceExporter)
+    X(registerChromeTraceExporter)                                                                             \
+    /* one line per exporter, above this one */
 
 namespace hetplan {
 

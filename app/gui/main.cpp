@@ -16,29 +16,36 @@
 
 using namespace hetplan;
 
-int main(int argc, char** argv)
+namespace {
+
+struct CommandLine {
+    QCommandLineParser parser;
+    QCommandLineOption example{"example", "Open the example CLUSTER:MODEL.", "cluster:model"};
+    QCommandLineOption run{"run", "Run these planners (comma-separated) on it.", "planners"};
+    QCommandLineOption shots{"screenshots", "Write a PNG per main view into DIR, then exit.", "dir"};
+    QCommandLineOption timing{"startup-time", "Print the time until the window is shown, then exit."};
+};
+
+void setApplicationNames()
 {
-    QElapsedTimer started;
-    started.start();
-    QApplication app(argc, argv);
     QApplication::setApplicationName("hetplan");
     QApplication::setOrganizationName("hetplan");
     QApplication::setApplicationVersion("0.1.0");
+}
 
-    QCommandLineParser cli;
-    cli.setApplicationDescription("Plans training on heterogeneous GPU clusters.");
-    cli.addHelpOption();
-    cli.addVersionOption();
-    QCommandLineOption example("example", "Open the example CLUSTER:MODEL.", "cluster:model");
-    QCommandLineOption run("run", "Run these planners (comma-separated) on it.", "planners");
-    QCommandLineOption shots("screenshots", "Write a PNG per main view into DIR, then exit.", "dir");
-    QCommandLineOption timing("startup-time", "Print the time until the window is shown, then exit.");
-    cli.addOptions({example, run, shots, timing});
-    cli.addPositionalArgument("project", "A .hetplan project to open.");
-    cli.process(app);
+// Parses the arguments; --help, --version and errors exit here.
+void parseCommandLine(CommandLine& cli, const QApplication& app)
+{
+    cli.parser.setApplicationDescription("Plans training on heterogeneous GPU clusters.");
+    cli.parser.addHelpOption();
+    cli.parser.addVersionOption();
+    cli.parser.addOptions({cli.example, cli.run, cli.shots, cli.timing});
+    cli.parser.addPositionalArgument("project", "A .hetplan project to open.");
+    cli.parser.process(app);
+}
 
-    MainWindow window;
-    const bool batch = cli.isSet(shots);
+void showWindow(MainWindow& window, bool batch)
+{
     if (batch)
         window.setInteractive(false);
     // Batch mode shows the window too (invisible under QT_QPA_PLATFORM=offscreen) so layouts are real.
@@ -47,58 +54,95 @@ int main(int argc, char** argv)
     window.show();
     if (batch)
         window.resetLayout();
-    if (cli.isSet(timing)) {
-        QTimer::singleShot(0, &app, [&] {
-            std::printf("window shown after %.1f ms\n", started.nsecsElapsed() / 1e6);
-            app.quit();
-        });
-        return app.exec();
-    }
+}
 
-    if (!cli.positionalArguments().isEmpty()) {
-        const QString path = cli.positionalArguments().first();
+int reportStartupTime(QApplication& app, const QElapsedTimer& started)
+{
+    QTimer::singleShot(0, &app, [&app, &started] {
+        std::printf("window shown after %.1f ms\n", started.nsecsElapsed() / 1e6);
+        app.quit();
+    });
+    return app.exec();
+}
+
+// --example CLUSTER:MODEL; false (with the error on stderr) if it is malformed or cannot be opened.
+bool openExampleArgument(MainWindow& window, const QString& argument)
+{
+    const QStringList parts = argument.split(':');
+    if (parts.size() != 2) {
+        std::fprintf(stderr, "error: --example: argument: expected CLUSTER:MODEL\n");
+        return false;
+    }
+    window.openExample(parts[0].toStdString(), parts[1].toStdString());
+    if (!window.document()->cluster()) {
+        std::fprintf(stderr, "error: --example: example: %s\n", qPrintable(window.lastMessage()));
+        return false;
+    }
+    return true;
+}
+
+std::vector<std::string> plannerList(const QString& argument)
+{
+    std::vector<std::string> planners;
+    for (const QString& p : argument.split(',', Qt::SkipEmptyParts))
+        planners.push_back(p.trimmed().toStdString());
+    return planners;
+}
+
+// Batch mode: runs the planners (if any), then writes the screenshots into `dir` and exits with 0, or 1 if
+// a screenshot failed, or 2 if the run cannot start.
+void scheduleScreenshots(QApplication& app, MainWindow& window, const QString& dir,
+                         const std::vector<std::string>& planners)
+{
+    auto finish = [&app, &window, dir] {
+        QString error;
+        const bool ok = window.writeScreenshots(dir, &error);
+        if (!ok)
+            std::fprintf(stderr, "error: --screenshots: %s: %s\n", qPrintable(dir), qPrintable(error));
+        else
+            std::printf("screenshots written to %s\n", qPrintable(dir));
+        app.exit(ok ? 0 : 1);
+    };
+    if (planners.empty()) {
+        QTimer::singleShot(0, &app, finish);
+        return;
+    }
+    QObject::connect(&window, &MainWindow::runFinished, &app, finish);
+    QTimer::singleShot(0, &app, [&app, &window, planners] {
+        if (!window.runPlanners(planners)) {
+            std::fprintf(stderr, "error: --run: planners: %s\n", qPrintable(window.lastMessage()));
+            app.exit(2);
+        }
+    });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QElapsedTimer started;
+    started.start();
+    QApplication app(argc, argv);
+    setApplicationNames();
+    CommandLine cli;
+    parseCommandLine(cli, app);
+
+    MainWindow window;
+    const bool batch = cli.parser.isSet(cli.shots);
+    showWindow(window, batch);
+    if (cli.parser.isSet(cli.timing))
+        return reportStartupTime(app, started);
+
+    if (!cli.parser.positionalArguments().isEmpty()) {
+        const QString path = cli.parser.positionalArguments().first();
         QTimer::singleShot(0, &window, [&window, path] { window.openFile(path); });
     }
-    if (cli.isSet(example)) {
-        const QStringList parts = cli.value(example).split(':');
-        if (parts.size() != 2) {
-            std::fprintf(stderr, "error: --example: argument: expected CLUSTER:MODEL\n");
-            return 2;
-        }
-        window.openExample(parts[0].toStdString(), parts[1].toStdString());
-        if (!window.document()->cluster()) {
-            std::fprintf(stderr, "error: --example: example: %s\n", qPrintable(window.lastMessage()));
-            return 2;
-        }
-    }
-    std::vector<std::string> planners;
-    for (const QString& p : cli.value(run).split(',', Qt::SkipEmptyParts))
-        planners.push_back(p.trimmed().toStdString());
-
-    if (batch) {
-        const QString dir = cli.value(shots);
-        auto finish = [&] {
-            QString error;
-            const bool ok = window.writeScreenshots(dir, &error);
-            if (!ok)
-                std::fprintf(stderr, "error: --screenshots: %s: %s\n", qPrintable(dir), qPrintable(error));
-            else
-                std::printf("screenshots written to %s\n", qPrintable(dir));
-            app.exit(ok ? 0 : 1);
-        };
-        if (planners.empty()) {
-            QTimer::singleShot(0, &app, finish);
-        } else {
-            QObject::connect(&window, &MainWindow::runFinished, &app, finish);
-            QTimer::singleShot(0, &app, [&] {
-                if (!window.runPlanners(planners)) {
-                    std::fprintf(stderr, "error: --run: planners: %s\n", qPrintable(window.lastMessage()));
-                    app.exit(2);
-                }
-            });
-        }
-    } else if (!planners.empty()) {
-        QTimer::singleShot(0, &app, [&] { window.runPlanners(planners); });
-    }
+    if (cli.parser.isSet(cli.example) && !openExampleArgument(window, cli.parser.value(cli.example)))
+        return 2;
+    const std::vector<std::string> planners = plannerList(cli.parser.value(cli.run));
+    if (batch)
+        scheduleScreenshots(app, window, cli.parser.value(cli.shots), planners);
+    else if (!planners.empty())
+        QTimer::singleShot(0, &app, [&window, planners] { window.runPlanners(planners); });
     return app.exec();
 }

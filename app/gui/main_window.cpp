@@ -38,136 +38,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setObjectName("MainWindow");
     doc_ = new ProjectDocument(this);
     runner_ = new RunController(this);
-
-    tabs_ = new QTabWidget;
-    tabs_->setDocumentMode(true);
-    editor_ = new ClusterEditor(doc_->undoStack());
-    modelPanel_ = new ModelPanel;
-    runPanel_ = new RunPanel;
-    gantt_ = new GanttView;
-    stageMap_ = new StageMapView;
-    curves_ = new CurvesView;
-    comparison_ = new ComparisonView;
-    tabs_->addTab(editor_, tr("Cluster"));
-    tabs_->addTab(modelPanel_, tr("Model && profile"));
-    tabs_->addTab(runPanel_, tr("Run"));
-    tabs_->addTab(gantt_, tr("Gantt"));
-    tabs_->addTab(stageMap_, tr("Stage map"));
-    tabs_->addTab(curves_, tr("Batch → speed"));
-    tabs_->addTab(comparison_, tr("Comparison"));
-    setCentralWidget(tabs_);
-
+    buildTabs();
     buildDocks();
     buildActions();
-
-    status_ = new QLabel(tr("Ready"));
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 1000);
-    progress_->setMaximumWidth(220);
-    progress_->setVisible(false);
-    cancel_ = new QToolButton;
-    cancel_->setText(tr("Cancel"));
-    cancel_->setVisible(false);
-    statusBar()->addWidget(status_, 1);
-    statusBar()->addPermanentWidget(progress_);
-    statusBar()->addPermanentWidget(cancel_);
-
-    connect(doc_, &ProjectDocument::changed, this, &MainWindow::onDocumentChanged);
-    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::onCurrentChanged);
-    connect(doc_, &ProjectDocument::currentPlanChanged, this, &MainWindow::onCurrentPlanChanged);
-    connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
-    connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
-
-    // Canvas edits flow into the project (their undo commands are on the document's stack).
-    connect(editor_, &ClusterEditor::clusterChanged, this, [this] {
-        if (syncing_)
-            return;
-        const Cluster c = editor_->cluster();
-        syncing_ = true;
-        doc_->syncCluster(editorCluster_, c);
-        editorCluster_ = c.name;
-        syncing_ = false;
-    });
-    connect(jobPanel_, &JobPanel::jobEdited, this, [this](const Job& j) {
-        const std::string name = doc_->job() ? doc_->job()->name : "default";
-        syncing_ = true;
-        doc_->setJob({name, j}); // one undo step (spin-box clicks on one field merge)
-        syncing_ = false;
-        onCurrentChanged();
-    });
-    connect(modelPanel_, &ModelPanel::exampleModelChosen, this, [this](const QString& name) {
-        // Choosing a model the project already has selects it (keeping its imported profile). Either is
-        // one undo step.
-        if (doc_->project().findModel(name.toStdString())) {
-            doc_->chooseModel(name.toStdString());
-        } else {
-            doc_->addModel(ProjectModel{buildExampleModel(name.toStdString()), {}});
-            showMessage(tr("Model %1 added to the project").arg(name));
-        }
-    });
-    connect(modelPanel_, &ModelPanel::profileImported, this, [this](const Profile& p) {
-        if (!doc_->model()) {
-            showMessage(tr("Choose a model before importing its profile"), true);
-            return;
-        }
-        if (p.layerCount() != doc_->model()->model.layerCount()) {
-            showMessage(tr("The profile has %1 layers but %2 has %3: not imported")
-                            .arg(p.layerCount())
-                            .arg(QString::fromStdString(doc_->model()->model.name))
-                            .arg(doc_->model()->model.layerCount()),
-                        true);
-            return;
-        }
-        Profile merged = doc_->model()->profile;
-        merged.merge(p);
-        doc_->setProfile(doc_->model()->model.name, merged);
-        showMessage(tr("Imported %1 profile table(s)").arg(p.tables().size()));
-        onCurrentChanged();
-    });
-    connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::startRun);
-    connect(runPanel_, &RunPanel::cancelRequested, runner_, &RunController::cancel);
-    connect(cancel_, &QToolButton::clicked, runner_, &RunController::cancel);
-    connect(runPanel_, &RunPanel::resultActivated, this, [this](int run, int result) {
-        if (doc_->plan({run, result}))
-            doc_->setCurrentPlan(PlanRef{run, result});
-    });
-    connect(runner_, &RunController::progress, this, [this](double f, const QString& text) {
-        progress_->setValue(int(f * 1000));
-        status_->setText(text);
-    });
-    connect(runner_, &RunController::resultReady, this, [this](const RunResult& r) {
-        doc_->addRunResult(activeRun_, r);
-        if (const Run* run = doc_->run(activeRun_))
-            runPanel_->showRun(*run);
-        // Show the first plan as soon as it exists; the best one is picked when the run ends.
-        if (r.plan && !doc_->currentPlan())
-            doc_->setCurrentPlan(PlanRef{activeRun_, int(doc_->run(activeRun_)->results.size()) - 1});
-    });
-    connect(runner_, &RunController::finished, this, [this](const Run&) {
-        progress_->setVisible(false);
-        cancel_->setVisible(false);
-        runPanel_->setRunning(false);
-        const Run* run = doc_->run(activeRun_);
-        int best = -1;
-        for (size_t i = 0; run && i < run->results.size(); ++i) {
-            const auto& p = run->results[i].plan;
-            if (p && p->estimate.feasible &&
-                (best < 0 || p->estimate.iterationSeconds < run->results[best].plan->estimate.iterationSeconds))
-                best = int(i);
-        }
-        if (best >= 0) {
-            doc_->setCurrentPlan(PlanRef{activeRun_, best});
-            onCurrentPlanChanged(); // the comparison view needs every result, not only the current plan
-            showMessage(tr("Run %1 finished: best plan by %2, %3 s per iteration")
-                            .arg(activeRun_)
-                            .arg(QString::fromStdString(run->results[best].planner))
-                            .arg(run->results[best].plan->estimate.iterationSeconds, 0, 'f', 4));
-        } else {
-            showMessage(tr("Run %1 finished without a feasible plan").arg(activeRun_), true);
-        }
-        emit runFinished();
-    });
-
+    buildStatusBar();
+    connectDocument();
+    connectPanels();
+    connectRunner();
     doc_->newProject();
     restoreSettings();
     updateTitle();
@@ -199,6 +76,72 @@ void MainWindow::buildDocks()
     jobDock->setWidget(jobPanel_);
     addDockWidget(Qt::RightDockWidgetArea, jobDock);
     resetLayout();
+}
+
+void MainWindow::buildTabs()
+{
+    tabs_ = new QTabWidget;
+    tabs_->setDocumentMode(true);
+    editor_ = new ClusterEditor(doc_->undoStack());
+    modelPanel_ = new ModelPanel;
+    runPanel_ = new RunPanel;
+    gantt_ = new GanttView;
+    stageMap_ = new StageMapView;
+    curves_ = new CurvesView;
+    comparison_ = new ComparisonView;
+    tabs_->addTab(editor_, tr("Cluster"));
+    tabs_->addTab(modelPanel_, tr("Model && profile"));
+    tabs_->addTab(runPanel_, tr("Run"));
+    tabs_->addTab(gantt_, tr("Gantt"));
+    tabs_->addTab(stageMap_, tr("Stage map"));
+    tabs_->addTab(curves_, tr("Batch → speed"));
+    tabs_->addTab(comparison_, tr("Comparison"));
+    setCentralWidget(tabs_);
+}
+
+void MainWindow::buildStatusBar()
+{
+    status_ = new QLabel(tr("Ready"));
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(220);
+    progress_->setVisible(false);
+    cancel_ = new QToolButton;
+    cancel_->setText(tr("Cancel"));
+    cancel_->setVisible(false);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+}
+
+void MainWindow::connectDocument()
+{
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::onDocumentChanged);
+    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::onCurrentChanged);
+    connect(doc_, &ProjectDocument::currentPlanChanged, this, &MainWindow::onCurrentPlanChanged);
+    connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
+}
+
+// Edits in the canvas and the panels flow into the project (their undo commands are on the document's
+// stack); the run buttons go to the run controller.
+void MainWindow::connectPanels()
+{
+    connect(editor_, &ClusterEditor::clusterChanged, this, &MainWindow::onEditorClusterChanged);
+    connect(jobPanel_, &JobPanel::jobEdited, this, &MainWindow::onJobEdited);
+    connect(modelPanel_, &ModelPanel::exampleModelChosen, this, &MainWindow::onExampleModelChosen);
+    connect(modelPanel_, &ModelPanel::profileImported, this, &MainWindow::onProfileImported);
+    connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::startRun);
+    connect(runPanel_, &RunPanel::cancelRequested, runner_, &RunController::cancel);
+    connect(cancel_, &QToolButton::clicked, runner_, &RunController::cancel);
+    connect(runPanel_, &RunPanel::resultActivated, this, &MainWindow::onResultActivated);
+}
+
+void MainWindow::connectRunner()
+{
+    connect(runner_, &RunController::progress, this, &MainWindow::onRunProgress);
+    connect(runner_, &RunController::resultReady, this, &MainWindow::onRunResult);
+    connect(runner_, &RunController::finished, this, &MainWindow::onRunFinished);
 }
 
 void MainWindow::buildActions()

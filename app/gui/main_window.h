@@ -70,8 +70,13 @@ protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
-    void buildActions();
+    void buildTabs();
     void buildDocks();
+    void buildActions();
+    void buildStatusBar();
+    void connectDocument();
+    void connectPanels();
+    void connectRunner();
     void restoreSettings();
     void saveSettings();
     void addRecent(const QString& path);
@@ -90,7 +95,16 @@ private:
     void onCurrentChanged();
     void onCurrentPlanChanged();
     void onTreeActivated(const QModelIndex& index);
+    void onEditorClusterChanged();
+    void onJobEdited(const Job& job);
+    void onExampleModelChosen(const QString& name);
+    void onProfileImported(const Profile& profile);
+    void onResultActivated(int run, int result);
+
     void startRun();
+    void onRunProgress(double fraction, const QString& text);
+    void onRunResult(const RunResult& result);
+    void onRunFinished();
     void showMessage(const QString& text, bool error = false);
     // A failed action: `status` (with %1 = the reason) in the status bar and, when interactive, the reason
     // in a dialog titled `dialogTitle` (critical, or a warning).

@@ -27,6 +27,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QTabWidget>
@@ -292,6 +293,66 @@ void MainWindow::onTreeActivated(const QModelIndex& index)
     }
 }
 
+void MainWindow::onEditorClusterChanged()
+{
+    if (syncing_)
+        return;
+    const Cluster c = editor_->cluster();
+    syncing_ = true;
+    doc_->syncCluster(editorCluster_, c);
+    editorCluster_ = c.name;
+    syncing_ = false;
+}
+
+void MainWindow::onJobEdited(const Job& job)
+{
+    const std::string name = doc_->job() ? doc_->job()->name : "default";
+    syncing_ = true;
+    doc_->setJob({name, job}); // one undo step (spin-box clicks on one field merge)
+    syncing_ = false;
+    onCurrentChanged();
+}
+
+void MainWindow::onExampleModelChosen(const QString& name)
+{
+    // Choosing a model the project already has selects it (keeping its imported profile). Either is one
+    // undo step.
+    if (doc_->project().findModel(name.toStdString())) {
+        doc_->chooseModel(name.toStdString());
+    } else {
+        doc_->addModel(ProjectModel{buildExampleModel(name.toStdString()), {}});
+        showMessage(tr("Model %1 added to the project").arg(name));
+    }
+}
+
+void MainWindow::onProfileImported(const Profile& profile)
+{
+    if (!doc_->model()) {
+        showMessage(tr("Choose a model before importing its profile"), true);
+        return;
+    }
+    const ModelSpec& model = doc_->model()->model;
+    if (profile.layerCount() != model.layerCount()) {
+        showMessage(tr("The profile has %1 layers but %2 has %3: not imported")
+                        .arg(profile.layerCount())
+                        .arg(QString::fromStdString(model.name))
+                        .arg(model.layerCount()),
+                    true);
+        return;
+    }
+    Profile merged = doc_->model()->profile;
+    merged.merge(profile);
+    doc_->setProfile(model.name, merged);
+    showMessage(tr("Imported %1 profile table(s)").arg(profile.tables().size()));
+    onCurrentChanged();
+}
+
+void MainWindow::onResultActivated(int run, int result)
+{
+    if (doc_->plan({run, result}))
+        doc_->setCurrentPlan(PlanRef{run, result});
+}
+
 // ---------------------------------------------------------------- runs
 
 void MainWindow::startRun()
@@ -354,6 +415,56 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
     runner_->start(planners, req, run, options);
     showMessage(tr("Running %1 planner(s)…").arg(planners.size()));
     return true;
+}
+
+void MainWindow::onRunProgress(double fraction, const QString& text)
+{
+    progress_->setValue(int(fraction * 1000));
+    status_->setText(text);
+}
+
+void MainWindow::onRunResult(const RunResult& result)
+{
+    doc_->addRunResult(activeRun_, result);
+    if (const Run* run = doc_->run(activeRun_))
+        runPanel_->showRun(*run);
+    // Show the first plan as soon as it exists; the best one is picked when the run ends.
+    if (result.plan && !doc_->currentPlan())
+        doc_->setCurrentPlan(PlanRef{activeRun_, int(doc_->run(activeRun_)->results.size()) - 1});
+}
+
+namespace {
+// Index of the feasible result with the shortest iteration, -1 if none (or no run).
+int bestFeasibleResult(const Run* run)
+{
+    int best = -1;
+    for (size_t i = 0; run && i < run->results.size(); ++i) {
+        const auto& p = run->results[i].plan;
+        if (p && p->estimate.feasible &&
+            (best < 0 || p->estimate.iterationSeconds < run->results[best].plan->estimate.iterationSeconds))
+            best = int(i);
+    }
+    return best;
+}
+} // namespace
+
+void MainWindow::onRunFinished()
+{
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
+    runPanel_->setRunning(false);
+    const Run* run = doc_->run(activeRun_);
+    if (const int best = bestFeasibleResult(run); best >= 0) {
+        doc_->setCurrentPlan(PlanRef{activeRun_, best});
+        onCurrentPlanChanged(); // the comparison view needs every result, not only the current plan
+        showMessage(tr("Run %1 finished: best plan by %2, %3 s per iteration")
+                        .arg(activeRun_)
+                        .arg(QString::fromStdString(run->results[best].planner))
+                        .arg(run->results[best].plan->estimate.iterationSeconds, 0, 'f', 4));
+    } else {
+        showMessage(tr("Run %1 finished without a feasible plan").arg(activeRun_), true);
+    }
+    emit runFinished();
 }
 
 // ---------------------------------------------------------------- screenshots

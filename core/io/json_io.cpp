@@ -24,6 +24,17 @@ void requireSchema(const JsonReader& r, const char* expected)
     if (s != expected)
         r.fail("schema", "expected \"" + std::string(expected) + "\", got \"" + s + "\"");
 }
+
+// A reader for one of the versioned documents: keys other than `keys` are refused, and "schema" must name
+// `schema` when present.
+JsonReader documentReader(const QJsonObject& o, const std::string& file, const char* schema,
+                          std::initializer_list<const char*> keys)
+{
+    JsonReader r(o, file);
+    r.allowOnly(keys);
+    requireSchema(r, schema);
+    return r;
+}
 } // namespace
 
 // ---------------------------------------------------------------- cluster
@@ -64,9 +75,9 @@ QJsonObject toJson(const Cluster& c)
 
 Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty)
 {
-    JsonReader r(o, file);
-    r.allowOnly({"schema", "name", "description", "intra_latency", "inter_latency", "cpu_path_penalty", "nodes", "links"});
-    requireSchema(r, "hetplan.cluster/1");
+    const JsonReader r = documentReader(o, file, "hetplan.cluster/1",
+                                        {"schema", "name", "description", "intra_latency", "inter_latency",
+                                         "cpu_path_penalty", "nodes", "links"});
     Cluster c;
     c.name = r.string("name");
     c.description = r.string("description", "");
@@ -153,9 +164,7 @@ QJsonObject toJson(const ModelSpec& m)
 
 ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
 {
-    JsonReader r(o, file);
-    r.allowOnly({"schema", "name", "arch", "layers"});
-    requireSchema(r, "hetplan.model/1");
+    const JsonReader r = documentReader(o, file, "hetplan.model/1", {"schema", "name", "arch", "layers"});
     ModelSpec m;
     m.name = r.string("name");
     if (r.has("arch")) {
@@ -211,10 +220,10 @@ QJsonObject toJson(const Job& j)
 
 Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
 {
-    JsonReader r(o, file);
-    r.allowOnly({"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
-                 "zero_stage", "schedule", "recompute", "backward_factor"});
-    requireSchema(r, "hetplan.job/1");
+    const JsonReader r = documentReader(o, file, "hetplan.job/1",
+                                        {"schema", "global_batch_size", "sequence_length", "precision",
+                                         "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute",
+                                         "backward_factor"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
@@ -257,9 +266,7 @@ QJsonObject toJson(const Profile& p)
 
 Profile profileFromJson(const QJsonObject& o, const std::string& file)
 {
-    JsonReader r(o, file);
-    r.allowOnly({"schema", "model", "source", "tables"});
-    requireSchema(r, "hetplan.profile/1");
+    const JsonReader r = documentReader(o, file, "hetplan.profile/1", {"schema", "model", "source", "tables"});
     Profile p;
     p.model = r.string("model", "");
     p.source = r.string("source", "native");

@@ -6,6 +6,17 @@
 
 namespace hetplan {
 
+namespace {
+// Removes and returns items[index] (nodes and links alike); an index out of range throws.
+template <typename T>
+T takeAt(std::vector<T>& items, int index)
+{
+    T item = items.at(size_t(index));
+    items.erase(items.begin() + index);
+    return item;
+}
+} // namespace
+
 ClusterDocument::ClusterDocument(QObject* parent) : QObject(parent) {}
 
 ClusterProperties ClusterDocument::properties() const
@@ -28,8 +39,7 @@ void ClusterDocument::insertNode(int index, const Node& n)
 
 Node ClusterDocument::takeNode(int index)
 {
-    Node n = cluster_.nodes.at(size_t(index));
-    cluster_.nodes.erase(cluster_.nodes.begin() + index);
+    Node n = takeAt(cluster_.nodes, index);
     emit nodeRemoved(index);
     return n;
 }
@@ -73,8 +83,7 @@ void ClusterDocument::insertLink(int index, const Link& l)
 
 Link ClusterDocument::takeLink(int index)
 {
-    Link l = cluster_.links.at(size_t(index));
-    cluster_.links.erase(cluster_.links.begin() + index);
+    Link l = takeAt(cluster_.links, index);
     emit linkRemoved(index);
     return l;
 }

@@ -83,6 +83,42 @@ void RunController::cancel()
 
 void RunController::wait() { watcher_.waitForFinished(); }
 
+namespace {
+// The request one planner gets: the run's request with that planner's options on top.
+PlanRequest requestFor(const PlanRequest& request, const std::string& planner,
+                       const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner)
+{
+    PlanRequest req = request;
+    if (auto it = optionsPerPlanner.find(planner); it != optionsPerPlanner.end())
+        for (const auto& [k, v] : it->second)
+            req.options[k] = v;
+    return req;
+}
+
+// Runs result.planner into `result`: its plan, or why there is none as status and message.
+void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
+{
+    try {
+        result.plan = runPlanner(result.planner, req, progress);
+        // A stopped search keeps its best plan so far; a cancel still reads as a cancel.
+        const std::string& stopped = result.plan->search.stopped;
+        result.status = stopped == "cancelled" ? "cancelled" : "ok";
+        if (!stopped.empty())
+            result.message =
+                (stopped == "cancelled" ? "cancelled" : "time limit reached") + std::string(" — best plan so far");
+    } catch (const InfeasibleError& e) {
+        result.status = "infeasible";
+        result.message = e.what();
+    } catch (const CancelledError& e) {
+        result.status = "cancelled";
+        result.message = e.what();
+    } catch (const std::exception& e) {
+        result.status = "error";
+        result.message = e.what();
+    }
+}
+} // namespace
+
 bool RunController::start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
                           std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner)
 {
@@ -90,10 +126,18 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
         return false;
     run_ = std::move(run);
     shared_ = std::make_shared<Shared>();
-    auto shared = shared_;
-    QPointer<RunController> self(this);
-    // Results are appended to run_ on the GUI thread (queued), so the worker never touches run_.
-    auto deliver = [self](RunResult r) {
+    watcher_.setFuture(QtConcurrent::run(
+        [planners, request, optionsPerPlanner, shared = shared_, deliver = deliverer(), report = reporter(shared_)] {
+            LowerThreadPriority lower; // the GUI thread wins when the cores are busy
+            runAll(planners, request, optionsPerPlanner, *shared, deliver, report);
+        }));
+    return true;
+}
+
+// Results are appended to run_ on the GUI thread (queued), so the worker never touches run_.
+RunController::Deliver RunController::deliverer()
+{
+    return [self = QPointer<RunController>(this)](RunResult r) {
         QMetaObject::invokeMethod(
             self.data(),
             [self, r] {
@@ -104,7 +148,12 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
             },
             Qt::QueuedConnection);
     };
-    auto report = [self, shared](double f, const std::string& text) {
+}
+
+// Progress goes to the GUI thread too, at most every 25 ms (except the final report).
+RunController::Report RunController::reporter(std::shared_ptr<Shared> shared)
+{
+    return [self = QPointer<RunController>(this), shared](double f, const std::string& text) {
         const auto now = std::chrono::steady_clock::now();
         if (f < 1.0 && now - shared->lastReport < std::chrono::milliseconds(25))
             return;
@@ -117,55 +166,37 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
             },
             Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([planners, request, optionsPerPlanner, shared, deliver, report] {
-        LowerThreadPriority lower; // the GUI thread wins when the cores are busy
-        const int n = int(planners.size());
-        for (int i = 0; i < n; ++i) {
-            RunResult result;
-            result.planner = planners[i];
-            PlanRequest req = request;
-            if (auto it = optionsPerPlanner.find(planners[i]); it != optionsPerPlanner.end())
-                for (const auto& [k, v] : it->second)
-                    req.options[k] = v;
-            result.options = req.options;
-            if (shared->cancelled) {
-                result.status = "cancelled";
-                result.message = "cancelled before it started";
-                deliver(result);
-                continue;
-            }
-            Progress progress(
-                [report, i, n, name = planners[i]](double f, const std::string& text) {
-                    report((i + f) / n, name + ": " + text);
-                },
-                req.timeLimitSeconds);
-            shared->setCurrent(&progress);
-            const auto t0 = std::chrono::steady_clock::now();
-            try {
-                result.plan = runPlanner(planners[i], req, progress);
-                // A stopped search keeps its best plan so far; a cancel still reads as a cancel.
-                const std::string& stopped = result.plan->search.stopped;
-                result.status = stopped == "cancelled" ? "cancelled" : "ok";
-                if (!stopped.empty())
-                    result.message = (stopped == "cancelled" ? "cancelled" : "time limit reached") +
-                                     std::string(" — best plan so far");
-            } catch (const InfeasibleError& e) {
-                result.status = "infeasible";
-                result.message = e.what();
-            } catch (const CancelledError& e) {
-                result.status = "cancelled";
-                result.message = e.what();
-            } catch (const std::exception& e) {
-                result.status = "error";
-                result.message = e.what();
-            }
-            shared->setCurrent(nullptr);
-            result.durationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The worker: the planners one after another, each result delivered as soon as it is ready; after a
+// cancel the remaining planners are delivered as cancelled without running.
+void RunController::runAll(const std::vector<std::string>& planners, const PlanRequest& request,
+                           const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
+                           Shared& shared, const Deliver& deliver, const Report& report)
+{
+    const int n = int(planners.size());
+    for (int i = 0; i < n; ++i) {
+        RunResult result;
+        result.planner = planners[i];
+        const PlanRequest req = requestFor(request, planners[i], optionsPerPlanner);
+        result.options = req.options;
+        if (shared.cancelled) {
+            result.status = "cancelled";
+            result.message = "cancelled before it started";
             deliver(result);
+            continue;
         }
-        report(1.0, "done");
-    }));
-    return true;
+        Progress progress([report, i, n, name = planners[i]](double f, const std::string& text) {
+            report((i + f) / n, name + ": " + text);
+        }, req.timeLimitSeconds);
+        shared.setCurrent(&progress);
+        const auto t0 = std::chrono::steady_clock::now();
+        runInto(result, req, progress);
+        shared.setCurrent(nullptr);
+        result.durationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        deliver(result);
+    }
+    report(1.0, "done");
 }
 
 } // namespace hetplan

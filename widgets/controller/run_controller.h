@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
+#include <functional>
 #include <memory>
 
 namespace hetplan {
@@ -34,6 +35,14 @@ signals:
 
 private:
     struct Shared;
+    using Deliver = std::function<void(RunResult)>;
+    using Report = std::function<void(double fraction, const std::string& text)>;
+    Deliver deliverer();
+    Report reporter(std::shared_ptr<Shared> shared);
+    static void runAll(const std::vector<std::string>& planners, const PlanRequest& request,
+                       const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
+                       Shared& shared, const Deliver& deliver, const Report& report);
+
     std::shared_ptr<Shared> shared_;
     QFutureWatcher<void> watcher_;
     Run run_;

@@ -36,6 +36,7 @@ protected:
 
 private:
     QRectF cellPixels(const GridCell& c) const;
+    QFont fittingFont() const;
     std::vector<GridCell> cells_;
     int rows_ = 0, columns_ = 0;
 };

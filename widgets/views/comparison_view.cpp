@@ -95,11 +95,94 @@ void ComparisonView::clear()
     PlotView::clear();
 }
 
+namespace {
+// The three panels: iteration time across the top, throughput and search time side by side below.
+struct Panels {
+    QCPAxisRect* time;
+    QCPAxisRect* tokens;
+    QCPAxisRect* search;
+};
+
+Panels addPanels(QCustomPlot* p)
+{
+    const Panels panels{p->axisRect(), new QCPAxisRect(p), new QCPAxisRect(p)};
+    auto* bottom = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 0, bottom);
+    bottom->addElement(0, 0, panels.tokens);
+    bottom->addElement(0, 1, panels.search);
+    bottom->setColumnSpacing(12);
+    p->plotLayout()->setRowStretchFactor(0, 1.1);   // legend and title rows are inserted above later
+    p->plotLayout()->setRowStretchFactor(1, 1.0);
+    auto* group = new QCPMarginGroup(p);
+    panels.time->setMarginGroup(QCP::msLeft, group);
+    panels.tokens->setMarginGroup(QCP::msLeft, group);
+    return panels;
+}
+
+// The iteration-time panel's series: feasible and infeasible simulated times, planners' estimates.
+struct TimeBars {
+    QCPBars* simulated;
+    QCPBars* infeasible;
+    QCPBars* estimate;
+};
+
+TimeBars addTimeBars(QCPAxisRect* rect, double width)
+{
+    TimeBars b{bars(rect, simulatedColour(), width), bars(rect, palette::tint(palette::overCapacity(), 0.55), width),
+               bars(rect, estimateColour(), width)};
+    b.simulated->setName(ComparisonView::tr("simulated iteration time"));
+    b.infeasible->setBrush(QBrush(palette::overCapacity(), Qt::BDiagPattern));
+    b.infeasible->setPen(QPen(palette::overCapacity(), 1.2));
+    b.infeasible->setName(ComparisonView::tr("simulated, does not fit memory"));
+    b.estimate->setName(ComparisonView::tr("planner's own estimate"));
+    return b;
+}
+
+// A log axis for search times, 10 per decade with 8 sub-ticks.
+void setLogAxis(QCPAxis* axis)
+{
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
+    logTicker->setLogBase(10);
+    logTicker->setSubTickCount(8);
+    axis->setTicker(logTicker);
+    axis->setNumberFormat(QStringLiteral("gb"));
+}
+
+QString planName(const Plan& plan)
+{
+    return QString::fromStdString(plan.planner.empty() ? std::string("plan") : plan.planner);
+}
+} // namespace
+
 void ComparisonView::setPlans(const std::vector<Plan>& plans)
 {
     clear();
     if (plans.empty())
         return;
+    collectRows(plans);
+    const QStringList ticks = tickNames();
+    QCustomPlot* p = newPlot();
+    const Panels panels = addPanels(p);
+    drawTimePanel(p, panels.time, ticks);
+    drawTokensPanel(p, panels.tokens, ticks);
+    drawSearchPanel(p, panels.search, ticks);
+
+    p->legend->setVisible(true);
+    placeLegendInRow(p->legend, 0, 4);
+    const int n = int(rows_.size());
+    const QString plansText = n == 1 ? tr("1 plan") : tr("%1 plans").arg(n);
+    addTitle(tr("Planner comparison"),
+             plans.front().cluster.name.empty()
+                 ? plansText
+                 : tr("%1 on %2 · %3").arg(QString::fromStdString(plans.front().model.name),
+                                          QString::fromStdString(plans.front().cluster.name), plansText));
+    setHasContent(true);
+}
+
+// One row per plan; a planner that appears more than once gets " #2", " #3", ... after its name.
+void ComparisonView::collectRows(const std::vector<Plan>& plans)
+{
     std::map<QString, int> seen;
     for (const Plan& plan : plans) {
         Row r;
@@ -110,33 +193,25 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans)
         r.estimate = plan.plannerEstimate;
         r.feasible = plan.estimate.feasible;
         rows_.push_back(r);
-        QString name = QString::fromStdString(plan.planner.empty() ? std::string("plan") : plan.planner);
+        QString name = planName(plan);
         if (const int n = ++seen[name]; n > 1)
             name += QStringLiteral(" #%1").arg(n);
         names_ << name;
     }
-    QStringList tickNames = names_;
+}
+
+QStringList ComparisonView::tickNames() const
+{
+    QStringList ticks = names_;
     for (size_t i = 0; i < rows_.size(); ++i)
         if (!rows_[i].feasible)
-            tickNames[int(i)] += tr("\n(does not fit)");
-    const int n = int(rows_.size());
+            ticks[int(i)] += tr("\n(does not fit)");
+    return ticks;
+}
 
-    QCustomPlot* p = newPlot();
-    QCPAxisRect* timeRect = p->axisRect();
-    auto* bottom = new QCPLayoutGrid;
-    p->plotLayout()->addElement(1, 0, bottom);
-    auto* tokensRect = new QCPAxisRect(p);
-    auto* searchRect = new QCPAxisRect(p);
-    bottom->addElement(0, 0, tokensRect);
-    bottom->addElement(0, 1, searchRect);
-    bottom->setColumnSpacing(12);
-    p->plotLayout()->setRowStretchFactor(0, 1.1);   // legend and title rows are inserted above later
-    p->plotLayout()->setRowStretchFactor(1, 1.0);
-    auto* group = new QCPMarginGroup(p);
-    timeRect->setMarginGroup(QCP::msLeft, group);
-    tokensRect->setMarginGroup(QCP::msLeft, group);
-
-    // Panel 1: iteration time, simulated vs the planner's own estimate.
+// Panel 1: iteration time, simulated vs the planner's own estimate.
+void ComparisonView::drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const
+{
     double maxTime = 0;
     bool anyEstimate = false;
     for (const Row& r : rows_) {
@@ -147,66 +222,62 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans)
         }
     }
     const viewutil::TimeUnit unit = viewutil::timeUnitFor(maxTime);
-    setupPanel(p, timeRect, tickNames, tr("iteration time (%1)").arg(unit.name));
-    const double width = anyEstimate ? 0.36 : 0.55;
+    setupPanel(p, rect, ticks, tr("iteration time (%1)").arg(unit.name));
+    // With estimates, each plan's two bars stand side by side around its tick.
     const double offset = anyEstimate ? 0.19 : 0.0;
-    QCPBars* simulated = bars(timeRect, simulatedColour(), width);
-    simulated->setName(tr("simulated iteration time"));
-    QCPBars* infeasible = bars(timeRect, palette::tint(palette::overCapacity(), 0.55), width);
-    infeasible->setBrush(QBrush(palette::overCapacity(), Qt::BDiagPattern));
-    infeasible->setPen(QPen(palette::overCapacity(), 1.2));
-    infeasible->setName(tr("simulated, does not fit memory"));
-    QCPBars* estimate = bars(timeRect, estimateColour(), width);
-    estimate->setName(tr("planner's own estimate"));
+    const TimeBars b = addTimeBars(rect, anyEstimate ? 0.36 : 0.55);
     bool anyInfeasible = false;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < int(rows_.size()); ++i) {
         const Row& r = rows_[i];
         const double v = r.iteration * unit.scale;
         // A plan without an estimate gets its one bar centred on its tick.
         const double shift = r.estimate ? offset : 0.0;
-        (r.feasible ? simulated : infeasible)->addData(i - shift, v);
+        (r.feasible ? b.simulated : b.infeasible)->addData(i - shift, v);
         anyInfeasible |= !r.feasible;
-        valueLabel(p, timeRect, i - shift, v, compact(v), r.feasible ? QColor(40, 40, 40) : palette::overCapacity());
+        valueLabel(p, rect, i - shift, v, compact(v), r.feasible ? QColor(40, 40, 40) : palette::overCapacity());
         if (r.estimate) {
             const double e = *r.estimate * unit.scale;
-            estimate->addData(i + shift, e);
-            valueLabel(p, timeRect, i + shift, e, compact(e));
+            b.estimate->addData(i + shift, e);
+            valueLabel(p, rect, i + shift, e, compact(e));
         }
     }
     if (!anyInfeasible)
-        infeasible->removeFromLegend();
+        b.infeasible->removeFromLegend();
     if (!anyEstimate)
-        estimate->removeFromLegend();
-    timeRect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTime * unit.scale, 1e-12) * 1.18);
+        b.estimate->removeFromLegend();
+    rect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTime * unit.scale, 1e-12) * 1.18);
+}
 
-    // Panel 2: throughput.
+// Panel 2: throughput.
+void ComparisonView::drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const
+{
     double maxTokens = 0;
     for (const Row& r : rows_)
         maxTokens = std::max(maxTokens, r.tokens);
     // Thousands of tokens/s read better as "k" on the axis than as 1.25e+05.
     const bool kilo = maxTokens >= 1e4;
     const double tokenScale = kilo ? 1e-3 : 1.0;
-    setupPanel(p, tokensRect, tickNames, kilo ? tr("throughput (k tokens/s)") : tr("throughput (tokens/s)"));
-    QCPBars* tokens = bars(tokensRect, tokensColour(), 0.55);
+    setupPanel(p, rect, ticks, kilo ? tr("throughput (k tokens/s)") : tr("throughput (tokens/s)"));
+    QCPBars* tokens = bars(rect, tokensColour(), 0.55);
     tokens->removeFromLegend();
-    for (int i = 0; i < n; ++i) {
-        tokens->addData(i, rows_[i].tokens * tokenScale);
-        valueLabel(p, tokensRect, i, rows_[i].tokens * tokenScale, compact(rows_[i].tokens * tokenScale));
+    for (int i = 0; i < int(rows_.size()); ++i) {
+        const double v = rows_[i].tokens * tokenScale;
+        tokens->addData(i, v);
+        valueLabel(p, rect, i, v, compact(v));
     }
-    tokensRect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTokens * tokenScale, 1e-9) * 1.18);
-    tokensRect->axis(QCPAxis::atLeft)->setNumberFormat(QStringLiteral("g"));
-    tokensRect->axis(QCPAxis::atLeft)->setNumberPrecision(6);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    y->setRange(0, std::max(maxTokens * tokenScale, 1e-9) * 1.18);
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setNumberPrecision(6);
+}
 
-    // Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,
-    // so times below 1 µs sit at 1 µs.
-    setupPanel(p, searchRect, tickNames, tr("search time (ms, log)"));
-    QCPAxis* sy = searchRect->axis(QCPAxis::atLeft);
-    sy->setScaleType(QCPAxis::stLogarithmic);
-    auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
-    logTicker->setLogBase(10);
-    logTicker->setSubTickCount(8);
-    sy->setTicker(logTicker);
-    sy->setNumberFormat(QStringLiteral("gb"));
+// Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,
+// so times below 1 µs sit at 1 µs.
+void ComparisonView::drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const
+{
+    setupPanel(p, rect, ticks, tr("search time (ms, log)"));
+    setLogAxis(rect->axis(QCPAxis::atLeft));
+    const int n = int(rows_.size());
     double lo = 1e300, hi = 0;
     std::vector<double> ms(n);
     for (int i = 0; i < n; ++i) {
@@ -214,25 +285,16 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans)
         lo = std::min(lo, ms[i]);
         hi = std::max(hi, ms[i]);
     }
+    // Bars grow from the decade below the fastest search (one more when all are equal, so they show).
     const double base = std::pow(10.0, std::floor(std::log10(lo)) - (lo == hi ? 1 : 0));
-    QCPBars* search = bars(searchRect, searchColour(), 0.55);
+    QCPBars* search = bars(rect, searchColour(), 0.55);
     search->removeFromLegend();
     search->setBaseValue(base);
     for (int i = 0; i < n; ++i) {
         search->addData(i, ms[i]);
-        valueLabel(p, searchRect, i, ms[i], viewutil::formatDuration(rows_[i].searchSeconds));
+        valueLabel(p, rect, i, ms[i], viewutil::formatDuration(rows_[i].searchSeconds));
     }
-    sy->setRange(base, std::pow(10.0, std::ceil(std::log10(hi) + 0.35)));
-
-    p->legend->setVisible(true);
-    placeLegendInRow(p->legend, 0, 4);
-    const QString plansText = n == 1 ? tr("1 plan") : tr("%1 plans").arg(n);
-    addTitle(tr("Planner comparison"),
-             plans.front().cluster.name.empty()
-                 ? plansText
-                 : tr("%1 on %2 · %3").arg(QString::fromStdString(plans.front().model.name),
-                                          QString::fromStdString(plans.front().cluster.name), plansText));
-    setHasContent(true);
+    rect->axis(QCPAxis::atLeft)->setRange(base, std::pow(10.0, std::ceil(std::log10(hi) + 0.35)));
 }
 
 void ComparisonView::adaptToSize(const QSize& size)

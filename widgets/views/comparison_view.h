@@ -9,6 +9,8 @@
 #include <optional>
 #include <vector>
 
+class QCPAxisRect;
+
 namespace hetplan {
 
 class ComparisonView : public PlotView {
@@ -27,6 +29,12 @@ protected:
     void adaptToSize(const QSize& size) override;
 
 private:
+    void collectRows(const std::vector<Plan>& plans);
+    QStringList tickNames() const;   // names_, with the plans that do not fit memory marked
+    void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
+    void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
+    void drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
+
     struct Row {
         double iteration = 0, tokens = 0, searchSeconds = 0;
         std::optional<double> estimate;

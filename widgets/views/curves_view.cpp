@@ -26,46 +26,122 @@ void CurvesView::clear()
     PlotView::clear();
 }
 
+namespace {
+// Sizes shown for a device type that has no measured profile: the analytic model at powers of two.
+const std::vector<int> kDefaultSizes{1, 2, 4, 8, 16, 32, 64};
+
+QString sourceText(const CurvesView::Curve& c)
+{
+    return c.measured ? CurvesView::tr("measured") : CurvesView::tr("analytic");
+}
+
+// Throughput of the whole model on one GPU of `type` (tp 1) at its profiled micro-batch sizes (the
+// default sizes when it has none). No points when the type is neither in the catalog nor measured.
+CurvesView::Curve throughputCurve(const CostModel& costs, const std::string& type, int layers)
+{
+    CurvesView::Curve c;
+    c.device = type;
+    c.measured = costs.isMeasured(type, 1);
+    std::vector<int> sizes;
+    if (c.measured)
+        sizes = costs.measured().microBatches(type, 1);
+    if (sizes.empty())
+        sizes = kDefaultSizes;
+    try {
+        for (int b : sizes) {
+            if (b <= 0)
+                continue;
+            const LayerTiming t = costs.range(0, layers, type, 1, b);
+            const double step = t.forward + t.backward;
+            if (!(step > 0) || !std::isfinite(step))
+                continue;
+            c.sizes.push_back(b);
+            c.samplesPerSecond.push_back(b / step);
+        }
+    } catch (const std::exception&) {
+        c.sizes.clear();   // nothing to draw for it
+        c.samplesPerSecond.clear();
+    }
+    return c;
+}
+
+// The spline sampled evenly in log(b) between its end knots, so the curve is smooth on the log axis.
+void sampleOnLogAxis(const NaturalCubicSpline& spline, double lo, double hi, QVector<double>& xs,
+                     QVector<double>& ys)
+{
+    const int n = 240;
+    const double a = std::log(lo), b = std::log(hi);
+    for (int k = 0; k <= n; ++k) {
+        const double xv = std::exp(a + (b - a) * k / n);
+        xs << xv;
+        ys << spline(xv);
+    }
+}
+
+QCPGraph* addScatterGraph(QCustomPlot* p, const QCPScatterStyle& style)
+{
+    auto* g = p->addGraph(p->xAxis, p->yAxis);
+    g->removeFromLegend();
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(style);
+    return g;
+}
+
+// A ZeRO plan's micro-batch on its device's curve: a diamond labelled with the GPUs that use it.
+void addZeroMarker(QCustomPlot* p, const QColor& colour, int microBatch, double value, int gpus)
+{
+    auto* mark = addScatterGraph(p, QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2), colour, 13));
+    mark->addData(microBatch, value);
+    auto* label = new QCPItemText(p);
+    label->position->setCoords(microBatch, value);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setPadding(QMargins(8, 6, 0, 0));
+    label->setText(gpus == 1 ? CurvesView::tr("1 GPU, mbs %1").arg(microBatch)
+                             : CurvesView::tr("%1 GPUs, mbs %2").arg(gpus).arg(microBatch));
+    QFont f = p->font();
+    f.setPointSizeF(8);
+    label->setFont(f);
+    label->setColor(palette::shade(colour, 0.35));
+}
+
+// How many GPUs of each (device type, micro-batch size) a ZeRO plan uses.
+std::map<std::pair<std::string, int>, int> zeroMicroBatchCounts(const Cluster& cluster, const ZeroPlan& zero)
+{
+    std::map<std::pair<std::string, int>, int> count;
+    for (const ZeroGpu& z : zero.gpus)
+        if (z.gpu >= 0 && z.gpu < cluster.gpuCount())
+            ++count[{cluster.nodeOf(z.gpu).deviceType, z.microBatchSize}];
+    return count;
+}
+
+void setupAxes(QCPAxis* x, QCPAxis* y)
+{
+    x->setScaleType(QCPAxis::stLogarithmic);
+    auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
+    logTicker->setLogBase(2);
+    logTicker->setSubTickCount(0);
+    x->setTicker(logTicker);
+    x->setNumberFormat(QStringLiteral("g"));
+    x->setLabel(CurvesView::tr("micro-batch size (samples, log scale)"));
+    y->setLabel(CurvesView::tr("throughput (samples/s)"));
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setNumberPrecision(4);
+}
+} // namespace
+
 void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const Plan* plan)
 {
     clear();
     const int layers = costs.model().layerCount();
     if (layers <= 0 || cluster.nodes.empty())
         return;
-    const auto types = viewutil::deviceTypes(cluster);
-
-    for (const std::string& type : types) {
-        Curve c;
-        c.device = type;
-        c.measured = costs.isMeasured(type, 1);
-        std::vector<int> sizes;
-        if (c.measured)
-            sizes = costs.measured().microBatches(type, 1);
-        if (sizes.empty())
-            sizes = {1, 2, 4, 8, 16, 32, 64};
-        try {
-            for (int b : sizes) {
-                if (b <= 0)
-                    continue;
-                const LayerTiming t = costs.range(0, layers, type, 1, b);
-                const double step = t.forward + t.backward;
-                if (!(step > 0) || !std::isfinite(step))
-                    continue;
-                c.sizes.push_back(b);
-                c.samplesPerSecond.push_back(b / step);
-            }
-        } catch (const std::exception&) {
-            continue;   // device not in the catalog and not measured: nothing to draw for it
-        }
-        if (!c.sizes.empty())
+    for (const std::string& type : viewutil::deviceTypes(cluster))
+        if (Curve c = throughputCurve(costs, type, layers); !c.sizes.empty())
             curves_.push_back(std::move(c));
-    }
     if (curves_.empty())
         return;
 
     QCustomPlot* p = newPlot();
-    QCPAxis* x = p->xAxis;
-    QCPAxis* y = p->yAxis;
     xLo_ = 1e300;
     xHi_ = 0;
     yHi_ = 0;
@@ -73,133 +149,118 @@ void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const P
         xLo_ = std::min(xLo_, c.sizes.front());
         xHi_ = std::max(xHi_, c.sizes.back());
     }
-
-    std::map<std::string, int> colourOf;
-    std::map<std::string, const NaturalCubicSpline*> splineOf;
-    std::vector<std::unique_ptr<NaturalCubicSpline>> splines;
-    for (size_t i = 0; i < curves_.size(); ++i) {
-        const Curve& c = curves_[i];
-        const QColor colour = palette::seriesColor(int(i));
-        colourOf[c.device] = int(i);
-        auto* line = p->addGraph(x, y);
-        line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.device),
-                                                     c.measured ? tr("measured") : tr("analytic")));
-        line->setPen(QPen(colour, 2));
-        line->setAntialiased(true);
-        if (c.sizes.size() >= 2) {
-            splines.push_back(std::make_unique<NaturalCubicSpline>(c.sizes, c.samplesPerSecond));
-            splineOf[c.device] = splines.back().get();
-            // Sample evenly in log(b) so the curve is smooth on the log axis.
-            const int n = 240;
-            const double a = std::log(c.sizes.front()), b = std::log(c.sizes.back());
-            QVector<double> xs, ys;
-            for (int k = 0; k <= n; ++k) {
-                const double xv = std::exp(a + (b - a) * k / n);
-                xs << xv;
-                ys << (*splines.back())(xv);
-            }
-            line->setData(xs, ys, true);
-            for (double v : ys)
-                yHi_ = std::max(yHi_, v);
-        }
-        auto* dots = p->addGraph(x, y);
-        dots->removeFromLegend();
-        dots->setLineStyle(QCPGraph::lsNone);
-        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
-        dots->setData(QVector<double>(c.sizes.begin(), c.sizes.end()),
-                      QVector<double>(c.samplesPerSecond.begin(), c.samplesPerSecond.end()), true);
-        for (double v : c.samplesPerSecond)
-            yHi_ = std::max(yHi_, v);
-    }
-
-    // The plan's micro-batch sizes: per ZeRO GPU on its type's curve (one marker per type and size, with
-    // the GPU count), or one vertical line for a pipeline plan.
+    const Splines splines = addCurveGraphs(p);
+    // The plan's micro-batch sizes: per ZeRO GPU on its type's curve, or one line for a pipeline plan.
     markers_ = 0;
-    if (plan && plan->zero) {
-        std::map<std::pair<std::string, int>, int> count;
-        for (const ZeroGpu& z : plan->zero->gpus)
-            if (z.gpu >= 0 && z.gpu < cluster.gpuCount())
-                ++count[{cluster.nodeOf(z.gpu).deviceType, z.microBatchSize}];
-        for (const auto& [key, n] : count) {
-            auto it = colourOf.find(key.first);
-            if (it == colourOf.end())
-                continue;
-            const Curve& c = curves_[it->second];
-            double value;
-            if (auto s = splineOf.find(key.first); s != splineOf.end())
-                value = (*s->second)(key.second);
-            else
-                value = c.samplesPerSecond.front() * key.second / c.sizes.front();
-            auto* mark = p->addGraph(x, y);
-            mark->removeFromLegend();
-            mark->setLineStyle(QCPGraph::lsNone);
-            mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2),
-                                                  palette::seriesColor(it->second), 13));
-            mark->addData(key.second, value);
-            auto* label = new QCPItemText(p);
-            label->position->setCoords(key.second, value);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            label->setPadding(QMargins(8, 6, 0, 0));
-            label->setText(n == 1 ? tr("1 GPU, mbs %1").arg(key.second) : tr("%1 GPUs, mbs %2").arg(n).arg(key.second));
-            QFont f = p->font();
-            f.setPointSizeF(8);
-            label->setFont(f);
-            label->setColor(palette::shade(palette::seriesColor(it->second), 0.35));
-            xLo_ = std::min(xLo_, double(key.second));
-            xHi_ = std::max(xHi_, double(key.second));
-            ++markers_;
-        }
-        if (markers_ > 0) {
-            auto* legendMark = new LegendSwatch(x, y, tr("chosen micro-batch (ZeRO plan)"), {});
-            legendMark->setMarker(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2), Qt::gray, 11));
-        }
-    } else if (plan && !plan->pipelines.empty()) {
-        const int mbs = plan->pipelines.front().microBatchSize;
-        auto* line = new QCPItemStraightLine(p);
-        line->point1->setCoords(mbs, 0);
-        line->point2->setCoords(mbs, 1);
-        line->setPen(QPen(QColor(80, 80, 80), 1, Qt::DashLine));
-        auto* label = new QCPItemText(p);
-        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(mbs, 0.02);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        label->setPadding(QMargins(4, 0, 0, 0));
-        label->setText(tr("plan's micro-batch %1").arg(mbs));
-        label->setColor(QColor(60, 60, 60));
-        ++markers_;
-    }
-    auto* profiled = new LegendSwatch(x, y, tr("profiled size"), {});
+    if (plan && plan->zero)
+        markZeroPlan(p, cluster, *plan->zero, splines);
+    else if (plan && !plan->pipelines.empty())
+        markPipelinePlan(p, plan->pipelines.front().microBatchSize);
+    auto* profiled = new LegendSwatch(p->xAxis, p->yAxis, tr("profiled size"), {});
     profiled->setMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(60, 60, 60), Qt::white, 7));
 
-    x->setScaleType(QCPAxis::stLogarithmic);
-    auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
-    logTicker->setLogBase(2);
-    logTicker->setSubTickCount(0);
-    x->setTicker(logTicker);
-    x->setNumberFormat(QStringLiteral("g"));
-    x->setLabel(tr("micro-batch size (samples, log scale)"));
-    y->setLabel(tr("throughput (samples/s)"));
-    y->setNumberFormat(QStringLiteral("g"));
-    y->setNumberPrecision(4);
+    setupAxes(p->xAxis, p->yAxis);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-
     p->legend->setVisible(true);
     placeLegendInRow(p->legend, 0, 4);
     addTitle(tr("Throughput against micro-batch size"),
              tr("%1, sequence %2 · whole model on one GPU (tp 1)")
                  .arg(QString::fromStdString(costs.model().name))
                  .arg(costs.job().sequenceLength));
+    applyRanges(p->xAxis, p->yAxis);
+    setHasContent(true);
+}
+
+CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
+{
+    Splines splines;
+    for (size_t i = 0; i < curves_.size(); ++i) {
+        const Curve& c = curves_[i];
+        const QColor colour = palette::seriesColor(int(i));
+        auto* line = p->addGraph(p->xAxis, p->yAxis);
+        line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.device), sourceText(c)));
+        line->setPen(QPen(colour, 2));
+        line->setAntialiased(true);
+        splines.push_back(nullptr);
+        if (c.sizes.size() >= 2) {
+            splines.back() = std::make_unique<NaturalCubicSpline>(c.sizes, c.samplesPerSecond);
+            QVector<double> xs, ys;
+            sampleOnLogAxis(*splines.back(), c.sizes.front(), c.sizes.back(), xs, ys);
+            line->setData(xs, ys, true);
+            yHi_ = std::max(yHi_, *std::max_element(ys.begin(), ys.end()));
+        }
+        auto* dots = addScatterGraph(p, QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
+        dots->setData(QVector<double>(c.sizes.begin(), c.sizes.end()),
+                      QVector<double>(c.samplesPerSecond.begin(), c.samplesPerSecond.end()), true);
+        yHi_ = std::max(yHi_, *std::max_element(c.samplesPerSecond.begin(), c.samplesPerSecond.end()));
+    }
+    return splines;
+}
+
+// Throughput of curve `curve` at `microBatch`: on its spline, or for a single profiled point the line
+// through the origin (constant step time per sample).
+double CurvesView::valueOn(size_t curve, double microBatch, const Splines& splines) const
+{
+    if (splines[curve])
+        return (*splines[curve])(microBatch);
+    const Curve& c = curves_[curve];
+    return c.samplesPerSecond.front() * microBatch / c.sizes.front();
+}
+
+// One marker per device type and micro-batch size, with the GPU count.
+void CurvesView::markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const Splines& splines)
+{
+    for (const auto& [key, gpus] : zeroMicroBatchCounts(cluster, zero)) {
+        const auto it = std::find_if(curves_.begin(), curves_.end(),
+                                     [&device = key.first](const Curve& c) { return c.device == device; });
+        if (it == curves_.end())
+            continue;
+        const size_t curve = size_t(it - curves_.begin());
+        addZeroMarker(p, palette::seriesColor(int(curve)), key.second, valueOn(curve, key.second, splines), gpus);
+        includeInXRange(key.second);
+        ++markers_;
+    }
+    if (markers_ > 0) {
+        auto* legendMark = new LegendSwatch(p->xAxis, p->yAxis, tr("chosen micro-batch (ZeRO plan)"), {});
+        legendMark->setMarker(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2), Qt::gray, 11));
+    }
+}
+
+// A pipeline plan uses one micro-batch size everywhere: a dashed vertical line across all curves.
+void CurvesView::markPipelinePlan(QCustomPlot* p, int microBatch)
+{
+    auto* line = new QCPItemStraightLine(p);
+    line->point1->setCoords(microBatch, 0);
+    line->point2->setCoords(microBatch, 1);
+    line->setPen(QPen(QColor(80, 80, 80), 1, Qt::DashLine));
+    auto* label = new QCPItemText(p);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(microBatch, 0.02);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setPadding(QMargins(4, 0, 0, 0));
+    label->setText(tr("plan's micro-batch %1").arg(microBatch));
+    label->setColor(QColor(60, 60, 60));
+    ++markers_;
+}
+
+void CurvesView::includeInXRange(double microBatch)
+{
+    xLo_ = std::min(xLo_, microBatch);
+    xHi_ = std::max(xHi_, microBatch);
+}
+
+// The whole data with a margin: a quarter step either side on the log axis, 10 % headroom above.
+void CurvesView::applyRanges(QCPAxis* x, QCPAxis* y) const
+{
     x->setRange(xLo_ / 1.25, xHi_ * 1.25);
     y->setRange(0, yHi_ * 1.1);
-    setHasContent(true);
 }
 
 void CurvesView::resetZoom()
 {
     if (isEmpty())
         return;
-    plot()->xAxis->setRange(xLo_ / 1.25, xHi_ * 1.25);
-    plot()->yAxis->setRange(0, yHi_ * 1.1);
+    applyRanges(plot()->xAxis, plot()->yAxis);
     plot()->replot();
 }
 
@@ -226,7 +287,7 @@ QString CurvesView::toolTipAt(const QPointF& pos) const
         return {};
     const double b = best->sizes[bestIndex], sps = best->samplesPerSecond[bestIndex];
     return tr("<b>%1</b> (%2)<br>micro-batch %3: %4 samples/s<br>one step (forward + backward) %5")
-        .arg(QString::fromStdString(best->device), best->measured ? tr("measured") : tr("analytic"))
+        .arg(QString::fromStdString(best->device), sourceText(*best))
         .arg(b)
         .arg(sps, 0, 'g', 4)
         .arg(viewutil::formatDuration(b / sps));

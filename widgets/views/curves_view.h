@@ -10,10 +10,15 @@
 #include "core/model/plan.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+class QCPAxis;
+
 namespace hetplan {
+
+class NaturalCubicSpline;
 
 class CurvesView : public PlotView {
     Q_OBJECT
@@ -37,6 +42,16 @@ protected:
     QString toolTipAt(const QPointF& pos) const override;
 
 private:
+    // Per curve, the spline through its profiled points (null for a single point).
+    using Splines = std::vector<std::unique_ptr<NaturalCubicSpline>>;
+
+    Splines addCurveGraphs(QCustomPlot* p);
+    double valueOn(size_t curve, double microBatch, const Splines& splines) const;
+    void markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const Splines& splines);
+    void markPipelinePlan(QCustomPlot* p, int microBatch);
+    void includeInXRange(double microBatch);
+    void applyRanges(QCPAxis* x, QCPAxis* y) const;
+
     std::vector<Curve> curves_;
     int markers_ = 0;
     double xLo_ = 1, xHi_ = 64, yHi_ = 1;

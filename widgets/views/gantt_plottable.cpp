@@ -57,6 +57,13 @@ QCPRange GanttPlottable::getValueRange(bool& found, QCP::SignDomain, const QCPRa
     return QCPRange(rows_.front().top, rows_.back().top + rows_.back().height);
 }
 
+std::vector<GanttBox>::const_iterator GanttPlottable::firstReaching(size_t row, double key) const
+{
+    // No box of the row lasts longer than maxDuration_, so none starting before this can reach `key`.
+    return std::lower_bound(byRow_[row].begin(), byRow_[row].end(), key - maxDuration_[row],
+                            [](const GanttBox& b, double k) { return b.start < k; });
+}
+
 int GanttPlottable::rowAt(double value) const
 {
     for (size_t r = 0; r < rows_.size(); ++r)
@@ -72,8 +79,7 @@ const GanttBox* GanttPlottable::boxAt(double key, double value, double keyTolera
         return nullptr;
     const auto& row = byRow_[r];
     // Candidates start no later than key + tolerance and no earlier than key - tolerance - longest box.
-    auto it = std::lower_bound(row.begin(), row.end(), key - keyTolerance - maxDuration_[r],
-                               [](const GanttBox& b, double k) { return b.start < k; });
+    auto it = firstReaching(r, key - keyTolerance);
     const GanttBox* best = nullptr;
     double bestDistance = std::numeric_limits<double>::max();
     for (; it != row.end() && it->start <= key + keyTolerance; ++it) {
@@ -86,89 +92,102 @@ const GanttBox* GanttPlottable::boxAt(double key, double value, double keyTolera
     return best;
 }
 
+// Pixel span [top, bottom] of a value range (the axis may be reversed).
+std::pair<double, double> GanttPlottable::yPixels(double top, double height) const
+{
+    double a = mValueAxis->coordToPixel(top), b = mValueAxis->coordToPixel(top + height);
+    if (a > b)
+        std::swap(a, b);
+    return {a, b};
+}
+
 void GanttPlottable::draw(QCPPainter* painter)
 {
     painted_ = 0;
-    QCPAxis* keyAxis = mKeyAxis.data();
-    QCPAxis* valueAxis = mValueAxis.data();
-    if (!keyAxis || !valueAxis)
+    if (!mKeyAxis || !mValueAxis)
         return;
     const QRect clip = clipRect();
     painter->setAntialiasing(false);
+    drawBands(painter, clip);
+    drawTimeGrid(painter, clip);
+    painter->setFont(labelFont_);
+    const QFontMetrics fm(labelFont_);
+    for (size_t r = 0; r < rows_.size(); ++r)
+        drawRow(painter, r, clip, fm);
+}
 
-    auto yPixels = [&](double top, double height) {
-        double a = valueAxis->coordToPixel(top), b = valueAxis->coordToPixel(top + height);
-        if (a > b)
-            std::swap(a, b);
-        return std::pair{a, b};
-    };
-
-    // Stage bands behind everything, across the full visible width.
+// Stage bands behind everything, across the full visible width.
+void GanttPlottable::drawBands(QCPPainter* painter, const QRect& clip) const
+{
     for (const GanttBand& band : bands_) {
         auto [y0, y1] = yPixels(band.top, band.bottom - band.top);
         painter->fillRect(QRectF(clip.left(), y0, clip.width(), y1 - y0), band.colour);
     }
+}
 
-    // Time grid over the bands (QCustomPlot's own grid layer would sit under them).
+// Time grid over the bands (QCustomPlot's own grid layer would sit under them).
+void GanttPlottable::drawTimeGrid(QCPPainter* painter, const QRect& clip) const
+{
     painter->setPen(QPen(QColor(0, 0, 0, 45), 1, Qt::DotLine));
-    for (double tick : keyAxis->tickVector()) {
-        const double px = std::round(keyAxis->coordToPixel(tick));
+    for (double tick : mKeyAxis->tickVector()) {
+        const double px = std::round(mKeyAxis->coordToPixel(tick));
         painter->drawLine(QLineF(px, clip.top(), px, clip.bottom()));
     }
+}
 
-    const QCPRange visible = keyAxis->range();
-    painter->setFont(labelFont_);
-    const QFontMetrics fm(labelFont_);
-    const double textHeight = fm.height();
-
-    for (size_t r = 0; r < rows_.size(); ++r) {
-        const auto& row = byRow_[r];
-        if (row.empty())
+// The row's boxes in the visible key range. Boxes narrower than 1.5 px become one pixel column each, and
+// a column already painted in this row is skipped.
+void GanttPlottable::drawRow(QCPPainter* painter, size_t r, const QRect& clip, const QFontMetrics& fm)
+{
+    const auto& row = byRow_[r];
+    if (row.empty())
+        return;
+    const QCPRange visible = mKeyAxis->range();
+    auto [y0, y1] = yPixels(rows_[r].top, rows_[r].height);
+    const double h = std::max(1.0, y1 - y0);
+    const bool roomForText = h >= fm.height() - 1;
+    double lastPixel = -std::numeric_limits<double>::max();   // right edge of the last sub-pixel column drawn
+    for (auto it = firstReaching(r, visible.lower); it != row.end() && it->start <= visible.upper; ++it) {
+        if (it->end < visible.lower)
             continue;
-        auto [y0, y1] = yPixels(rows_[r].top, rows_[r].height);
-        const double h = std::max(1.0, y1 - y0);
-        const bool roomForText = h >= textHeight - 1;
-        auto it = std::lower_bound(row.begin(), row.end(), visible.lower - maxDuration_[r],
-                                   [](const GanttBox& b, double k) { return b.start < k; });
-        double lastPixel = -std::numeric_limits<double>::max();   // right edge of the last sub-pixel column drawn
-        for (; it != row.end() && it->start <= visible.upper; ++it) {
-            if (it->end < visible.lower)
+        double x0 = mKeyAxis->coordToPixel(it->start), x1 = mKeyAxis->coordToPixel(it->end);
+        if (x0 > x1)
+            std::swap(x0, x1);
+        x0 = std::max(x0, double(clip.left()) - 2);
+        x1 = std::min(x1, double(clip.right()) + 2);
+        const GanttStyle& st = styles_[std::clamp(it->style, 0, int(styles_.size()) - 1)];
+        if (x1 - x0 < 1.5) {
+            const double col = std::floor(x0);
+            if (col < lastPixel)
                 continue;
-            double x0 = keyAxis->coordToPixel(it->start), x1 = keyAxis->coordToPixel(it->end);
-            if (x0 > x1)
-                std::swap(x0, x1);
-            x0 = std::max(x0, double(clip.left()) - 2);
-            x1 = std::min(x1, double(clip.right()) + 2);
-            const GanttStyle& st = styles_[std::clamp(it->style, 0, int(styles_.size()) - 1)];
-            if (x1 - x0 < 1.5) {
-                // Sub-pixel box: one pixel column per row is enough, the rest would paint over it.
-                const double col = std::floor(x0);
-                if (col < lastPixel)
-                    continue;
-                painter->fillRect(QRectF(col, y0, 1, h), st.hatch != Qt::NoBrush ? st.hatchColour : st.outline);
-                lastPixel = col + 1;
-                ++painted_;
-                continue;
-            }
-            const QRectF box(x0, y0, x1 - x0, h);
-            painter->fillRect(box, st.fill);
-            if (st.hatch != Qt::NoBrush)
-                painter->fillRect(box, QBrush(st.hatchColour, st.hatch));
-            if (x1 - x0 >= 4) {
-                painter->setPen(QPen(st.outline, 1));
-                painter->setBrush(Qt::NoBrush);
-                painter->drawRect(box.adjusted(0, 0, -1, -1));
-            }
+            painter->fillRect(QRectF(col, y0, 1, h), st.hatch != Qt::NoBrush ? st.hatchColour : st.outline);
+            lastPixel = col + 1;
+        } else {
+            drawBox(painter, QRectF(x0, y0, x1 - x0, h), st, roomForText ? it->label : -1, fm);
             lastPixel = x1;
-            ++painted_;
-            if (it->label >= 0 && roomForText) {
-                const QString text = QString::number(it->label);
-                if (fm.horizontalAdvance(text) + 4 <= x1 - x0) {
-                    painter->setPen(st.text);
-                    painter->drawText(box, Qt::AlignCenter, text);
-                }
-            }
         }
+        ++painted_;
+    }
+}
+
+// One box of at least 1.5 px: fill, hatch, an outline from 4 px, and its label (>= 0) where it fits.
+void GanttPlottable::drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label,
+                             const QFontMetrics& fm) const
+{
+    painter->fillRect(box, st.fill);
+    if (st.hatch != Qt::NoBrush)
+        painter->fillRect(box, QBrush(st.hatchColour, st.hatch));
+    if (box.width() >= 4) {
+        painter->setPen(QPen(st.outline, 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(box.adjusted(0, 0, -1, -1));
+    }
+    if (label < 0)
+        return;
+    const QString text = QString::number(label);
+    if (fm.horizontalAdvance(text) + 4 <= box.width()) {
+        painter->setPen(st.text);
+        painter->drawText(box, Qt::AlignCenter, text);
     }
 }
 

@@ -63,6 +63,14 @@ protected:
     void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
 
 private:
+    // The first box of `row` that may still be running at `key` (boxes are sorted by start).
+    std::vector<GanttBox>::const_iterator firstReaching(size_t row, double key) const;
+    std::pair<double, double> yPixels(double top, double height) const;
+    void drawBands(QCPPainter* painter, const QRect& clip) const;
+    void drawTimeGrid(QCPPainter* painter, const QRect& clip) const;
+    void drawRow(QCPPainter* painter, size_t r, const QRect& clip, const QFontMetrics& fm);
+    void drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label, const QFontMetrics& fm) const;
+
     std::vector<GanttRow> rows_;
     std::vector<GanttBand> bands_;
     std::vector<GanttStyle> styles_;

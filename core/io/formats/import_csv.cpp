@@ -140,16 +140,13 @@ struct Row {
     int line = 0;
 };
 
-} // namespace
+// Per table, the rows by layer number.
+using Groups = std::map<ProfileKey, std::map<int, Row>>;
 
-Profile importCsv(const std::string& path)
+// Calls `record(lineNo, fields)` for each line that is neither blank nor a '#' comment.
+template <typename Record>
+void forEachRecord(const std::string& text, const std::string& file, Record record)
 {
-    std::string text = readBytes(path);
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0)  // spreadsheets like to add a UTF-8 BOM
-        text.erase(0, 3);
-
-    std::optional<Header> header;
-    std::map<ProfileKey, std::map<int, Row>> groups;
     int lineNo = 0;
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -159,96 +156,155 @@ Profile importCsv(const std::string& path)
         const std::string_view line = trim(std::string_view(text).substr(pos, nl - pos));
         pos = nl + 1;
         ++lineNo;
-        if (line.empty() || line.front() == '#')
-            continue;
+        if (!line.empty() && line.front() != '#')
+            record(lineNo, splitRecord(line, file, lineNo));
+    }
+}
 
-        const std::vector<std::string> f = splitRecord(line, path, lineNo);
-        if (!header) {
-            header = parseHeader(f, path, lineNo);
-            continue;
-        }
-        const Header& h = *header;
-        if (f.size() != h.count)
-            throw InputError(path, "line " + std::to_string(lineNo),
-                             "expected " + std::to_string(h.count) + " fields, found " + std::to_string(f.size()));
-        auto cell = [&](int col) -> const std::string& { return f[static_cast<size_t>(h.index[col])]; };
-        auto integer = [&](int col, long long min) {
-            long long v = 0;
-            if (!parseInt(cell(col), v))
-                throw InputError(path, lineField(lineNo, h.name[col]), "not a whole number: '" + cell(col) + "'");
-            if (v < min || v > 1'000'000'000)
-                throw InputError(path, lineField(lineNo, h.name[col]),
-                                 "must be " + std::string(min > 0 ? "positive" : "non-negative"));
-            return static_cast<int>(v);
-        };
-        // Empty optional cells mean "not measured".
-        auto number = [&](int col, bool optional) -> std::optional<double> {
-            if (h.index[col] < 0 || (optional && cell(col).empty()))
-                return std::nullopt;
-            double v = 0;
-            if (!parseDouble(cell(col), v))
-                throw InputError(path, lineField(lineNo, h.name[col]), "not a number: '" + cell(col) + "'");
-            if (v < 0)
-                throw InputError(path, lineField(lineNo, h.name[col]), "negative value " + cell(col));
-            return v;
-        };
+// One data record read against the header; every failure names the line and the column.
+class RecordReader {
+public:
+    RecordReader(const Header& h, const std::vector<std::string>& fields, const std::string& file, int line)
+        : h_(h), fields_(fields), file_(file), line_(line)
+    {
+        if (fields.size() != h.count)
+            throw InputError(file, "line " + std::to_string(line),
+                             "expected " + std::to_string(h.count) + " fields, found " + std::to_string(fields.size()));
+    }
 
+    int line() const { return line_; }
+    [[noreturn]] void fail(const std::string& column, const std::string& reason) const
+    {
+        throw InputError(file_, lineField(line_, column), reason);
+    }
+
+    // device, tp and micro_batch.
+    ProfileKey key() const
+    {
         ProfileKey key;
         if (cell(Device).empty())
-            throw InputError(path, lineField(lineNo, "device"), "empty device name");
+            fail("device", "empty device name");
         // Rows for a device the catalog does not know would never be looked up: refuse them.
         const DeviceType* device = DeviceCatalog::builtin().find(cell(Device));
         if (!device)
-            throw InputError(path, lineField(lineNo, "device"),
-                             "unknown device type '" + cell(Device) + "' (see hetplan-cli list devices)");
+            fail("device", "unknown device type '" + cell(Device) + "' (see hetplan-cli list devices)");
         key.deviceType = device->name;
         key.tp = integer(Tp, 1);
         key.microBatch = integer(MicroBatch, 1);
-        const int layer = integer(Layer, 0);
+        return key;
+    }
 
+    int layer() const { return integer(Layer, 0); }
+
+    // The layer's times in seconds and its activation bytes.
+    Row row() const
+    {
         // Milliseconds are converted by division: x / 1000 is the correctly rounded quotient, while
         // x * 1e-3 is not always.
-        auto seconds = [&](double v) { return h.msUnits ? v / 1000.0 : v; };
+        auto seconds = [&](double v) { return h_.msUnits ? v / 1000.0 : v; };
         Row row;
-        row.line = lineNo;
+        row.line = line_;
         row.timing.forward = seconds(*number(Forward, false));
         row.timing.backward = seconds(*number(Backward, false));
         if (auto u = number(Update, true))
             row.timing.update = seconds(*u);
         if (auto a = number(Activation, true))
             row.timing.activationBytes = *a;
-
-        auto& group = groups[key];
-        const auto [it, inserted] = group.emplace(layer, row);
-        if (!inserted)
-            throw InputError(path, lineField(lineNo, "layer"),
-                             "duplicate row for device " + key.deviceType + ", tp " + std::to_string(key.tp) +
-                                 ", micro_batch " + std::to_string(key.microBatch) + ", layer " +
-                                 std::to_string(layer) + " (first on line " + std::to_string(it->second.line) + ")");
+        return row;
     }
-    if (!header)
-        throw InputError(path, "header", "empty file: expected a header line");
-    if (groups.empty())
-        throw InputError(path, "rows", "no data rows after the header");
 
+private:
+    const std::string& cell(int col) const { return fields_[static_cast<size_t>(h_.index[col])]; }
+
+    int integer(int col, long long min) const
+    {
+        long long v = 0;
+        if (!parseInt(cell(col), v))
+            fail(h_.name[col], "not a whole number: '" + cell(col) + "'");
+        if (v < min || v > 1'000'000'000)
+            fail(h_.name[col], "must be " + std::string(min > 0 ? "positive" : "non-negative"));
+        return static_cast<int>(v);
+    }
+
+    // Empty optional cells (and absent optional columns) mean "not measured".
+    std::optional<double> number(int col, bool optional) const
+    {
+        if (h_.index[col] < 0 || (optional && cell(col).empty()))
+            return std::nullopt;
+        double v = 0;
+        if (!parseDouble(cell(col), v))
+            fail(h_.name[col], "not a number: '" + cell(col) + "'");
+        if (v < 0)
+            fail(h_.name[col], "negative value " + cell(col));
+        return v;
+    }
+
+    const Header& h_;
+    const std::vector<std::string>& fields_;
+    const std::string& file_;
+    int line_;
+};
+
+std::string tableName(const ProfileKey& key)
+{
+    return "device " + key.deviceType + ", tp " + std::to_string(key.tp) + ", micro_batch " +
+           std::to_string(key.microBatch);
+}
+
+void addRecord(Groups& groups, const RecordReader& record)
+{
+    const ProfileKey key = record.key();
+    const int layer = record.layer();
+    const Row row = record.row();
+    const auto [it, inserted] = groups[key].emplace(layer, row);
+    if (!inserted)
+        record.fail("layer", "duplicate row for " + tableName(key) + ", layer " + std::to_string(layer) +
+                                 " (first on line " + std::to_string(it->second.line) + ")");
+}
+
+// One table per group; its layers must be numbered 0..N-1 without gaps.
+Profile assembleProfile(const Groups& groups, const std::string& file)
+{
     Profile p;
     p.source = "csv";
-    for (auto& [key, rows] : groups) {
+    for (const auto& [key, rows] : groups) {
         std::vector<LayerTiming> layers;
         int expected = 0;
         for (const auto& [layer, row] : rows) {
             if (layer != expected)
-                throw InputError(path, lineField(row.line, "layer"),
-                                 "layer " + std::to_string(expected) + " is missing for device " + key.deviceType +
-                                     ", tp " + std::to_string(key.tp) + ", micro_batch " +
-                                     std::to_string(key.microBatch) + " (layers must be numbered 0..N-1)");
+                throw InputError(file, lineField(row.line, "layer"),
+                                 "layer " + std::to_string(expected) + " is missing for " + tableName(key) +
+                                     " (layers must be numbered 0..N-1)");
             layers.push_back(row.timing);
             ++expected;
         }
         p.set(key, std::move(layers));
     }
-    p.validate(path);
+    p.validate(file);
     return p;
+}
+
+} // namespace
+
+Profile importCsv(const std::string& path)
+{
+    std::string text = readBytes(path);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0)  // spreadsheets like to add a UTF-8 BOM
+        text.erase(0, 3);
+
+    std::optional<Header> header;
+    Groups groups;
+    forEachRecord(text, path, [&](int lineNo, const std::vector<std::string>& fields) {
+        if (!header)
+            header = parseHeader(fields, path, lineNo);
+        else
+            addRecord(groups, RecordReader(*header, fields, path, lineNo));
+    });
+    if (!header)
+        throw InputError(path, "header", "empty file: expected a header line");
+    if (groups.empty())
+        throw InputError(path, "rows", "no data rows after the header");
+    return assembleProfile(groups, path);
 }
 
 std::string exportCsv(const Profile& p)

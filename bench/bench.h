@@ -9,10 +9,7 @@
 namespace hetplan::bench {
 
 // For Benchmark::Apply: wall-clock time in milliseconds.
-inline void wallMilliseconds(benchmark::internal::Benchmark* b)
-{
-    b->Unit(benchmark::kMillisecond)->UseRealTime();
-}
+inline void wallMilliseconds(benchmark::internal::Benchmark* b) { b->Unit(benchmark::kMillisecond)->UseRealTime(); }
 
 // "target < N ms" (or "no target" for targetMs <= 0), then `details` if any.
 inline std::string targetLabel(double targetMs, const std::string& details = "")

@@ -40,10 +40,9 @@ void ampPlan(benchmark::State& state, const std::string& cluster, const std::str
     state.counters["candidates"] = double(plan.search.candidates);
     state.counters["dp_steps"] = plan.search.extra["dp_steps"];
     state.counters["iteration_s"] = plan.estimate.iterationSeconds;
-    state.SetLabel(bench::targetLabel(targetMs, "best pp " + std::to_string(pl.stages.size()) + " dp " +
-                                                    std::to_string(pl.replicas) + " tp " +
-                                                    std::to_string(pl.stages[0].tensorParallel) + " mbs " +
-                                                    std::to_string(pl.microBatchSize)));
+    state.SetLabel(bench::targetLabel(
+        targetMs, "best pp " + std::to_string(pl.stages.size()) + " dp " + std::to_string(pl.replicas) + " tp " +
+                      std::to_string(pl.stages[0].tensorParallel) + " mbs " + std::to_string(pl.microBatchSize)));
 }
 
 } // namespace

@@ -30,7 +30,7 @@ int writeScaleInputs(int argc, char** argv)
         return 0;
     } catch (const hetplan::InputError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
-    } catch (const std::logic_error&) {   // std::stoi
+    } catch (const std::logic_error&) { // std::stoi
         std::fprintf(stderr, "error: GPUS: not a number: %s\n", argv[3]);
     }
     return 2;

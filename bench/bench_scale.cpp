@@ -14,19 +14,15 @@ namespace {
 
 struct ScaleRun {
     const char* planner;
-    double timeLimitSeconds;   // 0 = none; searches stop there and keep their best plan
-    bool slow;                 // takes minutes on these inputs: skipped unless --include-slow
+    double timeLimitSeconds; // 0 = none; searches stop there and keep their best plan
+    bool slow;               // takes minutes on these inputs: skipped unless --include-slow
 };
 
 // uniform, data-parallel and random find nothing that fits (the 2048-token GPT-2 blocks keep large
 // attention activations); they are timed reaching that answer. amp takes tens of seconds here.
 const ScaleRun kScaleRuns[] = {
-    {"uniform", 0, false},
-    {"data-parallel", 0, false},
-    {"megatron", 0, false},
-    {"random", 2, false},
-    {"annealing", 5, false},
-    {"amp", 0, true},
+    {"uniform", 0, false}, {"data-parallel", 0, false}, {"megatron", 0, false},
+    {"random", 2, false},  {"annealing", 5, false},     {"amp", 0, true},
 };
 
 const PlanRequest& scaleRequest()
@@ -57,7 +53,7 @@ void scalePlan(benchmark::State& state, const ScaleRun& run)
     PlanRequest req = scaleRequest();
     req.timeLimitSeconds = run.timeLimitSeconds;
     Plan plan;
-    std::string noPlan;   // why a run ended without a plan; finding that quickly is an answer too
+    std::string noPlan; // why a run ended without a plan; finding that quickly is an answer too
     try {
         for (auto _ : state) {
             Progress progress({}, req.timeLimitSeconds);
@@ -69,7 +65,7 @@ void scalePlan(benchmark::State& state, const ScaleRun& run)
                 noPlan = "no feasible plan within the limit";
             }
         }
-    } catch (const std::exception& e) {   // bad input
+    } catch (const std::exception& e) { // bad input
         state.SkipWithError(e.what());
         return;
     }

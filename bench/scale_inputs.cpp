@@ -12,10 +12,10 @@ namespace hetplan::bench {
 
 namespace {
 
-constexpr double kFastNic = 25e9;     // 200 Gb/s: A100 and H100 servers
-constexpr double kSlowNic = 12.5e9;   // 100 Gb/s
+constexpr double kFastNic = 25e9;   // 200 Gb/s: A100 and H100 servers
+constexpr double kSlowNic = 12.5e9; // 100 Gb/s
 constexpr int kCanvasColumns = 16;
-constexpr double kCanvasSpacing = 220;   // what the bundled example clusters use
+constexpr double kCanvasSpacing = 220; // what the bundled example clusters use
 
 std::string lower(std::string s)
 {
@@ -39,8 +39,8 @@ ScaleClusterShape scaleClusterShape(int gpus)
     const int perType = shape.gpusPerNode * int(shape.types.size());
     if (gpus <= 0 || gpus % perType != 0)
         throw InputError("scale inputs", "gpus",
-                         "must be a positive multiple of " + std::to_string(perType) + " (got " +
-                             std::to_string(gpus) + ")");
+                         "must be a positive multiple of " + std::to_string(perType) + " (got " + std::to_string(gpus) +
+                             ")");
     shape.nodesPerType = gpus / perType;
     return shape;
 }

@@ -31,8 +31,7 @@ CliResult runCli(const QStringList& args)
     return r;
 }
 
-Cluster twoNodeCluster(const std::string& typeA, int gpusA, const std::string& typeB, int gpusB,
-                       double nicBandwidth)
+Cluster twoNodeCluster(const std::string& typeA, int gpusA, const std::string& typeB, int gpusB, double nicBandwidth)
 {
     Cluster c;
     c.name = "two-node";
@@ -104,9 +103,8 @@ void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, 
         const int S = int(pl.stages.size());
         for (int s = 0; s < S; ++s) {
             const Stage& st = pl.stages[s];
-            const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel,
-                                                pl.replicas, pl.microBatchSize, std::min(S - s, pl.microBatches),
-                                                plan.job);
+            const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel, pl.replicas,
+                                                pl.microBatchSize, std::min(S - s, pl.microBatches), plan.job);
             for (int g : st.gpus)
                 QVERIFY(fitsMemory(peak, costsForMemory->device(plan.cluster.nodeOf(g).deviceType)));
         }

@@ -1,7 +1,7 @@
 #pragma once
 // The one shared test helper: fixture paths, temp dirs, running the CLI, small hand-made inputs.
-#include "core/model/cluster.h"
 #include "core/base/errors.h"
+#include "core/model/cluster.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
 #include "core/model/plan.h"
@@ -32,8 +32,7 @@ CliResult runCli(const QStringList& args);
 Cluster twoNodeCluster(const std::string& typeA, int gpusA, const std::string& typeB, int gpusB,
                        double nicBandwidth = 1.25e9);
 // A uniform toy model: `layers` identical layers with the given per-sample forward FLOP and params.
-ModelSpec toyModel(int layers, double flopsPerLayer = 1e9, double paramsPerLayer = 1e6,
-                   double outputBytes = 1e5);
+ModelSpec toyModel(int layers, double flopsPerLayer = 1e9, double paramsPerLayer = 1e6, double outputBytes = 1e5);
 
 // Runs `f` and returns the InputError it threw, or nothing if it returned normally (other exceptions pass).
 template <typename F>

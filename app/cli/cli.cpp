@@ -1,9 +1,9 @@
 // The top level: the command table, the top-level help and version, and exceptions → exit codes.
 #include "cli.h"
 
+#include "core/base/errors.h"
 #include "core/io/exporters.h"
 #include "core/io/importers.h"
-#include "core/base/errors.h"
 
 #include <algorithm>
 #include <ostream>
@@ -21,10 +21,8 @@ const std::vector<Command>& commands()
         {"compare", "compare [options]", "Run several planners on the same request and compare their plans.",
          cmdCompare},
         {"simulate", "simulate [options]", "Re-score a plan file with the shared simulator.", cmdSimulate},
-        {"export", "export [options]", "Write a plan for a training framework, launcher or trace viewer.",
-         cmdExport},
-        {"import", "import [options]", "Convert another tool's measured profile to hetplan's profile JSON.",
-         cmdImport},
+        {"export", "export [options]", "Write a plan for a training framework, launcher or trace viewer.", cmdExport},
+        {"import", "import [options]", "Convert another tool's measured profile to hetplan's profile JSON.", cmdImport},
     };
     return all;
 }
@@ -48,8 +46,7 @@ CommandLine topLevel()
     std::vector<std::pair<std::string, std::string>> rows;
     for (const Command& c : commands())
         rows.emplace_back(c.name, c.summary);
-    cl.setEpilogue("Commands:\n" + table(rows) +
-                   "\nImport formats: " + namesOf(ImporterRegistry::instance().names()) +
+    cl.setEpilogue("Commands:\n" + table(rows) + "\nImport formats: " + namesOf(ImporterRegistry::instance().names()) +
                    "\nExport formats: " + namesOf(ExporterRegistry::instance().names()) +
                    "\n\nRun 'hetplan-cli <command> --help' for the options of a command.\n"
                    "Exit codes: 0 ok, 2 bad input, 3 no feasible plan, 4 cancelled or time limit hit\n");

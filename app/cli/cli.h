@@ -20,8 +20,8 @@ enum ExitCode { Ok = 0, BadInput = 2, Infeasible = 3, Cancelled = 4 };
 using CommandFn = int (*)(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 struct Command {
     const char* name;
-    const char* usage;    // after "hetplan-cli " in the command's help
-    const char* summary;  // one line, in the top-level help and atop the command's own
+    const char* usage;   // after "hetplan-cli " in the command's help
+    const char* summary; // one line, in the top-level help and atop the command's own
     CommandFn run;
 };
 // In the order the top-level help lists them.

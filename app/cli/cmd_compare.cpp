@@ -1,7 +1,7 @@
 #include "cli.h"
 
-#include "core/io/json_io.h"
 #include "core/base/errors.h"
+#include "core/io/json_io.h"
 
 #include <QJsonArray>
 #include <iomanip>
@@ -46,7 +46,8 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
     QJsonArray plans, failures;
     std::vector<Plan> done;
     out << std::left << std::setw(15) << "planner" << std::right << std::setw(12) << "iter (s)" << std::setw(12)
-        << "own (s)" << std::setw(14) << "tokens/s" << std::setw(12) << "search ms" << "  status\n";
+        << "own (s)" << std::setw(14) << "tokens/s" << std::setw(12) << "search ms"
+        << "  status\n";
     for (const std::string& name : planners) {
         Progress progress({}, req.timeLimitSeconds);
         std::string status;
@@ -73,9 +74,10 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
             status = std::string("not applicable: ") + e.what();
         }
         out << std::left << std::setw(15) << name << std::right << std::setw(12) << "-" << std::setw(12) << "-"
-            << std::setw(14) << "-" << std::setw(12) << "-" << "  " << status << "\n";
-        failures.append(QJsonObject{{"planner", QString::fromStdString(name)},
-                                    {"status", QString::fromStdString(status)}});
+            << std::setw(14) << "-" << std::setw(12) << "-"
+            << "  " << status << "\n";
+        failures.append(
+            QJsonObject{{"planner", QString::fromStdString(name)}, {"status", QString::fromStdString(status)}});
     }
     if (done.empty()) {
         err << "error: no feasible plan: no planner produced a plan\n";

@@ -1,9 +1,9 @@
 #include "cli.h"
 
+#include "core/base/errors.h"
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/model/device.h"
-#include "core/base/errors.h"
 
 #include <ostream>
 
@@ -27,15 +27,16 @@ void addImportOptions(CommandLine& cl)
     cl.addOption("in", "PATH",
                  "The measurements: a file, or a directory for " + formatsNeeding(&ImportNeeds::directory) + ".");
     cl.addOption("out", "FILE", "Write the profile JSON (hetplan.profile/1) here.");
-    cl.addOption("device", "TYPE", "The GPU type it was measured on (see: hetplan-cli list devices); required for " +
-                                       formatsNeeding(&ImportNeeds::device) + ".");
+    cl.addOption("device", "TYPE",
+                 "The GPU type it was measured on (see: hetplan-cli list devices); required for " +
+                     formatsNeeding(&ImportNeeds::device) + ".");
     cl.addOption("tp", "N", "Tensor-parallel degree it was measured at, for " + formatsNeeding(&ImportNeeds::tp) + ".",
                  "1");
     cl.addOption("model", "NAME", "The model the profile belongs to (stored in the profile).");
     cl.addFlag("compact-gpt2", "Fold AMP's GPT-2 no-op entries (30 entries -> 26 layers), for " +
                                    formatsNeeding(&ImportNeeds::ampOptions) + ".");
-    cl.addOption("backward-factor", "F", "Backward time = F x forward time, for " +
-                                             formatsNeeding(&ImportNeeds::ampOptions) + ".", "2");
+    cl.addOption("backward-factor", "F",
+                 "Backward time = F x forward time, for " + formatsNeeding(&ImportNeeds::ampOptions) + ".", "2");
     cl.setEpilogue("Formats:\n" + formatTable(formats));
 }
 

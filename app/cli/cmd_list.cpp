@@ -1,8 +1,8 @@
 #include "cli.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/model/device.h"
-#include "core/base/errors.h"
 #include "core/model/model.h"
 
 #include <iomanip>
@@ -43,7 +43,8 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         }
     } else if (what == "devices") {
         out << std::left << std::setw(16) << "device" << std::setw(8) << "vendor" << std::right << std::setw(10)
-            << "TFLOP/s" << std::setw(9) << "GiB" << std::setw(10) << "GB/s" << "  intra-node link\n";
+            << "TFLOP/s" << std::setw(9) << "GiB" << std::setw(10) << "GB/s"
+            << "  intra-node link\n";
         for (const DeviceType& d : DeviceCatalog::builtin().all())
             out << std::left << std::setw(16) << d.name << std::setw(8) << d.vendor << std::right << std::fixed
                 << std::setprecision(1) << std::setw(10) << d.peakFlops / 1e12 << std::setw(9)

@@ -1,7 +1,7 @@
 #include "cli.h"
 
-#include "core/io/json_io.h"
 #include "core/base/errors.h"
+#include "core/io/json_io.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -45,8 +45,9 @@ std::string stageDevices(const Cluster& c, const std::vector<int>& gpus)
 void printPlan(const Plan& p, std::ostream& out)
 {
     out << std::fixed;
-    out << "planner " << p.planner << " | cluster " << p.cluster.name << " (" << p.cluster.gpuCount() << " GPUs) | model "
-        << p.model.name << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength << "\n";
+    out << "planner " << p.planner << " | cluster " << p.cluster.name << " (" << p.cluster.gpuCount()
+        << " GPUs) | model " << p.model.name << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength
+        << "\n";
     out << std::setprecision(4) << "iteration " << p.estimate.iterationSeconds << " s (simulated)";
     if (p.plannerEstimate)
         out << ", planner estimate " << *p.plannerEstimate << " s";
@@ -72,7 +73,8 @@ void printPlan(const Plan& p, std::ostream& out)
         out << "ZeRO-" << p.zero->stage << ":\n  GPU            micro  steps  last\n";
         for (const ZeroGpu& g : p.zero->gpus)
             out << "  " << std::left << std::setw(15) << p.cluster.gpuName(g.gpu) << std::right << std::setw(5)
-                << g.microBatchSize << std::setw(7) << g.accumulationSteps << std::setw(6) << g.lastMicroBatchSize << "\n";
+                << g.microBatchSize << std::setw(7) << g.accumulationSteps << std::setw(6) << g.lastMicroBatchSize
+                << "\n";
     }
     if (!p.estimate.peakMemoryBytes.empty()) {
         auto peak = std::max_element(p.estimate.peakMemoryBytes.begin(), p.estimate.peakMemoryBytes.end(),
@@ -115,7 +117,8 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = runPlanner(planner, req, progress);
     if (!plan.search.stopped.empty())
-        err << "note: " << planner << " stopped early (" << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")
+        err << "note: " << planner << " stopped early ("
+            << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")
             << "): this is the best plan it found so far\n";
     if (cl.has("out"))
         writeJsonFile(cl.get("out"), toJson(plan));

@@ -1,8 +1,8 @@
 #include "cli.h"
 
+#include "core/base/errors.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
-#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonDocument>

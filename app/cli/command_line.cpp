@@ -40,8 +40,8 @@ void CommandLine::addOption(const std::string& name, const std::string& valueNam
 
 void CommandLine::addFlag(const std::string& name, const std::string& description)
 {
-    parser_->addOption(QCommandLineOption(name == "help" ? QStringList{"h", "help"} : QStringList{qs(name)},
-                                         qs(description)));
+    parser_->addOption(
+        QCommandLineOption(name == "help" ? QStringList{"h", "help"} : QStringList{qs(name)}, qs(description)));
     takesValue_[name] = false;
 }
 
@@ -55,7 +55,7 @@ void CommandLine::addPositional(const std::string& name, const std::string& desc
 
 bool CommandLine::parse(const std::vector<std::string>& argv, std::ostream& out)
 {
-    QStringList args{"hetplan-cli"};   // QCommandLineParser skips the program name
+    QStringList args{"hetplan-cli"}; // QCommandLineParser skips the program name
     for (const std::string& a : argv)
         args << qs(a);
     const bool ok = parser_->parse(args);

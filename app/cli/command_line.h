@@ -41,7 +41,7 @@ public:
     // The last value given, else the default, else "".
     std::string value(const std::string& name) const;
     std::vector<std::string> all(const std::string& name) const;
-    int integer(const std::string& name) const;   // strict parse of get(name)
+    int integer(const std::string& name) const; // strict parse of get(name)
     double number(const std::string& name) const;
     std::vector<std::string> positional() const;
 
@@ -63,9 +63,9 @@ private:
     }
     bool takesValue(const std::string& name) const;
 
-    std::unique_ptr<QCommandLineParser> parser_;   // held so a CommandLine can be returned
+    std::unique_ptr<QCommandLineParser> parser_; // held so a CommandLine can be returned
     std::string usage_, epilogue_;
-    std::map<std::string, bool> takesValue_;   // declared options: true = takes a value, false = a flag
+    std::map<std::string, bool> takesValue_; // declared options: true = takes a value, false = a flag
     bool positionalAllowed_ = false;
 };
 

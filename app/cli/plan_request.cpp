@@ -1,9 +1,9 @@
 // The planning request of `plan` and `compare`, from the command line.
 #include "cli.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
-#include "core/base/errors.h"
 
 #include <algorithm>
 #include <cmath>

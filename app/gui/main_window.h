@@ -129,7 +129,7 @@ private:
     QProgressBar* progress_;
     QToolButton* cancel_;
     QMenu* recentMenu_ = nullptr;
-    std::string editorCluster_;   // name of the cluster shown in the editor
+    std::string editorCluster_; // name of the cluster shown in the editor
     int activeRun_ = 0;
     bool interactive_ = true;
     bool syncing_ = false;

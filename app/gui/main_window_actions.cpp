@@ -2,10 +2,10 @@
 // and screenshots.
 #include "main_window.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
-#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
@@ -106,8 +106,8 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), doc_->filePath(),
-                                                tr("hetplan projects (*.hetplan)"));
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Save project"), doc_->filePath(), tr("hetplan projects (*.hetplan)"));
     if (path.isEmpty())
         return false;
     if (!path.endsWith(".hetplan"))
@@ -168,8 +168,8 @@ void MainWindow::newCluster()
     c.name = "cluster-" + std::to_string(n);
     doc_->setCluster(c); // one undo step, which also makes it current
     tabs_->setCurrentWidget(editor_);
-    showMessage(tr("New cluster %1: drag device types from the palette onto the canvas")
-                    .arg(QString::fromStdString(c.name)));
+    showMessage(
+        tr("New cluster %1: drag device types from the palette onto the canvas").arg(QString::fromStdString(c.name)));
 }
 
 void MainWindow::exportPlan(const QString& format)
@@ -272,9 +272,7 @@ void MainWindow::onTreeActivated(const QModelIndex& index)
         doc_->setCurrentModel(index.data(kRoleName).toString().toStdString());
         tabs_->setCurrentWidget(modelPanel_);
         break;
-    case TreeKind::Job:
-        doc_->setCurrentJob(index.data(kRoleName).toString().toStdString());
-        break;
+    case TreeKind::Job: doc_->setCurrentJob(index.data(kRoleName).toString().toStdString()); break;
     case TreeKind::Run:
         if (const Run* r = doc_->run(index.data(kRoleRun).toInt()))
             runPanel_->showRun(*r);
@@ -491,7 +489,8 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
         ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
     }
     // The Run and Model tabs too, as the whole window sees them.
-    for (const auto& [tab, name] : {std::pair<QWidget*, const char*>{runPanel_, "run.png"}, {modelPanel_, "model.png"}}) {
+    for (const auto& [tab, name] :
+         {std::pair<QWidget*, const char*>{runPanel_, "run.png"}, {modelPanel_, "model.png"}}) {
         tabs_->setCurrentWidget(tab);
         QApplication::processEvents();
         ok = grab().save(QDir(dir).filePath(name)) && ok;

@@ -10,7 +10,10 @@ class InputError : public std::runtime_error {
 public:
     InputError(std::string file, std::string field, std::string reason)
         : std::runtime_error(file + ": " + field + ": " + reason),
-          file_(std::move(file)), field_(std::move(field)), reason_(std::move(reason)) {}
+          file_(std::move(file)),
+          field_(std::move(field)),
+          reason_(std::move(reason))
+    {}
     const std::string& file() const { return file_; }
     const std::string& field() const { return field_; }
     const std::string& reason() const { return reason_; }

@@ -14,7 +14,8 @@ namespace hetplan {
 class JsonReader {
 public:
     JsonReader(QJsonObject o, std::string file, std::string path = {})
-        : o_(std::move(o)), file_(std::move(file)), path_(std::move(path)) {}
+        : o_(std::move(o)), file_(std::move(file)), path_(std::move(path))
+    {}
 
     const QJsonObject& object() const { return o_; }
     const std::string& file() const { return file_; }

@@ -16,18 +16,18 @@ const std::map<std::string, double>& table(Dimension dim)
 {
     // Decimal prefixes for rates (as vendors and network specs use them), binary for GiB/MiB.
     static const std::map<std::string, double> bandwidth = {
-        {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
-        {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-        {"bps", 1.0 / 8}, {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8},
-        {"Gb/s", 1e9 / 8}, {"Mb/s", 1e6 / 8}};
+        {"B/s", 1},        {"KB/s", 1e3},        {"MB/s", 1e6},           {"GB/s", 1e9},     {"TB/s", 1e12},
+        {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"bps", 1.0 / 8},  {"Kbps", 1e3 / 8},
+        {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8},    {"Tbps", 1e12 / 8},      {"Gb/s", 1e9 / 8}, {"Mb/s", 1e6 / 8}};
     static const std::map<std::string, double> bytes = {
-        {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-    static const std::map<std::string, double> seconds = {
-        {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}, {"min", 60}, {"h", 3600}};
-    static const std::map<std::string, double> flops = {
-        {"FLOPS", 1}, {"GFLOPS", 1e9}, {"TFLOPS", 1e12}, {"PFLOPS", 1e15},
-        {"FLOP/s", 1}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
+        {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+        {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+        {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+    static const std::map<std::string, double> seconds = {{"s", 1},     {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6},
+                                                          {"ns", 1e-9}, {"min", 60},  {"h", 3600}};
+    static const std::map<std::string, double> flops = {{"FLOPS", 1},      {"GFLOPS", 1e9},  {"TFLOPS", 1e12},
+                                                        {"PFLOPS", 1e15},  {"FLOP/s", 1},    {"GFLOP/s", 1e9},
+                                                        {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
     switch (dim) {
     case Dimension::Bandwidth: return bandwidth;
     case Dimension::Bytes: return bytes;
@@ -78,12 +78,12 @@ double parseQuantity(const std::string& text, Dimension dim, const std::string& 
         size_t j = i + 1;
         if (j < text.size() && (text[j] == '+' || text[j] == '-'))
             ++j;
-        if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {   // else 'e' starts the unit
+        if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) { // else 'e' starts the unit
             i = j;
             digits();
         }
     }
-    const char* first = text.data() + begin + (text[begin] == '+' ? 1 : 0);   // from_chars rejects '+'
+    const char* first = text.data() + begin + (text[begin] == '+' ? 1 : 0); // from_chars rejects '+'
     double v = 0;
     const auto [stop, ec] = std::from_chars(first, text.data() + i, v);
     if (ec == std::errc::result_out_of_range)
@@ -96,8 +96,9 @@ double parseQuantity(const std::string& text, Dimension dim, const std::string& 
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back())))
         unit.pop_back();
     if (unit.empty())
-        throw InputError(file, field, "missing unit in '" + text + "': write a " + dimensionName(dim) +
-                                          " or a plain JSON number in SI base units");
+        throw InputError(file, field,
+                         "missing unit in '" + text + "': write a " + dimensionName(dim) +
+                             " or a plain JSON number in SI base units");
     const auto& t = table(dim);
     auto it = t.find(unit);
     if (it == t.end())

@@ -12,7 +12,7 @@
 namespace hetplan {
 
 struct AnalyticContext {
-    double tpBandwidth = 0;   // bytes/s between the tp ranks (0 = device's intra-node default)
+    double tpBandwidth = 0; // bytes/s between the tp ranks (0 = device's intra-node default)
     double tpLatency = 5e-6;
 };
 
@@ -24,7 +24,6 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
 
 // Fills `out` with one table per (device, tp, micro-batch) for every layer.
 Profile generateAnalyticProfile(const ModelSpec& model, const std::vector<DeviceType>& devices,
-                                const std::vector<int>& tps, const std::vector<int>& microBatches,
-                                const Job& job);
+                                const std::vector<int>& tps, const std::vector<int>& microBatches, const Job& job);
 
 } // namespace hetplan

@@ -8,8 +8,8 @@ namespace hetplan {
 class Cluster;
 
 struct LinkParams {
-    double bandwidth = 0;   // bytes/s (bottleneck of the group)
-    double latency = 0;     // seconds per message step
+    double bandwidth = 0; // bytes/s (bottleneck of the group)
+    double latency = 0;   // seconds per message step
 };
 
 // Bottleneck link of a group of GPUs (dense indices) for a ring over them in the given order:

@@ -23,7 +23,7 @@ public:
     const Job& job() const { return job_; }
     const Profile& measured() const { return measured_; }
     const DeviceCatalog& catalog() const { return catalog_; }
-    const DeviceType& device(const std::string& name) const;   // throws InputError if unknown
+    const DeviceType& device(const std::string& name) const; // throws InputError if unknown
 
     // Timing of one layer for one micro-batch on `device` with tensor-parallel degree tp.
     LayerTiming layer(int layer, const std::string& device, int tp, double microBatch) const;

@@ -32,8 +32,8 @@ double activationMemory(const ModelSpec& model, int first, int end, int tp, doub
     double kept = 0, largestLayer = 0;
     for (int l = first; l < end; ++l) {
         const LayerSpec& s = model.layers[l];
-        const double full = (s.tensorParallel ? s.activationBytesSharded / t : s.activationBytesSharded) +
-                            s.activationBytesReplicated;
+        const double full =
+            (s.tensorParallel ? s.activationBytesSharded / t : s.activationBytesSharded) + s.activationBytesReplicated;
         largestLayer = std::max(largestLayer, full);
         kept += job.recompute ? s.inputBytes : full;
     }

@@ -14,8 +14,7 @@ struct MemoryBreakdown {
 
 // Model-state bytes of layers [first, end) on one GPU with tensor-parallel degree tp and ZeRO sharding
 // over `dpShards` data-parallel ranks (zeroStage from the job).
-MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int tp, int dpShards,
-                                 const Job& job);
+MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, const Job& job);
 
 // Activation bytes kept for one micro-batch of `microBatch` samples through layers [first, end).
 double activationMemory(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job);

@@ -16,8 +16,9 @@ NaturalCubicSpline::NaturalCubicSpline(std::vector<double> x, std::vector<double
 {
     const size_t n = x_.size();
     if (n != y_.size())
-        throw InputError("spline", "y", "needs as many values as knots (" + std::to_string(n) + " knots, " +
-                                            std::to_string(y_.size()) + " values)");
+        throw InputError("spline", "y",
+                         "needs as many values as knots (" + std::to_string(n) + " knots, " +
+                             std::to_string(y_.size()) + " values)");
     if (n < 2)
         throw InputError("spline", "x", "needs at least two points");
     for (size_t i = 0; i < n; ++i) {
@@ -35,7 +36,7 @@ NaturalCubicSpline::NaturalCubicSpline(std::vector<double> x, std::vector<double
     // The matrix is symmetric, tridiagonal and strictly diagonally dominant, hence positive definite:
     // a sparse Cholesky (LDLT) solves it in O(n).
     m_.assign(n, 0.0);
-    const int k = int(n) - 2;   // unknowns
+    const int k = int(n) - 2; // unknowns
     if (k <= 0)
         return;
     auto h = [&](size_t i) { return x_[i + 1] - x_[i]; };
@@ -45,7 +46,7 @@ NaturalCubicSpline::NaturalCubicSpline(std::vector<double> x, std::vector<double
     entries.reserve(size_t(3 * k));
     Eigen::VectorXd rhs(k);
     for (int r = 0; r < k; ++r) {
-        const size_t i = size_t(r) + 1;   // knot index
+        const size_t i = size_t(r) + 1; // knot index
         entries.emplace_back(r, r, 2 * (h(i - 1) + h(i)));
         if (r > 0)
             entries.emplace_back(r, r - 1, h(i - 1));

@@ -23,7 +23,7 @@ public:
 
 private:
     std::vector<double> x_, y_, m_;
-    std::size_t interval(double x) const;   // i with x_[i] <= x <= x_[i+1], clamped to the ends
+    std::size_t interval(double x) const; // i with x_[i] <= x <= x_[i+1], clamped to the ends
 };
 
 } // namespace hetplan

@@ -33,8 +33,8 @@ bool isExampleSpec(const std::string& spec) { return spec.rfind(kPrefix, 0) == 0
 std::vector<std::string> exampleClusterNames()
 {
     std::vector<std::string> names;
-    const QStringList files = QDir(QStringLiteral(":/clusters"))
-                                  .entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    const QStringList files =
+        QDir(QStringLiteral(":/clusters")).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
     for (const QString& f : files)
         names.push_back(f.chopped(5).toStdString()); // drop ".json"
     std::sort(names.begin(), names.end());
@@ -45,7 +45,8 @@ Cluster exampleCluster(const std::string& name)
 {
     const std::vector<std::string> known = exampleClusterNames();
     if (std::find(known.begin(), known.end(), name) == known.end())
-        throw InputError(kPrefix + name, "example", "unknown example cluster '" + name + "' (known: " + joined(known) + ")");
+        throw InputError(kPrefix + name, "example",
+                         "unknown example cluster '" + name + "' (known: " + joined(known) + ")");
     const std::string path = ":/clusters/" + name + ".json";
     QFile f(QString::fromStdString(path));
     if (!f.open(QIODevice::ReadOnly))

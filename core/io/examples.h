@@ -10,7 +10,7 @@
 namespace hetplan {
 
 std::vector<std::string> exampleClusterNames();
-Cluster exampleCluster(const std::string& name);            // throws InputError if unknown
+Cluster exampleCluster(const std::string& name); // throws InputError if unknown
 
 // "example:NAME" or a JSON file path.
 Cluster loadCluster(const std::string& spec);

@@ -61,12 +61,12 @@ QJsonObject chromeTrace(const Plan& plan, const SimResult& result);
 
 // ---- The registry: what the CLI's export command and the GUI's export menu offer
 struct ExportFormat : FileFormat {
-    std::function<std::string(const Plan& plan)> write = {};  // the file's text; refuses like the above
+    std::function<std::string(const Plan& plan)> write = {}; // the file's text; refuses like the above
 };
 
 class ExporterRegistry : public FormatRegistry<ExportFormat> {
 public:
-    static ExporterRegistry& instance();  // with the built-in formats registered (formats/builtin.cpp)
+    static ExporterRegistry& instance(); // with the built-in formats registered (formats/builtin.cpp)
 };
 
 // The plan in the registered format named `format` (an unknown name is InputError "--format").

@@ -13,11 +13,11 @@ namespace hetplan {
 
 // What every format shows the user.
 struct FileFormat {
-    std::string name;                  // the --format value, e.g. "amp-npy"
-    std::string description;           // one line for --help, combo boxes and menus
-    std::string filter;                // file-name filter for file dialogs, e.g. "*.npy"; "" = any name
-    std::string suffix;                // default suffix with its dot, e.g. ".npy"; "" = none
-    std::vector<std::string> aliases = {};  // other names --format accepts
+    std::string name;                      // the --format value, e.g. "amp-npy"
+    std::string description;               // one line for --help, combo boxes and menus
+    std::string filter;                    // file-name filter for file dialogs, e.g. "*.npy"; "" = any name
+    std::string suffix;                    // default suffix with its dot, e.g. ".npy"; "" = none
+    std::vector<std::string> aliases = {}; // other names --format accepts
 
     // "AMP .npy (*.npy)", the entry a file dialog's filter list wants (Tiled's nameFilter()).
     std::string nameFilter() const { return description + " (" + (filter.empty() ? "*" : filter) + ")"; }

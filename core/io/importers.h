@@ -43,19 +43,19 @@ Profile importAmpNpy(const std::string& path, const std::string& deviceType, int
 
 // Everything a caller (the CLI's `import`, the GUI) can tell the importers beyond the format and path.
 struct ImportOptions {
-    std::string deviceType;          // GPU type for formats that do not name it (oobleck, sailor, amp-npy)
-    int tp = 1;                      // tensor-parallel degree for formats that do not name it (amp-npy)
-    double ampBackwardFactor = 2.0;  // amp-npy: backward = factor × forward
-    bool ampCompactGpt2 = false;     // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
-    std::string model;               // if non-empty, stored as Profile::model
+    std::string deviceType;         // GPU type for formats that do not name it (oobleck, sailor, amp-npy)
+    int tp = 1;                     // tensor-parallel degree for formats that do not name it (amp-npy)
+    double ampBackwardFactor = 2.0; // amp-npy: backward = factor × forward
+    bool ampCompactGpt2 = false;    // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
+    std::string model;              // if non-empty, stored as Profile::model
 };
 
 // What a format needs beyond its path, so callers ask for exactly that (the CLI's checks, the dialog's fields).
 struct ImportNeeds {
-    bool directory = false;   // the input is a directory, not a file
-    bool device = false;      // the data does not name its GPU: ImportOptions::deviceType is required
-    bool tp = false;          // the data does not name its tensor-parallel degree: ImportOptions::tp applies
-    bool ampOptions = false;  // ImportOptions::ampBackwardFactor and ampCompactGpt2 apply
+    bool directory = false;  // the input is a directory, not a file
+    bool device = false;     // the data does not name its GPU: ImportOptions::deviceType is required
+    bool tp = false;         // the data does not name its tensor-parallel degree: ImportOptions::tp applies
+    bool ampOptions = false; // ImportOptions::ampBackwardFactor and ampCompactGpt2 apply
 };
 
 struct ImportFormat : FileFormat {
@@ -65,7 +65,7 @@ struct ImportFormat : FileFormat {
 
 class ImporterRegistry : public FormatRegistry<ImportFormat> {
 public:
-    static ImporterRegistry& instance();  // with the built-in formats registered (formats/builtin.cpp)
+    static ImporterRegistry& instance(); // with the built-in formats registered (formats/builtin.cpp)
 };
 
 // Reads `path` with the registered format named `format` (an unknown name is InputError "--format").

@@ -67,7 +67,8 @@ QJsonObject toJson(const Cluster& c)
     if (!c.links.empty()) {
         QJsonArray links;
         for (const Link& l : c.links)
-            links.append(QJsonObject{{"a", qs(l.a)}, {"b", qs(l.b)}, {"bandwidth", l.bandwidth}, {"latency", l.latency}});
+            links.append(
+                QJsonObject{{"a", qs(l.a)}, {"b", qs(l.b)}, {"bandwidth", l.bandwidth}, {"latency", l.latency}});
         o["links"] = links;
     }
     return o;
@@ -75,9 +76,9 @@ QJsonObject toJson(const Cluster& c)
 
 Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty)
 {
-    const JsonReader r = documentReader(o, file, "hetplan.cluster/1",
-                                        {"schema", "name", "description", "intra_latency", "inter_latency",
-                                         "cpu_path_penalty", "nodes", "links"});
+    const JsonReader r = documentReader(
+        o, file, "hetplan.cluster/1",
+        {"schema", "name", "description", "intra_latency", "inter_latency", "cpu_path_penalty", "nodes", "links"});
     Cluster c;
     c.name = r.string("name");
     c.description = r.string("description", "");
@@ -134,9 +135,9 @@ QJsonObject toJson(const ModelSpec& m)
     o["schema"] = "hetplan.model/1";
     o["name"] = qs(m.name);
     const ModelArch& a = m.arch;
-    QJsonObject arch{{"family", qs(a.family)}, {"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
-                     {"ffn", a.ffn}, {"vocab", a.vocab}, {"sequence", a.sequence}, {"experts", a.experts},
-                     {"bytes_per_param", a.bytesPerParam}};
+    QJsonObject arch{{"family", qs(a.family)}, {"layers", a.layers},   {"hidden", a.hidden},
+                     {"heads", a.heads},       {"ffn", a.ffn},         {"vocab", a.vocab},
+                     {"sequence", a.sequence}, {"experts", a.experts}, {"bytes_per_param", a.bytesPerParam}};
     if (a.kvHeads > 0)
         arch["kv_heads"] = a.kvHeads;
     o["arch"] = arch;
@@ -220,10 +221,10 @@ QJsonObject toJson(const Job& j)
 
 Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
 {
-    const JsonReader r = documentReader(o, file, "hetplan.job/1",
-                                        {"schema", "global_batch_size", "sequence_length", "precision",
-                                         "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute",
-                                         "backward_factor"});
+    const JsonReader r =
+        documentReader(o, file, "hetplan.job/1",
+                       {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
+                        "zero_stage", "schedule", "recompute", "backward_factor"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
@@ -257,8 +258,8 @@ QJsonObject toJson(const Profile& p)
                 j["activation_bytes"] = t.activationBytes;
             ls.append(j);
         }
-        tables.append(QJsonObject{{"device", qs(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch},
-                                  {"layers", ls}});
+        tables.append(
+            QJsonObject{{"device", qs(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch}, {"layers", ls}});
     }
     o["tables"] = tables;
     return o;
@@ -321,8 +322,9 @@ QJsonObject readJsonFile(const std::string& path)
     QJsonParseError err;
     QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
     if (err.error != QJsonParseError::NoError)
-        throw InputError(path, "json", "invalid JSON at offset " + std::to_string(err.offset) + ": " +
-                                           err.errorString().toStdString());
+        throw InputError(path, "json",
+                         "invalid JSON at offset " + std::to_string(err.offset) + ": " +
+                             err.errorString().toStdString());
     if (!doc.isObject())
         throw InputError(path, "json", "top level must be an object");
     return doc.object();

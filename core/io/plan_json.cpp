@@ -109,8 +109,12 @@ QJsonArray candidatesToJson(const std::vector<Candidate>& candidates)
         QJsonArray lps;
         for (int n : cd.layersPerStage)
             lps.append(n);
-        QJsonObject j{{"pp", cd.pp}, {"dp", cd.dp}, {"tp", cd.tp}, {"micro_batch_size", cd.microBatchSize},
-                      {"layers_per_stage", lps}, {"planner_cost", cd.plannerCost}};
+        QJsonObject j{{"pp", cd.pp},
+                      {"dp", cd.dp},
+                      {"tp", cd.tp},
+                      {"micro_batch_size", cd.microBatchSize},
+                      {"layers_per_stage", lps},
+                      {"planner_cost", cd.plannerCost}};
         if (cd.simulatedCost)
             j["simulated_cost"] = *cd.simulatedCost;
         cands.append(j);
@@ -128,8 +132,10 @@ QJsonArray pipelinesToJson(const Plan& p)
                                       {"gpus", gpuNames(p.cluster, s.gpus)},
                                       {"tensor_parallel", s.tensorParallel},
                                       {"data_parallel", s.dataParallel}});
-        pls.append(QJsonObject{{"replicas", pl.replicas}, {"micro_batch_size", pl.microBatchSize},
-                               {"micro_batches", pl.microBatches}, {"stages", stages}});
+        pls.append(QJsonObject{{"replicas", pl.replicas},
+                               {"micro_batch_size", pl.microBatchSize},
+                               {"micro_batches", pl.microBatches},
+                               {"stages", stages}});
     }
     return pls;
 }
@@ -138,7 +144,8 @@ QJsonObject zeroToJson(const ZeroPlan& z, const Cluster& c)
 {
     QJsonArray gpus;
     for (const ZeroGpu& g : z.gpus)
-        gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))}, {"micro_batch_size", g.microBatchSize},
+        gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))},
+                                {"micro_batch_size", g.microBatchSize},
                                 {"accumulation_steps", g.accumulationSteps},
                                 {"last_micro_batch_size", g.lastMicroBatchSize}});
     return QJsonObject{{"stage", z.stage}, {"gpus", gpus}};
@@ -162,7 +169,9 @@ QJsonArray ranksToJson(const Plan& p)
 {
     QJsonArray ranks;
     for (const RankInfo& r : p.ranks())
-        ranks.append(QJsonObject{{"rank", r.rank}, {"gpu", qs(p.cluster.gpuName(r.gpu))}, {"host", qs(r.host)},
+        ranks.append(QJsonObject{{"rank", r.rank},
+                                 {"gpu", qs(p.cluster.gpuName(r.gpu))},
+                                 {"host", qs(r.host)},
                                  {"local_rank", r.localRank}});
     return ranks;
 }

@@ -16,7 +16,6 @@
 
 namespace hetplan::projectdb {
 
-
 // SHA-256 over every row of every table except meta (tables by name, rows by rowid, values with type
 // tags). Catches damage that PRAGMA integrity_check cannot see, such as a changed byte inside a
 // document or a number. Version independent, so it is checked before any migration.
@@ -31,9 +30,10 @@ std::string contentHash(const Conn& c)
     };
     std::vector<std::string> tables;
     {
-        Stmt s = c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                           "AND name <> 'meta' ORDER BY name",
-                           "schema");
+        Stmt s =
+            c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                      "AND name <> 'meta' ORDER BY name",
+                      "schema");
         while (c.step(s.get(), "schema")) {
             const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
             tables.emplace_back(p ? p : "");
@@ -67,8 +67,7 @@ std::string contentHash(const Conn& c)
                 case SQLITE_BLOB:
                     addBytes('b', sqlite3_column_blob(s.get(), i), size_t(sqlite3_column_bytes(s.get(), i)));
                     break;
-                default:
-                    addBytes('n', nullptr, 0);
+                default: addBytes('n', nullptr, 0);
                 }
             }
         }
@@ -83,7 +82,7 @@ void syncPath(const std::string& path, bool directory)
     const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
     if (fd < 0) {
         if (directory)
-            return;   // best effort: some file systems do not let a directory be opened
+            return; // best effort: some file systems do not let a directory be opened
         throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(errno));
     }
     const int rc = ::fsync(fd);
@@ -98,7 +97,8 @@ std::string createTempFile(const std::string& target)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     std::random_device rd;
-    std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^ static_cast<unsigned long long>(::getpid()));
+    std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^
+                        static_cast<unsigned long long>(::getpid()));
     for (int attempt = 0; attempt < 100; ++attempt) {
         std::string name = target + ".tmp-";
         for (int i = 0; i < 6; ++i)
@@ -109,8 +109,9 @@ std::string createTempFile(const std::string& target)
             return name;
         }
         if (errno != EEXIST)
-            throw InputError(target, "file", "cannot be saved: cannot create a temporary file next to it: " +
-                                                 std::string(std::strerror(errno)));
+            throw InputError(target, "file",
+                             "cannot be saved: cannot create a temporary file next to it: " +
+                                 std::string(std::strerror(errno)));
     }
     throw InputError(target, "file", "cannot be saved: no free temporary file name");
 }

@@ -17,7 +17,6 @@ namespace hetplan::projectdb {
 
 using i64 = long long;
 
-
 struct DbCloser {
     void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
@@ -52,7 +51,10 @@ public:
             fail("file", rc);
         (void)db_.release();
     }
-    [[noreturn]] void fail(const std::string& field, int rc) const { throw InputError(path_, field, sqliteReason(get(), rc)); }
+    [[noreturn]] void fail(const std::string& field, int rc) const
+    {
+        throw InputError(path_, field, sqliteReason(get(), rc));
+    }
 
     void exec(const char* sql, const std::string& field) const
     {
@@ -132,7 +134,8 @@ struct Row {
         const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(t.data(), qsizetype(t.size())), &err);
         if (err.error != QJsonParseError::NoError)
             throw InputError(c.path(), field + "." + name,
-                             "invalid JSON at offset " + std::to_string(err.offset) + ": " + err.errorString().toStdString());
+                             "invalid JSON at offset " + std::to_string(err.offset) + ": " +
+                                 err.errorString().toStdString());
         if (!doc.isObject())
             throw InputError(c.path(), field + "." + name, "expected a JSON object");
         return doc.object();

@@ -366,17 +366,17 @@ void hook(const std::string& stage)
         h(stage);
 }
 
-std::string compact(const QJsonObject& o)
-{
-    return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
-}
+std::string compact(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString(); }
 
 class Insert {
 public:
     Insert(const Conn& c, const char* sql, const char* table) : c_(c), table_(table), s_(c.prepare(sql, table)) {}
     Insert& i(long long v) { return check(sqlite3_bind_int64(s_.get(), ++n_, v)); }
     Insert& d(double v) { return check(sqlite3_bind_double(s_.get(), ++n_, v)); }
-    Insert& t(const std::string& v) { return check(sqlite3_bind_text64(s_.get(), ++n_, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8)); }
+    Insert& t(const std::string& v)
+    {
+        return check(sqlite3_bind_text64(s_.get(), ++n_, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+    }
     Insert& null() { return check(sqlite3_bind_null(s_.get(), ++n_)); }
     void run()
     {
@@ -403,8 +403,8 @@ private:
 void writeProject(const Conn& c, const Project& p)
 {
     c.exec("BEGIN", "file");
-    c.exec(("PRAGMA application_id = " + std::to_string(kProjectApplicationId) + "; PRAGMA user_version = " +
-            std::to_string(kSchemaVersion))
+    c.exec(("PRAGMA application_id = " + std::to_string(kProjectApplicationId) +
+            "; PRAGMA user_version = " + std::to_string(kSchemaVersion))
                .c_str(),
            "file");
     c.exec(kSchemaV1, "schema");
@@ -416,7 +416,8 @@ void writeProject(const Conn& c, const Project& p)
     hook("tables");
     {
         Insert ins(c, "INSERT INTO models (position, name, document) VALUES (?, ?, ?)", "models");
-        Insert prof(c, "INSERT INTO profiles (model_position, model, source, document) VALUES (?, ?, ?, ?)", "profiles");
+        Insert prof(c, "INSERT INTO profiles (model_position, model, source, document) VALUES (?, ?, ?, ?)",
+                    "profiles");
         for (size_t i = 0; i < p.models.size(); ++i) {
             const ProjectModel& m = p.models[i];
             ins.i(i64(i)).t(m.model.name).t(compact(toJson(m.model))).run();
@@ -430,9 +431,11 @@ void writeProject(const Conn& c, const Project& p)
             ins.i(i64(i)).t(p.jobs[i].name).t(compact(toJson(p.jobs[i].job))).run();
     }
     {
-        Insert run(c, "INSERT INTO runs (position, id, cluster, model, job, started) VALUES (?, ?, ?, ?, ?, ?)", "runs");
-        Insert res(c, "INSERT INTO run_results (run_position, position, planner, options, status, message, "
-                      "duration_seconds, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        Insert run(c, "INSERT INTO runs (position, id, cluster, model, job, started) VALUES (?, ?, ?, ?, ?, ?)",
+                   "runs");
+        Insert res(c,
+                   "INSERT INTO run_results (run_position, position, planner, options, status, message, "
+                   "duration_seconds, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    "run_results");
         for (size_t i = 0; i < p.runs.size(); ++i) {
             const Run& r = p.runs[i];
@@ -504,7 +507,7 @@ void saveProject(const Project& project, const std::string& requestedPath)
     try {
         struct stat old {};
         if (::stat(path.c_str(), &old) == 0)
-            ::chmod(tmp.c_str(), old.st_mode & 07777);   // keep the existing file's permissions
+            ::chmod(tmp.c_str(), old.st_mode & 07777); // keep the existing file's permissions
 
         sqlite3* raw = nullptr;
         const int rc = sqlite3_open_v2(tmp.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -534,11 +537,12 @@ void saveProject(const Project& project, const std::string& requestedPath)
     }
     hook("before-rename");
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw InputError(requestedPath, "file", "cannot be saved: cannot replace the file: " + std::string(std::strerror(errno)));
+        throw InputError(requestedPath, "file",
+                         "cannot be saved: cannot replace the file: " + std::string(std::strerror(errno)));
     cleanup.keep = true;
     // Make the rename itself durable.
     syncPath(std::filesystem::path(path).parent_path().empty() ? std::string(".")
-                                                                : std::filesystem::path(path).parent_path().string(),
+                                                               : std::filesystem::path(path).parent_path().string(),
              true);
 }
 

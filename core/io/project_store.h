@@ -34,9 +34,9 @@
 
 namespace hetplan {
 
-constexpr std::int32_t kProjectApplicationId = 0x48455450;   // "HETP"
+constexpr std::int32_t kProjectApplicationId = 0x48455450; // "HETP"
 
-int projectSchemaVersion();                                   // the version saveProject writes
+int projectSchemaVersion(); // the version saveProject writes
 
 void saveProject(const Project& project, const std::string& path);
 Project loadProject(const std::string& path);
@@ -46,10 +46,10 @@ Project loadProject(const std::string& path);
 struct ProjectInfo {
     bool exists = false;
     bool isSqlite = false;
-    bool isProject = false;          // application_id matches
-    int schemaVersion = 0;           // user_version
-    bool ok = false;                 // a project this build can load (modulo damage found on load)
-    std::string reason;              // why not, when !ok
+    bool isProject = false; // application_id matches
+    int schemaVersion = 0;  // user_version
+    bool ok = false;        // a project this build can load (modulo damage found on load)
+    std::string reason;     // why not, when !ok
     int clusters = 0, models = 0, jobs = 0, runs = 0;
 };
 ProjectInfo probeProject(const std::string& path);

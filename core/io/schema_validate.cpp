@@ -33,8 +33,8 @@ Keyword keywordKind(const QString& key)
 {
     static const std::map<QString, Keyword> kinds = [] {
         std::map<QString, Keyword> k;
-        for (const char* a : {"$schema", "$id", "title", "description", "$comment", "default", "examples",
-                              "readOnly", "writeOnly", "deprecated"})
+        for (const char* a : {"$schema", "$id", "title", "description", "$comment", "default", "examples", "readOnly",
+                              "writeOnly", "deprecated"})
             k[a] = Keyword::Annotation;
         for (const char* l : {"type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
                               "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
@@ -88,7 +88,7 @@ void lintKeyword(const QString& key, const QJsonValue& value, bool besideRef, co
 void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<SchemaViolation>& out)
 {
     if (!schema.isObject())
-        return;   // a boolean schema, or a malformed one that the parser reports
+        return; // a boolean schema, or a malformed one that the parser reports
     const QJsonObject o = schema.toObject();
     for (auto it = o.begin(); it != o.end(); ++it)
         lintKeyword(it.key(), it.value(), o.contains("$ref"), at, out);
@@ -98,7 +98,7 @@ void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<Sch
 
 struct CompiledSchema {
     valijson::Schema schema;
-    std::vector<SchemaViolation> problems;   // non-empty: the schema cannot be used
+    std::vector<SchemaViolation> problems; // non-empty: the schema cannot be used
 };
 
 std::unique_ptr<CompiledSchema> compile(const QJsonObject& schema)
@@ -108,7 +108,7 @@ std::unique_ptr<CompiledSchema> compile(const QJsonObject& schema)
     try {
         valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
         parser.populateSchema(valijson::adapters::QtJsonAdapter(schema), c->schema);
-    } catch (const std::exception& e) {   // malformed keyword value, unresolvable $ref
+    } catch (const std::exception& e) { // malformed keyword value, unresolvable $ref
         c->problems.push_back({"#", std::string("invalid schema: ") + e.what()});
     }
     return c;
@@ -214,7 +214,7 @@ Finding rephrase(const valijson::ValidationResults::Error& e, const QJsonValue& 
         return {child, "needs at least " + items(m.str(1))};
     if (is("Array should contain no more than (\\d+) elements\\."))
         return {child, "allows at most " + items(m.str(1))};
-    return {child, d};   // anything else in valijson's own words
+    return {child, d}; // anything else in valijson's own words
 }
 
 bool within(const Context& inner, const Context& outer)
@@ -236,17 +236,17 @@ std::vector<SchemaViolation> run(const CompiledSchema& c, const QJsonValue& inst
         findings.push_back(rephrase(e, instance));
     std::vector<SchemaViolation> out;
     for (const Finding& f : findings) {
-        const bool explained = f.wrapper && std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
-                                   return within(g.context, f.context) &&
-                                          (g.context.size() > f.context.size() || !g.wrapper);
-                               });
+        const bool explained =
+            f.wrapper && std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
+                return within(g.context, f.context) && (g.context.size() > f.context.size() || !g.wrapper);
+            });
         const bool repeated = std::any_of(out.begin(), out.end(), [&](const SchemaViolation& v) {
             return v.path == pathOf(f.context) && v.message == f.message;
         });
         if (!explained && !repeated)
             out.push_back({pathOf(f.context), f.message});
     }
-    if (!valid && out.empty())   // e.g. a false schema inside allOf, which valijson fails without a word
+    if (!valid && out.empty()) // e.g. a false schema inside allOf, which valijson fails without a word
         out.push_back({"/", "does not match the schema"});
     return out;
 }

@@ -4,8 +4,8 @@
 
 #include "core/base/json_reader.h"
 
-#include "core/model/device.h"
 #include "core/base/errors.h"
+#include "core/model/device.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -10,8 +10,8 @@ namespace hetplan {
 
 namespace {
 // Plausible physical ranges: anything outside is a unit mistake, and would make times overflow.
-bool plausibleBandwidth(double b) { return b >= 1e3 && b <= 1e15; }   // 1 kB/s .. 1 PB/s
-bool plausibleLatency(double s) { return s >= 0 && s <= 10; }         // 0 .. 10 s per message
+bool plausibleBandwidth(double b) { return b >= 1e3 && b <= 1e15; } // 1 kB/s .. 1 PB/s
+bool plausibleLatency(double s) { return s >= 0 && s <= 10; }       // 0 .. 10 s per message
 const char* kBandwidthRange = "must be between 1 kB/s and 1 PB/s (check the unit)";
 const char* kLatencyRange = "must be between 0 and 10 s (check the unit)";
 } // namespace

@@ -16,25 +16,25 @@ enum class Communicator { GpuRdma, CpuEthernet };
 
 struct Node {
     std::string name;
-    std::string deviceType;          // catalog name
+    std::string deviceType; // catalog name
     int gpus = 1;
-    double intraBandwidth = 0;       // bytes/s between two GPUs of this node; 0 = device type's default
-    double nicBandwidth = 0;         // bytes/s out of the node
+    double intraBandwidth = 0; // bytes/s between two GPUs of this node; 0 = device type's default
+    double nicBandwidth = 0;   // bytes/s out of the node
     Communicator communicator = Communicator::GpuRdma;
-    double x = 0, y = 0;             // canvas position (GUI only; kept in files so layouts survive)
+    double x = 0, y = 0; // canvas position (GUI only; kept in files so layouts survive)
     bool operator==(const Node&) const = default;
 };
 
 struct Link {
-    std::string a, b;                // node names
-    double bandwidth = 0;            // bytes/s
-    double latency = 0;              // seconds
+    std::string a, b;     // node names
+    double bandwidth = 0; // bytes/s
+    double latency = 0;   // seconds
     bool operator==(const Link&) const = default;
 };
 
 struct GpuRef {
-    int node = 0;                    // index into nodes
-    int local = 0;                   // local index inside the node
+    int node = 0;  // index into nodes
+    int local = 0; // local index inside the node
 };
 
 class Cluster {
@@ -43,17 +43,17 @@ public:
     std::string description;
     std::vector<Node> nodes;
     std::vector<Link> links;
-    double intraLatency = 5e-6;      // seconds per message inside a node
-    double interLatency = 20e-6;     // seconds per message between nodes (unless a link says otherwise)
+    double intraLatency = 5e-6;  // seconds per message inside a node
+    double interLatency = 20e-6; // seconds per message between nodes (unless a link says otherwise)
     // Extra per-byte cost factor for the CPU communicator path (device→host copies on both ends).
     double cpuPathPenalty = 1.0;
 
     bool operator==(const Cluster&) const = default;
 
     int gpuCount() const;
-    GpuRef gpu(int index) const;                 // dense index → node/local
+    GpuRef gpu(int index) const; // dense index → node/local
     int gpuIndex(int node, int local) const;
-    std::string gpuName(int index) const;        // "node/local"
+    std::string gpuName(int index) const; // "node/local"
     std::optional<int> findGpu(const std::string& name) const;
     std::optional<int> findNode(const std::string& name) const;
     const Node& nodeOf(int gpuIndex) const { return nodes[gpu(gpuIndex).node]; }

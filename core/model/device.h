@@ -6,20 +6,20 @@
 namespace hetplan {
 
 struct DeviceType {
-    std::string name;            // catalog key, e.g. "V100-16GB"
+    std::string name;                 // catalog key, e.g. "V100-16GB"
     std::vector<std::string> aliases; // other spellings found in papers/tools ("v100_16gb", "V100-16")
-    std::string vendor;          // "NVIDIA", "AMD", ...
-    double peakFlops = 0;        // dense fp16/bf16 tensor FLOP/s
-    double memoryBytes = 0;      // device memory, bytes
-    double memoryBandwidth = 0;  // HBM/GDDR bandwidth, bytes/s
-    std::string intraNodeLink;   // typical link between GPUs of one server, e.g. "NVLink 2.0"
-    double intraNodeBandwidth = 0; // bytes/s per GPU over that link (one direction)
+    std::string vendor;               // "NVIDIA", "AMD", ...
+    double peakFlops = 0;             // dense fp16/bf16 tensor FLOP/s
+    double memoryBytes = 0;           // device memory, bytes
+    double memoryBandwidth = 0;       // HBM/GDDR bandwidth, bytes/s
+    std::string intraNodeLink;        // typical link between GPUs of one server, e.g. "NVLink 2.0"
+    double intraNodeBandwidth = 0;    // bytes/s per GPU over that link (one direction)
     // Batch-efficiency curve: the fraction of peak a layer reaches at micro-batch b is
     //   eff(b) = effMax * b / (b + effHalfBatch)
     // which rises with b and saturates at effMax (the usual GEMM utilisation behaviour).
     double effMax = 0.5;
     double effHalfBatch = 1.0;
-    std::string source;          // where the numbers come from
+    std::string source; // where the numbers come from
 
     double efficiency(double microBatch) const { return effMax * microBatch / (microBatch + effHalfBatch); }
     bool operator==(const DeviceType&) const = default;

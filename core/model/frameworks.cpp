@@ -98,7 +98,8 @@ void checkMegatronModel(const Plan& plan, FrameworkVerdict& v)
         for (size_t s = 0; s < p.stages.size(); ++s)
             for (int l = p.stages[s].firstLayer; l < p.stages[s].endLayer && l < m.layerCount(); ++l) {
                 if (m.layers[l].kind == LayerKind::Embedding && s != 0)
-                    fail(v, "Megatron-LM keeps the embedding in the first stage; this plan puts it in stage " + str(int(s)));
+                    fail(v, "Megatron-LM keeps the embedding in the first stage; this plan puts it in stage " +
+                                str(int(s)));
                 if (m.layers[l].kind == LayerKind::Head && s + 1 != p.stages.size())
                     fail(v, "Megatron-LM keeps the head in the last stage; this plan puts it in stage " + str(int(s)));
             }
@@ -125,8 +126,10 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp)
     if (tp < 1)
         return "tensor-parallel degree " + str(tp) + " is not positive";
     const ModelArch& a = model.arch;
-    const std::pair<int, const char*> shapes[] = {
-        {a.heads, "attention heads"}, {a.keyValueHeads(), "key/value heads"}, {a.hidden, "hidden size"}, {a.ffn, "FFN size"}};
+    const std::pair<int, const char*> shapes[] = {{a.heads, "attention heads"},
+                                                  {a.keyValueHeads(), "key/value heads"},
+                                                  {a.hidden, "hidden size"},
+                                                  {a.ffn, "FFN size"}};
     for (const auto& [size, what] : shapes)
         if (size > 0 && size % tp != 0)
             return "tensor-parallel degree " + str(tp) + " does not divide the " + what + " (" + str(size) + ")";
@@ -175,13 +178,10 @@ std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const 
 std::string nativeFramework(const Plan& plan)
 {
     switch (plan.kind()) {
-    case PlanKind::Pipelines:
-        return "megatron";
-    case PlanKind::Zero:
-        return "deepspeed";
+    case PlanKind::Pipelines: return "megatron";
+    case PlanKind::Zero: return "deepspeed";
     case PlanKind::Spmd:
-    case PlanKind::Empty:
-        return "";
+    case PlanKind::Empty: return "";
     }
     return "";
 }

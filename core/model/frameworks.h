@@ -28,7 +28,7 @@
 namespace hetplan {
 
 struct FrameworkRules {
-    bool crossNodeTensorParallel = false;   // allow tp groups that span nodes
+    bool crossNodeTensorParallel = false; // allow tp groups that span nodes
 };
 
 // Empty if the model's shapes split into `tp` tensor-parallel shards, else why not.

@@ -20,18 +20,25 @@ std::string toString(Schedule s) { return s == Schedule::GPipe ? "gpipe" : "1f1b
 
 bool parsePrecision(const std::string& s, Precision& out)
 {
-    if (s == "fp16") out = Precision::FP16;
-    else if (s == "bf16") out = Precision::BF16;
-    else if (s == "fp32") out = Precision::FP32;
-    else return false;
+    if (s == "fp16")
+        out = Precision::FP16;
+    else if (s == "bf16")
+        out = Precision::BF16;
+    else if (s == "fp32")
+        out = Precision::FP32;
+    else
+        return false;
     return true;
 }
 
 bool parseSchedule(const std::string& s, Schedule& out)
 {
-    if (s == "1f1b") out = Schedule::OneFOneB;
-    else if (s == "gpipe") out = Schedule::GPipe;
-    else return false;
+    if (s == "1f1b")
+        out = Schedule::OneFOneB;
+    else if (s == "gpipe")
+        out = Schedule::GPipe;
+    else
+        return false;
     return true;
 }
 

@@ -17,10 +17,10 @@ struct Job {
     // Optimizer state per parameter in bytes: Adam in mixed precision keeps an fp32 master copy plus two
     // fp32 moments = 12 bytes.
     double optimizerBytesPerParam = 12;
-    int zeroStage = 0;               // 0..3
+    int zeroStage = 0; // 0..3
     Schedule schedule = Schedule::OneFOneB;
-    bool recompute = false;          // full activation recomputation
-    double backwardFactor = 2.0;     // analytic backward time = factor × forward
+    bool recompute = false;      // full activation recomputation
+    double backwardFactor = 2.0; // analytic backward time = factor × forward
     bool operator==(const Job&) const = default;
 
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }

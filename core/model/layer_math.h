@@ -21,23 +21,23 @@ namespace hetplan::layers {
 constexpr double kValueBytes = 2; // fp16 / bf16
 
 struct BlockShape {
-    double s = 0;            // tokens per sample
-    double h = 0;            // hidden size
+    double s = 0; // tokens per sample
+    double h = 0; // hidden size
     int heads = 1;
-    int kvHeads = 1;         // = heads for multi-head attention
-    double ffn = 0;          // MLP inner size
-    bool gated = false;      // SwiGLU (three ffn×h matrices) instead of a two-matrix GeLU/ReLU MLP
-    bool linearBias = true;  // every linear layer has a bias (GPT-2, BERT, OPT, ViT)
-    bool qkvBias = false;    // only the Q/K/V projections have a bias (Qwen2)
-    bool layerNorm = true;   // LayerNorm (weight + bias) rather than RMSNorm (weight only)
+    int kvHeads = 1;        // = heads for multi-head attention
+    double ffn = 0;         // MLP inner size
+    bool gated = false;     // SwiGLU (three ffn×h matrices) instead of a two-matrix GeLU/ReLU MLP
+    bool linearBias = true; // every linear layer has a bias (GPT-2, BERT, OPT, ViT)
+    bool qkvBias = false;   // only the Q/K/V projections have a bias (Qwen2)
+    bool layerNorm = true;  // LayerNorm (weight + bias) rather than RMSNorm (weight only)
     bool flashAttention = false;
-    double window = 0;       // keys per query for windowed attention; 0 = all s tokens
+    double window = 0; // keys per query for windowed attention; 0 = all s tokens
 };
 
 // Parameter counts of one block's pieces.
 double attentionParams(const BlockShape& b);
 double mlpParams(const BlockShape& b);
-double normParams(const BlockShape& b);          // the block's two norms
+double normParams(const BlockShape& b); // the block's two norms
 
 // A dense transformer block (pre- or post-norm makes no difference to these sizes).
 LayerSpec transformerBlock(const std::string& name, const BlockShape& b);

@@ -78,8 +78,8 @@ void ModelSpec::validate(const std::string& file) const
         check(l.tpAllReduceBytes, "tp_allreduce_bytes");
         check(l.expertAllToAllBytes, "expert_alltoall_bytes");
     }
-    if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 ||
-        arch.ffn < 0 || arch.vocab < 0 || arch.experts < 0)
+    if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 || arch.ffn < 0 ||
+        arch.vocab < 0 || arch.experts < 0)
         throw InputError(file, "arch", "sizes must not be negative");
     if (arch.kvHeads > 0 && arch.heads > 0 && arch.heads % arch.kvHeads != 0)
         throw InputError(file, "arch.kv_heads",

@@ -9,31 +9,31 @@ namespace hetplan {
 enum class LayerKind { Embedding, Transformer, Head, Conv, Linear, MoE, Other };
 // The lower-case names used in model JSON and shown in the GUI ("embedding", "transformer", ...).
 std::string toString(LayerKind k);
-bool parseLayerKind(const std::string& s, LayerKind& out);   // false (out untouched) if unknown
+bool parseLayerKind(const std::string& s, LayerKind& out); // false (out untouched) if unknown
 
 struct LayerSpec {
     std::string name;
     LayerKind kind = LayerKind::Other;
-    double params = 0;               // parameter count
-    double forwardFlops = 0;         // FLOP for one sample's forward pass
-    double outputBytes = 0;          // activation handed to the next layer per sample (pipeline p2p)
+    double params = 0;       // parameter count
+    double forwardFlops = 0; // FLOP for one sample's forward pass
+    double outputBytes = 0;  // activation handed to the next layer per sample (pipeline p2p)
     // Activation memory kept for backward per sample, split as in Korthikanti et al. 2022: the part that
     // tensor parallelism shards (divided by tp) and the part every tp rank keeps in full.
     double activationBytesSharded = 0;
     double activationBytesReplicated = 0;
-    double inputBytes = 0;           // stashed layer input per sample (all that full recomputation keeps)
-    double weightBytesMoved = 0;     // bytes read from device memory per forward regardless of batch
-    bool tensorParallel = true;      // can be split across tp ranks (params/flops divide by tp)
-    double tpAllReduceBytes = 0;     // bytes all-reduced per sample in forward when tp > 1 (same in backward)
-    double expertAllToAllBytes = 0;  // MoE: bytes each sample sends in all-to-all per forward
+    double inputBytes = 0;          // stashed layer input per sample (all that full recomputation keeps)
+    double weightBytesMoved = 0;    // bytes read from device memory per forward regardless of batch
+    bool tensorParallel = true;     // can be split across tp ranks (params/flops divide by tp)
+    double tpAllReduceBytes = 0;    // bytes all-reduced per sample in forward when tp > 1 (same in backward)
+    double expertAllToAllBytes = 0; // MoE: bytes each sample sends in all-to-all per forward
     bool operator==(const LayerSpec&) const = default;
 };
 
 struct ModelArch {
-    std::string family;              // "gpt2", "llama", "bert", "vit", "vgg", "opt", "moe", "transgan", "custom"
+    std::string family; // "gpt2", "llama", "bert", "vit", "vgg", "opt", "moe", "transgan", "custom"
     int layers = 0, hidden = 0, heads = 0, ffn = 0, vocab = 0, sequence = 0, experts = 0;
-    int bytesPerParam = 2;           // fp16/bf16 weights
-    int kvHeads = 0;                 // key/value heads of grouped-query attention; 0 = heads (plain attention)
+    int bytesPerParam = 2; // fp16/bf16 weights
+    int kvHeads = 0;       // key/value heads of grouped-query attention; 0 = heads (plain attention)
     bool operator==(const ModelArch&) const = default;
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
 };
@@ -52,9 +52,10 @@ struct ModelSpec {
     void validate(const std::string& file) const;
 };
 
-// Builders for the bundled example models (the names `hetplan-cli list examples` shows). `sequence` 0 = the model's default.
+// Builders for the bundled example models (the names `hetplan-cli list examples` shows). `sequence` 0 = the model's
+// default.
 std::vector<std::string> exampleModelNames();
-ModelSpec buildExampleModel(const std::string& name, int sequence = 0);   // throws InputError if unknown
+ModelSpec buildExampleModel(const std::string& name, int sequence = 0); // throws InputError if unknown
 // A GPT-2-style model of any size (learned positions, GELU FFN of 4·hidden, tied head, GPT-2's vocabulary):
 // an embedding, `blocks` transformer blocks and a head. Throws InputError for non-positive sizes or a hidden
 // size the heads do not divide.

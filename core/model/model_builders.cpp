@@ -1,5 +1,5 @@
-// Builders for the bundled example models (the names the CLI and GUI list). Each model is an embedding layer, its blocks
-// and a head, sized from the published architecture numbers; see layer_math.h for the per-layer formulas.
+// Builders for the bundled example models (the names the CLI and GUI list). Each model is an embedding layer, its
+// blocks and a head, sized from the published architecture numbers; see layer_math.h for the per-layer formulas.
 //
 // Counting rules:
 //  * A tied output projection (GPT-2, BERT, OPT, Qwen2-style 0.5b) shares the embedding matrix. Its
@@ -28,14 +28,14 @@ namespace {
 struct LlmConfig {
     std::string family;
     int layers = 0, hidden = 0, heads = 0, kvHeads = 0, ffn = 0, vocab = 0, sequence = 0;
-    int positions = 0;       // learned position rows (0 = rotary, nothing stored)
-    int typeVocab = 0;       // BERT segment embeddings
-    int embedDim = 0;        // OPT-350m: token embeddings are narrower than hidden (0 = hidden)
+    int positions = 0; // learned position rows (0 = rotary, nothing stored)
+    int typeVocab = 0; // BERT segment embeddings
+    int embedDim = 0;  // OPT-350m: token embeddings are narrower than hidden (0 = hidden)
     bool gated = false, linearBias = true, qkvBias = false, layerNorm = true, flash = false;
-    bool tied = true;        // output projection shares the token embedding matrix
-    bool finalNorm = true;   // a norm before the head
-    bool embedNorm = false;  // BERT's layer norm on the embeddings
-    bool bertHead = false;   // BERT: pooler + masked-LM transform (dense + norm) before the decoder
+    bool tied = true;                        // output projection shares the token embedding matrix
+    bool finalNorm = true;                   // a norm before the head
+    bool embedNorm = false;                  // BERT's layer norm on the embeddings
+    bool bertHead = false;                   // BERT: pooler + masked-LM transform (dense + norm) before the decoder
     int experts = 0, topK = 0, moeEvery = 0; // MoE in every moeEvery-th block (the last of each group)
 };
 
@@ -66,7 +66,7 @@ LayerSpec headLayer(const LlmConfig& c, double s)
 {
     const double h = c.hidden;
     const double e = c.embedDim > 0 ? c.embedDim : h;
-    const double projOut = c.embedDim > 0 ? h * e : 0;            // OPT project_out (no bias)
+    const double projOut = c.embedDim > 0 ? h * e : 0; // OPT project_out (no bias)
     const double norm = c.finalNorm ? (c.layerNorm ? 2 * h : h) : 0;
     const double vocabMatrix = c.vocab * e;
     double own = norm + projOut + (c.tied ? 0 : vocabMatrix);
@@ -74,8 +74,8 @@ LayerSpec headLayer(const LlmConfig& c, double s)
     double extraFlops = 0;
     if (c.bertHead) {
         own += (h * h + h) /* pooler */ + (h * h + h + 2 * h) /* MLM transform + norm */ + c.vocab /* bias */;
-        matmul += h * h;          // transform on every token
-        extraFlops = 2 * h * h;   // pooler on the [CLS] token only
+        matmul += h * h;        // transform on every token
+        extraFlops = 2 * h * h; // pooler on the [CLS] token only
     }
     LayerSpec l;
     l.name = "head";
@@ -143,8 +143,8 @@ ModelSpec buildGptModel(const std::string& name, int blocks, int hidden, int hea
     if (blocks < 1 || hidden < 1 || heads < 1 || sequence < 1)
         throw InputError(name, "arch", "blocks, hidden size, heads and sequence must be positive");
     if (hidden % heads != 0)
-        throw InputError(name, "arch.heads", std::to_string(heads) + " heads do not divide the hidden size " +
-                                                 std::to_string(hidden));
+        throw InputError(name, "arch.heads",
+                         std::to_string(heads) + " heads do not divide the hidden size " + std::to_string(hidden));
     return buildLlm(name, gptLike(blocks, hidden, heads, 50257, sequence, sequence), sequence);
 }
 
@@ -187,19 +187,24 @@ const std::vector<std::pair<std::string, Builder>>& registry()
 {
     static const std::vector<std::pair<std::string, Builder>> r = {
         // AMP's GPT-2 (Megatron): 24 layers, h 1024, 16 heads, seq 1024, vocab 52256, tied head.
-        {"gpt2-amp", [](const std::string& n, int s) { return buildLlm(n, gptLike(24, 1024, 16, 52256, 1024, 1024), s); }},
+        {"gpt2-amp",
+         [](const std::string& n, int s) { return buildLlm(n, gptLike(24, 1024, 16, 52256, 1024, 1024), s); }},
         // GPT-2 XL: 48 layers, h 1600, 25 heads, seq 1024, vocab 50257, tied head (1.558 B parameters).
-        {"gpt2-xl", [](const std::string& n, int s) { return buildLlm(n, gptLike(48, 1600, 25, 50257, 1024, 1024), s); }},
+        {"gpt2-xl",
+         [](const std::string& n, int s) { return buildLlm(n, gptLike(48, 1600, 25, 50257, 1024, 1024), s); }},
         {"transgan-amp", [](const std::string& n, int s) { return buildTransGanAmp(n, s); }},
         // Llama 2: SwiGLU, RMSNorm, rotary positions, untied head, vocab 32000, seq 4096.
-        {"llama2-7b", [](const std::string& n, int s) { return buildLlm(n, llamaLike(32, 4096, 32, 32, 11008, 32000, 4096), s); }},
-        {"llama2-13b", [](const std::string& n, int s) { return buildLlm(n, llamaLike(40, 5120, 40, 40, 13824, 32000, 4096), s); }},
+        {"llama2-7b",
+         [](const std::string& n, int s) { return buildLlm(n, llamaLike(32, 4096, 32, 32, 11008, 32000, 4096), s); }},
+        {"llama2-13b",
+         [](const std::string& n, int s) { return buildLlm(n, llamaLike(40, 5120, 40, 40, 13824, 32000, 4096), s); }},
         {"bert-base", [](const std::string& n, int s) { return buildLlm(n, bertBase(), s); }},
         {"vit-base", [](const std::string& n, int s) { return buildVitBase(n, s); }},
         {"vgg19", [](const std::string& n, int s) { return buildVgg19(n, s); }},
         // HAP's BERT-MoE: BERT-base with every second FFN replaced by an MoE layer as in GShard; we fix 8
         // experts (HAP scales the count with the devices) and top-2 routing.
-        {"bert-moe", [](const std::string& n, int s) {
+        {"bert-moe",
+         [](const std::string& n, int s) {
              LlmConfig c = bertBase();
              c.family = "moe";
              c.experts = 8;
@@ -209,17 +214,20 @@ const std::vector<std::pair<std::string, Builder>>& registry()
          }},
         // 0.5 B: the Qwen2-0.5B shape (24 layers, h 896, 14 heads, 2 KV heads, SwiGLU 4864, vocab 151936,
         // Q/K/V biases, tied embeddings; 494 M parameters), trained at seq 2048 like the 1.1 B model.
-        {"llama-0.5b", [](const std::string& n, int s) {
+        {"llama-0.5b",
+         [](const std::string& n, int s) {
              LlmConfig c = llamaLike(24, 896, 14, 2, 4864, 151936, 2048);
              c.qkvBias = true;
              c.tied = true;
              return buildLlm(n, c, s);
          }},
         // TinyLlama-1.1B: 22 layers, h 2048, 32 heads, 4 KV heads, SwiGLU 5632, vocab 32000, seq 2048.
-        {"llama-1.1b", [](const std::string& n, int s) { return buildLlm(n, llamaLike(22, 2048, 32, 4, 5632, 32000, 2048), s); }},
+        {"llama-1.1b",
+         [](const std::string& n, int s) { return buildLlm(n, llamaLike(22, 2048, 32, 4, 5632, 32000, 2048), s); }},
         // OPT-350m: 24 post-norm layers, h 1024, 16 heads, ReLU ffn 4096, vocab 50272, 2048 (+2 offset)
         // learned positions, 512-wide token embeddings with project_in/out, tied head, no final norm.
-        {"opt-350m", [](const std::string& n, int s) {
+        {"opt-350m",
+         [](const std::string& n, int s) {
              LlmConfig c = gptLike(24, 1024, 16, 50272, 2048, 2050);
              c.family = "opt";
              c.embedDim = 512;

@@ -31,8 +31,8 @@ ModelSpec buildVitBase(const std::string& name, int sequence)
     e.params = conv + h /* [CLS] */ + tokens * h /* positions */;
     e.forwardFlops = 2 * patchPixels * h * patches + tokens * h;
     e.outputBytes = kValueBytes * tokens * h;
-    e.inputBytes = kValueBytes * patches * patchPixels;        // the image
-    e.activationBytesReplicated = e.inputBytes + tokens * h;   // image for the weight gradient, dropout mask
+    e.inputBytes = kValueBytes * patches * patchPixels;      // the image
+    e.activationBytesReplicated = e.inputBytes + tokens * h; // image for the weight gradient, dropout mask
     e.weightBytesMoved = kValueBytes * e.params;
     e.tensorParallel = false;
     m.layers.push_back(e);
@@ -64,7 +64,10 @@ ModelSpec buildVgg19(const std::string& name, int /*sequence*/)
 {
     // Configuration E: channel counts of the 16 3×3 convolutions; a 2×2 max-pool follows the marked ones
     // and is folded into that layer (its output is the pooled map).
-    struct Conv { int out; bool pool; };
+    struct Conv {
+        int out;
+        bool pool;
+    };
     const Conv convs[] = {{64, false},  {64, true},   {128, false}, {128, true},  {256, false}, {256, false},
                           {256, false}, {256, true},  {512, false}, {512, false}, {512, false}, {512, true},
                           {512, false}, {512, false}, {512, false}, {512, true}};
@@ -101,7 +104,7 @@ ModelSpec buildVgg19(const std::string& name, int /*sequence*/)
         l.forwardFlops = 2 * in * out;
         l.inputBytes = kValueBytes * in;
         l.outputBytes = i == 2 ? 0 : kValueBytes * out;
-        l.activationBytesReplicated = kValueBytes * in;                         // input, needed for dW
+        l.activationBytesReplicated = kValueBytes * in;                        // input, needed for dW
         l.activationBytesSharded = i == 2 ? 4 * out : kValueBytes * out + out; // ReLU output + dropout mask
         l.weightBytesMoved = kValueBytes * l.params;
         l.tensorParallel = true;
@@ -222,7 +225,7 @@ void appendTransGanHead(ModelSpec& m, const GanStage& last)
     rgb.weightBytesMoved = kValueBytes * rgb.params;
     m.layers.push_back(rgb);
     LayerSpec out = reshapeLayer("output", n5 * 3);
-    out.forwardFlops = n5 * 3;                          // tanh
+    out.forwardFlops = n5 * 3;                            // tanh
     out.activationBytesReplicated = kValueBytes * n5 * 3; // tanh output for its backward
     m.layers.push_back(out);
 }
@@ -231,8 +234,8 @@ void appendTransGanHead(ModelSpec& m, const GanStage& last)
 
 ModelSpec buildTransGanAmp(const std::string& name, int /*sequence*/)
 {
-    const GanStage stages[] = {{9, 1024, false},  {18, 1024, false}, {36, 1024, false},
-                               {72, 256, true},   {144, 64, true},   {288, 16, true}};
+    const GanStage stages[] = {{9, 1024, false}, {18, 1024, false}, {36, 1024, false},
+                               {72, 256, true},  {144, 64, true},   {288, 16, true}};
     ModelSpec m;
     m.name = name;
     m.arch = {"transgan", 24, 1024, 16, 4096, 0, 1, 0, 2};

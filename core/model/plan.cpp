@@ -65,9 +65,9 @@ void Plan::validate(const std::string& file) const
 {
     validateStructure(file);
     if ((!pipelines.empty() || zero) && samplesPerIteration() != job.globalBatchSize)
-        throw InputError(file, "job.global_batch_size", "plan processes " + std::to_string(samplesPerIteration()) +
-                                                           " samples per iteration, the job asks for " +
-                                                           std::to_string(job.globalBatchSize));
+        throw InputError(file, "job.global_batch_size",
+                         "plan processes " + std::to_string(samplesPerIteration()) +
+                             " samples per iteration, the job asks for " + std::to_string(job.globalBatchSize));
 }
 
 void Plan::validateStructure(const std::string& file) const
@@ -107,15 +107,16 @@ void Plan::validateStructure(const std::string& file) const
                 throw InputError(file, sf + ".data_parallel", "must be at least 1");
             const size_t want = size_t(pl.replicas) * st.dataParallel * st.tensorParallel;
             if (st.gpus.size() != want)
-                throw InputError(file, sf + ".gpus", "has " + std::to_string(st.gpus.size()) +
-                                                         " GPUs, replicas × data_parallel × tensor_parallel = " +
-                                                         std::to_string(want));
+                throw InputError(file, sf + ".gpus",
+                                 "has " + std::to_string(st.gpus.size()) +
+                                     " GPUs, replicas × data_parallel × tensor_parallel = " + std::to_string(want));
             for (size_t g = 0; g < st.gpus.size(); ++g)
                 claim(st.gpus[g], sf + ".gpus[" + std::to_string(g) + "]");
         }
         if (expectFirst != nLayers)
-            throw InputError(file, pf + ".stages", "stages cover " + std::to_string(expectFirst) + " of " +
-                                                       std::to_string(nLayers) + " layers");
+            throw InputError(file, pf + ".stages",
+                             "stages cover " + std::to_string(expectFirst) + " of " + std::to_string(nLayers) +
+                                 " layers");
     }
     if (zero) {
         if (zero->stage < 0 || zero->stage > 3)
@@ -127,11 +128,12 @@ void Plan::validateStructure(const std::string& file) const
             const std::string gf = "zero.gpus[" + std::to_string(i) + "]";
             claim(g.gpu, gf + ".gpu");
             if (g.accumulationSteps < 0 || g.accumulationSteps > kMaxBatch)
-                throw InputError(file, gf + ".accumulation_steps", "must be between 0 and " + std::to_string(kMaxBatch));
+                throw InputError(file, gf + ".accumulation_steps",
+                                 "must be between 0 and " + std::to_string(kMaxBatch));
             if (g.microBatchSize > kMaxBatch)
                 throw InputError(file, gf + ".micro_batch_size", "must be at most " + std::to_string(kMaxBatch));
-            if (g.accumulationSteps > 0 && (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 ||
-                                            g.lastMicroBatchSize > g.microBatchSize))
+            if (g.accumulationSteps > 0 &&
+                (g.microBatchSize < 1 || g.lastMicroBatchSize < 1 || g.lastMicroBatchSize > g.microBatchSize))
                 throw InputError(file, gf + ".last_micro_batch_size", "must be between 1 and micro_batch_size");
         }
     }

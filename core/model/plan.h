@@ -14,20 +14,20 @@
 namespace hetplan {
 
 struct Stage {
-    int firstLayer = 0, endLayer = 0;    // half-open [first, end)
+    int firstLayer = 0, endLayer = 0; // half-open [first, end)
     // All GPUs of this stage across the pipeline's replicas: replicas × dataParallel × tensorParallel
     // dense indices, ordered replica-major, then data-parallel rank, then tensor-parallel rank.
     std::vector<int> gpus;
     int tensorParallel = 1;
-    int dataParallel = 1;                // data parallelism inside the stage (HetHub); splits each micro-batch
+    int dataParallel = 1; // data parallelism inside the stage (HetHub); splits each micro-batch
     bool operator==(const Stage&) const = default;
     int layerCount() const { return endLayer - firstLayer; }
 };
 
 struct Pipeline {
-    int replicas = 1;                    // identical copies (data parallel) of this pipeline
-    int microBatchSize = 1;              // samples per micro-batch per replica
-    int microBatches = 1;                // micro-batches per iteration per replica
+    int replicas = 1;       // identical copies (data parallel) of this pipeline
+    int microBatchSize = 1; // samples per micro-batch per replica
+    int microBatches = 1;   // micro-batches per iteration per replica
     std::vector<Stage> stages;
     bool operator==(const Pipeline&) const = default;
     long long samples() const { return (long long)replicas * microBatchSize * microBatches; }
@@ -38,8 +38,8 @@ struct Pipeline {
 struct ZeroGpu {
     int gpu = 0;
     int microBatchSize = 0;
-    int accumulationSteps = 0;           // micro-batches per iteration, the last one possibly smaller
-    int lastMicroBatchSize = 0;          // size of the final micro-batch (1..microBatchSize), 0 if no steps
+    int accumulationSteps = 0;  // micro-batches per iteration, the last one possibly smaller
+    int lastMicroBatchSize = 0; // size of the final micro-batch (1..microBatchSize), 0 if no steps
     bool operator==(const ZeroGpu&) const = default;
     long long samples() const
     {
@@ -54,8 +54,8 @@ struct ZeroPlan {
 };
 
 struct SpmdPlan {
-    std::vector<std::string> program;                 // one instruction per line (HAP's instruction set)
-    std::vector<std::vector<double>> shardingRatios;  // per segment, per GPU
+    std::vector<std::string> program;                // one instruction per line (HAP's instruction set)
+    std::vector<std::vector<double>> shardingRatios; // per segment, per GPU
     bool operator==(const SpmdPlan&) const = default;
 };
 
@@ -69,17 +69,17 @@ struct FrameworkVerdict {
 struct Estimate {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
-    std::map<int, double> peakMemoryBytes;           // per dense GPU index
+    std::map<int, double> peakMemoryBytes; // per dense GPU index
     bool feasible = true;
-    std::map<std::string, FrameworkVerdict> frameworks;   // "megatron", "deepspeed" (core/model/frameworks.h)
+    std::map<std::string, FrameworkVerdict> frameworks; // "megatron", "deepspeed" (core/model/frameworks.h)
     bool operator==(const Estimate&) const = default;
 };
 
 struct SearchStats {
     double seconds = 0;
     long long candidates = 0;
-    std::map<std::string, double> extra;              // planner-specific counters (e.g. dropped_for_memory)
-    std::string stopped;                              // "" | "cancelled" | "time-limit": the best found so far
+    std::map<std::string, double> extra; // planner-specific counters (e.g. dropped_for_memory)
+    std::string stopped;                 // "" | "cancelled" | "time-limit": the best found so far
     bool operator==(const SearchStats&) const = default;
 };
 
@@ -108,13 +108,13 @@ struct Plan {
     Cluster cluster;
     ModelSpec model;
     Job job;
-    Profile profile;                     // measured parts only, limited to the device types the plan uses
+    Profile profile; // measured parts only, limited to the device types the plan uses
     // Decision
     std::vector<Pipeline> pipelines;
     std::optional<ZeroPlan> zero;
     std::optional<SpmdPlan> spmd;
     // Scores
-    Estimate estimate;                   // the shared simulator's
+    Estimate estimate;                     // the shared simulator's
     std::optional<double> plannerEstimate; // the planner's own iteration seconds
     SearchStats search;
     std::vector<Candidate> candidates;

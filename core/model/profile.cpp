@@ -69,7 +69,8 @@ LayerTiming lerp(const LayerTiming& a, const LayerTiming& b, double w)
     r.backward = a.backward + w * (b.backward - a.backward);
     r.update = a.update + w * (b.update - a.update);
     r.activationBytes = (a.activationBytes >= 0 && b.activationBytes >= 0)
-        ? a.activationBytes + w * (b.activationBytes - a.activationBytes) : -1;
+                            ? a.activationBytes + w * (b.activationBytes - a.activationBytes)
+                            : -1;
     return r;
 }
 } // namespace
@@ -133,8 +134,8 @@ void Profile::validate(const std::string& file) const
         if (v.empty())
             throw InputError(file, f + ".layers", "must not be empty");
         if (n >= 0 && int(v.size()) != n)
-            throw InputError(file, f + ".layers", "has " + std::to_string(v.size()) + " layers, other tables have " +
-                                                      std::to_string(n));
+            throw InputError(file, f + ".layers",
+                             "has " + std::to_string(v.size()) + " layers, other tables have " + std::to_string(n));
         n = int(v.size());
         for (size_t i = 0; i < v.size(); ++i) {
             const LayerTiming& l = v[i];

@@ -11,10 +11,10 @@
 namespace hetplan {
 
 struct LayerTiming {
-    double forward = 0;              // seconds for one micro-batch
-    double backward = 0;             // seconds for one micro-batch
-    double update = 0;               // optimizer step seconds for this layer's shard (0 if unknown)
-    double activationBytes = -1;     // activation memory per micro-batch, bytes; < 0 = not measured
+    double forward = 0;          // seconds for one micro-batch
+    double backward = 0;         // seconds for one micro-batch
+    double update = 0;           // optimizer step seconds for this layer's shard (0 if unknown)
+    double activationBytes = -1; // activation memory per micro-batch, bytes; < 0 = not measured
     bool operator==(const LayerTiming&) const = default;
 };
 
@@ -27,8 +27,8 @@ struct ProfileKey {
 
 class Profile {
 public:
-    std::string model;               // model name the profile belongs to
-    std::string source;              // "analytic", "native", "oobleck", "sailor", "amp-npy", "csv"
+    std::string model;  // model name the profile belongs to
+    std::string source; // "analytic", "native", "oobleck", "sailor", "amp-npy", "csv"
 
     bool operator==(const Profile&) const = default;
     bool empty() const { return tables_.empty(); }
@@ -41,8 +41,8 @@ public:
     bool has(const std::string& deviceType, int tp) const;
     std::vector<std::string> deviceTypes() const;
     std::vector<int> tensorParallelDegrees(const std::string& deviceType) const;
-    std::vector<int> microBatches(const std::string& deviceType, int tp) const;    // sorted ascending
-    int layerCount() const;          // 0 if empty; all tables must agree
+    std::vector<int> microBatches(const std::string& deviceType, int tp) const; // sorted ascending
+    int layerCount() const;                                                     // 0 if empty; all tables must agree
 
     // Measured timing of `layer` at micro-batch `mbs` (interpolated), or nullopt if this device/tp was not
     // measured.

@@ -32,18 +32,18 @@ struct ProjectModel {
 struct RunResult {
     std::string planner;
     std::map<std::string, std::string> options;
-    std::string status = "ok";           // "ok", "infeasible", "cancelled", "error"
-    std::string message;                 // why it failed, if it did
+    std::string status = "ok"; // "ok", "infeasible", "cancelled", "error"
+    std::string message;       // why it failed, if it did
     double durationSeconds = 0;
-    std::optional<Plan> plan;            // present when status == "ok", or "cancelled" with a best-so-far plan
+    std::optional<Plan> plan; // present when status == "ok", or "cancelled" with a best-so-far plan
     bool operator==(const RunResult&) const = default;
 };
 
 // Several planners run on one (cluster, model, job).
 struct Run {
-    int id = 0;                          // unique within the project, increasing
-    std::string cluster, model, job;     // names of the project's items it ran on
-    std::string started;                 // ISO 8601 UTC, e.g. "2026-11-21T21:40:00Z"
+    int id = 0;                      // unique within the project, increasing
+    std::string cluster, model, job; // names of the project's items it ran on
+    std::string started;             // ISO 8601 UTC, e.g. "2026-11-21T21:40:00Z"
     std::vector<RunResult> results;
     bool operator==(const Run&) const = default;
 };

@@ -5,13 +5,13 @@
 
 #include <mutex>
 
-#define HETPLAN_BUILTIN_PLANNERS(X)                                                                            \
-    X(registerUniformPlanner)                                                                                  \
-    X(registerDataParallelPlanner)                                                                             \
-    X(registerAmpPlanner)                                                                                      \
-    X(registerMegatronPlanner)                                                                                 \
-    X(registerRandomPlanner)                                                                                   \
-    X(registerAnnealingPlanner)                                                                                \
+#define HETPLAN_BUILTIN_PLANNERS(X) \
+    X(registerUniformPlanner)       \
+    X(registerDataParallelPlanner)  \
+    X(registerAmpPlanner)           \
+    X(registerMegatronPlanner)      \
+    X(registerRandomPlanner)        \
+    X(registerAnnealingPlanner)     \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

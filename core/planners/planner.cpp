@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iomanip>
-#include <sstream>
-#include <stdexcept>
 #include <cmath>
+#include <iomanip>
 #include <mutex>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 
 namespace hetplan {
 
@@ -72,8 +72,8 @@ bool PlanRequest::boolOption(const std::string& key) const { return resolved(opt
 
 PlannerOption PlannerOption::integer(std::string key, std::string label, int def, int min, int max, std::string help)
 {
-    return {std::move(key), OptionType::Int, std::to_string(def), double(min), double(max), {}, std::move(label),
-            std::move(help)};
+    return {std::move(key),   OptionType::Int, std::to_string(def), double(min), double(max), {},
+            std::move(label), std::move(help)};
 }
 
 PlannerOption PlannerOption::real(std::string key, std::string label, double def, double min, double max,
@@ -90,19 +90,16 @@ PlannerOption PlannerOption::boolean(std::string key, std::string label, bool de
 PlannerOption PlannerOption::choice(std::string key, std::string label, std::string def,
                                     std::vector<std::string> choices, std::string help)
 {
-    return {std::move(key), OptionType::Choice, std::move(def), 0, 0, std::move(choices), std::move(label),
-            std::move(help)};
+    return {std::move(key),     OptionType::Choice, std::move(def), 0, 0,
+            std::move(choices), std::move(label),   std::move(help)};
 }
 
 std::string PlannerOption::typeName() const
 {
     switch (type) {
-    case OptionType::Int:
-        return "integer " + formatNumber(min) + ".." + formatNumber(max);
-    case OptionType::Real:
-        return "number " + formatNumber(min) + ".." + formatNumber(max);
-    case OptionType::Bool:
-        return "true|false";
+    case OptionType::Int: return "integer " + formatNumber(min) + ".." + formatNumber(max);
+    case OptionType::Real: return "number " + formatNumber(min) + ".." + formatNumber(max);
+    case OptionType::Bool: return "true|false";
     case OptionType::Choice: {
         std::string out;
         for (const std::string& c : choices)
@@ -179,9 +176,9 @@ void Progress::setTimeLimit(double seconds)
 {
     // Non-finite or absurdly long limits (over ~30 years) mean "no limit" rather than an overflowing deadline.
     deadline_ = seconds > 0 && seconds < 1e9 ? std::chrono::steady_clock::now() +
-                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      std::chrono::duration<double>(seconds))
-                            : std::chrono::steady_clock::time_point::max();
+                                                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(seconds))
+                                             : std::chrono::steady_clock::time_point::max();
 }
 
 void Progress::report(double fraction, const std::string& text) const
@@ -193,12 +190,9 @@ void Progress::report(double fraction, const std::string& text) const
 std::string toString(StopReason r)
 {
     switch (r) {
-    case StopReason::None:
-        return "";
-    case StopReason::Cancelled:
-        return "cancelled";
-    case StopReason::TimeLimit:
-        return "time-limit";
+    case StopReason::None: return "";
+    case StopReason::Cancelled: return "cancelled";
+    case StopReason::TimeLimit: return "time-limit";
     }
     return "";
 }
@@ -215,12 +209,9 @@ StopReason Progress::stopReason() const
 void Progress::checkpoint() const
 {
     switch (stopReason()) {
-    case StopReason::None:
-        return;
-    case StopReason::Cancelled:
-        throw CancelledError("cancelled");
-    case StopReason::TimeLimit:
-        throw CancelledError("time limit reached");
+    case StopReason::None: return;
+    case StopReason::Cancelled: throw CancelledError("cancelled");
+    case StopReason::TimeLimit: throw CancelledError("time limit reached");
     }
 }
 
@@ -273,7 +264,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     plan.search.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     plan.planner = plannerName;
-    plan.options = resolved.options;   // every option, defaults included, so the plan says how it was made
+    plan.options = resolved.options; // every option, defaults included, so the plan says how it was made
     plan.cluster = request.cluster;
     plan.model = request.model;
     plan.job = request.job;

@@ -18,10 +18,10 @@ struct PlanRequest {
     Cluster cluster;
     ModelSpec model;
     Job job;
-    Profile profile;                                // measured entries (may be empty: analytic only)
-    std::map<std::string, std::string> options;     // planner options (--option key=value)
+    Profile profile;                            // measured entries (may be empty: analytic only)
+    std::map<std::string, std::string> options; // planner options (--option key=value)
     unsigned long long seed = 1;
-    double timeLimitSeconds = 0;                    // 0 = none
+    double timeLimitSeconds = 0; // 0 = none
 
     // Typed access to options after runPlanner() resolved them (validated, defaults filled in from the
     // planner's declarations, so a default is written only there). Asking for an undeclared key is a
@@ -34,7 +34,7 @@ struct PlanRequest {
 
 // Why a search stopped early: the user cancelled it or the request's time limit passed.
 enum class StopReason { None, Cancelled, TimeLimit };
-std::string toString(StopReason r);   // "", "cancelled", "time-limit" (the plan JSON's search.stopped)
+std::string toString(StopReason r); // "", "cancelled", "time-limit" (the plan JSON's search.stopped)
 
 // Progress reporting and cooperative cancellation. Planners call report() now and then. Searches that can
 // return their best so far poll stopReason() and wind down; code that cannot calls checkpoint(), which
@@ -48,7 +48,7 @@ public:
     void report(double fraction, const std::string& text) const;
     void checkpoint() const;
     StopReason stopReason() const;
-    bool cancelled() const { return stopReason() != StopReason::None; }   // cancelled or past the limit
+    bool cancelled() const { return stopReason() != StopReason::None; } // cancelled or past the limit
     void cancel() { cancel_.store(true); }
     void setTimeLimit(double seconds);
 
@@ -66,23 +66,22 @@ enum class OptionType { Int, Real, Bool, Choice };
 struct PlannerOption {
     std::string key;
     OptionType type = OptionType::Int;
-    std::string defaultValue;              // canonical text of the default
-    double min = 0, max = 0;               // Int and Real: inclusive range
-    std::vector<std::string> choices;      // Choice: the allowed values
-    std::string label;                     // short human label ("Strategies re-scored")
-    std::string help;                      // one line
+    std::string defaultValue;         // canonical text of the default
+    double min = 0, max = 0;          // Int and Real: inclusive range
+    std::vector<std::string> choices; // Choice: the allowed values
+    std::string label;                // short human label ("Strategies re-scored")
+    std::string help;                 // one line
 
     static PlannerOption integer(std::string key, std::string label, int def, int min, int max, std::string help);
-    static PlannerOption real(std::string key, std::string label, double def, double min, double max,
-                              std::string help);
+    static PlannerOption real(std::string key, std::string label, double def, double min, double max, std::string help);
     static PlannerOption boolean(std::string key, std::string label, bool def, std::string help);
-    static PlannerOption choice(std::string key, std::string label, std::string def,
-                                std::vector<std::string> choices, std::string help);
+    static PlannerOption choice(std::string key, std::string label, std::string def, std::vector<std::string> choices,
+                                std::string help);
 
     // The canonical text of `value` ("1"/"true"/"yes" → "true"; " 3" is refused) or
     // InputError("options", key, reason).
     std::string check(const std::string& value) const;
-    std::string typeName() const;          // "integer 1..1000", "true|false", "fast|paper", ...
+    std::string typeName() const; // "integer 1..1000", "true|false", "fast|paper", ...
 };
 
 class Planner {
@@ -109,7 +108,7 @@ public:
     static PlannerRegistry& instance();
     void add(const std::string& name, Factory f);
     std::vector<std::string> names() const;
-    std::unique_ptr<Planner> create(const std::string& name) const;   // nullptr if unknown
+    std::unique_ptr<Planner> create(const std::string& name) const; // nullptr if unknown
 
 private:
     std::map<std::string, Factory> factories_;

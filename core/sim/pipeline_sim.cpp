@@ -33,20 +33,20 @@ namespace hetplan::simdetail {
 
 namespace {
 
-struct Group {                 // one stage of one replica of one pipeline
+struct Group { // one stage of one replica of one pipeline
     int pipeline = 0, replica = 0, stage = 0;
     int first = 0, end = 0, tp = 1, dp = 1;
     std::vector<int> gpus;
-    std::string device;        // slowest device type of the group
+    std::string device; // slowest device type of the group
     double f = 0, b = 0, update = 0;
-    double ready = 0;          // end of its last backward
-    double syncDone = 0;       // end of its gradient reduction
-    double optEnd = 0;         // end of its optimizer step
+    double ready = 0;    // end of its last backward
+    double syncDone = 0; // end of its gradient reduction
+    double optEnd = 0;   // end of its optimizer step
 };
 
-struct Boundary {              // stage s → s+1 of one replica
-    double seconds = 0;        // one send (either direction; same bytes)
-    std::vector<int> senders;  // representative GPUs of stage s
+struct Boundary {             // stage s → s+1 of one replica
+    double seconds = 0;       // one send (either direction; same bytes)
+    std::vector<int> senders; // representative GPUs of stage s
     std::vector<int> receivers;
 };
 
@@ -54,8 +54,7 @@ Boundary makeBoundary(const Plan& plan, const Group& a, const Group& b, double m
 {
     Boundary bd;
     const int pairs = std::max(a.dp, b.dp);
-    const double bytes =
-        plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize / pairs;
+    const double bytes = plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize / pairs;
     LinkParams link{0, 0};
     bool first = true;
     for (int j = 0; j < pairs; ++j) {
@@ -81,13 +80,20 @@ Boundary makeBoundary(const Plan& plan, const Group& a, const Group& b, double m
 // in increasing order. groups[s] / bounds[s] are this replica's.
 class ReplicaSchedule {
 public:
-    ReplicaSchedule(std::vector<Group*>& groups, const std::vector<Boundary>& bounds, int M, bool gpipe,
-                    Recorder& rec)
-        : groups_(groups), bounds_(bounds), S_(int(groups.size())), M_(M), gpipe_(gpipe), rec_(rec),
-          actArrive_(size_t(S_) * M, -1.0), gradArrive_(size_t(S_) * M, -1.0), next_(S_, 0), clock_(S_, 0.0),
-          linkFwd_(S_, 0.0), linkBwd_(S_, 0.0)
-    {
-    }
+    ReplicaSchedule(std::vector<Group*>& groups, const std::vector<Boundary>& bounds, int M, bool gpipe, Recorder& rec)
+        : groups_(groups),
+          bounds_(bounds),
+          S_(int(groups.size())),
+          M_(M),
+          gpipe_(gpipe),
+          rec_(rec),
+          actArrive_(size_t(S_) * M, -1.0),
+          gradArrive_(size_t(S_) * M, -1.0),
+          next_(S_, 0),
+          clock_(S_, 0.0),
+          linkFwd_(S_, 0.0),
+          linkBwd_(S_, 0.0)
+    {}
 
     void run()
     {
@@ -200,9 +206,9 @@ private:
     std::vector<double> clock_, linkFwd_, linkBwd_;
 };
 
-struct Holder {                // one data-parallel copy of a layer segment
+struct Holder { // one data-parallel copy of a layer segment
     int group = 0;
-    std::vector<int> gpus;     // its tensor-parallel GPUs
+    std::vector<int> gpus; // its tensor-parallel GPUs
 };
 
 struct Segment {
@@ -223,7 +229,7 @@ void runSegmentCollectives(const Plan& plan, std::vector<Segment>& segs, std::ve
         double r = 0;
         for (const Holder& h : segs[i].holders)
             r = std::max(r, readyOf(groups[h.group]));
-        order.push_back({r, -int(i)});   // ties: later layers first (backward finishes them first)
+        order.push_back({r, -int(i)}); // ties: later layers first (backward finishes them first)
     }
     std::sort(order.begin(), order.end());
     for (auto [ready, negIdx] : order) {

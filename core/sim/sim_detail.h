@@ -11,12 +11,13 @@ namespace hetplan::simdetail {
 struct Recorder {
     const SimOptions& options;
     SimResult& result;
-    std::vector<double> busy;      // compute seconds per GPU
-    std::vector<double> finish;    // when each GPU's last event ends
+    std::vector<double> busy;   // compute seconds per GPU
+    std::vector<double> finish; // when each GPU's last event ends
     std::vector<char> used;
 
     Recorder(const SimOptions& o, SimResult& r, int gpuCount)
-        : options(o), result(r), busy(gpuCount, 0.0), finish(gpuCount, 0.0), used(gpuCount, 0) {}
+        : options(o), result(r), busy(gpuCount, 0.0), finish(gpuCount, 0.0), used(gpuCount, 0)
+    {}
 
     void touch(int gpu, double end)
     {

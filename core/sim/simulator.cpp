@@ -4,15 +4,15 @@
 
 #include "sim_detail.h"
 
+#include "core/base/errors.h"
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
-#include "core/base/errors.h"
 #include "core/model/frameworks.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace hetplan {
 
@@ -141,15 +141,10 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     SimResult result;
     simdetail::Recorder rec(options, result, plan.cluster.gpuCount());
     switch (plan.kind()) {
-    case PlanKind::Pipelines:
-        simdetail::simulatePipelines(plan, costs, rec);
-        break;
-    case PlanKind::Zero:
-        simdetail::simulateZero(plan, costs, rec);
-        break;
+    case PlanKind::Pipelines: simdetail::simulatePipelines(plan, costs, rec); break;
+    case PlanKind::Zero: simdetail::simulateZero(plan, costs, rec); break;
     case PlanKind::Spmd:
-    case PlanKind::Empty:
-        throw std::logic_error("checkPlan() lets only pipeline and ZeRO plans through");
+    case PlanKind::Empty: throw std::logic_error("checkPlan() lets only pipeline and ZeRO plans through");
     }
 
     double t = 0;

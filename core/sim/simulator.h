@@ -11,31 +11,39 @@
 namespace hetplan {
 
 enum class EventKind {
-    Forward, Backward, Recompute, Optimizer,               // compute track
-    SendActivation, SendGradient,                          // pipeline p2p (communication track)
-    AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast // collectives (communication track)
+    Forward,
+    Backward,
+    Recompute,
+    Optimizer, // compute track
+    SendActivation,
+    SendGradient, // pipeline p2p (communication track)
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    Broadcast // collectives (communication track)
 };
 std::string toString(EventKind k);
 bool isCommunication(EventKind k);
 
 struct TimelineEvent {
-    int gpu = 0;              // dense GPU index
+    int gpu = 0; // dense GPU index
     EventKind kind = EventKind::Forward;
     int pipeline = 0, replica = 0, stage = 0;
-    int microBatch = -1;      // -1 for per-iteration events (all-reduce, optimizer)
+    int microBatch = -1; // -1 for per-iteration events (all-reduce, optimizer)
     double start = 0, end = 0;
 };
 
 struct SimOptions {
-    bool timeline = true;     // collect events (off for fast scoring inside searches)
+    bool timeline = true; // collect events (off for fast scoring inside searches)
 };
 
 struct SimResult {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
-    std::map<int, double> busySeconds;       // per GPU: compute time
-    std::map<int, double> peakMemoryBytes;   // per GPU
-    bool feasible = true;                    // every GPU's peak within its memory
+    std::map<int, double> busySeconds;     // per GPU: compute time
+    std::map<int, double> peakMemoryBytes; // per GPU
+    bool feasible = true;                  // every GPU's peak within its memory
     std::vector<TimelineEvent> events;
 };
 

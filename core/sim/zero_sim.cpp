@@ -23,7 +23,7 @@ struct ZGpu {
     int gpu = 0;
     int steps = 0;
     std::string device;
-    LayerTiming full, last;    // one micro-step at the regular and at the last micro-batch size
+    LayerTiming full, last; // one micro-step at the regular and at the last micro-batch size
     double optimizer = 0;
     double clock = 0;
     const LayerTiming& step(int k) const { return k == steps - 1 ? last : full; }
@@ -33,7 +33,10 @@ struct ZGpu {
 class ZeroIteration {
 public:
     ZeroIteration(const Plan& plan, const CostModel& costs, Recorder& rec)
-        : plan_(plan), z_(*plan.zero), rec_(rec), N_(int(z_.gpus.size())),
+        : plan_(plan),
+          z_(*plan.zero),
+          rec_(rec),
+          N_(int(z_.gpus.size())),
           bytes_(paramsPerRank(plan.model, 0, plan.model.layerCount(), 1) * plan.job.bytesPerValue())
     {
         std::vector<int> ring;
@@ -73,7 +76,7 @@ private:
         if (g.steps > 0) {
             g.full = costs.range(0, L, g.device, 1, zg.microBatchSize);
             g.last = zg.lastMicroBatchSize == zg.microBatchSize ? g.full
-                                                                 : costs.range(0, L, g.device, 1, zg.lastMicroBatchSize);
+                                                                : costs.range(0, L, g.device, 1, zg.lastMicroBatchSize);
         }
         const double measuredUpdate = g.steps > 0 ? g.full.update : costs.range(0, L, g.device, 1, 1).update;
         const double params = paramsPerRank(plan_.model, 0, L, 1);
@@ -154,7 +157,7 @@ private:
     const ZeroPlan& z_;
     Recorder& rec_;
     const int N_;
-    const double bytes_;   // gradients and parameters alike
+    const double bytes_; // gradients and parameters alike
     std::vector<ZGpu> gs_;
     LinkParams link_;
     int rounds_ = 0;

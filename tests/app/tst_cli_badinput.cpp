@@ -9,7 +9,8 @@
 using namespace hetplan::test;
 
 namespace {
-const char* kGoodCluster = R"({"name":"c","nodes":[{"name":"a","device":"V100-16GB","gpus":2,"nic_bandwidth":"10 Gbps"}]})";
+const char* kGoodCluster =
+    R"({"name":"c","nodes":[{"name":"a","device":"V100-16GB","gpus":2,"nic_bandwidth":"10 Gbps"}]})";
 
 QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& content)
 {
@@ -44,8 +45,8 @@ void TestCliBadInput::badInput_data()
     const QString out = dir.filePath("out.json");
     const QString good = write(dir, "good.json", kGoodCluster);
     auto plan = [&](const QString& cluster, const QString& model = "example:gpt2-amp") {
-        return QStringList{"plan", "--cluster", cluster, "--model", model, "--gbs", "8", "--planner", "uniform",
-                           "--out", out};
+        return QStringList{"plan", "--cluster", cluster,   "--model", model, "--gbs",
+                           "8",    "--planner", "uniform", "--out",   out};
     };
     const QByteArray node = R"({"name":"a","device":"V100-16GB","gpus":2,"nic_bandwidth":"10 Gbps"})";
 
@@ -61,9 +62,9 @@ void TestCliBadInput::badInput_data()
     QTest::newRow("negative bandwidth")
         << plan(clusterWith(dir, "negbw.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":"-5 Gbps"})"))
         << "nic_bandwidth";
-    QTest::newRow("zero bandwidth")
-        << plan(clusterWith(dir, "zerobw.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":0})"))
-        << "nic_bandwidth";
+    QTest::newRow("zero bandwidth") << plan(clusterWith(dir, "zerobw.json",
+                                                        R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":0})"))
+                                    << "nic_bandwidth";
     QTest::newRow("node with 0 GPUs")
         << plan(clusterWith(dir, "zerogpu.json", R"({"name":"a","device":"T4","gpus":0,"nic_bandwidth":"1 GB/s"})"))
         << "gpus";
@@ -89,66 +90,102 @@ void TestCliBadInput::badInput_data()
     QTest::newRow("model negative params")
         << plan(good, write(dir, "model.json", R"({"name":"m","layers":[{"params":-1,"forward_flops":1}]})"))
         << "params";
-    QTest::newRow("unknown planner") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
-                                                    "--planner", "magic", "--out", out}
+    QTest::newRow("unknown planner") << QStringList{"plan",      "--cluster", good,    "--model", "example:gpt2-amp",
+                                                    "--planner", "magic",     "--out", out}
                                      << "planner";
-    QTest::newRow("gbs not a number") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs",
-                                                     "lots", "--planner", "uniform", "--out", out}
+    QTest::newRow("gbs not a number") << QStringList{"plan",  "--cluster", good,        "--model", "example:gpt2-amp",
+                                                     "--gbs", "lots",      "--planner", "uniform", "--out",
+                                                     out}
                                       << "--gbs";
-    QTest::newRow("gbs zero") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs", "0",
-                                             "--planner", "uniform", "--out", out}
+    QTest::newRow("gbs zero") << QStringList{"plan",  "--cluster", good,        "--model", "example:gpt2-amp",
+                                             "--gbs", "0",         "--planner", "uniform", "--out",
+                                             out}
                               << "--gbs";
-    QTest::newRow("gbs not divisible") << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model",
-                                                      "example:gpt2-amp", "--gbs", "30", "--planner", "uniform",
-                                                      "--option", "pp=2", "--out", out}
+    QTest::newRow("gbs not divisible") << QStringList{"plan",
+                                                      "--cluster",
+                                                      "example:amp-homogeneous",
+                                                      "--model",
+                                                      "example:gpt2-amp",
+                                                      "--gbs",
+                                                      "30",
+                                                      "--planner",
+                                                      "uniform",
+                                                      "--option",
+                                                      "pp=2",
+                                                      "--out",
+                                                      out}
                                        << "global_batch_size";
-    QTest::newRow("zero stage 5") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--zero",
-                                                 "5", "--planner", "uniform", "--out", out}
+    QTest::newRow("zero stage 5") << QStringList{"plan",   "--cluster", good,        "--model", "example:gpt2-amp",
+                                                 "--zero", "5",         "--planner", "uniform", "--out",
+                                                 out}
                                   << "zero";
-    QTest::newRow("bad job precision")
-        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--job",
-                       write(dir, "job.json", R"({"global_batch_size":8,"precision":"fp12"})"), "--planner",
-                       "uniform", "--out", out}
-        << "precision";
-    QTest::newRow("missing --cluster") << QStringList{"plan", "--model", "example:gpt2-amp", "--planner", "uniform",
+    QTest::newRow("bad job precision") << QStringList{"plan",
+                                                      "--cluster",
+                                                      good,
+                                                      "--model",
+                                                      "example:gpt2-amp",
+                                                      "--job",
+                                                      write(dir, "job.json",
+                                                            R"({"global_batch_size":8,"precision":"fp12"})"),
+                                                      "--planner",
+                                                      "uniform",
+                                                      "--out",
+                                                      out}
+                                       << "precision";
+    QTest::newRow("missing --cluster") << QStringList{"plan",  "--model", "example:gpt2-amp", "--planner", "uniform",
                                                       "--out", out}
                                        << "--cluster";
     QTest::newRow("unknown argument") << QStringList{"plan", "--cluster", good, "--frobnicate", "1", "--out", out}
                                       << "--frobnicate";
-    QTest::newRow("option without =") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
-                                                     "--planner", "uniform", "--option", "tp", "--out", out}
-                                      << "--option";
+    QTest::newRow("option without =")
+        << QStringList{"plan",     "--cluster", good,    "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--option", "tp",        "--out", out}
+        << "--option";
     QTest::newRow("bad planner option value")
-        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--gbs", "8", "--planner", "uniform",
-                       "--option", "tp=three", "--out", out}
+        << QStringList{"plan",     "--cluster", good,        "--model", "example:gpt2-amp",
+                       "--gbs",    "8",         "--planner", "uniform", "--option",
+                       "tp=three", "--out",     out}
         << "tp";
     QTest::newRow("profile layer mismatch")
-        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--planner", "uniform", "--profile",
+        << QStringList{"plan",
+                       "--cluster",
+                       good,
+                       "--model",
+                       "example:gpt2-amp",
+                       "--planner",
+                       "uniform",
+                       "--profile",
                        write(dir, "prof.json",
                              R"({"schema":"hetplan.profile/1","tables":[{"device":"V100-16GB","tp":1,"micro_batch":1,)"
                              R"("layers":[{"forward":0.001,"backward":0.002}]}]})"),
-                       "--out", out}
+                       "--out",
+                       out}
         << "layers";
     // Found by review: values that used to overflow or produce inf/NaN times.
-    QTest::newRow("micro-batch overflow") << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model",
-                                                         "example:gpt2-amp", "--gbs", "32", "--planner", "uniform",
-                                                         "--option", "mbs=268435456", "--out", out}
+    QTest::newRow("micro-batch overflow") << QStringList{"plan",     "--cluster",        "example:amp-homogeneous",
+                                                         "--model",  "example:gpt2-amp", "--gbs",
+                                                         "32",       "--planner",        "uniform",
+                                                         "--option", "mbs=268435456",    "--out",
+                                                         out}
                                           << "mbs";
-    QTest::newRow("absurd global batch") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
-                                                        "--gbs", "2000000000", "--planner", "uniform", "--out", out}
-                                         << "--gbs";
-    QTest::newRow("absurd latency")
-        << plan(write(dir, "lat.json", R"({"name":"c","inter_latency":1e308,"nodes":[)" + node + "]}"))
-        << "inter_latency";
+    QTest::newRow("absurd global batch")
+        << QStringList{"plan",      "--cluster", good,    "--model", "example:gpt2-amp", "--gbs", "2000000000",
+                       "--planner", "uniform",   "--out", out}
+        << "--gbs";
+    QTest::newRow("absurd latency") << plan(write(dir, "lat.json",
+                                                  R"({"name":"c","inter_latency":1e308,"nodes":[)" + node + "]}"))
+                                    << "inter_latency";
     QTest::newRow("bandwidth unit slip")
         << plan(clusterWith(dir, "tiny.json", R"({"name":"a","device":"T4","gpus":2,"nic_bandwidth":1e-300})"))
         << "nic_bandwidth";
-    QTest::newRow("seed not an integer") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
-                                                        "--planner", "uniform", "--seed", "nan", "--out", out}
-                                         << "--seed";
-    QTest::newRow("time limit NaN") << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp",
-                                                   "--planner", "uniform", "--time-limit", "nan", "--out", out}
-                                    << "--time-limit";
+    QTest::newRow("seed not an integer")
+        << QStringList{"plan",   "--cluster", good,    "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--seed", "nan",       "--out", out}
+        << "--seed";
+    QTest::newRow("time limit NaN")
+        << QStringList{"plan",         "--cluster", good,    "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--time-limit", "nan",       "--out", out}
+        << "--time-limit";
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "command";
     QTest::newRow("unknown list") << QStringList{"list", "gpus"} << "list";
     QTest::newRow("import unknown format") << QStringList{"import", "--format", "xlsx", "--in", good, "--out", out}
@@ -158,34 +195,57 @@ void TestCliBadInput::badInput_data()
     QTest::newRow("import unknown device")
         << QStringList{"import", "--format", "sailor", "--in", good, "--device", "Voodoo5", "--out", out} << "device";
     QTest::newRow("truncated npy")
-        << QStringList{"import", "--format", "amp-npy", "--device", "T4", "--in",
+        << QStringList{"import",
+                       "--format",
+                       "amp-npy",
+                       "--device",
+                       "T4",
+                       "--in",
                        write(dir, "trunc.npy", QByteArray("\x93NUMPY\x01\x00\x76\x00{'descr': '<f8', 'fo", 24)),
-                       "--out", out}
+                       "--out",
+                       out}
         << "trunc.npy";
     // The command lines themselves (QCommandLineParser underneath, errors in the same one-line form).
     QTest::newRow("unknown flag on import")
         << QStringList{"import", "--format", "native", "--in", good, "--frobnicate", "--out", out} << "--frobnicate";
     QTest::newRow("unknown top-level flag") << QStringList{"--frobnicate"} << "--frobnicate";
     QTest::newRow("missing value") << QStringList{"plan", "--cluster", good, "--out", out, "--gbs"} << "--gbs";
-    QTest::newRow("flag given a value")
-        << QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--planner", "uniform", "--quiet=yes",
-                       "--out", out}
-        << "--quiet";
+    QTest::newRow("flag given a value") << QStringList{"plan",    "--cluster",        good,
+                                                       "--model", "example:gpt2-amp", "--planner",
+                                                       "uniform", "--quiet=yes",      "--out",
+                                                       out}
+                                        << "--quiet";
     QTest::newRow("stray argument") << QStringList{"export", "--plan", good, "--format", "plan", "extra", "--out", out}
                                     << "extra";
-    QTest::newRow("export unknown format")
-        << QStringList{"export", "--plan", good, "--format", "pdf", "--out", out} << "unknown format 'pdf' (known: plan,";
-    QTest::newRow("unknown planner option")
-        << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--planner", "amp",
-                       "--option", "nosuch=1", "--out", out}
-        << "options: nosuch: ";
-    QTest::newRow("planner option out of range")
-        << QStringList{"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--planner", "amp",
-                       "--option", "top_k=0", "--out", out}
-        << "options: top_k: ";
-    QTest::newRow("import missing file") << QStringList{"import", "--format", "native", "--in",
-                                                        dir.filePath("absent.json"), "--out", out}
-                                         << "absent.json";
+    QTest::newRow("export unknown format") << QStringList{"export", "--plan", good, "--format", "pdf", "--out", out}
+                                           << "unknown format 'pdf' (known: plan,";
+    QTest::newRow("unknown planner option") << QStringList{"plan",
+                                                           "--cluster",
+                                                           "example:amp-homogeneous",
+                                                           "--model",
+                                                           "example:gpt2-amp",
+                                                           "--planner",
+                                                           "amp",
+                                                           "--option",
+                                                           "nosuch=1",
+                                                           "--out",
+                                                           out}
+                                            << "options: nosuch: ";
+    QTest::newRow("planner option out of range") << QStringList{"plan",
+                                                                "--cluster",
+                                                                "example:amp-homogeneous",
+                                                                "--model",
+                                                                "example:gpt2-amp",
+                                                                "--planner",
+                                                                "amp",
+                                                                "--option",
+                                                                "top_k=0",
+                                                                "--out",
+                                                                out}
+                                                 << "options: top_k: ";
+    QTest::newRow("import missing file")
+        << QStringList{"import", "--format", "native", "--in", dir.filePath("absent.json"), "--out", out}
+        << "absent.json";
 }
 
 void TestCliBadInput::badInput()

@@ -33,11 +33,12 @@ private slots:
     {
         CliResult r = runCli({"list", "examples"});
         QCOMPARE(r.exitCode, 0);
-        for (const char* n : {"ditto-ex1", "ditto-ex2", "ditto-ex3", "ditto-ex4", "ditto-ex5", "amp-homogeneous",
-                              "amp-het-cluster", "poplar-a", "poplar-b", "poplar-c", "hap-testbed", "hethub-pair",
-                              "amp-scale-2x2", "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16", "gpt2-amp", "gpt2-xl",
-                              "transgan-amp", "llama2-7b", "llama2-13b", "bert-base", "vit-base", "vgg19", "bert-moe",
-                              "llama-0.5b", "llama-1.1b", "opt-350m"})
+        for (const char* n :
+             {"ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",       "ditto-ex5",   "amp-homogeneous",
+              "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",        "hap-testbed", "hethub-pair",
+              "amp-scale-2x2",   "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16", "gpt2-amp",    "gpt2-xl",
+              "transgan-amp",    "llama2-7b",     "llama2-13b",    "bert-base",       "vit-base",    "vgg19",
+              "bert-moe",        "llama-0.5b",    "llama-1.1b",    "opt-350m"})
             QVERIFY2(r.out.contains(QString(" ") + n + " "), n);
         QCOMPARE(runCli({"list", "planners"}).exitCode, 0);
         QVERIFY(runCli({"list", "devices"}).out.contains("MI300X"));
@@ -46,8 +47,8 @@ private slots:
     void planSimulateExport()
     {
         const QString plan = path("plan.json");
-        CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs", "32",
-                              "--planner", "amp", "--out", plan});
+        CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs",
+                              "32", "--planner", "amp", "--out", plan});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("iteration"));
         const QJsonObject o = readJson(plan);
@@ -114,8 +115,8 @@ private slots:
     void timeLimitExitsFour()
     {
         // A time limit of 1 ns expires before amp evaluates its first strategy: nothing to keep.
-        CliResult r = runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp", "--planner",
-                              "amp", "--time-limit", "0.000000001", "--out", path("t.json")});
+        CliResult r = runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp",
+                              "--planner", "amp", "--time-limit", "0.000000001", "--out", path("t.json")});
         QCOMPARE(r.exitCode, 4);
         QVERIFY(!QFile::exists(path("t.json")));
     }
@@ -125,8 +126,9 @@ private slots:
         // Annealing evaluates its start state before the loop, so a limit that expires during the walk
         // leaves a feasible plan: exit 0, a note on stderr, and search.stopped in the plan.
         const QString out = path("stopped.json");
-        CliResult r = runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp", "--planner",
-                              "annealing", "--option", "iterations=10000000", "--time-limit", "0.3", "--out", out});
+        CliResult r =
+            runCli({"plan", "--cluster", "example:amp-scale-16x16", "--model", "example:gpt2-amp", "--planner",
+                    "annealing", "--option", "iterations=10000000", "--time-limit", "0.3", "--out", out});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains("time limit"), qPrintable(r.err));
         QFile f(out);
@@ -148,8 +150,9 @@ private slots:
     void everyCommandAnswersHelp_data()
     {
         QTest::addColumn<QString>("command");
-        QTest::addColumn<QStringList>("mentions");   // options (and words) only this command's help has
-        QTest::newRow("plan") << "plan" << QStringList{"--planner", "--time-limit", "--quiet", "top_k=", "(default: 1)"};
+        QTest::addColumn<QStringList>("mentions"); // options (and words) only this command's help has
+        QTest::newRow("plan") << "plan"
+                              << QStringList{"--planner", "--time-limit", "--quiet", "top_k=", "(default: 1)"};
         QTest::newRow("compare") << "compare" << QStringList{"--planners", "--cluster", "(default: all)"};
         QTest::newRow("simulate") << "simulate" << QStringList{"--plan", "--trace"};
         QTest::newRow("export") << "export" << QStringList{"--plan", "--format", "chrome-trace"};
@@ -161,8 +164,8 @@ private slots:
     {
         QFETCH(QString, command);
         QFETCH(QStringList, mentions);
-        for (const QStringList& args : {QStringList{command, "--help"}, QStringList{command, "-h"},
-                                        QStringList{"help", command}}) {
+        for (const QStringList& args :
+             {QStringList{command, "--help"}, QStringList{command, "-h"}, QStringList{"help", command}}) {
             const CliResult r = runCli(args);
             QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
             QVERIFY2(r.out.startsWith("Usage: hetplan-cli " + command + " "), qPrintable(r.out));

@@ -96,8 +96,8 @@ void TestScaleInputs::defaultModel()
 
 void TestScaleInputs::modelNeedsRepeatableBlocks()
 {
-    QVERIFY(test::errorOf([] { makeScaleModel({0, 4096, 32, 2048}); }));    // no blocks
-    QVERIFY(test::errorOf([] { makeScaleModel({10, 4096, 30, 2048}); }));   // 30 heads do not divide 4096
+    QVERIFY(test::errorOf([] { makeScaleModel({0, 4096, 32, 2048}); }));  // no blocks
+    QVERIFY(test::errorOf([] { makeScaleModel({10, 4096, 30, 2048}); })); // 30 heads do not divide 4096
     QVERIFY(test::errorOf([] { makeScaleModel({10, 4096, 32, 0}); }));
 }
 
@@ -111,9 +111,9 @@ void TestScaleInputs::filesLoadInCli()
     QCOMPARE(modelPath, sub + "/gpt-200.model.json");
     QVERIFY(readCluster(clusterPath) == makeScaleCluster());
     QVERIFY(readModel(modelPath) == makeScaleModel());
-    const test::CliResult r = test::runCli({"plan", "--cluster", QString::fromStdString(clusterPath), "--model",
-                                            QString::fromStdString(modelPath), "--gbs", "1024", "--planner",
-                                            "megatron"});
+    const test::CliResult r =
+        test::runCli({"plan", "--cluster", QString::fromStdString(clusterPath), "--model",
+                      QString::fromStdString(modelPath), "--gbs", "1024", "--planner", "megatron"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(r.out.contains("scale-1024"));
 }

@@ -3,9 +3,9 @@
 // (or break) the content checksum, and the "refused and untouched" check.
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
-#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QCryptographicHash>
@@ -61,7 +61,7 @@ inline Project sampleProject()
     const int layers = int(gpt.model.layers.size());
     std::vector<LayerTiming> t1(size_t(layers), LayerTiming{0.0125, 0.025, 0.001, -1});
     std::vector<LayerTiming> t4(size_t(layers), LayerTiming{0.04, 0.08, 0.001, 3.5e8});
-    t4[0].forward = 1.0 / 3;   // a value that needs all 17 digits
+    t4[0].forward = 1.0 / 3; // a value that needs all 17 digits
     gpt.profile.set({"T4", 1, 1}, t1);
     gpt.profile.set({"T4", 1, 4}, t4);
     p.models.push_back(gpt);
@@ -126,8 +126,10 @@ inline void reseal(sqlite3* db)
         h.addData(QByteArrayView(static_cast<const char*>(p), qsizetype(n)));
     };
     sqlite3_stmt* t = nullptr;
-    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                           "AND name <> 'meta' ORDER BY name", -1, &t, nullptr);
+    sqlite3_prepare_v2(db,
+                       "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                       "AND name <> 'meta' ORDER BY name",
+                       -1, &t, nullptr);
     while (sqlite3_step(t) == SQLITE_ROW) {
         const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(t, 0));
         add('T', name.data(), name.size());
@@ -137,8 +139,16 @@ inline void reseal(sqlite3* db)
             add('R', nullptr, 0);
             for (int i = 0; i < sqlite3_column_count(s); ++i) {
                 switch (sqlite3_column_type(s, i)) {
-                case SQLITE_INTEGER: { const qint64 v = sqlite3_column_int64(s, i); add('i', &v, 8); break; }
-                case SQLITE_FLOAT: { const double v = sqlite3_column_double(s, i); add('f', &v, 8); break; }
+                case SQLITE_INTEGER: {
+                    const qint64 v = sqlite3_column_int64(s, i);
+                    add('i', &v, 8);
+                    break;
+                }
+                case SQLITE_FLOAT: {
+                    const double v = sqlite3_column_double(s, i);
+                    add('f', &v, 8);
+                    break;
+                }
                 case SQLITE_TEXT: add('t', sqlite3_column_text(s, i), size_t(sqlite3_column_bytes(s, i))); break;
                 case SQLITE_BLOB: add('b', sqlite3_column_blob(s, i), size_t(sqlite3_column_bytes(s, i))); break;
                 default: add('n', nullptr, 0);
@@ -148,7 +158,8 @@ inline void reseal(sqlite3* db)
         sqlite3_finalize(s);
     }
     sqlite3_finalize(t);
-    const std::string sql = "UPDATE meta SET value = '" + h.result().toHex().toStdString() + "' WHERE key = 'content_sha256'";
+    const std::string sql =
+        "UPDATE meta SET value = '" + h.result().toHex().toStdString() + "' WHERE key = 'content_sha256'";
     QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
 }
 
@@ -177,11 +188,7 @@ inline long long pragma(const std::string& path, const char* name)
     return v;
 }
 
-inline QStringList tempFiles(const QString& dir)
-{
-    return QDir(dir).entryList({"*.tmp-*"}, QDir::Files);
-}
-
+inline QStringList tempFiles(const QString& dir) { return QDir(dir).entryList({"*.tmp-*"}, QDir::Files); }
 
 // Loading `file` must throw InputError naming `file` (and a field starting with `field`, a reason
 // containing `reasonPart`), and leave the file as it was.

@@ -1,15 +1,15 @@
 // AMP: the eq. 3-5 cost model on hand-computed cases, Megatron and domino placements, the `amp` planner's
 // invariants and memory handling, and the paper's two headline comparisons (vs Megatron on the
 // heterogeneous cluster, DP layer split vs uniform split on the heterogeneous TransGAN model).
-#include "core/planners/amp/amp_cost.h"
+#include "core/base/errors.h"
 #include "core/cost/memory.h"
+#include "core/io/examples.h"
+#include "core/io/importers.h"
+#include "core/planners/amp/amp_cost.h"
+#include "core/planners/amp/amp_planner.h"
 #include "core/planners/amp/domino.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/strategy.h"
-#include "core/io/examples.h"
-#include "core/io/importers.h"
-#include "core/base/errors.h"
-#include "core/planners/amp/amp_planner.h"
 #include "core/sim/simulator.h"
 #include "testutil.h"
 
@@ -171,7 +171,7 @@ private slots:
                 const auto g = p.tensorGroup(s, r);
                 QVERIFY(c.sameNode(g[0], g[1]));
             }
-        QVERIFY(!c.sameNode(p.at(0, 0, 0), p.at(1, 0, 0)));   // pipeline is the outermost dimension
+        QVERIFY(!c.sameNode(p.at(0, 0, 0), p.at(1, 0, 0))); // pipeline is the outermost dimension
         // tp must keep groups in a node: only divisors of every node's GPU count.
         QCOMPARE(intraNodeTensorDegrees(c), (std::vector<int>{1, 2, 4}));
         QCOMPARE(intraNodeTensorDegrees(test::twoNodeCluster("T4", 4, "T4", 6)), (std::vector<int>{1, 2}));
@@ -210,10 +210,11 @@ private slots:
                     }
                     distinct.insert(p->gpus);
                 }
-        QVERIFY(distinct.size() > 10);   // the tilings really vary
+        QVERIFY(distinct.size() > 10); // the tilings really vary
         // Same seed, same tiling.
         std::mt19937_64 a(11), b(11);
-        QCOMPARE(randomDominoPlacement(c, {4, 2, 2}, a, false)->gpus, randomDominoPlacement(c, {4, 2, 2}, b, false)->gpus);
+        QCOMPARE(randomDominoPlacement(c, {4, 2, 2}, a, false)->gpus,
+                 randomDominoPlacement(c, {4, 2, 2}, b, false)->gpus);
     }
 
     void splits()
@@ -230,7 +231,8 @@ private slots:
     void ampPlanIsValid()
     {
         // 4 V100 + 4 T4 (1.25 GB/s between nodes), GPT-2 from the AMP paper, gbs 16.
-        const PlanRequest req = request(test::twoNodeCluster("V100-16GB", 4, "T4", 4), buildExampleModel("gpt2-amp"), 16);
+        const PlanRequest req =
+            request(test::twoNodeCluster("V100-16GB", 4, "T4", 4), buildExampleModel("gpt2-amp"), 16);
         const CostModel costs(req.model, req.job, req.profile);
         const Plan plan = run("amp", req);
         checkPlan(plan, costs);
@@ -355,7 +357,7 @@ private slots:
         const Plan plan = run("amp", req);
         QCOMPARE(plan.search.candidates, 2LL);
         QCOMPARE(plan.search.extra.at("dropped_for_memory"), 1.0);
-        QCOMPARE(plan.search.extra.at("simulated"), 1.0);   // 2 − 1 dropped
+        QCOMPARE(plan.search.extra.at("simulated"), 1.0); // 2 − 1 dropped
         QCOMPARE(plan.pipelines[0].microBatchSize, 1);
 
         // A 4e9-parameter layer (16 bytes/param of model state = 64 GB) fits neither GPU: micro-batch 1 is
@@ -389,7 +391,7 @@ private slots:
         req.options = resolveOptions(AmpPlanner(), {});
         const CostModel costs(req.model, req.job, req.profile);
         Progress progress;
-        progress.cancel();   // before any strategy is evaluated: nothing to keep, so it throws
+        progress.cancel(); // before any strategy is evaluated: nothing to keep, so it throws
         QVERIFY_THROWS_EXCEPTION(CancelledError, AmpPlanner().plan(req, costs, progress));
     }
 
@@ -419,7 +421,7 @@ private slots:
         req.profile = prof;
         const Plan plan = run("amp", req);
         checkPlan(plan, CostModel(m, req.job, prof));
-        QVERIFY(!plan.profile.empty());   // the plan carries the measured tables it used
+        QVERIFY(!plan.profile.empty()); // the plan carries the measured tables it used
     }
 
     void runsOnAmpsOwnArrays()
@@ -497,8 +499,8 @@ private slots:
         QString split;
         for (const Stage& st : pl.stages)
             split += QString::number(st.firstLayer) + " ";
-        qInfo("transgan-amp: pp %d dp %d tp %d mbs %d, DP split starts [%s]: %.3f s; uniform split: %.3f s (%.2fx)",
-              pp, pl.replicas, pl.stages[0].tensorParallel, pl.microBatchSize, qPrintable(split.trimmed()),
+        qInfo("transgan-amp: pp %d dp %d tp %d mbs %d, DP split starts [%s]: %.3f s; uniform split: %.3f s (%.2fx)", pp,
+              pl.replicas, pl.stages[0].tensorParallel, pl.microBatchSize, qPrintable(split.trimmed()),
               amp.estimate.iterationSeconds, uniform.estimate.iterationSeconds,
               uniform.estimate.iterationSeconds / amp.estimate.iterationSeconds);
         QVERIFY(amp.estimate.iterationSeconds < uniform.estimate.iterationSeconds);

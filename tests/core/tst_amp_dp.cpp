@@ -18,7 +18,7 @@ class TestAmpDp : public QObject {
         QCOMPARE(b.front(), 0);
         QCOMPARE(b.back(), p.layers);
         for (int s = 0; s < p.stages; ++s)
-            QVERIFY(b[s] < b[s + 1]);   // every stage non-empty, layers assigned once
+            QVERIFY(b[s] < b[s + 1]); // every stage non-empty, layers assigned once
     }
 
 private slots:
@@ -28,8 +28,8 @@ private slots:
         //   cut 1: t = (1, 6) → 3·6 + 0.5 + 7 = 25.5
         //   cut 2: t = (2, 4) → 3·4 + 0.5 + 6 = 18.5   (the uniform split)
         //   cut 3: t = (3, 2) → 3·3 + 0.5 + 5 = 14.5   (optimum)
-        PipelineProblem p = PipelineProblem::fromLayerTimes({{1, 1, 1, 1}, {2, 2, 2, 2}},
-                                                            {{0.5, 0.5, 0.5, 0.5, 0.5}}, 4);
+        PipelineProblem p =
+            PipelineProblem::fromLayerTimes({{1, 1, 1, 1}, {2, 2, 2, 2}}, {{0.5, 0.5, 0.5, 0.5, 0.5}}, 4);
         QCOMPARE(pipelineCost(p, {0, 1, 4}), 25.5);
         QCOMPARE(pipelineCost(p, {0, 2, 4}), 18.5);
         QCOMPARE(pipelineCost(p, {0, 3, 4}), 14.5);
@@ -105,7 +105,7 @@ private slots:
             }
 
             const LayerSplit brute = solveLayerSplitBruteForce(p);
-            if (brute.bounds.empty()) {   // no allowed split at all: everyone must say so
+            if (brute.bounds.empty()) { // no allowed split at all: everyone must say so
                 QVERIFY(!p.allowed.empty());
                 QVERIFY(solveLayerSplit(p).bounds.empty());
                 QVERIFY(solveLayerSplitAmp(p).bounds.empty());
@@ -123,8 +123,9 @@ private slots:
             }
             QVERIFY2(std::abs(fast.cost - brute.cost) <= tol,
                      qPrintable(QString("instance %1: fast %2 vs brute %3").arg(inst).arg(fast.cost).arg(brute.cost)));
-            QVERIFY2(std::abs(paper.cost - brute.cost) <= tol,
-                     qPrintable(QString("instance %1: paper %2 vs brute %3").arg(inst).arg(paper.cost).arg(brute.cost)));
+            QVERIFY2(
+                std::abs(paper.cost - brute.cost) <= tol,
+                qPrintable(QString("instance %1: paper %2 vs brute %3").arg(inst).arg(paper.cost).arg(brute.cost)));
             // The reported cost is the eq. 5 cost of the returned split.
             QVERIFY(std::abs(pipelineCost(p, fast.bounds) - fast.cost) <= tol);
             QVERIFY(std::abs(pipelineCost(p, paper.bounds) - paper.cost) <= tol);
@@ -136,17 +137,18 @@ private slots:
                 ++nonUniformWins;
         }
         QVERIFY(checked >= 200);
-        QVERIFY(nonUniformWins > 50);   // the instances really are heterogeneous
+        QVERIFY(nonUniformWins > 50); // the instances really are heterogeneous
         qInfo("checked %d random instances (%d more without any allowed split); the optimum beat the even split "
-              "in %d", checked, noSplit, nonUniformWins);
+              "in %d",
+              checked, noSplit, nonUniformWins);
     }
 
     void forbiddenStages()
     {
         // The hand case above with stage 0 unable to hold 3 layers (say, memory): [0, 3) forbidden →
         // the best allowed split is cut 2 (18.5); forbidding [2, 4) on stage 1 as well leaves cut 1 (25.5).
-        PipelineProblem p = PipelineProblem::fromLayerTimes({{1, 1, 1, 1}, {2, 2, 2, 2}},
-                                                            {{0.5, 0.5, 0.5, 0.5, 0.5}}, 4);
+        PipelineProblem p =
+            PipelineProblem::fromLayerTimes({{1, 1, 1, 1}, {2, 2, 2, 2}}, {{0.5, 0.5, 0.5, 0.5, 0.5}}, 4);
         p.allowed.assign(2 * 5 * 5, 1);
         p.allowed[(0 * 5 + 0) * 5 + 3] = 0;
         for (const LayerSplit& s : {solveLayerSplit(p), solveLayerSplitAmp(p), solveLayerSplitBruteForce(p)}) {
@@ -156,7 +158,7 @@ private slots:
         p.allowed[(1 * 5 + 2) * 5 + 4] = 0;
         for (const LayerSplit& s : {solveLayerSplit(p), solveLayerSplitAmp(p), solveLayerSplitBruteForce(p)})
             QCOMPARE(s.cost, 25.5);
-        p.allowed[(0 * 5 + 0) * 5 + 1] = 0;   // nothing left
+        p.allowed[(0 * 5 + 0) * 5 + 1] = 0; // nothing left
         QVERIFY(solveLayerSplit(p).bounds.empty());
         QVERIFY(solveLayerSplitAmp(p).bounds.empty());
     }

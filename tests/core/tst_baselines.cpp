@@ -1,11 +1,11 @@
 // The AMP paper's baselines: the Megatron heuristic, random search and simulated annealing with the
 // domino placement — determinism for a seed and the invariants of every plan they return.
+#include "core/base/errors.h"
+#include "core/io/examples.h"
 #include "core/planners/amp/amp_cost.h"
-#include "core/planners/planner.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/strategy.h"
-#include "core/io/examples.h"
-#include "core/base/errors.h"
+#include "core/planners/planner.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -74,7 +74,7 @@ private slots:
         std::map<int, int> productOfMbs;
         for (const Candidate& c : plan.candidates) {
             QCOMPARE(c.pp * c.dp * c.tp, 16);
-            QVERIFY(c.tp <= 4);                        // tensor parallelism inside a 4-GPU node
+            QVERIFY(c.tp <= 4); // tensor parallelism inside a 4-GPU node
             QVERIFY(c.tp * c.pp >= std::max(1, c.microBatchSize / 2));
             if (c.microBatchSize <= 2)
                 QCOMPARE(c.dp, 16);
@@ -90,7 +90,8 @@ private slots:
         // 2 layers' worth fit per GPU, so tp·pp ≥ 4; a micro-batch m also needs gbs/dp = tp·pp divisible
         // by m. Hence tp·pp = max(4, m), and for m ≤ 4 all of (tp 1, pp 4), (tp 2, pp 2), (tp 4, pp 1)
         // are proposed.
-        PlanRequest req = request(test::twoNodeCluster("V100-16GB", 4, "V100-16GB", 4), test::toyModel(8, 1e9, 4e8, 1e5), 8);
+        PlanRequest req =
+            request(test::twoNodeCluster("V100-16GB", 4, "V100-16GB", 4), test::toyModel(8, 1e9, 4e8, 1e5), 8);
         const Plan plan = run("megatron", req);
         checkPlan(plan);
         std::set<std::pair<int, int>> tpPp;
@@ -106,8 +107,9 @@ private slots:
     {
         // GPT-2's embedding and head carry far more parameters than a block: split=params moves layers
         // away from those stages, split=layers keeps the counts equal.
-        PlanRequest req = request(test::twoNodeCluster("V100-16GB", 2, "V100-16GB", 2), buildExampleModel("gpt2-amp"), 4);
-        req.model.layers[0].params *= 8;   // make the first layer outweigh several blocks
+        PlanRequest req =
+            request(test::twoNodeCluster("V100-16GB", 2, "V100-16GB", 2), buildExampleModel("gpt2-amp"), 4);
+        req.model.layers[0].params *= 8; // make the first layer outweigh several blocks
         const Plan byLayers = run("megatron", req);
         req.options["split"] = "params";
         const Plan byParams = run("megatron", req);

@@ -2,9 +2,9 @@
 // validation (every bad field reported as InputError(file, "devices[i].field", reason)).
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/io/json_io.h"
 #include "core/model/device.h"
-#include "core/base/errors.h"
 
 #include <QJsonArray>
 #include <QtConcurrent>
@@ -97,10 +97,10 @@ private slots:
 
     void requiredDevicesPresent()
     {
-        const char* required[] = {"V100-16GB", "V100-32GB", "V100S-32GB", "T4", "P100-16GB", "A100-40GB",
-                                  "A100-80GB", "A100-80GB-PCIe", "A800-80GB", "RTX-A6000", "RTX-2080",
-                                  "Titan-RTX", "RTX-3090", "RTX-4090", "L4", "L40S", "H100-SXM", "H100-PCIe",
-                                  "H800", "H200", "MI250X", "MI300X", "GH200-96GB"};
+        const char* required[] = {"V100-16GB", "V100-32GB",      "V100S-32GB", "T4",        "P100-16GB", "A100-40GB",
+                                  "A100-80GB", "A100-80GB-PCIe", "A800-80GB",  "RTX-A6000", "RTX-2080",  "Titan-RTX",
+                                  "RTX-3090",  "RTX-4090",       "L4",         "L40S",      "H100-SXM",  "H100-PCIe",
+                                  "H800",      "H200",           "MI250X",     "MI300X",    "GH200-96GB"};
         for (const char* n : required)
             QVERIFY2(DeviceCatalog::builtin().find(n) && DeviceCatalog::builtin().find(n)->name == n, n);
     }
@@ -110,26 +110,43 @@ private slots:
         QTest::addColumn<QString>("alias");
         QTest::addColumn<QString>("canonical");
         // Ditto's device names
-        QTest::newRow("ditto v100") << "v100_16gb" << "V100-16GB";
-        QTest::newRow("ditto 3090") << "rtx_3090_24gb" << "RTX-3090";
-        QTest::newRow("ditto a6000") << "rtx_a6000" << "RTX-A6000";
-        QTest::newRow("ditto 4090") << "rtx_4090_24gb" << "RTX-4090";
-        QTest::newRow("ditto a100") << "a_100_80gb_pcie" << "A100-80GB-PCIe";
+        QTest::newRow("ditto v100") << "v100_16gb"
+                                    << "V100-16GB";
+        QTest::newRow("ditto 3090") << "rtx_3090_24gb"
+                                    << "RTX-3090";
+        QTest::newRow("ditto a6000") << "rtx_a6000"
+                                     << "RTX-A6000";
+        QTest::newRow("ditto 4090") << "rtx_4090_24gb"
+                                    << "RTX-4090";
+        QTest::newRow("ditto a100") << "a_100_80gb_pcie"
+                                    << "A100-80GB-PCIe";
         // AMP's
-        QTest::newRow("amp t4") << "T4" << "T4";
-        QTest::newRow("amp v100") << "V100" << "V100-16GB";
+        QTest::newRow("amp t4") << "T4"
+                                << "T4";
+        QTest::newRow("amp v100") << "V100"
+                                  << "V100-16GB";
         // Sailor's
-        QTest::newRow("sailor a100-40") << "A100-40" << "A100-40GB";
-        QTest::newRow("sailor a100-80") << "A100-80" << "A100-80GB";
-        QTest::newRow("sailor gh-96") << "GH-96" << "GH200-96GB";
-        QTest::newRow("sailor 2080") << "RTX-2080" << "RTX-2080";
-        QTest::newRow("sailor 3090") << "RTX-3090" << "RTX-3090";
-        QTest::newRow("sailor titan") << "Titan-RTX" << "Titan-RTX";
-        QTest::newRow("sailor v100-16") << "V100-16" << "V100-16GB";
+        QTest::newRow("sailor a100-40") << "A100-40"
+                                        << "A100-40GB";
+        QTest::newRow("sailor a100-80") << "A100-80"
+                                        << "A100-80GB";
+        QTest::newRow("sailor gh-96") << "GH-96"
+                                      << "GH200-96GB";
+        QTest::newRow("sailor 2080") << "RTX-2080"
+                                     << "RTX-2080";
+        QTest::newRow("sailor 3090") << "RTX-3090"
+                                     << "RTX-3090";
+        QTest::newRow("sailor titan") << "Titan-RTX"
+                                      << "Titan-RTX";
+        QTest::newRow("sailor v100-16") << "V100-16"
+                                        << "V100-16GB";
         // case and separators do not matter
-        QTest::newRow("lower case") << "h100-sxm" << "H100-SXM";
-        QTest::newRow("spaces") << "rtx 4090" << "RTX-4090";
-        QTest::newRow("nvidia-smi style") << "Tesla V100-SXM2-16GB" << "V100-16GB";
+        QTest::newRow("lower case") << "h100-sxm"
+                                    << "H100-SXM";
+        QTest::newRow("spaces") << "rtx 4090"
+                                << "RTX-4090";
+        QTest::newRow("nvidia-smi style") << "Tesla V100-SXM2-16GB"
+                                          << "V100-16GB";
     }
 
     void aliasesOfOtherTools()
@@ -181,9 +198,8 @@ private slots:
     void builtinIsOneInstanceAcrossThreads()
     {
         QList<int> work(16);
-        const QList<quintptr> seen = QtConcurrent::blockingMapped(work, [](int) {
-            return quintptr(&DeviceCatalog::builtin());
-        });
+        const QList<quintptr> seen =
+            QtConcurrent::blockingMapped(work, [](int) { return quintptr(&DeviceCatalog::builtin()); });
         for (quintptr p : seen)
             QCOMPARE(p, quintptr(&DeviceCatalog::builtin()));
     }
@@ -273,7 +289,8 @@ private slots:
             auto e = errorOf([&] { catalogFromJson(o, "c.json"); });
             return e ? e->field() : std::string("<no error>");
         };
-        QCOMPARE(field(QJsonObject{{"schema", "hetplan.devices/2"}, {"devices", QJsonArray{v100Json()}}}), std::string("schema"));
+        QCOMPARE(field(QJsonObject{{"schema", "hetplan.devices/2"}, {"devices", QJsonArray{v100Json()}}}),
+                 std::string("schema"));
         QCOMPARE(field(QJsonObject{{"devices", QJsonArray{}}}), std::string("devices"));
         QCOMPARE(field(QJsonObject{}), std::string("devices"));
         QCOMPARE(field(QJsonObject{{"devices", QJsonArray{1}}}), std::string("devices[0]"));

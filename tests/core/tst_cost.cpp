@@ -2,11 +2,11 @@
 // lookups and the measured-wins rule.
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/cost/analytic.h"
 #include "core/cost/collectives.h"
 #include "core/cost/costmodel.h"
 #include "core/cost/memory.h"
-#include "core/base/errors.h"
 
 #include <QtTest>
 
@@ -33,14 +33,14 @@ private slots:
         Cluster c = test::twoNodeCluster("V100-16GB", 2, "T4", 2, 1.25e9);
         c.nodes[0].intraBandwidth = 1.5e11;
         c.nodes[1].intraBandwidth = 1.6e10;
-        QCOMPARE(groupLink(c, {0, 1}).bandwidth, 1.5e11);      // inside the V100 node
-        QCOMPARE(groupLink(c, {2, 3}).bandwidth, 1.6e10);      // inside the T4 node
+        QCOMPARE(groupLink(c, {0, 1}).bandwidth, 1.5e11);       // inside the V100 node
+        QCOMPARE(groupLink(c, {2, 3}).bandwidth, 1.6e10);       // inside the T4 node
         QCOMPARE(groupLink(c, {0, 1, 2, 3}).bandwidth, 1.25e9); // crossing nodes: the NIC
         QCOMPARE(groupLink(c, {0, 2}).latency, c.interLatency);
         c.nodes[1].communicator = Communicator::CpuEthernet;
         c.cpuPathPenalty = 2;
-        QCOMPARE(c.bandwidth(0, 2), 1.25e9 / 2);               // host-staged path is slower
-        QCOMPARE(c.bandwidth(2, 3), 1.6e10);                   // inside the node it is not affected
+        QCOMPARE(c.bandwidth(0, 2), 1.25e9 / 2); // host-staged path is slower
+        QCOMPARE(c.bandwidth(2, 3), 1.6e10);     // inside the node it is not affected
     }
 
     void analyticRooflineAndEfficiency()
@@ -56,7 +56,7 @@ private slots:
             const double expect = 1e12 * b / (t4.peakFlops * eff);
             LayerTiming t = analyticLayerTiming(l, t4, 1, b, job);
             QVERIFY(qAbs(t.forward - expect) < 1e-12 * expect + 1e-15);
-            QVERIFY(qAbs(t.backward - 2 * t.forward) < 1e-15);   // backward = 2 × forward by default
+            QVERIFY(qAbs(t.backward - 2 * t.forward) < 1e-15); // backward = 2 × forward by default
         }
         // Per-sample time falls with the micro-batch and saturates at F / (peak · effMax).
         double prev = 1e9;
@@ -73,7 +73,8 @@ private slots:
         big.forwardFlops = 1;
         QVERIFY(qAbs(analyticLayerTiming(big, t4, 1, 1, job).forward - 3.2e9 / t4.memoryBandwidth) < 1e-12);
         job.backwardFactor = 3;
-        QVERIFY(qAbs(analyticLayerTiming(l, t4, 1, 1, job).backward - 3 * analyticLayerTiming(l, t4, 1, 1, {}).forward) < 1e-12);
+        QVERIFY(qAbs(analyticLayerTiming(l, t4, 1, 1, job).backward -
+                     3 * analyticLayerTiming(l, t4, 1, 1, {}).forward) < 1e-12);
     }
 
     void analyticTensorParallel()
@@ -149,10 +150,10 @@ private slots:
         QCOMPARE(above->forward, 0.6);
         auto below = p.lookup(0, "T4", 1, 1);
         QCOMPARE(below->forward, 0.1);
-        QCOMPARE(below->update, 0.01);        // the optimizer step does not scale with the batch
-        QVERIFY(!p.lookup(0, "T4", 2, 2));    // tp 2 not measured
+        QCOMPARE(below->update, 0.01);     // the optimizer step does not scale with the batch
+        QVERIFY(!p.lookup(0, "T4", 2, 2)); // tp 2 not measured
         QVERIFY(!p.lookup(0, "V100-16GB", 1, 2));
-        QVERIFY(!p.lookup(1, "T4", 1, 2));    // no such layer
+        QVERIFY(!p.lookup(1, "T4", 1, 2)); // no such layer
     }
 
     void measuredWinsOverAnalytic()

@@ -3,9 +3,9 @@
 // "example:NAME" / path specs resolve or fail with a clear InputError.
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
-#include "core/base/errors.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -49,9 +49,9 @@ private slots:
     void designNamesLoadAndValidate()
     {
         const std::vector<std::string> expected = {
-            "ditto-ex1", "ditto-ex2", "ditto-ex3", "ditto-ex4", "ditto-ex5", "amp-homogeneous", "amp-het-cluster",
-            "poplar-a", "poplar-b", "poplar-c", "hap-testbed", "hethub-pair", "amp-scale-2x2", "amp-scale-4x4",
-            "amp-scale-8x8", "amp-scale-16x16"};
+            "ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",      "ditto-ex5",   "amp-homogeneous",
+            "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",       "hap-testbed", "hethub-pair",
+            "amp-scale-2x2",   "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16"};
         const std::vector<std::string> names = exampleClusterNames();
         QVERIFY(std::is_sorted(names.begin(), names.end()));
         for (const std::string& n : expected) {
@@ -142,7 +142,7 @@ private slots:
         QCOMPARE(c.gpuCount(), 64);
         QCOMPARE(c.bandwidth(0, 8), 10.4e9 / 8); // v100-0/0 ↔ v100-1/0
         QCOMPARE(c.bandwidth(0, 63), 10.4e9 / 8);
-        QCOMPARE(c.bandwidth(0, 1), 150e9);       // NVLink 2.0 inside a V100 machine
+        QCOMPARE(c.bandwidth(0, 1), 150e9); // NVLink 2.0 inside a V100 machine
     }
 
     void hethubPair()
@@ -202,9 +202,9 @@ private slots:
     void allModelsValidate()
     {
         const std::vector<std::string> names = exampleModelNames();
-        const std::vector<std::string> design = {"gpt2-amp", "gpt2-xl", "transgan-amp", "llama2-7b", "llama2-13b",
-                                                 "bert-base", "vit-base", "vgg19", "bert-moe", "llama-0.5b",
-                                                 "llama-1.1b", "opt-350m"};
+        const std::vector<std::string> design = {"gpt2-amp",   "gpt2-xl",    "transgan-amp", "llama2-7b",
+                                                 "llama2-13b", "bert-base",  "vit-base",     "vgg19",
+                                                 "bert-moe",   "llama-0.5b", "llama-1.1b",   "opt-350m"};
         QCOMPARE(names, design);
         for (const std::string& n : names) {
             const ModelSpec m = buildExampleModel(n);
@@ -330,8 +330,8 @@ private slots:
         // block. The weights in products lie between params − embedding layer (untied head: the lookup
         // tables are never multiplied) and all params (tied head: the table is the output projection).
         // Bound: inside that bracket, widened by 1 % for norms, biases and element-wise adds.
-        for (const char* n : {"gpt2-amp", "gpt2-xl", "llama2-7b", "llama2-13b", "bert-base", "llama-0.5b",
-                              "llama-1.1b", "opt-350m", "vit-base"}) {
+        for (const char* n : {"gpt2-amp", "gpt2-xl", "llama2-7b", "llama2-13b", "bert-base", "llama-0.5b", "llama-1.1b",
+                              "opt-350m", "vit-base"}) {
             const ModelSpec m = buildExampleModel(n);
             const double s = m.arch.sequence, h = m.arch.hidden, L = m.blockCount();
             const double perToken = m.totalForwardFlops() / s;
@@ -378,8 +378,8 @@ private slots:
             const bool isBlock = (i >= 3 && i <= 14) || (i >= 41 && i <= 52);
             QCOMPARE(m.layers[i].kind == LayerKind::Transformer, isBlock);
         }
-        QCOMPARE(m.layers[3].params, 12596224.0);             // hidden 1024 block
-        QCOMPARE(m.layers[41].params, 12.0 * 256 + 13 * 16);  // hidden 16 block
+        QCOMPARE(m.layers[3].params, 12596224.0);            // hidden 1024 block
+        QCOMPARE(m.layers[41].params, 12.0 * 256 + 13 * 16); // hidden 16 block
         // Both groups do comparable work per sample (2.07 vs 1.87 GFLOP): the first one 81 tokens × 1024,
         // the second 82944 tokens × 16 with 16×16-window attention.
         QVERIFY(within(m.layers[3].forwardFlops, 2.07e9, 0.01));

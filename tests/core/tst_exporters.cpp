@@ -3,9 +3,9 @@
 #include "simfixtures.h"
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/io/exporters.h"
 #include "core/io/schema_validate.h"
-#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>
@@ -147,7 +147,7 @@ int checkTrace(const QJsonObject& trace)
         std::sort(list.begin(), list.end());
         for (size_t i = 1; i < list.size(); ++i)
             if (list[i - 1].first + list[i - 1].second > list[i].first + 1e-6)
-                return -2;   // overlap on one track
+                return -2; // overlap on one track
     }
     return x;
 }
@@ -189,8 +189,8 @@ void TestExporters::deepSpeedPipeline()
     // DeepSpeed partition method names them, so "partition" is left out and the exact split goes to the
     // namespaced "hetplan" section.
     const QJsonObject pipe = o.value("pipeline").toObject();
-    const QStringList deepSpeedPipelineKeys{"stages", "partition", "seed_layers", "activation_checkpoint_interval",
-                                            "pipe_partitioned", "grad_partitioned"};
+    const QStringList deepSpeedPipelineKeys{
+        "stages", "partition", "seed_layers", "activation_checkpoint_interval", "pipe_partitioned", "grad_partitioned"};
     for (const QString& k : pipe.keys())
         QVERIFY2(deepSpeedPipelineKeys.contains(k), qPrintable(k));
     QCOMPARE(pipe.value("stages").toInt(), 4);
@@ -287,14 +287,14 @@ void TestExporters::megatronArgumentsUneven()
     QCOMPARE(argValue(a, "--tensor-model-parallel-size"), std::string("2"));
     QCOMPARE(argValue(a, "--pipeline-model-parallel-size"), std::string("4"));
     QCOMPARE(argValue(a, "--micro-batch-size"), std::string("4"));
-    QCOMPARE(argValue(a, "--global-batch-size"), std::string("64"));   // 2 replicas × 4 × 8
+    QCOMPARE(argValue(a, "--global-batch-size"), std::string("64")); // 2 replicas × 4 × 8
     QCOMPARE(argValue(a, "--num-layers"), std::string("32"));
     QCOMPARE(argValue(a, "--hidden-size"), std::string("1024"));
     QCOMPARE(argValue(a, "--num-attention-heads"), std::string("16"));
     QCOMPARE(argValue(a, "--seq-length"), std::string("1024"));
     QCOMPARE(argValue(a, "--pipeline-model-parallel-layout"), std::string("Et*10|t*6|t*8|t*8L"));
     QVERIFY(hasArg(a, "--fp16"));
-    QVERIFY(hasArg(a, "--use-distributed-optimizer"));   // job ZeRO-1
+    QVERIFY(hasArg(a, "--use-distributed-optimizer")); // job ZeRO-1
     QCOMPARE(parseMegatronLayout(argValue(a, "--pipeline-model-parallel-layout")), (std::vector<int>{10, 6, 8, 8}));
 
     // The shell text quotes the layout ('|' and '*' are special) and continues lines.
@@ -360,7 +360,7 @@ void TestExporters::megatronLayoutParse()
     QCOMPARE(parseMegatronLayout("Et*10|t*6|t*8|t*8L"), (std::vector<int>{10, 6, 8, 8}));
     QCOMPARE(parseMegatronLayout("Ettt|tt|tL"), (std::vector<int>{3, 2, 1}));
     QCOMPARE(parseMegatronLayout("E|t*4|L"), (std::vector<int>{0, 4, 0}));
-    QCOMPARE(parseMegatronLayout("Et*2,t|t*3L"), (std::vector<int>{3, 3}));   // ',' is cosmetic
+    QCOMPARE(parseMegatronLayout("Et*2,t|t*3L"), (std::vector<int>{3, 3})); // ',' is cosmetic
     // Megatron's DeepSeek-V3 example (PP16 × VPP2 = 32 stages): embedding + 3, 29 × 2, MTP, loss.
     std::vector<int> expect{3};
     expect.insert(expect.end(), 29, 2);
@@ -386,8 +386,8 @@ void TestExporters::megatronLayoutRoundTrip()
 
 void TestExporters::megatronLayoutErrors()
 {
-    for (const char* bad : {"t*4|t*4", "Et*4|t*4", "t*4|t*4L", "Et*4|Lt", "EEt|L", "Ex|L", "E(t|t|L", "Et)|L",
-                            "Et*|L", "E*2t|L", "E(t|)t|L", "E()*2|L", "E|*3|L", "", "Et*99999999|L"})
+    for (const char* bad : {"t*4|t*4", "Et*4|t*4", "t*4|t*4L", "Et*4|Lt", "EEt|L", "Ex|L", "E(t|t|L", "Et)|L", "Et*|L",
+                            "E*2t|L", "E(t|)t|L", "E()*2|L", "E|*3|L", "", "Et*99999999|L"})
         QVERIFY2(!refusal([&] { parseMegatronLayout(bad); }).isEmpty(), bad);
 }
 
@@ -431,7 +431,8 @@ void TestExporters::launchersRefuseScatteredRanks()
         // The rank table states the mapping explicitly, so it still works.
         QCOMPARE(countLines(rankTable(*p)), 5);
     }
-    QCOMPARE(rankTable(interleaved), std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,b/0,b,0\n2,a/1,a,1\n3,b/1,b,1\n"));
+    QCOMPARE(rankTable(interleaved),
+             std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,b/0,b,0\n2,a/1,a,1\n3,b/1,b,1\n"));
 
     // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
     const Plan bFirst = placed({8, 9, 0, 1});
@@ -501,7 +502,7 @@ void TestExporters::chromeTraceSplitsOverlaps()
     QCOMPARE(tidOf["forward 0"], 2);
     QCOMPARE(tidOf["send-activation 0"], 3);
     QCOMPARE(tidOf["send-gradient 1"], 9);
-    QCOMPARE(tidOf["all-reduce"], 3);   // free again at 3.0 on lane 1
+    QCOMPARE(tidOf["all-reduce"], 3); // free again at 3.0 on lane 1
     // µs: the send-gradient starts at 1 s = 1e6 µs and lasts 2e6 µs.
     for (const QJsonValue& v : trace.value("traceEvents").toArray()) {
         const QJsonObject e = v.toObject();

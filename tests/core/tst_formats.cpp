@@ -48,7 +48,7 @@ private slots:
         const ExporterRegistry& r = ExporterRegistry::instance();
         QCOMPARE(r.names(), (Names{"plan", "deepspeed", "megatron", "hostfile", "rank-table", "chrome-trace"}));
         checkDeclarations(r);
-        QCOMPARE(r.find("ranks"), r.find("rank-table"));  // DESIGN.md's short name
+        QCOMPARE(r.find("ranks"), r.find("rank-table")); // DESIGN.md's short name
         QCOMPARE(r.get("megatron").suffix, std::string(".sh"));
     }
 

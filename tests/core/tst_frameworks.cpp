@@ -21,8 +21,8 @@ namespace {
 Plan pipelinePlan(int tp, const std::vector<int>& stageGpus)
 {
     Plan p;
-    p.cluster = exampleCluster("amp-het-cluster");   // 4 nodes × 4 GPUs
-    p.model = buildExampleModel("gpt2-amp");         // 26 layers
+    p.cluster = exampleCluster("amp-het-cluster"); // 4 nodes × 4 GPUs
+    p.model = buildExampleModel("gpt2-amp");       // 26 layers
     p.job.globalBatchSize = 8;
     Pipeline pl;
     pl.microBatchSize = 1;
@@ -48,7 +48,7 @@ class TestFrameworks : public QObject {
 private slots:
     void tensorDegreesFollowTheModelShapes()
     {
-        const ModelSpec gpt = buildExampleModel("gpt2-amp");   // 16 heads, h 1024, FFN 4096
+        const ModelSpec gpt = buildExampleModel("gpt2-amp"); // 16 heads, h 1024, FFN 4096
         QVERIFY(tensorParallelProblem(gpt, 8).empty());
         QCOMPARE(tensorParallelProblem(gpt, 5),
                  std::string("tensor-parallel degree 5 does not divide the attention heads (16)"));
@@ -98,7 +98,7 @@ private slots:
         for (int i = 0; i < 16; ++i)
             gpus[i] = i;
         Plan p = pipelinePlan(5, gpus);
-        p.pipelines[0].stages.resize(3);   // 15 GPUs: stages of 5
+        p.pipelines[0].stages.resize(3); // 15 GPUs: stages of 5
         p.pipelines[0].stages[2].endLayer = 26;
         const CostModel costs(p.model, p.job, p.profile);
         scorePlan(p, costs);
@@ -132,12 +132,12 @@ private slots:
     void embeddingAndHeadPlacement()
     {
         Plan p = pipelinePlan(1, {0, 4, 8, 12});
-        std::swap(p.model.layers[0], p.model.layers[10]);   // the embedding now sits in stage 1
+        std::swap(p.model.layers[0], p.model.layers[10]); // the embedding now sits in stage 1
         const FrameworkVerdict v = checkMegatron(p);
         QVERIFY(!v.ok);
         QCOMPARE(v.reasons[0], std::string("Megatron-LM keeps the embedding in the first stage; this plan puts it "
                                            "in stage 1"));
-        QVERIFY(checkDeepSpeed(p).ok);   // DeepSpeed's PipelineModule takes any layer order
+        QVERIFY(checkDeepSpeed(p).ok); // DeepSpeed's PipelineModule takes any layer order
     }
 
     void annealingNeverReturnsAnUnsplittableDegree()

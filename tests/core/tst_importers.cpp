@@ -1,8 +1,8 @@
 // Profile importers: every format on a hand-written fixture (expected numbers come from the fixture text,
 // converted by hand), round trips, and every malformed fixture raising InputError(file, field, reason).
+#include "core/base/errors.h"
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
-#include "core/base/errors.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -51,8 +51,10 @@ Profile awkwardProfile()
 {
     Profile p;
     p.model = "toy";
-    p.set({"T4", 1, 1}, {timing(1.0 / 3.0, 0.1 + 0.2, 1e-9, 12345), timing(2.0 / 7.0, 4e-300, 0), timing(5e-5, 1.5e-4, 0, 0)});
-    p.set({"T4", 1, 4}, {timing(0.7, 1.4, 0.001), timing(std::nextafter(0.25, 1.0), 0.5), timing(1e-12, 3e-12, 0, 1e12)});
+    p.set({"T4", 1, 1},
+          {timing(1.0 / 3.0, 0.1 + 0.2, 1e-9, 12345), timing(2.0 / 7.0, 4e-300, 0), timing(5e-5, 1.5e-4, 0, 0)});
+    p.set({"T4", 1, 4},
+          {timing(0.7, 1.4, 0.001), timing(std::nextafter(0.25, 1.0), 0.5), timing(1e-12, 3e-12, 0, 1e12)});
     p.set({"V100-16GB", 2, 2}, {timing(0.3, 0.6), timing(0.9, 1.8, 0.01, 7), timing(0.0, 0.0)});
     return p;
 }
@@ -67,14 +69,14 @@ private slots:
     void nativeValid()
     {
         const Profile p = importNative(fixture("profiles/native/valid.json"));
-        QCOMPARE(p.source, std::string("native"));  // the importer says where it came from
+        QCOMPARE(p.source, std::string("native")); // the importer says where it came from
         QCOMPARE(p.model, std::string("toy-3"));
         QCOMPARE(p.tables().size(), size_t(2));
         const auto& t4 = tableOf(p, "T4", 1, 1);
         QCOMPARE(t4.size(), size_t(3));
         QCOMPARE(t4[0], timing(0.001, 0.002, 0.0005, 1024));
         QCOMPARE(t4[1], timing(0.003, 0.006, 0, -1));
-        QCOMPARE(t4[2], timing(0.0025, 0.005, 0, -1));  // update defaults to 0, activation to "not measured"
+        QCOMPARE(t4[2], timing(0.0025, 0.005, 0, -1)); // update defaults to 0, activation to "not measured"
         const auto& v100 = tableOf(p, "V100-16GB", 2, 4);
         QCOMPARE(v100.size(), size_t(3));
         QCOMPARE(v100[1], timing(0.0015, 0.003, 0.00025, 8192));
@@ -89,7 +91,7 @@ private slots:
         const std::string path = dir.filePath("p.json").toStdString();
         writeJsonFile(path, toJson(p));
         const Profile back = importNative(path);
-        QVERIFY(back == p);  // bit-exact: shortest decimal forms read back to the same doubles
+        QVERIFY(back == p); // bit-exact: shortest decimal forms read back to the same doubles
     }
 
     // ------------------------------------------------------------------ CSV
@@ -104,7 +106,7 @@ private slots:
         QCOMPARE(a.size(), size_t(3));
         QVERIFY(a[0] == timing(0.0015, 0.003, 0.00025, 1000));
         QVERIFY(a[1] == timing(0.002, 0.004, 0.0005, 2000));
-        QVERIFY(a[2] == timing(0.0025, 0.005, 0.0005, -1));  // empty activation cell = not measured
+        QVERIFY(a[2] == timing(0.0025, 0.005, 0.0005, -1)); // empty activation cell = not measured
         // Micro-batch 2 rows are listed 2, 0, 1 in the file; the table is ordered by layer.
         const auto& b = tableOf(p, "T4", 1, 2);
         QCOMPARE(b.size(), size_t(3));
@@ -133,7 +135,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         Profile p = awkwardProfile();
-        p.model.clear();  // CSV has no model name
+        p.model.clear(); // CSV has no model name
         p.source = "csv";
         const QString path = dir.filePath("p.csv");
         writeFile(path, exportCsv(p));
@@ -145,7 +147,8 @@ private slots:
         q.source = "csv";
         q.set({"T4", 1, 1}, {timing(0.001, 0.002)});
         const std::string text = exportCsv(q);
-        QCOMPARE(text.substr(0, text.find('\n')), std::string("device,tp,micro_batch,layer,forward_s,backward_s,update_s"));
+        QCOMPARE(text.substr(0, text.find('\n')),
+                 std::string("device,tp,micro_batch,layer,forward_s,backward_s,update_s"));
         writeFile(path, text);
         QVERIFY(importCsv(path.toStdString()) == q);
 
@@ -174,7 +177,7 @@ private slots:
     {
         Profile p;
         p.set({"T4", 1, 1}, {timing(0.001, 0.002, 0, -1), timing(0.001, 0.002, 0, 0), timing(0.001, 0.002, 0, 5)});
-        p.validate("p");   // -1, 0 and 5 are fine
+        p.validate("p"); // -1, 0 and 5 are fine
         for (double bad : {-2.0, -0.5, -1e-9, -1e12}) {
             Profile q;
             q.set({"T4", 1, 1}, {timing(0.001, 0.002, 0, -1), timing(0.001, 0.002, 0, bad)});
@@ -221,7 +224,8 @@ private slots:
 
     void sailorRealFile()
     {
-        const QString path = QString::fromStdString(test::sourceDir()) + "/../shared/data/sailor-opt350/V100-16/profile.json";
+        const QString path =
+            QString::fromStdString(test::sourceDir()) + "/../shared/data/sailor-opt350/V100-16/profile.json";
         if (!QFileInfo::exists(path))
             QSKIP("shared/data not beside the repository");
         const Profile p = importSailor(path.toStdString(), "V100-16");
@@ -237,7 +241,7 @@ private slots:
     {
         const Profile p = importOobleck(fixture("profiles/oobleck/valid"), "T4");
         QCOMPARE(p.source, std::string("oobleck"));
-        QCOMPARE(p.tables().size(), size_t(2));  // mb1.json and mb2.json, tp 1
+        QCOMPARE(p.tables().size(), size_t(2)); // mb1.json and mb2.json, tp 1
         // mb1.json layer 1: forward 4.5 ms, backward 13.5 ms, mem_required [8192, 2048] -> activation 2048 B.
         const auto& a = tableOf(p, "T4", 1, 1);
         QCOMPARE(a.size(), size_t(3));
@@ -252,7 +256,8 @@ private slots:
     {
         // The allreduce files are optional for us (nothing is stored from them).
         QTemporaryDir dir;
-        QVERIFY(QFile::copy(QString::fromStdString(fixture("profiles/oobleck/valid/mb1.json")), dir.filePath("mb1.json")));
+        QVERIFY(
+            QFile::copy(QString::fromStdString(fixture("profiles/oobleck/valid/mb1.json")), dir.filePath("mb1.json")));
         const Profile p = importOobleck(dir.path().toStdString(), "T4");
         QCOMPARE(p.tables().size(), size_t(1));
         QVERIFY(tableOf(p, "T4", 1, 1)[1] == timing(0.0045, 0.0135, 0, 2048));
@@ -280,7 +285,7 @@ private slots:
         const Profile p = importAmpNpy(fixture("profiles/amp/small_v1.npy"), "V100-16GB", 2);
         QCOMPARE(p.source, std::string("amp-npy"));
         QCOMPARE(p.tables().size(), size_t(1));
-        const auto& t = tableOf(p, "V100-16GB", 2, 1);  // micro-batch 1
+        const auto& t = tableOf(p, "V100-16GB", 2, 1); // micro-batch 1
         QCOMPARE(t.size(), size_t(5));
         // Default backward factor 2: 0.001 s forward -> 0.002 s backward.
         QVERIFY(t[0] == timing(0.001, 0.002));
@@ -294,7 +299,7 @@ private slots:
     {
         const std::string path = fixture("profiles/amp/gpt2_30.npy");
         const Profile raw = importAmpNpy(path, "T4", 1);
-        QCOMPARE(raw.layerCount(), 30);  // every AMP entry is kept by default
+        QCOMPARE(raw.layerCount(), 30); // every AMP entry is kept by default
 
         ImportOptions o;
         o.deviceType = "T4";
@@ -302,12 +307,12 @@ private slots:
         o.model = "gpt2-amp";
         const Profile p = importProfile("amp-npy", path, o);
         QCOMPARE(p.model, std::string("gpt2-amp"));
-        QCOMPARE(p.layerCount(), 26);  // embedding + 24 blocks + head
+        QCOMPARE(p.layerCount(), 26); // embedding + 24 blocks + head
         const auto& t = tableOf(p, "T4", 1, 1);
         // Embedding 2^-10 plus the no-op 2^-13 = 9 * 2^-13 = 0.0010986328125.
         QCOMPARE(t[0].forward, 0.0010986328125);
         for (int b = 1; b <= 24; ++b)
-            QCOMPARE(t[b].forward, 0.00390625);  // blocks of 2^-8 unchanged
+            QCOMPARE(t[b].forward, 0.00390625); // blocks of 2^-8 unchanged
         // No-ops 2^-14 + 2^-13, output embedding 2^-9, no-op 2^-12 = 39 * 2^-14 = 0.00238037109375.
         QCOMPARE(t[25].forward, 0.00238037109375);
         QCOMPARE(t[25].backward, 2 * 0.00238037109375);
@@ -381,7 +386,7 @@ private slots:
         QVERIFY(e && e->file() == npy && e->field() == "tp");
         e = errorOf([&] { importAmpNpy(npy, "T4", 1, -1.0); });
         QVERIFY(e && e->field() == "backward_factor");
-        e = errorOf([&] { importAmpNpy(npy, "T4", 1, 2.0, true); });  // 5 entries cannot be GPT-2
+        e = errorOf([&] { importAmpNpy(npy, "T4", 1, 2.0, true); }); // 5 entries cannot be GPT-2
         QVERIFY(e && e->file() == npy && e->field() == "shape");
     }
 
@@ -426,22 +431,20 @@ private slots:
             }
         }
         QVERIFY(rejected > 0);
-        QVERIFY(accepted > 0);  // e.g. flips inside npy padding or CSV comment lines stay valid
+        QVERIFY(accepted > 0); // e.g. flips inside npy padding or CSV comment lines stay valid
     }
 
     // ------------------------------------------------------------------ malformed inputs
     void malformed_data()
     {
         QTest::addColumn<QString>("format");
-        QTest::addColumn<QString>("input");     // relative to fixtures/profiles
-        QTest::addColumn<QString>("errFile");   // file the error must name (relative), empty = input
-        QTest::addColumn<QString>("field");     // substring of the field
-        QTest::addColumn<QString>("reason");    // substring of the reason
+        QTest::addColumn<QString>("input");   // relative to fixtures/profiles
+        QTest::addColumn<QString>("errFile"); // file the error must name (relative), empty = input
+        QTest::addColumn<QString>("field");   // substring of the field
+        QTest::addColumn<QString>("reason");  // substring of the reason
 
         auto row = [](const char* name, const char* fmt, const char* in, const char* errFile, const char* field,
-                      const char* reason) {
-            QTest::newRow(name) << fmt << in << errFile << field << reason;
-        };
+                      const char* reason) { QTest::newRow(name) << fmt << in << errFile << field << reason; };
         row("native bad json", "native", "native/bad_json.json", "", "json", "JSON");
         row("native missing forward", "native", "native/missing_field.json", "", "layers[1].forward", "");
         row("native negative", "native", "native/negative.json", "", "layers[0]", "");
@@ -466,7 +469,8 @@ private slots:
         row("csv unknown device", "csv", "csv/unknown_device.csv", "", "line 3: device",
             "unknown device type 'Quantum-GPU' (see hetplan-cli list devices)");
 
-        row("sailor bad json", "sailor", "sailor/bad_json.json", "", "json", "invalid JSON at line 2");  // the file ends on line 2
+        row("sailor bad json", "sailor", "sailor/bad_json.json", "", "json",
+            "invalid JSON at line 2"); // the file ends on line 2
         row("sailor negative", "sailor", "sailor/negative.json", "", "mbs 1, tp 1, layer 1: backward", "negative");
         row("sailor short array", "sailor", "sailor/short_array.json", "", "mbs 1, tp 1, layer 1", "[forward_s");
         row("sailor gap", "sailor", "sailor/gap.json", "", "mbs 1, tp 1, layer 2", "missing");
@@ -478,13 +482,13 @@ private slots:
             "[1].backward", "missing");
         row("oobleck bad json", "oobleck", "oobleck/bad_json", "oobleck/bad_json/mb1.json", "json", "invalid JSON");
         row("oobleck negative", "oobleck", "oobleck/negative", "oobleck/negative/mb1.json", "[1].forward", "negative");
-        row("oobleck bad allreduce", "oobleck", "oobleck/bad_allreduce",
-            "oobleck/bad_allreduce/allreduce_in_node.json", "[1].two", "positive whole number");
-        row("oobleck layer mismatch", "oobleck", "oobleck/layer_mismatch", "oobleck/layer_mismatch/mb4.json",
-            "layers", "has 2 layers but mb1.json has 3");
+        row("oobleck bad allreduce", "oobleck", "oobleck/bad_allreduce", "oobleck/bad_allreduce/allreduce_in_node.json",
+            "[1].two", "positive whole number");
+        row("oobleck layer mismatch", "oobleck", "oobleck/layer_mismatch", "oobleck/layer_mismatch/mb4.json", "layers",
+            "has 2 layers but mb1.json has 3");
         row("oobleck no mb files", "oobleck", "oobleck/no_mb", "", "mb*.json", "no Oobleck");
-        row("oobleck bad mem_required", "oobleck", "oobleck/bad_mem", "oobleck/bad_mem/mb1.json",
-            "[0].mem_required", "parameter_bytes");
+        row("oobleck bad mem_required", "oobleck", "oobleck/bad_mem", "oobleck/bad_mem/mb1.json", "[0].mem_required",
+            "parameter_bytes");
         row("oobleck missing dir", "oobleck", "oobleck/nope", "", "file", "not found");
 
         row("npy truncated data", "amp-npy", "amp/truncated.npy", "", "data", "truncated");
@@ -512,7 +516,8 @@ private slots:
         const std::string expectFile = errFile.isEmpty() ? in : fixture("profiles/" + errFile.toStdString());
         const auto e = errorOf([&] { importProfile(format.toStdString(), in, "T4", 1); });
         QVERIFY2(e, "no InputError");
-        QVERIFY2(QDir::cleanPath(QString::fromStdString(e->file())) == QDir::cleanPath(QString::fromStdString(expectFile)),
+        QVERIFY2(QDir::cleanPath(QString::fromStdString(e->file())) ==
+                     QDir::cleanPath(QString::fromStdString(expectFile)),
                  e->what());
         QVERIFY2(e->field().find(field.toStdString()) != std::string::npos, e->what());
         QVERIFY2(e->reason().find(reason.toStdString()) != std::string::npos, e->what());

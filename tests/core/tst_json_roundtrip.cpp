@@ -1,10 +1,10 @@
 // write → read → equal for every JSON format (cluster, model, job, profile, plan), through real files.
 #include "testutil.h"
 
+#include "core/base/errors.h"
+#include "core/base/units.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
-#include "core/base/units.h"
-#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QJsonArray>
@@ -48,7 +48,7 @@ private slots:
         writeTextFile(path("u.json"), R"({"name":"u","inter_latency":"20 us","nodes":[{"name":"n","device":"T4",)"
                                       R"("gpus":1,"nic_bandwidth":"100 Gbps","intra_bandwidth":"16 GB/s"}]})");
         Cluster c = readCluster(path("u.json"));
-        QCOMPARE(c.nodes[0].nicBandwidth, 100e9 / 8);   // 100 Gbit/s = 12.5 GB/s
+        QCOMPARE(c.nodes[0].nicBandwidth, 100e9 / 8); // 100 Gbit/s = 12.5 GB/s
         QCOMPARE(c.nodes[0].intraBandwidth, 16e9);
         QCOMPARE(c.interLatency, 20e-6);
     }
@@ -65,13 +65,13 @@ private slots:
                                 "NAN GB/s", ". GB/s", "- 5 GB/s", "e5 GB/s", "1,5 GB/s", "1e400 GB/s", "GB/s", ""})
             QVERIFY2(refused(bad, Dimension::Bandwidth), bad);
         QCOMPARE(q("12.5 GB/s", Dimension::Bandwidth), 12.5e9);
-        QCOMPARE(q("100 Gbps", Dimension::Bandwidth), 100 * (1e9 / 8));   // 12.5 GB/s
+        QCOMPARE(q("100 Gbps", Dimension::Bandwidth), 100 * (1e9 / 8)); // 12.5 GB/s
         QCOMPARE(q("  +2 GiB ", Dimension::Bytes), 2 * 1073741824.0);
         QCOMPARE(q("2E2 B", Dimension::Bytes), 200.0);
         QCOMPARE(q("1.5e+3ms", Dimension::Seconds), 1500 * 1e-3);
         QCOMPARE(q(".5 s", Dimension::Seconds), 0.5);
         QCOMPARE(q("5. s", Dimension::Seconds), 5.0);
-        QCOMPARE(q("-3 us", Dimension::Seconds), -3 * 1e-6);   // sign checks are the callers'
+        QCOMPARE(q("-3 us", Dimension::Seconds), -3 * 1e-6); // sign checks are the callers'
         // An 'e' without digits starts the unit: "5 e" is the unknown unit "e", not a broken exponent.
         const auto e = test::errorOf([&] { q("5e", Dimension::Seconds); });
         QVERIFY(e && e->reason().find("unknown unit 'e'") != std::string::npos);
@@ -154,7 +154,7 @@ private slots:
     {
         PlanRequest req;
         req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-amp");   // 26 layers, sequence 1024 (= the job's default)
+        req.model = buildExampleModel("gpt2-amp"); // 26 layers, sequence 1024 (= the job's default)
         req.job.globalBatchSize = 32;
         req.options["mbs"] = "2";
         Progress progress;
@@ -188,11 +188,15 @@ private slots:
         QCOMPARE(errorFor(withFirstStage(good, st)), QString("pipelines[0].stages[0].layers[0]: expected an integer"));
         st["layers"] = QJsonArray{0, end + 0.25};
         QCOMPARE(errorFor(withFirstStage(good, st)), QString("pipelines[0].stages[0].layers[1]: expected an integer"));
-        st["layers"] = QJsonArray{0.0, double(end)};   // whole numbers written as doubles are fine
+        st["layers"] = QJsonArray{0.0, double(end)}; // whole numbers written as doubles are fine
         QVERIFY(planFromJson(withFirstStage(good, st), "p.json") == p);
         QJsonObject cand = good;
-        cand["candidates"] = QJsonArray{QJsonObject{{"pp", 2}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
-                                                    {"layers_per_stage", QJsonArray{13, 12.5}}, {"planner_cost", 1}}};
+        cand["candidates"] = QJsonArray{QJsonObject{{"pp", 2},
+                                                    {"dp", 1},
+                                                    {"tp", 1},
+                                                    {"micro_batch_size", 1},
+                                                    {"layers_per_stage", QJsonArray{13, 12.5}},
+                                                    {"planner_cost", 1}}};
         QCOMPARE(errorFor(cand), QString("candidates[0].layers_per_stage[1]: expected an integer"));
 
         // A profile of another model: 25 layers against the model's 26.
@@ -220,7 +224,7 @@ private slots:
         z.cluster = test::twoNodeCluster("T4", 2, "V100-16GB", 2);
         z.model = test::toyModel(4);
         z.job.globalBatchSize = 8;
-        z.job.sequenceLength = 1;   // the toy model's
+        z.job.sequenceLength = 1; // the toy model's
         z.job.zeroStage = 1;
         z.zero = ZeroPlan{3, {{0, 4, 1, 4}, {1, 4, 1, 4}}};
         QCOMPARE(errorFor(toJson(z)), QString("zero.stage: ZeRO stage 3 differs from job.zero_stage 1"));

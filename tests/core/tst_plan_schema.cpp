@@ -3,9 +3,9 @@
 // reason; schemas using keywords the validator would not check as draft 2020-12 means are refused.
 #include "simfixtures.h"
 
+#include "core/base/errors.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
-#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>
@@ -207,8 +207,8 @@ void TestPlanSchema::invalidDocumentsRejected()
                       "/estimate/peak_memory_bytes/v100-a/0", "wrong type: got string \"lots\""));
     QVERIFY(rejectsAt(setIn(good, {"inputs", "cluster", "nodes", "0", "communicator"}, "pigeon").toObject(),
                       "/inputs/cluster/nodes/0/communicator", "not one of the allowed values"));
-    QVERIFY(rejectsAt(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "/ranks/0/rank",
-                      "-1 is below the minimum 0"));
+    QVERIFY(
+        rejectsAt(setIn(good, {"ranks", "0", "rank"}, -1).toObject(), "/ranks/0/rank", "-1 is below the minimum 0"));
     // Several problems are all reported, each at its field.
     const QJsonObject badZero{{"stage", 5}, {"gpus", QJsonArray{}}};
     const auto zero = validatePlanJson(setIn(good, {"zero"}, badZero).toObject());
@@ -239,10 +239,11 @@ void TestPlanSchema::validatorKeywords()
         },
         "additionalProperties": { "type": "boolean" },
         "$defs": { "pos": { "type": "integer", "minimum": 1 } }
-    })").object();
-    QVERIFY(validateJson(QJsonDocument::fromJson(R"({"a": 2, "b": ["x"], "c": 7, "d": 0.5, "z": true})").object(),
-                         schema)
-                .empty());
+    })")
+                                   .object();
+    QVERIFY(
+        validateJson(QJsonDocument::fromJson(R"({"a": 2, "b": ["x"], "c": 7, "d": 0.5, "z": true})").object(), schema)
+            .empty());
     // a: 0 below minimum; b: "q" not in enum and 3 items; c: 8 ≠ 7; d: 0 not > 0; e: never allowed; z: not boolean.
     const auto v = validateJson(
         QJsonDocument::fromJson(R"({"a": 0, "b": ["x", "q", "y"], "c": 8, "d": 0, "e": 1, "z": 3})").object(), schema);
@@ -268,7 +269,8 @@ void TestPlanSchema::schemaProblemsReported()
             "w": { "$ref": "#/$defs/missing" }
         },
         "$defs": { "pos": { "type": "integer", "minimum": 1 } }
-    })").object();
+    })")
+                                .object();
     const auto w = validateJson(QJsonDocument::fromJson(R"({"x": 1})").object(), odd);
     QCOMPARE(int(w.size()), 4);
     QVERIFY(hasViolation(w, "#/unevaluatedProperties", "not supported"));
@@ -279,7 +281,8 @@ void TestPlanSchema::schemaProblemsReported()
     const QJsonObject rich = QJsonDocument::fromJson(R"({
         "properties": { "n": { "type": "string", "pattern": "^[a-z]+$" }, "k": { "oneOf": [{ "type": "integer" },
                         { "type": "string" }] } }
-    })").object();
+    })")
+                                 .object();
     QVERIFY(validateJson(QJsonDocument::fromJson(R"({"n": "abc", "k": 2})").object(), rich).empty());
     QVERIFY(hasViolation(validateJson(QJsonDocument::fromJson(R"({"n": "ABC"})").object(), rich), "/n",
                          "\"ABC\" does not match the pattern"));

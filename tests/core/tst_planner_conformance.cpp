@@ -33,7 +33,7 @@ struct Example {
 std::vector<Example> examples()
 {
     PlanRequest het;
-    het.cluster = exampleCluster("amp-het-cluster");   // 4 nodes: 2 × 4 V100, 2 × 4 T4 (AMP's testbed)
+    het.cluster = exampleCluster("amp-het-cluster"); // 4 nodes: 2 × 4 V100, 2 × 4 T4 (AMP's testbed)
     het.model = buildExampleModel("gpt2-amp");
     het.job.globalBatchSize = 32;
 
@@ -168,7 +168,7 @@ private slots:
     void cancelFromAnotherThread_data()
     {
         QTest::addColumn<QString>("planner");
-        QTest::addColumn<int>("delayMs");   // after the first progress report: at once, or mid-search
+        QTest::addColumn<int>("delayMs"); // after the first progress report: at once, or mid-search
         for (const std::string& p : planners())
             for (int delay : {0, 30})
                 QTest::newRow((p + " +" + std::to_string(delay) + "ms").c_str()) << QString::fromStdString(p) << delay;
@@ -182,7 +182,7 @@ private slots:
         QFETCH(QString, planner);
         QFETCH(int, delayMs);
         PlanRequest req = examples()[0].request;
-        req.cluster = exampleCluster("amp-scale-16x16");   // 256 GPUs: enough work to be cancelled mid-way
+        req.cluster = exampleCluster("amp-scale-16x16"); // 256 GPUs: enough work to be cancelled mid-way
         req.job.globalBatchSize = 256;
         std::atomic<bool> started{false};
         Progress progress([&](double, const std::string&) { started = true; });

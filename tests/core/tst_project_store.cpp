@@ -3,9 +3,9 @@
 // previous file byte-identical).
 #include "project_store_fixtures.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
-#include "core/base/errors.h"
 #include "core/planners/planner.h"
 
 #include <QCryptographicHash>
@@ -57,7 +57,7 @@ private slots:
         const Project back = loadProject(p);
         QCOMPARE(back.clusters.size(), sample.clusters.size());
         QVERIFY(back.clusters == sample.clusters);
-        QCOMPARE(back.clusters[0].nodes[1].x, 120.5 + 37.25);   // canvas positions survive
+        QCOMPARE(back.clusters[0].nodes[1].x, 120.5 + 37.25); // canvas positions survive
         QCOMPARE(back.clusters[0].nodes[1].y, -48.125 * 2);
         QVERIFY(back.models == sample.models);
         QCOMPARE(back.models[0].profile.table({"T4", 1, 4})->at(0).forward, 1.0 / 3);
@@ -85,18 +85,21 @@ private slots:
     void fileIdentityAndOutsideQueries()
     {
         const std::string p = savedSample("ident.hetplan");
-        QCOMPARE(pragma(p, "application_id"), 0x48455450LL);   // "HETP"
+        QCOMPARE(pragma(p, "application_id"), 0x48455450LL); // "HETP"
         QCOMPARE(pragma(p, "user_version"), 1LL);
         QCOMPARE(projectSchemaVersion(), 1);
         // Names are queryable without parsing documents.
         sqlite3* db = nullptr;
         sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
         sqlite3_stmt* s = nullptr;
-        sqlite3_prepare_v2(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM clusters ORDER BY position)", -1, &s, nullptr);
+        sqlite3_prepare_v2(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM clusters ORDER BY position)", -1,
+                           &s, nullptr);
         QCOMPARE(sqlite3_step(s), SQLITE_ROW);
-        QCOMPARE(QString(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))), QString("amp-het-cluster,hethub-pair,poplar-a"));
+        QCOMPARE(QString(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))),
+                 QString("amp-het-cluster,hethub-pair,poplar-a"));
         sqlite3_finalize(s);
-        sqlite3_prepare_v2(db, "SELECT count(*) FROM run_results WHERE plan IS NULL AND status = 'infeasible'", -1, &s, nullptr);
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM run_results WHERE plan IS NULL AND status = 'infeasible'", -1, &s,
+                           nullptr);
         QCOMPARE(sqlite3_step(s), SQLITE_ROW);
         QCOMPARE(sqlite3_column_int(s, 0), 1);
         sqlite3_finalize(s);
@@ -186,7 +189,7 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY(std::string(e.reason()).find("does not exist") != std::string::npos);
         }
-        QVERIFY(!QFile::exists(dir.filePath("missing.hetplan")));   // not created by the attempt
+        QVERIFY(!QFile::exists(dir.filePath("missing.hetplan"))); // not created by the attempt
         QVERIFY(!probeProject(path("missing.hetplan")).exists);
 
         // Another application's SQLite database (application_id 0, its own tables) ...
@@ -236,9 +239,9 @@ private slots:
         const QByteArray bytes = readAll(src);
         std::mt19937 rng(11);
         std::vector<qsizetype> positions;
-        for (qsizetype h = 0; h < 100; ++h)       // every header byte
+        for (qsizetype h = 0; h < 100; ++h) // every header byte
             positions.push_back(h);
-        for (int i = 0; i < 250; ++i)             // and a sample of the rest
+        for (int i = 0; i < 250; ++i) // and a sample of the rest
             positions.push_back(100 + qsizetype(rng() % quint32(bytes.size() - 100)));
         // A byte inside a number of a stored document: must be caught (by the content hash).
         const qsizetype digit = bytes.indexOf("\"nic_bandwidth\":") + qsizetype(strlen("\"nic_bandwidth\":"));
@@ -248,7 +251,7 @@ private slots:
         const std::string p = path("flip.hetplan");
         for (qsizetype pos : positions) {
             QByteArray b = bytes;
-            b[pos] = char(b[pos] ^ (pos == digit ? 0x01 : 0xff));   // '1' <-> '0' style flip keeps JSON valid
+            b[pos] = char(b[pos] ^ (pos == digit ? 0x01 : 0xff)); // '1' <-> '0' style flip keeps JSON valid
             writeAll(p, b);
             const QByteArray before = sha(p);
             try {
@@ -263,7 +266,8 @@ private slots:
             QCOMPARE(sha(p), before);
         }
         qInfo("flipped %d positions: %d refused, %d harmless", int(positions.size()), refused, harmless);
-        QVERIFY(refused > int(positions.size()) / 4);   // many land in live rows; the rest in page slack or header counters
+        QVERIFY(refused >
+                int(positions.size()) / 4); // many land in live rows; the rest in page slack or header counters
     }
 
     void editedOutsideRefused()
@@ -313,7 +317,7 @@ private slots:
         // A bare version-0 file: the hetplan id stamped, no tables. It loads as an empty project through
         // the 0 → 1 migration, which runs in memory: the file keeps version 0 and its bytes.
         const std::string p = path("v0.hetplan");
-        sql(p, "PRAGMA application_id = 1212503120;");   // 0x48455450
+        sql(p, "PRAGMA application_id = 1212503120;"); // 0x48455450
         QCOMPARE(pragma(p, "user_version"), 0LL);
         const QByteArray before = sha(p);
         QVERIFY(loadProject(p) == Project{});
@@ -351,8 +355,8 @@ private slots:
         changed.clusters.clear();
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, saveProject(changed, p));
         testing::setProjectSaveHook({});
-        QCOMPARE(readAll(p), before);                 // byte-identical
-        QVERIFY(tempFiles(dir.path()).isEmpty());     // the temporary copy was removed
+        QCOMPARE(readAll(p), before);             // byte-identical
+        QVERIFY(tempFiles(dir.path()).isEmpty()); // the temporary copy was removed
         QVERIFY(loadProject(p) == sample);
     }
 
@@ -374,7 +378,7 @@ private slots:
                 saveProject(changed, p);
             } catch (...) {
             }
-            ::_exit(0);   // not reached if the kill happened
+            ::_exit(0); // not reached if the kill happened
         }
         int status = 0;
         QCOMPARE(::waitpid(pid, &status, 0), pid);

@@ -2,9 +2,9 @@
 // and invariants over random plans.
 #include "simfixtures.h"
 
+#include "core/base/errors.h"
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
-#include "core/base/errors.h"
 #include "core/sim/simulator.h"
 
 #include <QtTest>
@@ -96,8 +96,8 @@ void TestSimulator::uniformPipeline_data()
     for (bool g : {false, true})
         for (int S : {1, 2, 4, 7})
             for (int M : {1, 3, 4, 8, 16}) {
-                const QByteArray name = QByteArray(g ? "gpipe" : "1f1b") + " S=" + QByteArray::number(S) +
-                                        " M=" + QByteArray::number(M);
+                const QByteArray name =
+                    QByteArray(g ? "gpipe" : "1f1b") + " S=" + QByteArray::number(S) + " M=" + QByteArray::number(M);
                 QTest::newRow(name.constData()) << S << M << g;
             }
 }
@@ -145,7 +145,7 @@ void TestSimulator::ampEq5Bound()
         // Where eq. 5 must be exact: the last stage is the slowest. 1F1B then keeps it busy from the arrival
         // of micro-batch 0 to its last backward, and the upstream stages keep pace.
         std::vector<double> f2 = f, b2 = b;
-        f2[S - 1] += 1.0;   // > any other stage's f + b (both < 1)
+        f2[S - 1] += 1.0; // > any other stage's f + b (both < 1)
         b2[S - 1] += 1.0;
         const double bound2 = ampBound(f2, b2, M);
         const double t1s = simulateTime(chainPlan(f2, b2, M, Schedule::OneFOneB, prof), prof);
@@ -267,8 +267,8 @@ void TestSimulator::multiPipelineSegments()
 
 void TestSimulator::zeroStages_data()
 {
-    // Two single-GPU nodes linked at 1e9 B/s with 1e-5 s latency. Model: 2 layers × 5e7 params → 1e8 params, 2e8 B fp16.
-    // GPU 0 (TestA): micro-batch 4, 3 steps, last 2; per layer at mb 4: f 0.1, b 0.2; at mb 2: f 0.06, b 0.12.
+    // Two single-GPU nodes linked at 1e9 B/s with 1e-5 s latency. Model: 2 layers × 5e7 params → 1e8 params, 2e8 B
+    // fp16. GPU 0 (TestA): micro-batch 4, 3 steps, last 2; per layer at mb 4: f 0.1, b 0.2; at mb 2: f 0.06, b 0.12.
     // GPU 1 (TestB): micro-batch 2, 2 steps, last 2;  per layer at mb 2: f 0.1, b 0.2.
     //   GPU 0 compute: 2 × 0.6 + 0.36 = 1.56 s; GPU 1: 2 × 0.6 = 1.2 s.
     // Collectives over 2 ranks: AR = 2·½·2e8/1e9 + 2·1e-5 = 0.20002; AG = RS = ½·2e8/1e9 + 1e-5 = 0.10001.

@@ -1,7 +1,7 @@
 // Natural cubic spline: knots, straight lines, hand-solved small systems, boundary conditions,
 // smoothness, extrapolation and input validation.
-#include "core/cost/spline.h"
 #include "core/base/errors.h"
+#include "core/cost/spline.h"
 
 #include <QtTest>
 
@@ -76,7 +76,7 @@ private slots:
         // Through (1, 10) and (5, 2): slope (2-10)/(5-1) = -2.
         NaturalCubicSpline s({1, 5}, {10, 2});
         QCOMPARE(s(3.0), 6.0);
-        QCOMPARE(s(0.0), 12.0);    // extrapolated
+        QCOMPARE(s(0.0), 12.0); // extrapolated
         QCOMPARE(s(7.0), -2.0);
         QCOMPARE(s.derivative(2.0), -2.0);
         QCOMPARE(s.derivative(100.0), -2.0);
@@ -133,7 +133,7 @@ private slots:
 
     void naturalEnds()
     {
-        std::vector<double> x{1, 2, 4, 8, 16, 32}, y{10, 18, 30, 41, 47, 49};   // a saturating throughput curve
+        std::vector<double> x{1, 2, 4, 8, 16, 32}, y{10, 18, 30, 41, 47, 49}; // a saturating throughput curve
         NaturalCubicSpline s(x, y);
         QCOMPARE(s.secondDerivatives().front(), 0.0);
         QCOMPARE(s.secondDerivatives().back(), 0.0);
@@ -153,14 +153,17 @@ private slots:
         const double e = 1e-7;
         for (size_t i = 1; i + 1 < x.size(); ++i) {
             const double left = s.derivative(x[i] - e), right = s.derivative(x[i] + e);
-            QVERIFY2(std::abs(left - right) < 1e-4, qPrintable(QString("knot %1: %2 vs %3").arg(i).arg(left).arg(right)));
+            QVERIFY2(std::abs(left - right) < 1e-4,
+                     qPrintable(QString("knot %1: %2 vs %3").arg(i).arg(left).arg(right)));
             // and the derivative agrees with the slope of the curve itself
             const double fd = (s(x[i] + e) - s(x[i] - e)) / (2 * e);
             QVERIFY(std::abs(fd - s.derivative(x[i])) < 1e-5);
             // second derivative continuous too: one-sided differences match M_i
             const double h = 1e-4;
-            QVERIFY(std::abs(secondDiff(s, x[i] - 2 * h, h) - s.secondDerivatives()[i]) < 0.05 * std::max(1.0, std::abs(s.secondDerivatives()[i])));
-            QVERIFY(std::abs(secondDiff(s, x[i] + 2 * h, h) - s.secondDerivatives()[i]) < 0.05 * std::max(1.0, std::abs(s.secondDerivatives()[i])));
+            QVERIFY(std::abs(secondDiff(s, x[i] - 2 * h, h) - s.secondDerivatives()[i]) <
+                    0.05 * std::max(1.0, std::abs(s.secondDerivatives()[i])));
+            QVERIFY(std::abs(secondDiff(s, x[i] + 2 * h, h) - s.secondDerivatives()[i]) <
+                    0.05 * std::max(1.0, std::abs(s.secondDerivatives()[i])));
         }
     }
 
@@ -184,8 +187,8 @@ private slots:
         expectError({}, {}, "x");
         expectError({1}, {1}, "x");
         expectError({1, 2, 3}, {1, 2}, "y");
-        expectError({1, 1, 2}, {1, 2, 3}, "x");     // repeated knot
-        expectError({1, 3, 2}, {1, 2, 3}, "x");     // decreasing
+        expectError({1, 1, 2}, {1, 2, 3}, "x"); // repeated knot
+        expectError({1, 3, 2}, {1, 2, 3}, "x"); // decreasing
         expectError({1, nan, 3}, {1, 2, 3}, "x");
         expectError({1, 2, inf}, {1, 2, 3}, "x");
         expectError({1, 2, 3}, {1, -inf, 3}, "y");

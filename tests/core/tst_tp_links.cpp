@@ -66,13 +66,14 @@ private slots:
     {
         Cluster c = exampleCluster("amp-homogeneous"); // 4 nodes × 4 T4
         for (Node& n : c.nodes)
-            n.nicBandwidth = 1.25e8;                   // 1 Gbps between nodes
+            n.nicBandwidth = 1.25e8; // 1 Gbps between nodes
         const ModelSpec m = buildExampleModel("gpt2-amp");
         const CostModel costs(m, Job{}, Profile{});
         Plan inside = tpPlan(c, m, {0, 1, 2, 3});
         Plan across = tpPlan(c, m, {0, 4, 8, 12});
         // Same devices, same work; only the tp group's links differ.
-        QVERIFY(simulate(across, costs, {false}).iterationSeconds > 2 * simulate(inside, costs, {false}).iterationSeconds);
+        QVERIFY(simulate(across, costs, {false}).iterationSeconds >
+                2 * simulate(inside, costs, {false}).iterationSeconds);
     }
 
     void theNodesOwnIntraBandwidthCounts()

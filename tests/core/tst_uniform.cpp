@@ -1,8 +1,8 @@
 // The uniform reference planner end to end: structural invariants, the even split, infeasibility.
 #include "testutil.h"
 
-#include "core/io/examples.h"
 #include "core/base/errors.h"
+#include "core/io/examples.h"
 #include "core/planners/planner.h"
 
 #include <QtTest>
@@ -26,8 +26,8 @@ private slots:
             return;
         QCOMPARE(p.pipelines.size(), size_t(1));
         const Pipeline& pl = p.pipelines[0];
-        QCOMPARE(pl.replicas, 2);                  // 16 GPUs / (tp 2 · pp 4)
-        QCOMPARE(pl.microBatches, 16);             // 32 / (dp 2 · mbs 1)
+        QCOMPARE(pl.replicas, 2);      // 16 GPUs / (tp 2 · pp 4)
+        QCOMPARE(pl.microBatches, 16); // 32 / (dp 2 · mbs 1)
         QCOMPARE(int(pl.stages.size()), 4);
         // 26 layers over 4 stages: 6, 6, 7, 7 (the extra layers go to the last stages, which hold the fewest
         // 1F1B activations in flight)

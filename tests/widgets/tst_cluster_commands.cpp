@@ -123,7 +123,7 @@ void TestClusterCommands::nameChecks()
 {
     ClusterDocument doc;
     doc.setCluster(triangle());
-    QVERIFY(doc.checkNodeName(0, QStringLiteral("a")).isEmpty());   // its own name
+    QVERIFY(doc.checkNodeName(0, QStringLiteral("a")).isEmpty()); // its own name
     QVERIFY(doc.checkNodeName(0, QStringLiteral("new")).isEmpty());
     QVERIFY(!doc.checkNodeName(0, QStringLiteral("b")).isEmpty());  // taken
     QVERIFY(!doc.checkNodeName(-1, QStringLiteral("a")).isEmpty()); // taken, for a new node

@@ -56,7 +56,7 @@ void TestClusterEditor::addNodeRoundTrip()
     QCOMPARE(n.deviceType, std::string("A100-40GB"));
     QCOMPARE(n.gpus, 8);
     QCOMPARE(n.nicBandwidth, 100e9 / 8); // 100 Gbps = 12.5e9 bytes/s
-    QCOMPARE(n.intraBandwidth, 300e9);    // the catalog's A100 NVLink figure
+    QCOMPARE(n.intraBandwidth, 300e9);   // the catalog's A100 NVLink figure
     // Centred on the click: x = 100 - 184/2 = 8.
     QCOMPARE(n.x, 8.0);
     QCOMPARE(ed.selectedNodes(), std::vector<int>{int(after.nodes.size()) - 1});

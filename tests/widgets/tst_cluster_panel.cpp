@@ -19,12 +19,11 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QScrollBar>
-#include <QToolBar>
 #include <QSpinBox>
 #include <QTest>
+#include <QToolBar>
 #include <QTreeWidget>
 #include <QUndoStack>
-
 
 using namespace hetplan;
 using namespace hetplan::test;
@@ -85,7 +84,7 @@ void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()
     emit type->activated(type->currentIndex());
     QCOMPARE(ed.cluster().nodes[2].deviceType, std::string("V100-16GB"));
     QCOMPARE(ed.cluster().nodes[2].intraBandwidth, 150e9); // the V100 default
-    ed.selectItems({0}); // a: intra 0 ("device default") stays 0
+    ed.selectItems({0});                                   // a: intra 0 ("device default") stays 0
     type->setCurrentIndex(type->findText(QStringLiteral("T4")));
     emit type->activated(type->currentIndex());
     QCOMPARE(ed.cluster().nodes[0].intraBandwidth, 0.0);
@@ -243,13 +242,13 @@ void TestClusterPanel::zoomPanAndLinkTool()
     ed.zoomIn();
     const int h0 = v->horizontalScrollBar()->value();
     const QPointF p0(500, 300), p1(440, 300);
-    QMouseEvent press(QEvent::MouseButtonPress, p0, v->viewport()->mapToGlobal(p0), Qt::MiddleButton,
-                      Qt::MiddleButton, {});
+    QMouseEvent press(QEvent::MouseButtonPress, p0, v->viewport()->mapToGlobal(p0), Qt::MiddleButton, Qt::MiddleButton,
+                      {});
     QApplication::sendEvent(v->viewport(), &press);
     QMouseEvent move(QEvent::MouseMove, p1, v->viewport()->mapToGlobal(p1), Qt::NoButton, Qt::MiddleButton, {});
     QApplication::sendEvent(v->viewport(), &move);
-    QMouseEvent release(QEvent::MouseButtonRelease, p1, v->viewport()->mapToGlobal(p1), Qt::MiddleButton,
-                        Qt::NoButton, {});
+    QMouseEvent release(QEvent::MouseButtonRelease, p1, v->viewport()->mapToGlobal(p1), Qt::MiddleButton, Qt::NoButton,
+                        {});
     QApplication::sendEvent(v->viewport(), &release);
     QCOMPARE(v->horizontalScrollBar()->value(), h0 + 60);
     QVERIFY(ed.cluster() == c);

@@ -131,8 +131,8 @@ void TestProjectDocument::modelChoiceUndoRedo()
     QCOMPARE(current.count(), 1);
     doc->chooseModel("gpt2-amp"); // a model the project has: only the choice is a step
     QCOMPARE(doc->currentModel(), std::string("gpt2-amp"));
-    doc->chooseModel("gpt2-amp");  // already current: no step
-    doc->chooseModel("no-such");   // unknown: no step
+    doc->chooseModel("gpt2-amp"); // already current: no step
+    doc->chooseModel("no-such");  // unknown: no step
     QCOMPARE(doc->undoStack()->count(), 2);
     QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Choose model gpt2-amp"));
     doc->undoStack()->undo();
@@ -220,8 +220,7 @@ void TestProjectDocument::canvasEditUndoThroughDocumentStack()
     // The main window's wiring: the editor shows the current cluster and its edits flow back.
     ClusterEditor editor(doc->undoStack());
     editor.setCluster(original);
-    connect(&editor, &ClusterEditor::clusterChanged, doc,
-            [&] { doc->syncCluster(original.name, editor.cluster()); });
+    connect(&editor, &ClusterEditor::clusterChanged, doc, [&] { doc->syncCluster(original.name, editor.cluster()); });
     QVERIFY(editor.addNode(QStringLiteral("A100-40GB"), 8, QPointF(900, 0)));
     QCOMPARE(doc->cluster()->nodes.size(), original.nodes.size() + 1);
     QVERIFY(doc->isDirty());

@@ -84,8 +84,8 @@ void TestViewLayouts::ganttPipelineRowsAndGeometry()
 {
     const GanttLayout l = layoutGantt(pipelinePlan(), SimResult{});
     // Stage by stage, replica-major inside a stage: 4 rows in 2 groups.
-    QCOMPARE(labels(l), (QStringList{"s0 r0 · v/0 (V100)", "s0 r1 · v/1 (V100)", "s1 r0 · t/0 (T4)",
-                                     "s1 r1 · t/1 (T4)"}));
+    QCOMPARE(labels(l),
+             (QStringList{"s0 r0 · v/0 (V100)", "s0 r1 · v/1 (V100)", "s1 r0 · t/0 (T4)", "s1 r1 · t/1 (T4)"}));
     QCOMPARE(l.groups.size(), size_t(2));
     // A row is 1 + 0.04 + 0.42 = 1.46 high; 0.22 between rows, 0.34 between groups, bands 0.12 wider.
     const auto rows = l.rows();
@@ -145,8 +145,8 @@ void TestViewLayouts::ganttManyPipelines()
     b.stages = {Stage{0, 6, {2, 3}, 2}};
     p.pipelines = {a, b};
     const GanttLayout l = layoutGantt(p, SimResult{});
-    QCOMPARE(labels(l), (QStringList{"P0 s0 · v/0 (V100)", "P0 s0 · v/1 (V100)", "P1 s0 · t/0 (T4)",
-                                     "P1 s0 · t/1 (T4)"}));
+    QCOMPARE(labels(l),
+             (QStringList{"P0 s0 · v/0 (V100)", "P0 s0 · v/1 (V100)", "P1 s0 · t/0 (T4)", "P1 s0 · t/1 (T4)"}));
     QCOMPARE(l.stageBase, (std::vector<int>{0, 1}));
     QCOMPARE(l.kind, QStringLiteral("1 stage"));
     TimelineEvent e = timelineEvent(2, EventKind::Forward, 0, 0, 3, 0, 1e-3);
@@ -172,7 +172,8 @@ void TestViewLayouts::ganttSpmdRowsFromEvents()
     p.spmd = SpmdPlan{};
     SimResult sim;
     sim.iterationSeconds = 0.004;
-    sim.events = {timelineEvent(3, EventKind::Forward, 0, 0, -1, 0, 0.002), timelineEvent(1, EventKind::AllReduce, 0, 0, -1, 0.002, 0.004)};
+    sim.events = {timelineEvent(3, EventKind::Forward, 0, 0, -1, 0, 0.002),
+                  timelineEvent(1, EventKind::AllReduce, 0, 0, -1, 0.002, 0.004)};
     const GanttLayout l = layoutGantt(p, sim);
     // No part of the plan names GPUs: the ones with events, in index order.
     QCOMPARE(labels(l), (QStringList{"v/1 (V100)", "t/1 (T4)"}));

@@ -7,11 +7,11 @@
 #include "core/io/examples.h"
 #include "core/planners/planner.h"
 #include "core/sim/simulator.h"
+#include "widgets/common/palette.h"
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/curves_view.h"
 #include "widgets/views/gantt_view.h"
 #include "widgets/views/stage_map_view.h"
-#include "widgets/common/palette.h"
 
 #include <qcustomplot.h>
 
@@ -52,10 +52,10 @@ SimResult timeline(const Plan& p)
 
 struct PixelStats {
     int total = 0;
-    int nonWhite = 0;      // differs from the white background
-    int saturated = 0;     // clearly coloured (not grey), i.e. data drawn with the palette
-    int distinct = 0;      // distinct colours (5 bits per channel)
-    int reddish = 0;       // close to the over-capacity red
+    int nonWhite = 0;  // differs from the white background
+    int saturated = 0; // clearly coloured (not grey), i.e. data drawn with the palette
+    int distinct = 0;  // distinct colours (5 bits per channel)
+    int reddish = 0;   // close to the over-capacity red
 };
 
 // Statistics of the plot's axis rect area(s) in a grab of the whole view.
@@ -180,7 +180,8 @@ private slots:
 
     void ganttPipelinePlans()
     {
-        for (auto [p, sim, name] : {std::tuple{&uniform_, &uniformSim_, "uniform"}, std::tuple{&amp_, &ampSim_, "amp"}}) {
+        for (auto [p, sim, name] :
+             {std::tuple{&uniform_, &uniformSim_, "uniform"}, std::tuple{&amp_, &ampSim_, "amp"}}) {
             GanttView view;
             showAt1000x600(view);
             view.setPlan(*p, *sim);
@@ -194,7 +195,7 @@ private slots:
                   s.distinct);
             QVERIFY(s.nonWhite > s.total / 4);
             QVERIFY(s.saturated > s.total / 20);
-            QVERIFY(s.distinct >= 10);   // ≥ 5 micro-batch colours in two tints, greys, bands
+            QVERIFY(s.distinct >= 10); // ≥ 5 micro-batch colours in two tints, greys, bands
             snapshot(view, QStringLiteral("gantt-%1").arg(name));
 
             // Hovering finds forward, backward and communication events with their stage and GPU.
@@ -216,7 +217,7 @@ private slots:
             // Zoom is horizontal only and clamped to the iteration (plus a small margin).
             QCPAxis* x = view.plot()->xAxis;
             const QCPRange y0 = view.plot()->yAxis->range();
-            const double span = x->range().upper;   // reset range = 1.01 × iteration
+            const double span = x->range().upper; // reset range = 1.01 × iteration
             x->setRange(-10 * span, 10 * span);
             QVERIFY(x->range().lower >= -0.03 * span);
             QVERIFY(x->range().upper <= 1.03 * span);
@@ -269,7 +270,7 @@ private slots:
             showAt1000x600(view);
             QElapsedTimer t;
             t.start();
-            view.setPlan(p, sim);   // builds rows and boxes, then replots
+            view.setPlan(p, sim); // builds rows and boxes, then replots
             const qint64 setMs = t.elapsed();
             t.restart();
             view.plot()->xAxis->setRange(view.plot()->xAxis->range().upper * 0.4,
@@ -279,7 +280,8 @@ private slots:
             t.restart();
             view.resetZoom();
             const qint64 fullMs = t.elapsed();
-            qInfo("pp 4 x %d micro-batches: %zu events (simulate %lld ms), setPlan+replot %lld ms, zoomed replot %lld ms, "
+            qInfo("pp 4 x %d micro-batches: %zu events (simulate %lld ms), setPlan+replot %lld ms, zoomed replot %lld "
+                  "ms, "
                   "full replot %lld ms (%zu boxes painted)",
                   microBatches, view.eventCount(), simMs, setMs, zoomMs, fullMs, view.lastPaintedBoxes());
             QCOMPARE(view.eventCount(), sim.events.size());
@@ -317,7 +319,8 @@ private slots:
                 if (p->zero)
                     QVERIFY2(t.contains(QStringLiteral("micro-batch")), qPrintable(t));
                 else
-                    QVERIFY2(t.contains(QStringLiteral("stage")) && t.contains(QStringLiteral("layers [")), qPrintable(t));
+                    QVERIFY2(t.contains(QStringLiteral("stage")) && t.contains(QStringLiteral("layers [")),
+                             qPrintable(t));
             }
         }
         // A stage map where every stage's layer range appears in its cells' text.
@@ -351,8 +354,8 @@ private slots:
         // Drawn labels do not overlap: neighbouring ticks at least one text line apart.
         const QFontMetrics fm(gantt.plot()->yAxis->tickLabelFont());
         for (int i = 1; i < ticks.size(); ++i)
-            QVERIFY(std::abs(gantt.plot()->yAxis->coordToPixel(ticks[i]) - gantt.plot()->yAxis->coordToPixel(ticks[i - 1])) >=
-                    fm.height());
+            QVERIFY(std::abs(gantt.plot()->yAxis->coordToPixel(ticks[i]) -
+                             gantt.plot()->yAxis->coordToPixel(ticks[i - 1])) >= fm.height());
         snapshot(gantt, QStringLiteral("gantt-hap"));
 
         StageMapView map;
@@ -476,7 +479,7 @@ private slots:
               s.distinct, s.reddish);
         QVERIFY(s.saturated > s.total / 30);
         QVERIFY(s.distinct >= 5);
-        QVERIFY(s.reddish > 20);   // the hatched "does not fit" bar
+        QVERIFY(s.reddish > 20); // the hatched "does not fit" bar
         snapshot(view, QStringLiteral("comparison"));
 
         // Hovering over the infeasible planner's bars says so; over amp's gives its numbers.
@@ -485,14 +488,16 @@ private slots:
         const int yMid = top->rect().center().y();
         auto tipAt = [&](int i) {
             // toolTipAt is protected; go through a mouse move on the plot.
-            QMouseEvent move(QEvent::MouseMove, QPointF(x->coordToPixel(i), yMid), view.plot()->mapToGlobal(QPointF(x->coordToPixel(i), yMid)),
-                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QMouseEvent move(QEvent::MouseMove, QPointF(x->coordToPixel(i), yMid),
+                             view.plot()->mapToGlobal(QPointF(x->coordToPixel(i), yMid)), Qt::NoButton, Qt::NoButton,
+                             Qt::NoModifier);
             QCoreApplication::sendEvent(view.plot(), &move);
             return QToolTip::text();
         };
         QVERIFY2(tipAt(3).contains(QStringLiteral("does not fit")), qPrintable(tipAt(3)));
         const QString ampTip = tipAt(1);
-        QVERIFY2(ampTip.contains(QStringLiteral("amp")) && ampTip.contains(QStringLiteral("tokens/s")), qPrintable(ampTip));
+        QVERIFY2(ampTip.contains(QStringLiteral("amp")) && ampTip.contains(QStringLiteral("tokens/s")),
+                 qPrintable(ampTip));
         if (amp_.plannerEstimate)
             QVERIFY(ampTip.contains(QStringLiteral("planner's estimate")));
 
@@ -507,7 +512,7 @@ private slots:
     {
         QTemporaryDir dir;
         GanttView gantt;
-        gantt.setPlan(amp_, ampSim_);   // never shown: export falls back to 1000×600
+        gantt.setPlan(amp_, ampSim_); // never shown: export falls back to 1000×600
         StageMapView map;
         map.setPlan(amp_, ampSim_);
         CurvesView curves;

@@ -91,8 +91,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     const bool cpu = node_.communicator == Communicator::CpuEthernet;
     const QRectF title(r.left() + 8, r.top(), r.width() - (cpu ? 52 : 16), nodebox::header);
     p->drawText(title, Qt::AlignVCenter | Qt::AlignLeft,
-                QFontMetricsF(p->font()).elidedText(QString::fromStdString(node_.name), Qt::ElideRight,
-                                                    title.width()));
+                QFontMetricsF(p->font()).elidedText(QString::fromStdString(node_.name), Qt::ElideRight, title.width()));
     if (cpu) { // HetHub-style CPU communicator: flag it where it is seen first
         p->setFont(pixelFont(10, true));
         p->drawText(QRectF(r.right() - 44, r.top(), 38, nodebox::header), Qt::AlignVCenter | Qt::AlignRight,
@@ -106,8 +105,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     const double top = r.top() + nodebox::header + nodebox::pad;
     for (int g = 0; g < node_.gpus; ++g) {
         const int row = g / nodebox::gpusPerRow, col = g % nodebox::gpusPerRow;
-        p->drawRoundedRect(QRectF(r.left() + nodebox::pad + col * nodebox::gpuSlot, top + row * nodebox::gpuSlot,
-                                  sq, sq), 1.5, 1.5);
+        p->drawRoundedRect(
+            QRectF(r.left() + nodebox::pad + col * nodebox::gpuSlot, top + row * nodebox::gpuSlot, sq, sq), 1.5, 1.5);
     }
 
     // "8 × A100-40GB" and the bandwidths.
@@ -202,7 +201,10 @@ QRectF LinkItem::labelRect() const
 
 QRectF LinkItem::boundingRect() const
 {
-    return QRectF(line_.p1(), line_.p2()).normalized().adjusted(-4, -4, 4, 4).united(labelRect().adjusted(-2, -2, 2, 2));
+    return QRectF(line_.p1(), line_.p2())
+        .normalized()
+        .adjusted(-4, -4, 4, 4)
+        .united(labelRect().adjusted(-2, -2, 2, 2));
 }
 
 QPainterPath LinkItem::shape() const

@@ -21,8 +21,7 @@ ClusterDocument::ClusterDocument(QObject* parent) : QObject(parent) {}
 
 ClusterProperties ClusterDocument::properties() const
 {
-    return {cluster_.name, cluster_.description, cluster_.intraLatency, cluster_.interLatency,
-            cluster_.cpuPathPenalty};
+    return {cluster_.name, cluster_.description, cluster_.intraLatency, cluster_.interLatency, cluster_.cpuPathPenalty};
 }
 
 void ClusterDocument::setCluster(const Cluster& c)
@@ -54,8 +53,14 @@ void ClusterDocument::replaceNode(int index, const Node& n)
         for (size_t i = 0; i < cluster_.links.size(); ++i) {
             Link& l = cluster_.links[i];
             bool hit = false;
-            if (l.a == oldName) { l.a = n.name; hit = true; }
-            if (l.b == oldName) { l.b = n.name; hit = true; }
+            if (l.a == oldName) {
+                l.a = n.name;
+                hit = true;
+            }
+            if (l.b == oldName) {
+                l.b = n.name;
+                hit = true;
+            }
             if (hit)
                 renamed.push_back(int(i));
         }
@@ -151,8 +156,9 @@ std::string nodeNameStem(const std::string& deviceType)
 {
     static const QRegularExpression memory(QStringLiteral("^\\d+(gb|gib|g)$"));
     QString stem;
-    const QStringList parts = QString::fromStdString(deviceType).toLower().split(
-        QRegularExpression(QStringLiteral("[^a-z0-9]+")), Qt::SkipEmptyParts);
+    const QStringList parts = QString::fromStdString(deviceType)
+                                  .toLower()
+                                  .split(QRegularExpression(QStringLiteral("[^a-z0-9]+")), Qt::SkipEmptyParts);
     for (const QString& p : parts)
         if (!memory.match(p).hasMatch())
             stem += p;

@@ -41,8 +41,8 @@ public:
 
     // Mutators used by the undo commands. Each emits its fine-grained signal.
     void insertNode(int index, const Node& n);
-    Node takeNode(int index);                    // caller removes the node's links first
-    void replaceNode(int index, const Node& n);  // a rename also renames the node in its links
+    Node takeNode(int index);                   // caller removes the node's links first
+    void replaceNode(int index, const Node& n); // a rename also renames the node in its links
     void setNodePos(int index, QPointF pos);
     void insertLink(int index, const Link& l);
     Link takeLink(int index);
@@ -52,9 +52,9 @@ public:
     void notifyEdited() { emit edited(); }
 
     // Queries used by the editor and the commands.
-    std::vector<int> linksOfNode(int index) const;        // ascending link indices touching the node
+    std::vector<int> linksOfNode(int index) const;                  // ascending link indices touching the node
     int findLink(const std::string& a, const std::string& b) const; // either direction, -1 if none
-    int findNode(const std::string& name) const;          // -1 if none
+    int findNode(const std::string& name) const;                    // -1 if none
     // Empty if `name` is acceptable for node `index` (-1 = a new node), else the reason it is not.
     QString checkNodeName(int index, const QString& name) const;
     // "a100-0", "a100-1", ...: the first free name derived from the device type.

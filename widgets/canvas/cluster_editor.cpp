@@ -100,13 +100,18 @@ void ClusterEditor::buildToolBar()
         });
         return a;
     };
-    tool(tr("Select"), "edit-select", QStringLiteral("S"), tr("Select and move nodes; drag the background for a "
-                                                              "rubber band (S)"), ClusterScene::Tool::Select)
+    tool(tr("Select"), "edit-select", QStringLiteral("S"),
+         tr("Select and move nodes; drag the background for a "
+            "rubber band (S)"),
+         ClusterScene::Tool::Select)
         ->setChecked(true);
-    tool(tr("Pan"), "transform-move", QStringLiteral("H"), tr("Drag the canvas to pan; the middle mouse button "
-                                                              "pans in every tool (H)"), ClusterScene::Tool::Pan);
-    tool(tr("Link"), "network-wired", QStringLiteral("L"), tr("Drag from one node to another to add an explicit "
-                                                              "link; Shift+drag does the same in any tool (L)"),
+    tool(tr("Pan"), "transform-move", QStringLiteral("H"),
+         tr("Drag the canvas to pan; the middle mouse button "
+            "pans in every tool (H)"),
+         ClusterScene::Tool::Pan);
+    tool(tr("Link"), "network-wired", QStringLiteral("L"),
+         tr("Drag from one node to another to add an explicit "
+            "link; Shift+drag does the same in any tool (L)"),
          ClusterScene::Tool::Link);
     toolBar_->addSeparator();
 
@@ -122,7 +127,8 @@ void ClusterEditor::buildToolBar()
 
     // No shortcuts here: the main window's View menu owns Ctrl++ / Ctrl+- / Ctrl+0 (two actions with one
     // shortcut would make it ambiguous and neither would fire).
-    const auto zoom = [&](const QString& text, const char* iconName, const QString& tip, void (ClusterEditor::*slot)()) {
+    const auto zoom = [&](const QString& text, const char* iconName, const QString& tip,
+                          void (ClusterEditor::*slot)()) {
         toolBar_->addAction(icon(iconName), text, this, slot)->setToolTip(tip);
     };
     zoom(tr("Zoom in"), "zoom-in", tr("Zoom in (or Ctrl+wheel)"), &ClusterEditor::zoomIn);

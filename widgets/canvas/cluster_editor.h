@@ -33,7 +33,7 @@ public:
     // commands already on it address nodes and links by index, so its owner drops that history when the
     // content becomes another cluster (and keeps it when an undo step itself brings a cluster back).
     void setCluster(const Cluster& cluster);
-    Cluster cluster() const;               // current state, canvas positions included
+    Cluster cluster() const; // current state, canvas positions included
     QUndoStack* undoStack() const { return undo_; }
     // The node/link/cluster editor for the main window's dock. Owned by the editor: deleted with it
     // even after the dock has adopted it.
@@ -63,7 +63,7 @@ public:
     QToolBar* toolBar() const { return toolBar_; }
 
 signals:
-    void clusterChanged();   // after every edit, undo or redo
+    void clusterChanged(); // after every edit, undo or redo
     void selectionChanged();
 
 protected:

@@ -14,7 +14,7 @@ class DevicePalette : public QWidget {
 public:
     explicit DevicePalette(QWidget* parent = nullptr);
 
-    QString currentDeviceType() const;   // empty if nothing selected
+    QString currentDeviceType() const; // empty if nothing selected
     void setCurrentDeviceType(const QString& name);
     int gpusPerNode() const;
     void setGpusPerNode(int n);

@@ -64,19 +64,10 @@ double height(int gpus) { return header + pad + gpuRows(gpus) * gpuSlot + 6 + te
 
 namespace hetplan {
 
-QString formatGbps(double bytesPerSecond)
-{
-    return QStringLiteral("%1 Gbps").arg(bytesPerSecond * 8 / 1e9, 0, 'g', 4);
-}
+QString formatGbps(double bytesPerSecond) { return QStringLiteral("%1 Gbps").arg(bytesPerSecond * 8 / 1e9, 0, 'g', 4); }
 
-QString formatGBps(double bytesPerSecond)
-{
-    return QStringLiteral("%1 GB/s").arg(bytesPerSecond / 1e9, 0, 'g', 4);
-}
+QString formatGBps(double bytesPerSecond) { return QStringLiteral("%1 GB/s").arg(bytesPerSecond / 1e9, 0, 'g', 4); }
 
-QString formatMicroseconds(double seconds)
-{
-    return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'g', 4);
-}
+QString formatMicroseconds(double seconds) { return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'g', 4); }
 
 } // namespace hetplan

@@ -25,7 +25,7 @@ constexpr double header = 24;
 constexpr double pad = 10;
 constexpr int gpusPerRow = 16;
 constexpr double gpuSlot = (width - 2 * pad) / gpusPerRow; // one square plus its gap
-constexpr double textLines = 34;                            // two text lines under the squares
+constexpr double textLines = 34;                           // two text lines under the squares
 int gpuRows(int gpus);
 double height(int gpus);
 } // namespace nodebox

@@ -23,8 +23,7 @@ namespace hetplan {
 
 namespace {
 
-QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double hi, int decimals,
-                          const QString& suffix)
+QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double hi, int decimals, const QString& suffix)
 {
     auto* b = new QDoubleSpinBox(parent);
     b->setObjectName(QLatin1String(name));
@@ -38,9 +37,9 @@ QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double h
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-constexpr double kGB = 1e9;        // GB/s <-> bytes/s
-constexpr double kGbit = 1e9 / 8;  // Gbps <-> bytes/s
-constexpr double kMicro = 1e-6;    // µs <-> s
+constexpr double kGB = 1e9;       // GB/s <-> bytes/s
+constexpr double kGbit = 1e9 / 8; // Gbps <-> bytes/s
+constexpr double kMicro = 1e-6;   // µs <-> s
 
 } // namespace
 
@@ -224,8 +223,9 @@ void PropertyPanel::refresh()
 
     // Programmatic updates must not turn into commands.
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
-    for (QObject* w : std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodeComm_,
-                                                      linkBw_, linkLat_, clusterName_, intraLat_, interLat_, cpuPenalty_})
+    for (QObject* w :
+         std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodeComm_, linkBw_,
+                                         linkLat_, clusterName_, intraLat_, interLat_, cpuPenalty_})
         blockers.push_back(std::make_unique<QSignalBlocker>(w));
 
     if (node_ >= 0) {
@@ -236,9 +236,9 @@ void PropertyPanel::refresh()
         nodeType_->setCurrentIndex(nodeType_->findText(qs(n.deviceType)));
         nodeGpus_->setValue(n.gpus);
         nodeIntra_->setValue(n.intraBandwidth / kGB);
-        nodeIntra_->setToolTip(d ? tr("0 = the device's default, %1 (%2)")
-                                       .arg(formatGBps(d->intraNodeBandwidth), qs(d->intraNodeLink))
-                                 : QString());
+        nodeIntra_->setToolTip(
+            d ? tr("0 = the device's default, %1 (%2)").arg(formatGBps(d->intraNodeBandwidth), qs(d->intraNodeLink))
+              : QString());
         nodeNic_->setValue(n.nicBandwidth / kGbit);
         nodeComm_->setCurrentIndex(n.communicator == Communicator::CpuEthernet ? 1 : 0);
         nodeInfo_->setText(d ? tr("%1 %2 · %3 GB and %4 TFLOPS per GPU\nNode total: %5 GB, %6 TFLOPS")
@@ -259,7 +259,8 @@ void PropertyPanel::refresh()
     } else if (!selNodes_.empty() || !selLinks_.empty()) {
         title_->setText(tr("Selection"));
         multiInfo_->setText(tr("%1 node(s) and %2 link(s) selected.\nSelect a single item to edit it.")
-                                .arg(selNodes_.size()).arg(selLinks_.size()));
+                                .arg(selNodes_.size())
+                                .arg(selLinks_.size()));
         showPage(multiPage_);
     } else {
         const Cluster& c = doc_->cluster();
@@ -268,8 +269,8 @@ void PropertyPanel::refresh()
         intraLat_->setValue(c.intraLatency / kMicro);
         interLat_->setValue(c.interLatency / kMicro);
         cpuPenalty_->setValue(c.cpuPathPenalty);
-        QString info = tr("%1 node(s), %2 GPU(s), %3 explicit link(s).")
-                           .arg(c.nodes.size()).arg(c.gpuCount()).arg(c.links.size());
+        QString info =
+            tr("%1 node(s), %2 GPU(s), %3 explicit link(s).").arg(c.nodes.size()).arg(c.gpuCount()).arg(c.links.size());
         if (!c.description.empty())
             info += QStringLiteral("\n\n") + qs(c.description);
         clusterInfo_->setText(info);
@@ -314,8 +315,8 @@ void PropertyPanel::commitDeviceType()
         return;
     // An intra-node bandwidth that was the old type's default follows the new type's default, in the same
     // undo step as the type.
-    const bool follows = from && n.intraBandwidth == from->intraNodeBandwidth &&
-                         n.intraBandwidth != to->intraNodeBandwidth;
+    const bool follows =
+        from && n.intraBandwidth == from->intraNodeBandwidth && n.intraBandwidth != to->intraNodeBandwidth;
     if (follows)
         undo_->beginMacro(stepText(nodeField::deviceType.text, qs(n.name), {}));
     pushChange(node_, nodeField::deviceType, to->name);

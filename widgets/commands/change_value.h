@@ -17,10 +17,10 @@ namespace hetplan {
 
 template <class Object, class Value>
 struct Field {
-    int id = kNeverMerges;                   // a CommandId of its own, or kNeverMerges (renames, choices)
+    int id = kNeverMerges; // a CommandId of its own, or kNeverMerges (renames, choices)
     Value (*get)(const Object&) = nullptr;
     void (*set)(Object&, const Value&) = nullptr;
-    const char* text = "";                   // the step's name: %1 = the object's name, %2 = the new value
+    const char* text = ""; // the step's name: %1 = the object's name, %2 = the new value
 };
 
 namespace detail {
@@ -88,8 +88,12 @@ class ChangeValue : public QUndoCommand {
 public:
     ChangeValue(ClusterDocument* doc, int index, const Field<Object, Value>& field, Value value,
                 QUndoCommand* parent = nullptr)
-        : QUndoCommand(parent), doc_(doc), index_(index), field_(field),
-          before_(field.get(Slot::read(*doc, index))), after_(std::move(value))
+        : QUndoCommand(parent),
+          doc_(doc),
+          index_(index),
+          field_(field),
+          before_(field.get(Slot::read(*doc, index))),
+          after_(std::move(value))
     {
         setText(stepText(field.text, Slot::name(Slot::read(*doc, index)), valueText(after_)));
     }

@@ -8,10 +8,12 @@
 namespace hetplan {
 
 namespace nodeField {
-inline constexpr auto name = memberField<&Node::name>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Rename %1 to %2"));
+inline constexpr auto name =
+    memberField<&Node::name>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Rename %1 to %2"));
 inline constexpr auto deviceType =
     memberField<&Node::deviceType>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change device type of %1"));
-inline constexpr auto gpus = memberField<&Node::gpus>(NodeGpusId, QT_TRANSLATE_NOOP("ClusterCommands", "Change GPU count of %1"));
+inline constexpr auto gpus =
+    memberField<&Node::gpus>(NodeGpusId, QT_TRANSLATE_NOOP("ClusterCommands", "Change GPU count of %1"));
 inline constexpr auto intraBandwidth = memberField<&Node::intraBandwidth>(
     NodeIntraBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change intra-node bandwidth of %1"));
 inline constexpr auto nicBandwidth = memberField<&Node::nicBandwidth>(

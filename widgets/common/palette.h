@@ -24,13 +24,13 @@ QColor shade(const QColor& c, double amount);
 // Black or white, whichever reads better on `background`.
 QColor textOn(const QColor& background);
 
-QColor unusedGpu();          // cells of GPUs a plan leaves idle
-QColor overCapacity();       // memory above the device's capacity
-QColor memoryOk();           // memory bar within capacity
-QColor communication();      // p2p sends
-QColor collective();         // all-reduce, all-gather, ...
-QColor optimizer();          // optimizer step
-QColor bandA();              // alternating row-group background
+QColor unusedGpu();     // cells of GPUs a plan leaves idle
+QColor overCapacity();  // memory above the device's capacity
+QColor memoryOk();      // memory bar within capacity
+QColor communication(); // p2p sends
+QColor collective();    // all-reduce, all-gather, ...
+QColor optimizer();     // optimizer step
+QColor bandA();         // alternating row-group background
 QColor bandB();
 QColor gridLine();
 QColor placeholderText();

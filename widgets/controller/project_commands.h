@@ -30,7 +30,10 @@ public:
     // `after`: what the item called `name` becomes (nullopt: it stays as it is); `makeCurrent`: select it.
     PutItemCommand(ProjectDocument* doc, const QString& text, std::string name, std::optional<Item> after,
                    bool makeCurrent)
-        : doc_(doc), name_(std::move(name)), after_(std::move(after)), makeCurrent_(makeCurrent),
+        : doc_(doc),
+          name_(std::move(name)),
+          after_(std::move(after)),
+          makeCurrent_(makeCurrent),
           previous_(doc->current(tag()))
     {
         setText(text);
@@ -70,7 +73,7 @@ private:
     std::string name_;
     std::optional<Item> before_, after_;
     bool makeCurrent_;
-    std::string previous_;                 // the current item's name before the step
+    std::string previous_; // the current item's name before the step
     unsigned fields_ = 0;
 };
 

@@ -2,9 +2,9 @@
 
 #include "project_commands.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
-#include "core/base/errors.h"
 
 #include <QFileInfo>
 #include <QUndoStack>
@@ -17,10 +17,7 @@ ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), undo_(new Q
     connect(undo_, &QUndoStack::cleanChanged, this, &ProjectDocument::updateDirty);
 }
 
-QString ProjectDocument::displayName() const
-{
-    return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
-}
+QString ProjectDocument::displayName() const { return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName(); }
 
 // ---------------------------------------------------------------- dirty state
 

@@ -43,16 +43,16 @@ public:
     // keeps its current state. All of them leave the document clean; new/open/example also end the history.
     void newProject();
     void open(const QString& path);
-    void save();                         // requires a file path
+    void save(); // requires a file path
     void saveAs(const QString& path);
     // A fresh project seeded with an example cluster and model and a default job.
     void loadExample(const std::string& cluster, const std::string& model);
 
     // The user's edits: one undo step each (none when nothing would change); emit changed().
-    void setCluster(const Cluster& c);                    // adds or replaces it by name and makes it current
-    void setJob(const NamedJob& j);                       // likewise; consecutive edits of one field merge
-    void addModel(const ProjectModel& m);                 // likewise
-    void chooseModel(const std::string& name);            // makes a model the project has current
+    void setCluster(const Cluster& c);         // adds or replaces it by name and makes it current
+    void setJob(const NamedJob& j);            // likewise; consecutive edits of one field merge
+    void addModel(const ProjectModel& m);      // likewise
+    void chooseModel(const std::string& name); // makes a model the project has current
     void setProfile(const std::string& model, const Profile& p);
 
     // The canvas's copy of the current cluster after one of its commands ran or was undone: the step is
@@ -60,7 +60,7 @@ public:
     void syncCluster(const std::string& from, const Cluster& c);
 
     // Planner results (not undoable; they make the document dirty until saved).
-    int addRun(Run run);                                  // assigns the id, returns it
+    int addRun(Run run); // assigns the id, returns it
     void addRunResult(int runId, const RunResult& r);
     void removeRun(int runId);
 
@@ -77,14 +77,14 @@ public:
     void setCurrentPlan(std::optional<PlanRef> ref);
     const Plan* plan(const PlanRef& ref) const;
     const Run* run(int runId) const;
-    const Cluster* cluster() const;                       // current ones (nullptr if none)
+    const Cluster* cluster() const; // current ones (nullptr if none)
     const ProjectModel* model() const;
     const NamedJob* job() const;
 
 signals:
-    void changed();                                       // project data changed
+    void changed(); // project data changed
     void dirtyChanged(bool dirty);
-    void currentChanged();                                // current cluster/model/job changed
+    void currentChanged(); // current cluster/model/job changed
     void currentPlanChanged();
     void fileChanged(const QString& path);
 
@@ -105,7 +105,7 @@ private:
     Item* find(const std::string& name);
     template <class Item>
     void put(const std::string& name, const std::optional<Item>& item);
-    bool select(std::string& current, const std::string& name);   // true if it changed
+    bool select(std::string& current, const std::string& name); // true if it changed
     void announce(bool data, bool selection);
     // Pushes a PutItemCommand unless it would change nothing.
     template <class Item>
@@ -121,7 +121,7 @@ private:
     QString path_;
     QUndoStack* undo_;
     bool changedOutsideHistory_ = false;
-    bool dirty_ = false;                                  // last value dirtyChanged() announced
+    bool dirty_ = false; // last value dirtyChanged() announced
     std::string currentCluster_, currentModel_, currentJob_;
     std::optional<PlanRef> currentPlan_;
 };

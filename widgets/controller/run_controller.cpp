@@ -43,7 +43,7 @@ private:
 
 struct RunController::Shared {
     std::atomic<bool> cancelled{false};
-    std::mutex mutex;                 // guards `current` against the worker destroying it mid-cancel
+    std::mutex mutex; // guards `current` against the worker destroying it mid-cancel
     Progress* current = nullptr;
     // Worker-side throttle: planners may report every iteration; the GUI needs a few updates a second.
     std::chrono::steady_clock::time_point lastReport{};
@@ -186,9 +186,9 @@ void RunController::runAll(const std::vector<std::string>& planners, const PlanR
             deliver(result);
             continue;
         }
-        Progress progress([report, i, n, name = planners[i]](double f, const std::string& text) {
-            report((i + f) / n, name + ": " + text);
-        }, req.timeLimitSeconds);
+        Progress progress([report, i, n, name = planners[i]](
+                              double f, const std::string& text) { report((i + f) / n, name + ": " + text); },
+                          req.timeLimitSeconds);
         shared.setCurrent(&progress);
         const auto t0 = std::chrono::steady_clock::now();
         runInto(result, req, progress);

@@ -24,7 +24,8 @@ void ProfileTableModel::setData(const ModelSpec& model, const Job& job, const Pr
                 Cell& c = cells_[l][d];
                 c.forward = t.forward;
                 c.backward = t.backward;
-                c.activation = t.activationBytes >= 0 ? t.activationBytes : activationMemory(model, l, l + 1, tp, mbs, job);
+                c.activation =
+                    t.activationBytes >= 0 ? t.activationBytes : activationMemory(model, l, l + 1, tp, mbs, job);
                 c.measured = isMeasured;
             }
         }
@@ -54,7 +55,7 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const
             case 1: return QString::fromStdString(toString(layer.kind));
             case 2: return QString::number(layer.params / 1e6, 'f', 2);
             }
-        if (role == Qt::EditRole)   // the sort role: numbers sort numerically
+        if (role == Qt::EditRole) // the sort role: numbers sort numerically
             return col == 2 ? QVariant(layer.params) : QVariant(row);
         return {};
     }

@@ -28,8 +28,8 @@ private:
     };
     ModelSpec model_;
     std::vector<std::string> devices_;
-    std::vector<std::vector<Cell>> cells_;   // [layer][device]
-    static constexpr int kFixed = 3;          // layer, kind, params
+    std::vector<std::vector<Cell>> cells_; // [layer][device]
+    static constexpr int kFixed = 3;       // layer, kind, params
 };
 
 } // namespace hetplan

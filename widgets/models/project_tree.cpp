@@ -37,29 +37,28 @@ void ProjectTreeModel::rebuild(const Project& p)
     auto* clusters = makeItem(tr("Clusters"), TreeKind::Group);
     for (const Cluster& c : p.clusters) {
         auto* it = makeItem(QString::fromStdString(c.name) + tr(" — %1 GPUs").arg(c.gpuCount()), TreeKind::Cluster,
-                        QString::fromStdString(c.name));
+                            QString::fromStdString(c.name));
         it->setToolTip(QString::fromStdString(c.description));
         clusters->appendRow(it);
     }
     auto* models = makeItem(tr("Models"), TreeKind::Group);
     for (const ProjectModel& m : p.models) {
-        QString text = QString::fromStdString(m.model.name) +
-                       tr(" — %1 M params").arg(m.model.totalParams() / 1e6, 0, 'f', 0);
+        QString text =
+            QString::fromStdString(m.model.name) + tr(" — %1 M params").arg(m.model.totalParams() / 1e6, 0, 'f', 0);
         if (!m.profile.empty())
             text += tr(", measured profile");
         models->appendRow(makeItem(text, TreeKind::Model, QString::fromStdString(m.model.name)));
     }
     auto* jobs = makeItem(tr("Jobs"), TreeKind::Group);
     for (const NamedJob& j : p.jobs)
-        jobs->appendRow(makeItem(QString::fromStdString(j.name) + tr(" — batch %1, seq %2")
-                                                                  .arg(j.job.globalBatchSize)
-                                                                  .arg(j.job.sequenceLength),
-                             TreeKind::Job, QString::fromStdString(j.name)));
+        jobs->appendRow(makeItem(QString::fromStdString(j.name) +
+                                     tr(" — batch %1, seq %2").arg(j.job.globalBatchSize).arg(j.job.sequenceLength),
+                                 TreeKind::Job, QString::fromStdString(j.name)));
     auto* runs = makeItem(tr("Runs"), TreeKind::Group);
     for (const Run& r : p.runs) {
-        auto* run = makeItem(tr("Run %1 — %2 · %3").arg(r.id).arg(QString::fromStdString(r.cluster),
-                                                              QString::fromStdString(r.model)),
-                         TreeKind::Run);
+        auto* run = makeItem(
+            tr("Run %1 — %2 · %3").arg(r.id).arg(QString::fromStdString(r.cluster), QString::fromStdString(r.model)),
+            TreeKind::Run);
         run->setData(r.id, kRoleRun);
         run->setToolTip(QString::fromStdString(r.started));
         for (size_t i = 0; i < r.results.size(); ++i) {
@@ -81,8 +80,7 @@ void ProjectTreeModel::rebuild(const Project& p)
 
 QModelIndex ProjectTreeModel::resultIndex(int runId, int result) const
 {
-    const QModelIndexList hits =
-        match(index(0, 0), kRoleResult, result, -1, Qt::MatchExactly | Qt::MatchRecursive);
+    const QModelIndexList hits = match(index(0, 0), kRoleResult, result, -1, Qt::MatchExactly | Qt::MatchRecursive);
     for (const QModelIndex& i : hits)
         if (i.data(kRoleRun).toInt() == runId && i.data(kRoleKind).toInt() == int(TreeKind::Result))
             return i;

@@ -1,8 +1,8 @@
 #include "import_dialog.h"
 
+#include "core/base/errors.h"
 #include "core/io/importers.h"
 #include "core/model/device.h"
-#include "core/base/errors.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -75,9 +75,8 @@ void ImportDialog::browse()
         return;
     const ImportFormat& f = *format();
     const QString filters = QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)");
-    const QString p = f.needs.directory
-                          ? QFileDialog::getExistingDirectory(this, QString::fromStdString(f.description))
-                          : QFileDialog::getOpenFileName(this, tr("Profile file"), QString(), filters);
+    const QString p = f.needs.directory ? QFileDialog::getExistingDirectory(this, QString::fromStdString(f.description))
+                                        : QFileDialog::getOpenFileName(this, tr("Profile file"), QString(), filters);
     if (!p.isEmpty())
         path_->setText(p);
 }

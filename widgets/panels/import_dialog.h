@@ -26,7 +26,7 @@ public:
     QString error() const;
 
 private:
-    const ImportFormat* format() const;   // the one chosen in the combo box, if any
+    const ImportFormat* format() const; // the one chosen in the combo box, if any
     void browse();
     QComboBox* format_;
     QLineEdit* path_;

@@ -95,10 +95,9 @@ void ModelPanel::refresh()
                        .arg(m.totalParams() / 1e6, 0, 'f', 1)
                        .arg(m.totalForwardFlops() / 1e9, 0, 'f', 1)
                        .arg(m.arch.sequence);
-    text += model_->profile.empty()
-                ? tr(" Times are analytic estimates; import a measured profile to replace them.")
-                : tr(" Bold cells are measured (%1 profile); the rest are analytic.")
-                      .arg(QString::fromStdString(model_->profile.source));
+    text += model_->profile.empty() ? tr(" Times are analytic estimates; import a measured profile to replace them.")
+                                    : tr(" Bold cells are measured (%1 profile); the rest are analytic.")
+                                          .arg(QString::fromStdString(model_->profile.source));
     summary_->setText(text);
     tableModel_->setData(m, job_, model_->profile, devices, mbs_->value(), tp_->value());
 }

@@ -53,8 +53,7 @@ QWidget* OptionEditor::create(QWidget* parent) const
         box->setChecked(option_.defaultValue == "true");
         return box;
     }
-    case OptionType::Choice:
-        break;
+    case OptionType::Choice: break;
     }
     auto* box = new QComboBox(parent);
     for (const std::string& c : option_.choices)

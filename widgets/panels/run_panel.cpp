@@ -143,7 +143,9 @@ void RunPanel::showRun(const Run& run)
                  << QString::number(r.plan->estimate.tokensPerSecond, 'f', 0)
                  << QString::number(r.plan->search.seconds * 1e3, 'f', 2);
         } else {
-            cols << "–" << "–" << "–" << QString::number(r.durationSeconds * 1e3, 'f', 2);
+            cols << "–"
+                 << "–"
+                 << "–" << QString::number(r.durationSeconds * 1e3, 'f', 2);
         }
         cols << QString::fromStdString(r.message);
         auto* it = new QTreeWidgetItem(results_, cols);

@@ -40,7 +40,7 @@ private:
     void addPlanner(const Planner& planner);
 
     QTreeWidget* planners_;
-    std::map<std::string, std::vector<OptionEditor>> editors_;   // per planner, in declaration order
+    std::map<std::string, std::vector<OptionEditor>> editors_; // per planner, in declaration order
     QTreeWidget* results_;
     QPushButton* run_;
     QPushButton* cancel_;

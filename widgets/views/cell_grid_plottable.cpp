@@ -8,7 +8,7 @@
 namespace hetplan {
 
 namespace {
-constexpr double kInset = 0.04;   // gap around each cell, in cell units
+constexpr double kInset = 0.04; // gap around each cell, in cell units
 }
 
 CellGridPlottable::CellGridPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis)
@@ -84,7 +84,8 @@ void drawMemoryText(QCPPainter* painter, const GridCell& c, const QRectF& r, con
 {
     if (overCapacity(c)) {
         const QFontMetricsF bm(f.bold);
-        const QString text = bm.elidedText(c.memoryText + CellGridPlottable::tr(" — over"), Qt::ElideRight, r.width() - 14);
+        const QString text =
+            bm.elidedText(c.memoryText + CellGridPlottable::tr(" — over"), Qt::ElideRight, r.width() - 14);
         const double w = bm.horizontalAdvance(text) + 10;
         const QRectF pill(area.center().x() - w / 2, area.top(), w, area.height());
         painter->setPen(Qt::NoPen);
@@ -96,7 +97,8 @@ void drawMemoryText(QCPPainter* painter, const GridCell& c, const QRectF& r, con
     } else {
         painter->setFont(f.font);
         painter->setPen(palette::textOn(c.fill));
-        painter->drawText(area, Qt::AlignCenter, QFontMetricsF(f.font).elidedText(c.memoryText, Qt::ElideRight, area.width()));
+        painter->drawText(area, Qt::AlignCenter,
+                          QFontMetricsF(f.font).elidedText(c.memoryText, Qt::ElideRight, area.width()));
     }
 }
 

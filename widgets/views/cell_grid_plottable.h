@@ -10,11 +10,11 @@ namespace hetplan {
 struct GridCell {
     int row = 0, column = 0;
     QColor fill;
-    QStringList lines;           // most important first; trailing lines are dropped when space runs out
-    double used = -1;            // memory bar: used / capacity bytes (used < 0: no bar)
+    QStringList lines; // most important first; trailing lines are dropped when space runs out
+    double used = -1;  // memory bar: used / capacity bytes (used < 0: no bar)
     double capacity = 0;
-    QString memoryText;          // drawn above the bar, e.g. "9.1/16 GiB"
-    bool dim = false;            // unused GPU: lighter text
+    QString memoryText; // drawn above the bar, e.g. "9.1/16 GiB"
+    bool dim = false;   // unused GPU: lighter text
     QString toolTip;
 };
 

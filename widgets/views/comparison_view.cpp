@@ -85,8 +85,7 @@ void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, 
 
 ComparisonView::ComparisonView(QWidget* parent)
     : PlotView(tr("Run several planners (Compare) to see their plans side by side."), parent)
-{
-}
+{}
 
 void ComparisonView::clear()
 {
@@ -111,7 +110,7 @@ Panels addPanels(QCustomPlot* p)
     bottom->addElement(0, 0, panels.tokens);
     bottom->addElement(0, 1, panels.search);
     bottom->setColumnSpacing(12);
-    p->plotLayout()->setRowStretchFactor(0, 1.1);   // legend and title rows are inserted above later
+    p->plotLayout()->setRowStretchFactor(0, 1.1); // legend and title rows are inserted above later
     p->plotLayout()->setRowStretchFactor(1, 1.0);
     auto* group = new QCPMarginGroup(p);
     panels.time->setMarginGroup(QCP::msLeft, group);
@@ -172,11 +171,11 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans)
     placeLegendInRow(p->legend, 0, 4);
     const int n = int(rows_.size());
     const QString plansText = n == 1 ? tr("1 plan") : tr("%1 plans").arg(n);
-    addTitle(tr("Planner comparison"),
-             plans.front().cluster.name.empty()
-                 ? plansText
-                 : tr("%1 on %2 · %3").arg(QString::fromStdString(plans.front().model.name),
-                                          QString::fromStdString(plans.front().cluster.name), plansText));
+    addTitle(tr("Planner comparison"), plans.front().cluster.name.empty()
+                                           ? plansText
+                                           : tr("%1 on %2 · %3")
+                                                 .arg(QString::fromStdString(plans.front().model.name),
+                                                      QString::fromStdString(plans.front().cluster.name), plansText));
     setHasContent(true);
 }
 
@@ -319,7 +318,7 @@ void ComparisonView::adaptToSize(const QSize& size)
 void ComparisonView::resetZoom()
 {
     if (!isEmpty())
-        plot()->replot();   // the panels are fixed (no zoom), nothing to reset
+        plot()->replot(); // the panels are fixed (no zoom), nothing to reset
 }
 
 QString ComparisonView::toolTipAt(const QPointF& pos) const
@@ -334,7 +333,8 @@ QString ComparisonView::toolTipAt(const QPointF& pos) const
         if (i < 0 || i >= int(rows_.size()) || std::abs(key - i) > 0.45)
             return {};
         const Row& r = rows_[i];
-        QStringList lines{QStringLiteral("<b>%1</b>%2").arg(names_[i], r.feasible ? QString() : tr(" — does not fit memory"))};
+        QStringList lines{
+            QStringLiteral("<b>%1</b>%2").arg(names_[i], r.feasible ? QString() : tr(" — does not fit memory"))};
         lines << tr("simulated iteration %1").arg(viewutil::formatDuration(r.iteration));
         if (r.estimate)
             lines << tr("planner's estimate %1 (%2%3%)")

@@ -30,7 +30,7 @@ protected:
 
 private:
     void collectRows(const std::vector<Plan>& plans);
-    QStringList tickNames() const;   // names_, with the plans that do not fit memory marked
+    QStringList tickNames() const; // names_, with the plans that do not fit memory marked
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;

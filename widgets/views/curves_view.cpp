@@ -16,8 +16,7 @@ namespace hetplan {
 
 CurvesView::CurvesView(QWidget* parent)
     : PlotView(tr("Run a planner to see throughput against micro-batch size for each GPU type."), parent)
-{
-}
+{}
 
 void CurvesView::clear()
 {
@@ -59,15 +58,14 @@ CurvesView::Curve throughputCurve(const CostModel& costs, const std::string& typ
             c.samplesPerSecond.push_back(b / step);
         }
     } catch (const std::exception&) {
-        c.sizes.clear();   // nothing to draw for it
+        c.sizes.clear(); // nothing to draw for it
         c.samplesPerSecond.clear();
     }
     return c;
 }
 
 // The spline sampled evenly in log(b) between its end knots, so the curve is smooth on the log axis.
-void sampleOnLogAxis(const NaturalCubicSpline& spline, double lo, double hi, QVector<double>& xs,
-                     QVector<double>& ys)
+void sampleOnLogAxis(const NaturalCubicSpline& spline, double lo, double hi, QVector<double>& xs, QVector<double>& ys)
 {
     const int n = 240;
     const double a = std::log(lo), b = std::log(hi);
@@ -163,10 +161,9 @@ void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const P
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     p->legend->setVisible(true);
     placeLegendInRow(p->legend, 0, 4);
-    addTitle(tr("Throughput against micro-batch size"),
-             tr("%1, sequence %2 · whole model on one GPU (tp 1)")
-                 .arg(QString::fromStdString(costs.model().name))
-                 .arg(costs.job().sequenceLength));
+    addTitle(tr("Throughput against micro-batch size"), tr("%1, sequence %2 · whole model on one GPU (tp 1)")
+                                                            .arg(QString::fromStdString(costs.model().name))
+                                                            .arg(costs.job().sequenceLength));
     applyRanges(p->xAxis, p->yAxis);
     setHasContent(true);
 }

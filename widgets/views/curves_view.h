@@ -30,7 +30,7 @@ public:
     struct Curve {
         std::string device;
         bool measured = false;
-        std::vector<double> sizes, samplesPerSecond;   // the profiled points
+        std::vector<double> sizes, samplesPerSecond; // the profiled points
     };
     const std::vector<Curve>& curves() const { return curves_; }
     int markerCount() const { return markers_; }

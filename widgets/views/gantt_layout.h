@@ -18,21 +18,21 @@ namespace hetplan {
 // Row geometry in value-axis units (the value axis is reversed: rows run downwards).
 namespace ganttgeom {
 constexpr double computeHeight = 1.0;
-constexpr double trackGap = 0.04;      // between a compute track and its communication track
+constexpr double trackGap = 0.04; // between a compute track and its communication track
 constexpr double commHeight = 0.42;
-constexpr double gpuGap = 0.22;        // between the rows of one group
-constexpr double groupGap = 0.34;      // between groups
-constexpr double bandPad = 0.12;       // a group's band reaches this far beyond its rows
+constexpr double gpuGap = 0.22;   // between the rows of one group
+constexpr double groupGap = 0.34; // between groups
+constexpr double bandPad = 0.12;  // a group's band reaches this far beyond its rows
 } // namespace ganttgeom
 
 struct GanttRowLayout {
     int gpu = 0;
-    QString label;             // "s1 r0 · v100-0/2 (V100)", "P1 s0 · …", "t4-0/1 (T4) · mbs 4"
-    double top = 0;            // the compute track's top
+    QString label;  // "s1 r0 · v100-0/2 (V100)", "P1 s0 · …", "t4-0/1 (T4) · mbs 4"
+    double top = 0; // the compute track's top
     double commTop() const { return top + ganttgeom::computeHeight + ganttgeom::trackGap; }
 };
 
-struct GanttGroupLayout {      // a pipeline stage, the ZeRO GPUs, or the GPUs no part of the plan names
+struct GanttGroupLayout { // a pipeline stage, the ZeRO GPUs, or the GPUs no part of the plan names
     std::vector<GanttRowLayout> rows;
     double bandTop = 0, bandBottom = 0;
 };
@@ -51,18 +51,18 @@ struct GanttLegendNeeds {
 struct GanttLayout {
     std::vector<GanttGroupLayout> groups;
     std::vector<GanttBarLayout> bars;
-    double valueEnd = 0;                  // bottom of the last row
+    double valueEnd = 0; // bottom of the last row
     QString timeUnit = QStringLiteral("ms");
-    double timeScale = 1e3;               // seconds → time-axis units
-    double span = 0;                      // end of the iteration (or of the last event) in axis units
+    double timeScale = 1e3; // seconds → time-axis units
+    double span = 0;        // end of the iteration (or of the last event) in axis units
     GanttLegendNeeds legend;
-    QString kind;                         // "ZeRO-2", "3 stages", "" (for the subtitle)
+    QString kind; // "ZeRO-2", "3 stages", "" (for the subtitle)
     // For hover texts.
-    std::vector<QString> gpuText;         // per GPU: "node/i (type)"
-    std::vector<QString> stageText;       // per flattened stage: "stage 2 · layers [7,14)"
-    std::vector<int> stageBase;           // first flattened stage index per pipeline
+    std::vector<QString> gpuText;   // per GPU: "node/i (type)"
+    std::vector<QString> stageText; // per flattened stage: "stage 2 · layers [7,14)"
+    std::vector<int> stageBase;     // first flattened stage index per pipeline
 
-    std::vector<const GanttRowLayout*> rows() const;   // all rows, top to bottom
+    std::vector<const GanttRowLayout*> rows() const; // all rows, top to bottom
 };
 
 GanttLayout layoutGantt(const Plan& plan, const SimResult& result);

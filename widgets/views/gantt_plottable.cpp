@@ -9,7 +9,7 @@ namespace hetplan {
 GanttPlottable::GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis)
 {
     setSelectable(QCP::stNone);
-    setAntialiased(false);   // boxes are pixel aligned; antialiasing only blurs their edges and costs time
+    setAntialiased(false); // boxes are pixel aligned; antialiasing only blurs their edges and costs time
     labelFont_.setPointSizeF(7.5);
 }
 
@@ -38,7 +38,8 @@ void GanttPlottable::setBoxes(std::vector<GanttBox> boxes)
         ++count_;
     }
     for (auto& row : byRow_)
-        std::stable_sort(row.begin(), row.end(), [](const GanttBox& a, const GanttBox& b) { return a.start < b.start; });
+        std::stable_sort(row.begin(), row.end(),
+                         [](const GanttBox& a, const GanttBox& b) { return a.start < b.start; });
     if (count_ == 0)
         keyMin_ = keyMax_ = 0;
 }
@@ -146,7 +147,7 @@ void GanttPlottable::drawRow(QCPPainter* painter, size_t r, const QRect& clip, c
     auto [y0, y1] = yPixels(rows_[r].top, rows_[r].height);
     const double h = std::max(1.0, y1 - y0);
     const bool roomForText = h >= fm.height() - 1;
-    double lastPixel = -std::numeric_limits<double>::max();   // right edge of the last sub-pixel column drawn
+    double lastPixel = -std::numeric_limits<double>::max(); // right edge of the last sub-pixel column drawn
     for (auto it = firstReaching(r, visible.lower); it != row.end() && it->start <= visible.upper; ++it) {
         if (it->end < visible.lower)
             continue;

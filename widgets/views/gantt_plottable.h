@@ -10,18 +10,18 @@
 namespace hetplan {
 
 struct GanttBox {
-    double start = 0, end = 0;   // key-axis units
+    double start = 0, end = 0; // key-axis units
     int row = 0;
-    int style = 0;               // index into the style table
-    int label = -1;              // number drawn inside when it fits (the micro-batch); -1 = none
-    int event = -1;              // caller's id (index into its event list)
+    int style = 0;  // index into the style table
+    int label = -1; // number drawn inside when it fits (the micro-batch); -1 = none
+    int event = -1; // caller's id (index into its event list)
 };
 
 struct GanttRow {
-    double top = 0, height = 1;  // value-axis units (the axis is reversed: top is drawn above)
+    double top = 0, height = 1; // value-axis units (the axis is reversed: top is drawn above)
 };
 
-struct GanttBand {               // background band behind a group of rows (a pipeline stage)
+struct GanttBand { // background band behind a group of rows (a pipeline stage)
     double top = 0, bottom = 0;
     QColor colour;
 };
@@ -45,7 +45,7 @@ public:
     void setBoxes(std::vector<GanttBox> boxes);
     void setLabelFont(const QFont& f) { labelFont_ = f; }
 
-    int rowAt(double value) const;                 // -1 if between rows
+    int rowAt(double value) const; // -1 if between rows
     // The box under (key, value), allowing `keyTolerance` either side; nullptr if none.
     const GanttBox* boxAt(double key, double value, double keyTolerance) const;
     size_t boxCount() const { return count_; }
@@ -75,7 +75,7 @@ private:
     std::vector<GanttBand> bands_;
     std::vector<GanttStyle> styles_;
     std::vector<std::vector<GanttBox>> byRow_;
-    std::vector<double> maxDuration_;              // per row: how far back a box may start and still be visible
+    std::vector<double> maxDuration_; // per row: how far back a box may start and still be visible
     size_t count_ = 0;
     double keyMin_ = 0, keyMax_ = 0;
     QFont labelFont_;

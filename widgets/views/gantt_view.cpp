@@ -13,7 +13,7 @@
 namespace hetplan {
 
 namespace {
-constexpr int kColours = 10;   // Tableau 10 cycle for micro-batches
+constexpr int kColours = 10; // Tableau 10 cycle for micro-batches
 // Style table layout: 3 per micro-batch colour (forward, backward, recompute), then the neutrals.
 enum NeutralStyle { kOptimizer = 3 * kColours, kSend, kCollective, kForwardNoBatch, kBackwardNoBatch, kStyleCount };
 
@@ -29,9 +29,10 @@ std::vector<GanttStyle> makeStyles()
     }
     const QColor comm = palette::communication(), coll = palette::collective();
     s[kOptimizer] = {palette::optimizer(), Qt::NoBrush, {}, QColor(20, 20, 20), Qt::white};
-    s[kSend] = {palette::tint(comm, 0.6), palette::communicationPattern(), palette::shade(comm, 0.2), palette::shade(comm, 0.3),
-                Qt::black};
-    s[kCollective] = {palette::tint(coll, 0.55), palette::collectivePattern(), coll, palette::shade(coll, 0.3), Qt::black};
+    s[kSend] = {palette::tint(comm, 0.6), palette::communicationPattern(), palette::shade(comm, 0.2),
+                palette::shade(comm, 0.3), Qt::black};
+    s[kCollective] = {palette::tint(coll, 0.55), palette::collectivePattern(), coll, palette::shade(coll, 0.3),
+                      Qt::black};
     s[kForwardNoBatch] = {palette::tint(comm, 0.5), Qt::NoBrush, {}, palette::shade(comm, 0.3), Qt::black};
     s[kBackwardNoBatch] = {palette::shade(comm, 0.2), Qt::NoBrush, {}, palette::shade(comm, 0.5), Qt::white};
     return s;
@@ -70,8 +71,8 @@ std::vector<GanttBox> boxesOf(const GanttLayout& layout, const std::vector<Timel
     boxes.reserve(layout.bars.size());
     for (const GanttBarLayout& bar : layout.bars) {
         const TimelineEvent& e = events[size_t(bar.event)];
-        boxes.push_back({bar.start, bar.end, bar.track, styleOf(e), isCommunication(e.kind) ? -1 : e.microBatch,
-                         bar.event});
+        boxes.push_back(
+            {bar.start, bar.end, bar.track, styleOf(e), isCommunication(e.kind) ? -1 : e.microBatch, bar.event});
     }
     return boxes;
 }
@@ -102,8 +103,7 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
 
 GanttView::GanttView(QWidget* parent)
     : PlotView(tr("Run a planner to see the timeline of one training iteration."), parent)
-{
-}
+{}
 
 void GanttView::clear()
 {
@@ -149,11 +149,12 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     p->legend->setVisible(true);
     p->legend->setIconSize(24, 12);
     placeLegendInRow(p->legend, 0, 7);
-    addTitle(tr("Timeline of one iteration — %1").arg(QString::fromStdString(plan.planner.empty() ? "plan" : plan.planner)),
-             tr("%1 on %2 · %3 · %4 (simulated)%5")
-                 .arg(QString::fromStdString(plan.model.name), QString::fromStdString(plan.cluster.name), layout_.kind,
-                      viewutil::formatDuration(result.iterationSeconds),
-                      result.feasible ? QString() : tr(" · does not fit memory")));
+    addTitle(
+        tr("Timeline of one iteration — %1").arg(QString::fromStdString(plan.planner.empty() ? "plan" : plan.planner)),
+        tr("%1 on %2 · %3 · %4 (simulated)%5")
+            .arg(QString::fromStdString(plan.model.name), QString::fromStdString(plan.cluster.name), layout_.kind,
+                 viewutil::formatDuration(result.iterationSeconds),
+                 result.feasible ? QString() : tr(" · does not fit memory")));
 
     // Lay out once so the row labels are thinned for the real axis height before the first paint.
     p->plotLayout()->update(QCPLayoutElement::upPreparation);
@@ -169,7 +170,7 @@ void GanttView::setUpAxes(QCustomPlot* p)
     QCPAxis* y = p->yAxis;
     x->setLabel(tr("time (%1)").arg(layout_.timeUnit));
     x->setRange(0, layout_.span * 1.01);
-    x->grid()->setVisible(false);   // the plottable draws it over its stage bands
+    x->grid()->setVisible(false); // the plottable draws it over its stage bands
 
     std::vector<std::pair<double, QString>> ticks;
     for (const GanttRowLayout* r : layout_.rows())

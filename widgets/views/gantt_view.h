@@ -26,7 +26,7 @@ public:
     void setPlan(const Plan& plan, const SimResult& result);
     void clear() override;
 
-    int rowCount() const { return int(layout_.rows().size()); }   // compute rows (= GPUs shown)
+    int rowCount() const { return int(layout_.rows().size()); } // compute rows (= GPUs shown)
     size_t eventCount() const;
     size_t lastPaintedBoxes() const;
     QString timeUnit() const { return layout_.timeUnit; }

@@ -4,7 +4,10 @@ namespace hetplan {
 
 LegendSwatch::LegendSwatch(QCPAxis* keyAxis, QCPAxis* valueAxis, const QString& name, const QColor& fill,
                            Qt::BrushStyle hatch, const QColor& hatchColor)
-    : QCPAbstractPlottable(keyAxis, valueAxis), fill_(fill), hatch_(hatch), hatchColor_(hatchColor),
+    : QCPAbstractPlottable(keyAxis, valueAxis),
+      fill_(fill),
+      hatch_(hatch),
+      hatchColor_(hatchColor),
       outline_(QColor(0, 0, 0, 90))
 {
     setName(name);
@@ -14,7 +17,7 @@ LegendSwatch::LegendSwatch(QCPAxis* keyAxis, QCPAxis* valueAxis, const QString& 
 
 QCPRange LegendSwatch::getKeyRange(bool& found, QCP::SignDomain) const
 {
-    found = false;   // no data: must not influence rescaleAxes()
+    found = false; // no data: must not influence rescaleAxes()
     return {};
 }
 

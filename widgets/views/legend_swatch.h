@@ -13,7 +13,11 @@ public:
     LegendSwatch(QCPAxis* keyAxis, QCPAxis* valueAxis, const QString& name, const QColor& fill,
                  Qt::BrushStyle hatch = Qt::NoBrush, const QColor& hatchColor = QColor(60, 60, 60));
     // Marker-style entry (e.g. a scatter symbol) instead of a box.
-    void setMarker(const QCPScatterStyle& style) { marker_ = style; hasMarker_ = true; }
+    void setMarker(const QCPScatterStyle& style)
+    {
+        marker_ = style;
+        hasMarker_ = true;
+    }
     void setOutline(const QPen& pen) { outline_ = pen; }
     // Several colours side by side in one swatch ("colour = micro-batch").
     void setStripes(QList<QColor> colours) { stripes_ = std::move(colours); }

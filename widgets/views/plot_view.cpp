@@ -59,7 +59,7 @@ PlotView::~PlotView() = default;
 QCustomPlot* PlotView::newPlot()
 {
     auto* fresh = new QCustomPlot(stack_);
-    fresh->setMouseTracking(true);   // hover tooltips need moves without a pressed button
+    fresh->setMouseTracking(true); // hover tooltips need moves without a pressed button
     fresh->setNoAntialiasingOnDrag(true);
     fresh->setBackground(Qt::white);
     fresh->setPlottingHints(QCP::phCacheLabels);
@@ -123,7 +123,7 @@ void PlotView::adaptToSize(const QSize& size)
     if (!legend || !legend->visible() || legend->itemCount() == 0 || legend->layout() != plot_->plotLayout())
         return;
     std::vector<int> widths;
-    for (int i = 0; i < legend->itemCount(); ++i)   // cells in fill order; a wrapped grid may have empty ones
+    for (int i = 0; i < legend->itemCount(); ++i) // cells in fill order; a wrapped grid may have empty ones
         if (QCPAbstractLegendItem* item = legend->item(i))
             widths.push_back(item->minimumOuterSizeHint().width());
     const int available = size.width() - legend->margins().left() - legend->margins().right() - 8;
@@ -193,7 +193,7 @@ void PlotView::placeLegendInRow(QCPLegend* legend, int row, int columns)
     }
     plot_->plotLayout()->insertRow(row);
     plot_->plotLayout()->addElement(row, 0, legend);
-    plot_->plotLayout()->setRowStretchFactor(row, 0.001);   // as tall as its entries, no more
+    plot_->plotLayout()->setRowStretchFactor(row, 0.001); // as tall as its entries, no more
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(columns);
     legend->setMargins(QMargins(6, 2, 6, 2));

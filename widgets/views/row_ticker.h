@@ -16,12 +16,12 @@ public:
     const std::vector<std::pair<double, QString>>& ticks() const { return ticks_; }
     int lastStride() const { return stride_; }
 
-    void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision,
-                  QVector<double>& ticks, QVector<double>* subTicks, QVector<QString>* tickLabels) override;
+    void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision, QVector<double>& ticks,
+                  QVector<double>* subTicks, QVector<QString>* tickLabels) override;
 
 private:
     QPointer<QCPAxis> axis_;
-    std::vector<std::pair<double, QString>> ticks_;   // sorted by position
+    std::vector<std::pair<double, QString>> ticks_; // sorted by position
     int stride_ = 1;
 };
 

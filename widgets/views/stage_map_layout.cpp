@@ -44,7 +44,8 @@ void pipelineRoles(const Plan& plan, std::vector<Role>& roles, std::vector<Stage
         for (size_t s = 0; s < pl.stages.size(); ++s, ++flat) {
             const Stage& st = pl.stages[s];
             const QString range = QStringLiteral("[%1,%2)").arg(st.firstLayer).arg(st.endLayer);
-            const QString stageName = (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + tr("stage %1").arg(s);
+            const QString stageName =
+                (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + tr("stage %1").arg(s);
             legend.push_back({stageName + QLatin1Char(' ') + range, flat});
             for (size_t i = 0; i < st.gpus.size(); ++i) {
                 const int g = st.gpus[i];
@@ -107,9 +108,9 @@ void addMemory(StageMapCell& c, const SimResult& result, double capacity)
         return;
     c.used = peak->second;
     c.capacity = capacity;
-    c.memoryText = capacity > 0 ? QStringLiteral("%1/%2 GiB").arg(viewutil::formatGiB(c.used),
-                                                                  viewutil::formatGiB(capacity, 0))
-                                : QStringLiteral("%1 GiB").arg(viewutil::formatGiB(c.used));
+    c.memoryText = capacity > 0
+                       ? QStringLiteral("%1/%2 GiB").arg(viewutil::formatGiB(c.used), viewutil::formatGiB(capacity, 0))
+                       : QStringLiteral("%1 GiB").arg(viewutil::formatGiB(c.used));
 }
 
 StageMapCell cellFor(const Cluster& cluster, int g, const Role& role, const SimResult& result,
@@ -128,8 +129,8 @@ StageMapCell cellFor(const Cluster& cluster, int g, const Role& role, const SimR
     const DeviceType* dev = DeviceCatalog::builtin().find(node.deviceType);
     const double capacity = dev ? dev->memoryBytes : 0;
     addMemory(c, result, capacity);
-    QStringList tip{QStringLiteral("<b>%1</b> (%2)").arg(QString::fromStdString(cluster.gpuName(g)),
-                                                       QString::fromStdString(node.deviceType))};
+    QStringList tip{QStringLiteral("<b>%1</b> (%2)")
+                        .arg(QString::fromStdString(cluster.gpuName(g)), QString::fromStdString(node.deviceType))};
     tip << (used ? role.detail : tr("not used by this plan"));
     if (c.used >= 0)
         tip << tr("peak memory %1 GiB of %2 GiB%3")
@@ -168,8 +169,8 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
         layout.overCapacity += layout.cells.back().overCapacity() ? 1 : 0;
     }
     axisLabels(cluster, types, layout);
-    layout.colourMeaning = plan.zero ? tr("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
-                                     : tr("colour = pipeline stage");
+    layout.colourMeaning =
+        plan.zero ? tr("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage) : tr("colour = pipeline stage");
     return layout;
 }
 

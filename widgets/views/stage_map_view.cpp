@@ -69,8 +69,7 @@ void addLegend(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
 
 StageMapView::StageMapView(QWidget* parent)
     : PlotView(tr("Run a planner to see which GPUs hold which pipeline stage."), parent)
-{
-}
+{}
 
 void StageMapView::clear()
 {

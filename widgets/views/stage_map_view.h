@@ -20,7 +20,7 @@ public:
     int cellCount() const;
     int overCapacityCount() const { return layout_.overCapacity; }
     const StageMapLayout& layout() const { return layout_; }
-    QString cellText(int gpu) const;       // the cell's tooltip text (for tests)
+    QString cellText(int gpu) const; // the cell's tooltip text (for tests)
 
 protected:
     QString toolTipAt(const QPointF& pos) const override;

@@ -46,9 +46,6 @@ QString formatDuration(double seconds)
     return QString::number(seconds, 'f', a < 10 ? 3 : 2) + QStringLiteral(" s");
 }
 
-QString formatGiB(double bytes, int decimals)
-{
-    return QString::number(bytes / 1073741824.0, 'f', decimals);
-}
+QString formatGiB(double bytes, int decimals) { return QString::number(bytes / 1073741824.0, 'f', decimals); }
 
 } // namespace hetplan::viewutil

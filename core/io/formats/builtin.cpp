@@ -5,21 +5,21 @@
 #include "core/io/exporters.h"
 #include "core/io/importers.h"
 
-#define HETPLAN_BUILTIN_IMPORTERS(X)                                                                           \
-    X(registerNativeImporter)                                                                                  \
-    X(registerCsvImporter)                                                                                     \
-    X(registerOobleckImporter)                                                                                 \
-    X(registerSailorImporter)                                                                                  \
-    X(registerAmpNpyImporter)                                                                                  \
+#define HETPLAN_BUILTIN_IMPORTERS(X) \
+    X(registerNativeImporter)        \
+    X(registerCsvImporter)           \
+    X(registerOobleckImporter)       \
+    X(registerSailorImporter)        \
+    X(registerAmpNpyImporter)        \
     /* one line per importer, above this one */
 
-#define HETPLAN_BUILTIN_EXPORTERS(X)                                                                           \
-    X(registerPlanJsonExporter)                                                                                \
-    X(registerDeepSpeedExporter)                                                                               \
-    X(registerMegatronExporter)                                                                                \
-    X(registerHostfileExporter)                                                                                \
-    X(registerRankTableExporter)                                                                               \
-    X(registerChromeTraceExporter)                                                                             \
+#define HETPLAN_BUILTIN_EXPORTERS(X) \
+    X(registerPlanJsonExporter)      \
+    X(registerDeepSpeedExporter)     \
+    X(registerMegatronExporter)      \
+    X(registerHostfileExporter)      \
+    X(registerRankTableExporter)     \
+    X(registerChromeTraceExporter)   \
     /* one line per exporter, above this one */
 
 namespace hetplan {

@@ -1,8 +1,8 @@
 // Megatron-LM arguments and its pipeline layout syntax (see exporters.h).
 #include "core/io/exporters.h"
 
-#include "core/io/formats/export_util.h"
 #include "core/base/errors.h"
+#include "core/io/formats/export_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -199,11 +199,16 @@ std::vector<std::string> megatronArguments(const Plan& plan)
         zeroStage = u.stage;
     }
 
-    std::vector<std::string> a{"--tensor-model-parallel-size", std::to_string(tp),
-                               "--pipeline-model-parallel-size", std::to_string(pp),
-                               "--micro-batch-size", std::to_string(micro),
-                               "--global-batch-size", std::to_string(global),
-                               "--num-layers", std::to_string(blocks)};
+    std::vector<std::string> a{"--tensor-model-parallel-size",
+                               std::to_string(tp),
+                               "--pipeline-model-parallel-size",
+                               std::to_string(pp),
+                               "--micro-batch-size",
+                               std::to_string(micro),
+                               "--global-batch-size",
+                               std::to_string(global),
+                               "--num-layers",
+                               std::to_string(blocks)};
     if (m.arch.hidden > 0)
         a.insert(a.end(), {"--hidden-size", std::to_string(m.arch.hidden)});
     if (m.arch.heads > 0)
@@ -211,7 +216,8 @@ std::vector<std::string> megatronArguments(const Plan& plan)
     if (m.arch.ffn > 0)
         a.insert(a.end(), {"--ffn-hidden-size", std::to_string(m.arch.ffn)});
     a.insert(a.end(), {"--seq-length", std::to_string(plan.job.sequenceLength)});
-    a.insert(a.end(), {"--max-position-embeddings", std::to_string(std::max(plan.job.sequenceLength, m.arch.sequence))});
+    a.insert(a.end(),
+             {"--max-position-embeddings", std::to_string(std::max(plan.job.sequenceLength, m.arch.sequence))});
     if (m.arch.experts > 0)
         a.insert(a.end(), {"--num-experts", std::to_string(m.arch.experts)});
     if (plan.job.precision == Precision::FP16)
@@ -221,7 +227,8 @@ std::vector<std::string> megatronArguments(const Plan& plan)
     if (zeroStage == 1)
         a.push_back("--use-distributed-optimizer");
     if (plan.job.recompute)
-        a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
+        a.insert(a.end(),
+                 {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
     if (pp > 1 && std::any_of(perStage.begin(), perStage.end(), [&](int n) { return n != perStage.front(); }))
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(perStage)});
     refuseScatteredRanks(plan);

@@ -51,7 +51,7 @@ UniformZero uniformZero(const Plan& plan)
 
 void refuseScatteredRanks(const Plan& plan)
 {
-    std::map<std::string, int> used;   // ranks seen per host
+    std::map<std::string, int> used; // ranks seen per host
     std::string current;
     for (const RankInfo& r : plan.ranks()) {
         const bool revisit = r.host != current && used.count(r.host);

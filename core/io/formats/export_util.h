@@ -18,11 +18,11 @@ void requireFramework(const Plan& plan, const std::string& framework);
 // The shape of a pipeline plan that passed requireFramework(): every pipeline has the same stages (they are
 // then just more data-parallel replicas) and every stage the same tensor- and data-parallel degree.
 struct UniformPipeline {
-    int stages = 1, tp = 1, dp = 1;      // dp: data parallelism inside a stage (splits the micro-batch)
-    int replicas = 0;                    // over all pipelines
-    int microBatchSize = 1;              // per pipeline replica
+    int stages = 1, tp = 1, dp = 1; // dp: data parallelism inside a stage (splits the micro-batch)
+    int replicas = 0;               // over all pipelines
+    int microBatchSize = 1;         // per pipeline replica
     int microBatches = 1;
-    std::vector<int> bounds;             // first layer of each stage, then the layer count
+    std::vector<int> bounds; // first layer of each stage, then the layer count
     int dataParallelSize() const { return replicas * dp; }
     int microBatchPerGpu() const { return microBatchSize / dp; }
 };

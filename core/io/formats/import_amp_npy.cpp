@@ -6,8 +6,8 @@
 // only and check that the data length matches the shape exactly.
 #include "core/io/importers.h"
 
-#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
+#include "core/io/formats/import_util.h"
 
 #include <bit>
 #include <cmath>
@@ -138,7 +138,7 @@ private:
             long long v = 0;
             if (!parseInt(s_.substr(start, i_ - start), v))
                 fail("expected a non-negative whole number in the shape");
-            if (peek() == 'L')  // written by Python 2
+            if (peek() == 'L') // written by Python 2
                 ++i_;
             dims.push_back(v);
             skipSpace();
@@ -183,22 +183,23 @@ std::vector<double> readNpyFloat64(const std::string& path)
         throw InputError(path, "header", "file truncated inside the header");
     const int major = u[6], minor = u[7];
     if ((major < 1 || major > 3) || minor != 0)
-        throw InputError(path, "version", "unsupported .npy version " + std::to_string(major) + "." +
-                                              std::to_string(minor) + " (1.0, 2.0 and 3.0 are known)");
+        throw InputError(path, "version",
+                         "unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor) +
+                             " (1.0, 2.0 and 3.0 are known)");
     const size_t lenBytes = major == 1 ? 2 : 4;
     if (bytes.size() < 8 + lenBytes)
         throw InputError(path, "header", "file truncated inside the header");
     const uint64_t headerLen = littleEndian(u + 8, static_cast<int>(lenBytes));
     const size_t headerStart = 8 + lenBytes;
     if (headerLen > bytes.size() - headerStart)
-        throw InputError(path, "header", "file truncated: the header says it is " + std::to_string(headerLen) +
-                                             " bytes but only " + std::to_string(bytes.size() - headerStart) +
-                                             " follow");
+        throw InputError(path, "header",
+                         "file truncated: the header says it is " + std::to_string(headerLen) + " bytes but only " +
+                             std::to_string(bytes.size() - headerStart) + " follow");
 
     const NpyHeader h = HeaderParser(std::string_view(bytes).substr(headerStart, headerLen), path).parse();
     if (*h.descr != "<f8") {
-        const std::string why = (*h.descr == ">f8") ? "big-endian float64 is not supported"
-                                                    : "expected little-endian float64 ('<f8')";
+        const std::string why =
+            (*h.descr == ">f8") ? "big-endian float64 is not supported" : "expected little-endian float64 ('<f8')";
         throw InputError(path, "descr", "dtype '" + *h.descr + "': " + why);
     }
     const std::vector<long long>& dims = *h.shape;
@@ -215,8 +216,8 @@ std::vector<double> readNpyFloat64(const std::string& path)
     if (n > available / 8)
         throw InputError(path, "data", "file truncated: " + need + ", found " + std::to_string(available));
     if (available != n * 8)
-        throw InputError(path, "data", need + " but the file has " + std::to_string(available) +
-                                           " (extra bytes after the array)");
+        throw InputError(path, "data",
+                         need + " but the file has " + std::to_string(available) + " (extra bytes after the array)");
 
     std::vector<double> values(static_cast<size_t>(n));
     for (size_t i = 0; i < values.size(); ++i)
@@ -227,15 +228,17 @@ std::vector<double> readNpyFloat64(const std::string& path)
 std::vector<double> compactAmpGpt2(const std::vector<double>& e)
 {
     if (e.size() < 7)
-        throw InputError("", "shape", "AMP's GPT-2 layout needs at least 7 entries (embedding, no-op, blocks, "
-                                      "3 no-ops around the output embedding), got " + std::to_string(e.size()));
+        throw InputError("", "shape",
+                         "AMP's GPT-2 layout needs at least 7 entries (embedding, no-op, blocks, "
+                         "3 no-ops around the output embedding), got " +
+                             std::to_string(e.size()));
     const size_t blocks = e.size() - 6;
     std::vector<double> out;
     out.reserve(blocks + 2);
-    out.push_back(e[0] + e[1]);                   // embedding + the no-op after it
+    out.push_back(e[0] + e[1]); // embedding + the no-op after it
     for (size_t b = 0; b < blocks; ++b)
-        out.push_back(e[2 + b]);                  // transformer blocks
-    const size_t tail = 2 + blocks;               // two no-ops, output embedding, no-op
+        out.push_back(e[2 + b]);    // transformer blocks
+    const size_t tail = 2 + blocks; // two no-ops, output embedding, no-op
     out.push_back(e[tail] + e[tail + 1] + e[tail + 2] + e[tail + 3]);
     return out;
 }
@@ -275,7 +278,7 @@ Profile importAmpNpy(const std::string& path, const std::string& deviceType, int
     }
     Profile p;
     p.source = "amp-npy";
-    p.set(ProfileKey{canonicalDevice(deviceType), tp, 1}, std::move(layers));  // AMP measured micro-batch 1
+    p.set(ProfileKey{canonicalDevice(deviceType), tp, 1}, std::move(layers)); // AMP measured micro-batch 1
     p.validate(path);
     return p;
 }

@@ -4,9 +4,9 @@
 // write → read round trip returns the same numbers bit for bit.
 #include "core/io/importers.h"
 
+#include "core/base/errors.h"
 #include "core/io/formats/import_util.h"
 #include "core/model/device.h"
-#include "core/base/errors.h"
 
 #include <array>
 #include <cctype>
@@ -22,10 +22,7 @@ namespace {
 
 enum Column { Device, Tp, MicroBatch, Layer, Forward, Backward, Update, Activation, ColumnCount };
 
-std::string lineField(int line, const std::string& column)
-{
-    return "line " + std::to_string(line) + ": " + column;
-}
+std::string lineField(int line, const std::string& column) { return "line " + std::to_string(line) + ": " + column; }
 
 // Splits one CSV record. Fields may be double-quoted ("" inside quotes is a literal quote).
 std::vector<std::string> splitRecord(std::string_view line, const std::string& file, int lineNo)
@@ -80,9 +77,9 @@ std::string quoteIfNeeded(const std::string& s)
 }
 
 struct Header {
-    std::array<int, ColumnCount> index;  // position of each column in a record, -1 if absent
+    std::array<int, ColumnCount> index; // position of each column in a record, -1 if absent
     std::array<std::string, ColumnCount> name;
-    bool msUnits = false;                 // times in milliseconds (else seconds)
+    bool msUnits = false; // times in milliseconds (else seconds)
     size_t count = 0;
 };
 
@@ -91,30 +88,41 @@ Header parseHeader(const std::vector<std::string>& cols, const std::string& file
     Header h;
     h.index.fill(-1);
     h.count = cols.size();
-    std::optional<std::string> unit;  // "ms" or "s"
+    std::optional<std::string> unit; // "ms" or "s"
     for (size_t i = 0; i < cols.size(); ++i) {
         std::string c;
         for (char ch : cols[i])
             c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         int col = -1;
         std::string u;
-        if (c == "device") col = Device;
-        else if (c == "tp") col = Tp;
-        else if (c == "micro_batch") col = MicroBatch;
-        else if (c == "layer") col = Layer;
-        else if (c == "activation_bytes") col = Activation;
+        if (c == "device")
+            col = Device;
+        else if (c == "tp")
+            col = Tp;
+        else if (c == "micro_batch")
+            col = MicroBatch;
+        else if (c == "layer")
+            col = Layer;
+        else if (c == "activation_bytes")
+            col = Activation;
         else {
-            for (const auto& [base, id] : {std::pair<std::string, int>{"forward", Forward}, {"backward", Backward},
-                                           {"update", Update}}) {
-                if (c == base + "_ms") { col = id; u = "ms"; }
-                else if (c == base + "_s") { col = id; u = "s"; }
+            for (const auto& [base, id] :
+                 {std::pair<std::string, int>{"forward", Forward}, {"backward", Backward}, {"update", Update}}) {
+                if (c == base + "_ms") {
+                    col = id;
+                    u = "ms";
+                } else if (c == base + "_s") {
+                    col = id;
+                    u = "s";
+                }
             }
         }
         const std::string where = "line " + std::to_string(lineNo) + ": header";
         if (col < 0)
-            throw InputError(file, where, "unknown column '" + cols[i] +
-                                              "' (expected device,tp,micro_batch,layer,forward_ms,backward_ms"
-                                              "[,update_ms][,activation_bytes], or *_s time columns)");
+            throw InputError(file, where,
+                             "unknown column '" + cols[i] +
+                                 "' (expected device,tp,micro_batch,layer,forward_ms,backward_ms"
+                                 "[,update_ms][,activation_bytes], or *_s time columns)");
         if (h.index[col] >= 0)
             throw InputError(file, where, "column '" + cols[i] + "' appears twice");
         if (!u.empty()) {
@@ -289,7 +297,7 @@ Profile assembleProfile(const Groups& groups, const std::string& file)
 Profile importCsv(const std::string& path)
 {
     std::string text = readBytes(path);
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0)  // spreadsheets like to add a UTF-8 BOM
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) // spreadsheets like to add a UTF-8 BOM
         text.erase(0, 3);
 
     std::optional<Header> header;
@@ -337,8 +345,9 @@ std::string exportCsv(const Profile& p)
 
 void registerCsvImporter(ImporterRegistry& registry)
 {
-    registry.add({{"csv", "CSV: device,tp,micro_batch,layer,forward_ms,backward_ms (one row per layer)", "*.csv", ".csv"},
-                  [](const std::string& path, const ImportOptions&) { return importCsv(path); }});
+    registry.add(
+        {{"csv", "CSV: device,tp,micro_batch,layer,forward_ms,backward_ms (one row per layer)", "*.csv", ".csv"},
+         [](const std::string& path, const ImportOptions&) { return importCsv(path); }});
 }
 
 } // namespace hetplan

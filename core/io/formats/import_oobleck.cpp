@@ -16,8 +16,8 @@
 // Oobleck does not use tensor parallelism, so every table is stored with tp = 1.
 #include "core/io/importers.h"
 
-#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
+#include "core/io/formats/import_util.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -71,8 +71,9 @@ bool checkAllreduceFile(const std::string& file, size_t layerCount)
         throw InputError(file, "json", "top level must be an array with one object per layer");
     const QJsonArray layers = doc.array();
     if (static_cast<size_t>(layers.size()) != layerCount)
-        throw InputError(file, "layers", "has " + std::to_string(layers.size()) + " layers but the mb*.json files have " +
-                                       std::to_string(layerCount));
+        throw InputError(file, "layers",
+                         "has " + std::to_string(layers.size()) + " layers but the mb*.json files have " +
+                             std::to_string(layerCount));
     for (qsizetype i = 0; i < layers.size(); ++i) {
         const std::string at = "[" + std::to_string(i) + "]";
         if (!layers[i].isObject())
@@ -107,7 +108,8 @@ Profile importOobleck(const std::string& dir, const std::string& deviceType)
             continue;
         long long mbs = 0;
         if (!parseInt(m.captured(1).toStdString(), mbs) || mbs < 1 || mbs > 1'000'000'000)
-            throw InputError(d.filePath(name).toStdString(), "file", "micro-batch size in the file name must be positive");
+            throw InputError(d.filePath(name).toStdString(), "file",
+                             "micro-batch size in the file name must be positive");
         files[mbs] = d.filePath(name).toStdString();
     }
     if (files.empty())
@@ -119,9 +121,10 @@ Profile importOobleck(const std::string& dir, const std::string& deviceType)
     for (const auto& [mbs, file] : files) {
         std::vector<LayerTiming> layers = readExecutionFile(file);
         if (layerCount != 0 && layers.size() != layerCount)
-            throw InputError(file, "layers", "has " + std::to_string(layers.size()) + " layers but " +
-                                           QFileInfo(QString::fromStdString(files.begin()->second)).fileName().toStdString() +
-                                           " has " + std::to_string(layerCount));
+            throw InputError(file, "layers",
+                             "has " + std::to_string(layers.size()) + " layers but " +
+                                 QFileInfo(QString::fromStdString(files.begin()->second)).fileName().toStdString() +
+                                 " has " + std::to_string(layerCount));
         layerCount = layers.size();
         p.set(ProfileKey{canonicalDevice(deviceType), 1, static_cast<int>(mbs)}, std::move(layers));
     }

@@ -3,8 +3,8 @@
 // activationBytes stays "not measured".
 #include "core/io/importers.h"
 
-#include "core/io/formats/import_util.h"
 #include "core/base/errors.h"
+#include "core/io/formats/import_util.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -20,8 +20,9 @@ int positiveKey(const QString& key, long long min, const std::string& file, cons
 {
     long long v = 0;
     if (!parseInt(key.toStdString(), v) || v < min || v > 1'000'000'000)
-        throw InputError(file, field, "key '" + key.toStdString() + "' is not a " +
-                                          (min > 0 ? "positive" : "non-negative") + " whole number");
+        throw InputError(file, field,
+                         "key '" + key.toStdString() + "' is not a " + (min > 0 ? "positive" : "non-negative") +
+                             " whole number");
     return static_cast<int>(v);
 }
 

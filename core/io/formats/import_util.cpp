@@ -1,7 +1,7 @@
 #include "core/io/formats/import_util.h"
 
-#include "core/model/device.h"
 #include "core/base/errors.h"
+#include "core/model/device.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -41,8 +41,9 @@ QJsonDocument readJsonDocument(const std::string& path)
                 ++column;
             }
         }
-        throw InputError(path, "json", "invalid JSON at line " + std::to_string(line) + ", column " +
-                                       std::to_string(column) + ": " + err.errorString().toStdString());
+        throw InputError(path, "json",
+                         "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
+                             err.errorString().toStdString());
     }
     return doc;
 }
@@ -71,7 +72,7 @@ bool parseInt(std::string_view text, long long& out)
 
 bool parseDouble(std::string_view text, double& out)
 {
-    if (!text.empty() && text.front() == '+')  // from_chars rejects '+'; accept it as people write it
+    if (!text.empty() && text.front() == '+') // from_chars rejects '+'; accept it as people write it
         text.remove_prefix(1);
     if (text.empty())
         return false;

@@ -31,8 +31,8 @@ struct AmpCostModel::Layout {
     int mbs = 1, gas = 1;
     Degrees d;
     PipelineProblem problem;
-    std::vector<std::vector<int>> sig;             // [s][r] → index into problem.stagePrefix[s]
-    std::vector<std::vector<LinkParams>> link;     // [s][r] p2p link from stage s to s+1 of replica r
+    std::vector<std::vector<int>> sig;         // [s][r] → index into problem.stagePrefix[s]
+    std::vector<std::vector<LinkParams>> link; // [s][r] p2p link from stage s to s+1 of replica r
 };
 
 AmpCostModel::AmpCostModel(const Cluster& cluster, const CostModel& costs)
@@ -172,7 +172,8 @@ double AmpCostModel::syncSeconds(const Placement& p, const std::vector<int>& b) 
         const double params = (tpParamsPrefix_[b[s + 1]] - tpParamsPrefix_[b[s]]) / d.tp +
                               (fullParamsPrefix_[b[s + 1]] - fullParamsPrefix_[b[s]]);
         for (int t = 0; t < d.tp; ++t)
-            worst = std::max(worst, ringAllReduce(params * bytesPerValue, d.dp, groupLink(cluster_, p.dataGroup(s, t))));
+            worst =
+                std::max(worst, ringAllReduce(params * bytesPerValue, d.dp, groupLink(cluster_, p.dataGroup(s, t))));
     }
     return worst;
 }
@@ -215,8 +216,8 @@ std::vector<char> AmpCostModel::memoryMask(const Placement& p, int mbs, int gas)
     return mask;
 }
 
-AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method,
-                                   bool repairMemory, const std::function<bool()>& stop) const
+AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method, bool repairMemory,
+                                   const std::function<bool()>& stop) const
 {
     Layout lay = layout(p, mbs, gas);
     lay.problem.stop = stop;

@@ -48,13 +48,13 @@ private:
 enum class LayerDpMethod { Fast, Paper };
 
 struct AmpEstimate {
-    std::vector<int> bounds;          // pp+1 layer boundaries
-    double seconds = 0;               // eq. 4
-    double pipelineSeconds = 0;       // max_r T_pp(r)
-    double syncSeconds = 0;           // max_d T_sync(d)
+    std::vector<int> bounds;    // pp+1 layer boundaries
+    double seconds = 0;         // eq. 4
+    double pipelineSeconds = 0; // max_r T_pp(r)
+    double syncSeconds = 0;     // max_d T_sync(d)
     bool fitsMemory = true;
-    bool repaired = false;            // the split was re-solved under the memory constraint
-    long long dpSteps = 0;            // inner-loop steps of the layer DP
+    bool repaired = false; // the split was re-solved under the memory constraint
+    long long dpSteps = 0; // inner-loop steps of the layer DP
 };
 
 class AmpCostModel {
@@ -88,10 +88,10 @@ private:
     const Cluster& cluster_;
     const CostModel& costs_;
     LayerTimeTable times_;
-    std::vector<double> outputBytes_;       // per layer, per sample
-    std::vector<double> tpParamsPrefix_;    // prefix sums of tensor-parallel layers' params
-    std::vector<double> fullParamsPrefix_;  // prefix sums of the other layers' params
-    std::vector<int> gpuNode_;              // node of each dense GPU
+    std::vector<double> outputBytes_;      // per layer, per sample
+    std::vector<double> tpParamsPrefix_;   // prefix sums of tensor-parallel layers' params
+    std::vector<double> fullParamsPrefix_; // prefix sums of the other layers' params
+    std::vector<int> gpuNode_;             // node of each dense GPU
 };
 
 } // namespace hetplan

@@ -1,9 +1,9 @@
 #include "amp_planner.h"
 
+#include "core/base/errors.h"
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
-#include "core/base/errors.h"
 
 #include <QtConcurrent/QtConcurrentMap>
 
@@ -54,8 +54,8 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         for (int mbs : divisors(gbs / d.dp))
             tasks.push_back({d, mbs});
     if (tasks.empty())
-        throw InfeasibleError("amp: no (pp, dp, tp) fits " + std::to_string(gpus) + " GPUs, " +
-                              std::to_string(layers) + " layers and global batch " + std::to_string(gbs));
+        throw InfeasibleError("amp: no (pp, dp, tp) fits " + std::to_string(gpus) + " GPUs, " + std::to_string(layers) +
+                              " layers and global batch " + std::to_string(gbs));
 
     const AmpCostModel amp(req.cluster, costs);
     std::vector<Strategy> results(tasks.size());

@@ -15,7 +15,7 @@ std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d
     int maxHeight = 0;
     for (const Node& n : cluster.nodes)
         maxHeight = std::max(maxHeight, n.gpus);
-    std::vector<std::pair<int, int>> shapes;   // (h, w)
+    std::vector<std::pair<int, int>> shapes; // (h, w)
     for (int h : divisors(cells))
         if (h <= maxHeight && cells / h <= columns && (!intraNodeTensor || h % d.tp == 0))
             shapes.push_back({h, cells / h});
@@ -50,7 +50,7 @@ std::optional<Placement> randomDominoPlacement(const Cluster& cluster, Degrees d
                 for (int x = 0; x < w; ++x)
                     for (int y = 0; y < h; ++y) {
                         used[ax + x][ay + y] = 1;
-                        const int q = x * h + y;   // walk down each column, tp rank fastest
+                        const int q = x * h + y; // walk down each column, tp rank fastest
                         p.gpus[size_t(s) * cells + q] = offsets[ax + x] + ay + y;
                     }
                 ok = true;

@@ -3,8 +3,8 @@
 #include "core/planners/common/bounds.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace hetplan {
@@ -17,7 +17,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // no earlier than layer s and must leave one layer for each later stage.
 struct StageTimes {
     int L = 0, k = 0;
-    std::vector<double> t;   // index (s·(L+1) + a)·(L+1) + b
+    std::vector<double> t; // index (s·(L+1) + a)·(L+1) + b
 
     explicit StageTimes(const PipelineProblem& p) : L(p.layers), k(p.stages)
     {
@@ -38,7 +38,7 @@ double cutTime(const PipelineProblem& p, int s, int i)
 }
 
 struct Constrained {
-    double sum = kInf;        // Σt + Σe of the best split with every stage ≤ m
+    double sum = kInf; // Σt + Σe of the best split with every stage ≤ m
     std::vector<int> bounds;
 };
 
@@ -162,14 +162,14 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
     auto at = [&](int j, int i, int m) { return (size_t(j) * (L + 1) + i) * nm + m; };
     std::vector<double> dp(size_t(k) * (L + 1) * nm, kInf);
     std::vector<int> choice(dp.size(), -1);
-    for (int i = 1; i <= L - (k - 1); ++i) {          // eq. 7: one stage holds layers [0, i)
+    for (int i = 1; i <= L - (k - 1); ++i) { // eq. 7: one stage holds layers [0, i)
         const double t1 = tm(0, 0, i);
         if (t1 == kInf)
             continue;
         for (int m = 0; m < nm; ++m)
             dp[at(0, i, m)] = g * std::max(0.0, t1 - M[m]) + t1;
     }
-    for (int j = 1; j < k; ++j)                          // eq. 8: last stage j holds [i', i)
+    for (int j = 1; j < k; ++j) // eq. 8: last stage j holds [i', i)
         for (int i = j + 1; i <= L - (k - 1 - j); ++i)
             for (int m = 0; m < nm; ++m) {
                 double best = kInf;
@@ -194,7 +194,7 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
             }
 
     if (dp[at(k - 1, L, 0)] == kInf)
-        return out;   // every split uses a forbidden stage
+        return out; // every split uses a forbidden stage
     // Follow the choices back from dp[L][k][0]; the tolerance passed down is max(t2, m).
     out.bounds.assign(k + 1, 0);
     out.bounds[k] = L;
@@ -244,7 +244,7 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
         return out;
     const double g = p.gas - 1;
     const double sumLb = sumLowerBound(p);
-    const double mLb = sumLb / p.stages;   // no split's largest stage is below the mean of the minima
+    const double mLb = sumLb / p.stages; // no split's largest stage is below the mean of the minima
 
     // Seed with the even split's cost U. A split whose largest stage exceeds (U − Σ_lb)/g costs more than
     // U, so the walk can start at that threshold instead of +∞ (the first, unbounded pass is the costly one).
@@ -283,7 +283,7 @@ LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)
     out.cost = kInf;
     std::vector<int> b(p.stages + 1, 0);
     b[p.stages] = p.layers;
-    std::function<void(int)> rec = [&](int s) {   // choose b[s] for s = 1 .. k−1
+    std::function<void(int)> rec = [&](int s) { // choose b[s] for s = 1 .. k−1
         if (s == p.stages) {
             ++out.evaluations;
             for (int j = 0; j < p.stages; ++j)

@@ -11,9 +11,9 @@
 namespace hetplan {
 
 struct PipelineProblem {
-    int layers = 0;   // L
-    int stages = 0;   // k
-    int gas = 1;      // micro-batches per iteration
+    int layers = 0; // L
+    int stages = 0; // k
+    int gas = 1;    // micro-batches per iteration
     // Per stage, one or more prefix-sum vectors (size L+1) of per-layer times; the stage's time for
     // layers [a, b) is the largest (prefix[b] − prefix[a]) among them — the slowest of the replicas'
     // devices that stage runs on.

@@ -1,10 +1,10 @@
 #include "annealing.h"
 
+#include "core/base/errors.h"
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/amp/domino.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
-#include "core/base/errors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,10 +51,15 @@ std::vector<int> strategyKey(const Strategy& s)
 class Walk {
 public:
     Walk(const PlanRequest& req, const CostModel& costs, const Progress& progress)
-        : req_(req), progress_(progress), amp_(req.cluster, costs), rng_(req.seed),
-          iterations_(req.intOption("iterations")), temperature_(req.doubleOption("temperature")),
+        : req_(req),
+          progress_(progress),
+          amp_(req.cluster, costs),
+          rng_(req.seed),
+          iterations_(req.intOption("iterations")),
+          temperature_(req.doubleOption("temperature")),
           keepInfeasible_(req.boolOption("keep_infeasible")),
-          repair_(req.boolOption("repair_memory") && !keepInfeasible_), crossNodeTp_(req.boolOption("cross_node_tp")),
+          repair_(req.boolOption("repair_memory") && !keepInfeasible_),
+          crossNodeTp_(req.boolOption("cross_node_tp")),
           all_(enumerateDegrees(req.cluster.gpuCount(), req.model.layerCount(), req.job.globalBatchSize,
                                 allowedTensorDegrees(req.model, req.cluster, crossNodeTp_)))
     {
@@ -65,7 +70,7 @@ public:
     // Runs until the iterations are done or a stop is requested; returns why it stopped early (or None).
     StopReason run()
     {
-        visit(realise(pick(all_, rng_)));   // initialize_strategy()
+        visit(realise(pick(all_, rng_))); // initialize_strategy()
         for (int i = 0; i < iterations_; ++i, ++steps_) {
             if (const StopReason r = progress_.stopReason(); r != StopReason::None)
                 return r;
@@ -96,7 +101,7 @@ private:
         s.microBatches = gbs / (d.dp * s.microBatchSize);
         auto placed = randomDominoPlacement(req_.cluster, d, rng_, !crossNodeTp_);
         if (!placed)
-            return s;   // no tiling for these degrees: no layer split, so the move is not usable
+            return s; // no tiling for these degrees: no layer split, so the move is not usable
         s.placement = *placed;
         const AmpEstimate e = amp_.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair_,
                                             [this] { return progress_.stopReason() != StopReason::None; });
@@ -139,7 +144,7 @@ private:
         if (!usable(next)) {
             ++dropped_;
             if (!std::isfinite(cost_))
-                current_ = std::move(next);   // nothing feasible yet: keep wandering instead of circling the start
+                current_ = std::move(next); // nothing feasible yet: keep wandering instead of circling the start
             return;
         }
         if (!std::isfinite(cost_)) {
@@ -182,7 +187,7 @@ Plan AnnealingPlanner::plan(const PlanRequest& req, const CostModel& costs, Prog
     std::vector<Strategy> recorded = walk.recorded();
     SearchStats stats;
     stats.candidates = walk.steps() + 1;
-    stats.extra["dropped_for_memory"] = double(walk.dropped());   // rejected moves; the tail drops none
+    stats.extra["dropped_for_memory"] = double(walk.dropped()); // rejected moves; the tail drops none
     stats.extra["recorded"] = double(recorded.size());
     SearchTail tail;
     tail.simulate = tail.keep = req.intOption("top_k");

@@ -13,7 +13,7 @@ struct Degrees {
     bool operator==(const Degrees&) const = default;
 };
 
-std::vector<int> divisors(int n);   // ascending
+std::vector<int> divisors(int n); // ascending
 
 // Tensor-parallel degrees that keep every tp group inside one node under the Megatron placement:
 // those dividing every node's GPU count (so also ≤ the smallest node).

@@ -13,13 +13,13 @@ namespace hetplan {
 // A bijection from virtual ranks to dense GPU indices.
 struct Placement {
     Degrees degrees;
-    std::vector<int> gpus;   // size pp·dp·tp; rank (s·dp + r)·tp + t
+    std::vector<int> gpus; // size pp·dp·tp; rank (s·dp + r)·tp + t
 
     int at(int s, int r, int t) const { return gpus[(size_t(s) * degrees.dp + r) * degrees.tp + t]; }
     // The stage's GPUs in Stage::gpus order (replica-major, then tensor rank).
     std::vector<int> stageGpus(int s) const;
-    std::vector<int> tensorGroup(int s, int r) const;   // the tp ranks of one replica of a stage
-    std::vector<int> dataGroup(int s, int t) const;     // the replicas of one tp rank of a stage
+    std::vector<int> tensorGroup(int s, int r) const; // the tp ranks of one replica of a stage
+    std::vector<int> dataGroup(int s, int t) const;   // the replicas of one tp rank of a stage
 };
 
 // Megatron's order: tensor-parallel ranks on consecutive GPUs of a node first, then data-parallel

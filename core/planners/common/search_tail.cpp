@@ -25,7 +25,8 @@ Plan finishSearch(std::vector<Strategy> strategies, const SearchTail& tail, cons
                   const std::string& plannerName)
 {
     const size_t evaluated = strategies.size();
-    std::erase_if(strategies, [&](const Strategy& s) { return s.bounds.empty() || (!s.fitsMemory && !tail.keepInfeasible); });
+    std::erase_if(strategies,
+                  [&](const Strategy& s) { return s.bounds.empty() || (!s.fitsMemory && !tail.keepInfeasible); });
     const size_t dropped = evaluated - strategies.size();
     if (strategies.empty()) {
         if (stopped != StopReason::None)

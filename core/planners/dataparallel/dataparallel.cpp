@@ -1,14 +1,15 @@
 #include "dataparallel.h"
 
-#include "core/cost/memory.h"
 #include "core/base/errors.h"
+#include "core/cost/memory.h"
 
 namespace hetplan {
 
 std::vector<PlannerOption> DataParallelPlanner::options() const
 {
-    return {PlannerOption::integer("mbs", "Micro-batch", 0, 0, kMaxBatch,
-                                   "micro-batch size per GPU; 0 = the largest that divides the per-GPU batch and fits")};
+    return {
+        PlannerOption::integer("mbs", "Micro-batch", 0, 0, kMaxBatch,
+                               "micro-batch size per GPU; 0 = the largest that divides the per-GPU batch and fits")};
 }
 
 Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const

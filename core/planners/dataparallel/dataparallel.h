@@ -18,5 +18,4 @@ public:
     Plan plan(const PlanRequest& request, const CostModel& costs, Progress& progress) const override;
 };
 
-
 } // namespace hetplan

@@ -1,9 +1,9 @@
 #include "megatron.h"
 
+#include "core/base/errors.h"
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
-#include "core/base/errors.h"
 
 #include <algorithm>
 #include <map>
@@ -57,7 +57,7 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
                 any = true;
             }
             if (any)
-                break;   // the smallest tp·pp that fits
+                break; // the smallest tp·pp that fits
         }
     }
     if (proposals.empty() && stopped == StopReason::None)
@@ -66,7 +66,7 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
     stats.candidates = considered;
     stats.extra["proposals"] = double(proposals.size());
     SearchTail tail;
-    tail.simulate = 0;   // Megatron has no cost model: every proposal is "run"
+    tail.simulate = 0; // Megatron has no cost model: every proposal is "run"
     tail.keep = int(proposals.size());
     tail.what = "proposals";
     return finishSearch(std::move(proposals), tail, req, costs, progress, stopped, std::move(stats), "megatron");

@@ -1,9 +1,9 @@
 #include "random_search.h"
 
+#include "core/base/errors.h"
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
-#include "core/base/errors.h"
 
 #include <algorithm>
 #include <random>
@@ -29,8 +29,8 @@ Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     const int gbs = req.job.globalBatchSize;
     const int layers = req.model.layerCount();
     const bool crossNodeTp = req.boolOption("cross_node_tp");
-    const std::vector<Degrees> all =
-        enumerateDegrees(req.cluster.gpuCount(), layers, gbs, allowedTensorDegrees(req.model, req.cluster, crossNodeTp));
+    const std::vector<Degrees> all = enumerateDegrees(req.cluster.gpuCount(), layers, gbs,
+                                                      allowedTensorDegrees(req.model, req.cluster, crossNodeTp));
     if (all.empty())
         throw InfeasibleError("random: no (pp, dp, tp) fits the cluster, model and global batch");
 
@@ -56,7 +56,7 @@ Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     SearchStats stats;
     stats.candidates = (long long)drawn.size();
     SearchTail tail;
-    tail.simulate = 0;   // every draw is "run", as in the paper's random baseline
+    tail.simulate = 0; // every draw is "run", as in the paper's random baseline
     tail.keep = topK;
     tail.keepInfeasible = keepInfeasible;
     tail.orderBySimulation = true;

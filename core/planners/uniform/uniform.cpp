@@ -1,10 +1,10 @@
 #include "uniform.h"
 
+#include "core/base/errors.h"
 #include "core/cost/memory.h"
+#include "core/model/frameworks.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/placement.h"
-#include "core/base/errors.h"
-#include "core/model/frameworks.h"
 
 #include <algorithm>
 
@@ -12,10 +12,11 @@ namespace hetplan {
 
 std::vector<PlannerOption> UniformPlanner::options() const
 {
-    return {PlannerOption::integer("tp", "Tensor parallel", 1, 1, 1024,
-                                   "tensor-parallel degree (must divide every node's GPU count)"),
-            PlannerOption::integer("pp", "Pipeline depth", 0, 0, 1000000, "pipeline depth; 0 = smallest that fits memory"),
-            PlannerOption::integer("mbs", "Micro-batch", 1, 1, kMaxBatch, "micro-batch size")};
+    return {
+        PlannerOption::integer("tp", "Tensor parallel", 1, 1, 1024,
+                               "tensor-parallel degree (must divide every node's GPU count)"),
+        PlannerOption::integer("pp", "Pipeline depth", 0, 0, 1000000, "pipeline depth; 0 = smallest that fits memory"),
+        PlannerOption::integer("mbs", "Micro-batch", 1, 1, kMaxBatch, "micro-batch size")};
 }
 
 namespace {
@@ -26,8 +27,9 @@ bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
     for (int s = 0; s < S; ++s) {
         const Stage& st = p.stages[s];
         const int inFlight = req.job.schedule == Schedule::GPipe ? p.microBatches : std::min(S - s, p.microBatches);
-        const double peak = stagePeakMemory(req.model, st.firstLayer, st.endLayer, st.tensorParallel,
-                                            req.job.zeroStage > 0 ? p.replicas : 1, p.microBatchSize, inFlight, req.job);
+        const double peak =
+            stagePeakMemory(req.model, st.firstLayer, st.endLayer, st.tensorParallel,
+                            req.job.zeroStage > 0 ? p.replicas : 1, p.microBatchSize, inFlight, req.job);
         for (int g : st.gpus)
             if (!fitsMemory(peak, costs.device(req.cluster.nodeOf(g).deviceType)))
                 return false;
@@ -49,11 +51,12 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
         throw InputError("options", "tp", "must divide the GPU count " + std::to_string(n));
     for (const Node& node : req.cluster.nodes)
         if (node.gpus % tp != 0)
-            throw InputError("options", "tp", "must divide every node's GPU count (node '" + node.name + "' has " +
-                                                   std::to_string(node.gpus) + ")");
+            throw InputError("options", "tp",
+                             "must divide every node's GPU count (node '" + node.name + "' has " +
+                                 std::to_string(node.gpus) + ")");
     if (mbs < 1 || mbs > req.job.globalBatchSize)
-        throw InputError("options", "mbs", "must be between 1 and the global batch " +
-                                                std::to_string(req.job.globalBatchSize));
+        throw InputError("options", "mbs",
+                         "must be between 1 and the global batch " + std::to_string(req.job.globalBatchSize));
     if (ppWanted < 0 || (ppWanted > 0 && (n / tp) % ppWanted != 0))
         throw InputError("options", "pp", "must divide GPUs / tp = " + std::to_string(n / tp));
 

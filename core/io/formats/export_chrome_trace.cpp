@@ -17,43 +17,86 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace
 
-QJsonObject chromeTrace(const Plan& plan, const SimResult& result)
+namespace {
+
+// Integer nanoseconds for the lane assignment, so "no overlap" holds exactly for what is written.
+struct Item {
+    const TimelineEvent* e;
+    long long start, end;
+};
+
+using Tracks = std::map<std::pair<int, int>, std::vector<Item>>; // (gpu, 0 compute | 1 communication)
+
+Tracks tracksOf(const Cluster& c, const SimResult& result)
 {
-    const Cluster& c = plan.cluster;
-    const int G = c.gpuCount();
-    // Integer nanoseconds for the lane assignment, so "no overlap" holds exactly for what is written.
-    struct Item {
-        const TimelineEvent* e;
-        long long start, end;
-    };
-    std::map<std::pair<int, int>, std::vector<Item>> tracks; // (gpu, 0 compute | 1 communication)
+    Tracks tracks;
     for (const TimelineEvent& e : result.events) {
-        if (e.gpu < 0 || e.gpu >= G)
+        if (e.gpu < 0 || e.gpu >= c.gpuCount())
             continue;
         const long long s = std::llround(e.start * 1e9), t = std::llround(e.end * 1e9);
         if (t <= s)
             continue; // nothing to draw
         tracks[{e.gpu, isCommunication(e.kind) ? 1 : 0}].push_back({&e, s, t});
     }
+    return tracks;
+}
 
+QJsonObject metadata(const char* name, int pid, int tid, QJsonObject args)
+{
+    return QJsonObject{{"ph", "M"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"args", args}};
+}
+
+// The process (node) rows: named after the node and its device, in node order.
+void nameNode(const Cluster& c, int node, QJsonArray& events)
+{
+    const Node& n = c.nodes[node];
+    events.append(metadata("process_name", node, 0, {{"name", qs(n.name + " (" + n.deviceType + ")")}}));
+    events.append(metadata("process_sort_index", node, 0, {{"sort_index", node}}));
+}
+
+// A thread row per (GPU, track, lane): overlapping events of one track go to extra lanes.
+void nameLane(const Cluster& c, int gpu, int track, size_t lane, QJsonArray& events)
+{
+    const int tid = int(2 * c.gpuCount() * lane) + gpu * 2 + track;
+    std::string name = "GPU " + c.gpuName(gpu) + (track ? " communication" : " compute");
+    if (lane > 0)
+        name += " #" + std::to_string(lane + 1);
+    const int node = c.gpu(gpu).node;
+    events.append(metadata("thread_name", node, tid, {{"name", qs(name)}}));
+    events.append(metadata("thread_sort_index", node, tid, {{"sort_index", gpu * 64 + track * 32 + int(lane)}}));
+}
+
+QJsonObject completeEvent(const Cluster& c, const Item& it, int gpu, int track, size_t lane)
+{
+    const TimelineEvent& e = *it.e;
+    std::string name = toString(e.kind);
+    if (e.microBatch >= 0)
+        name += " " + std::to_string(e.microBatch);
+    QJsonObject args{{"pipeline", e.pipeline}, {"replica", e.replica}, {"stage", e.stage}};
+    if (e.microBatch >= 0)
+        args["micro_batch"] = e.microBatch;
+    return QJsonObject{{"ph", "X"},
+                       {"name", qs(name)},
+                       {"cat", track ? "communication" : "compute"},
+                       {"pid", c.gpu(gpu).node},
+                       {"tid", int(2 * c.gpuCount() * lane) + gpu * 2 + track},
+                       {"ts", double(it.start) / 1000.0},
+                       {"dur", double(it.end - it.start) / 1000.0},
+                       {"args", args}};
+}
+
+} // namespace
+
+QJsonObject chromeTrace(const Plan& plan, const SimResult& result)
+{
+    const Cluster& c = plan.cluster;
     QJsonArray events;
     std::map<int, bool> namedNode;
-    for (auto& [key, items] : tracks) {
+    for (auto& [key, items] : tracksOf(c, result)) {
         const auto [gpu, track] = key;
-        const int node = c.gpu(gpu).node;
-        if (!namedNode[node]) {
-            namedNode[node] = true;
-            const Node& n = c.nodes[node];
-            events.append(QJsonObject{{"ph", "M"},
-                                      {"name", "process_name"},
-                                      {"pid", node},
-                                      {"tid", 0},
-                                      {"args", QJsonObject{{"name", qs(n.name + " (" + n.deviceType + ")")}}}});
-            events.append(QJsonObject{{"ph", "M"},
-                                      {"name", "process_sort_index"},
-                                      {"pid", node},
-                                      {"tid", 0},
-                                      {"args", QJsonObject{{"sort_index", node}}}});
+        if (!namedNode[c.gpu(gpu).node]) {
+            namedNode[c.gpu(gpu).node] = true;
+            nameNode(c, c.gpu(gpu).node, events);
         }
         std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.start < b.start; });
         std::vector<long long> laneEnd; // greedy interval partitioning: first lane that is free
@@ -63,37 +106,10 @@ QJsonObject chromeTrace(const Plan& plan, const SimResult& result)
                 ++lane;
             if (lane == laneEnd.size()) {
                 laneEnd.push_back(0);
-                const int tid = int(2 * G * lane) + gpu * 2 + track;
-                std::string name = "GPU " + c.gpuName(gpu) + (track ? " communication" : " compute");
-                if (lane > 0)
-                    name += " #" + std::to_string(lane + 1);
-                events.append(QJsonObject{{"ph", "M"},
-                                          {"name", "thread_name"},
-                                          {"pid", node},
-                                          {"tid", tid},
-                                          {"args", QJsonObject{{"name", qs(name)}}}});
-                events.append(QJsonObject{{"ph", "M"},
-                                          {"name", "thread_sort_index"},
-                                          {"pid", node},
-                                          {"tid", tid},
-                                          {"args", QJsonObject{{"sort_index", gpu * 64 + track * 32 + int(lane)}}}});
+                nameLane(c, gpu, track, lane, events);
             }
             laneEnd[lane] = it.end;
-            const TimelineEvent& e = *it.e;
-            std::string name = toString(e.kind);
-            if (e.microBatch >= 0)
-                name += " " + std::to_string(e.microBatch);
-            QJsonObject args{{"pipeline", e.pipeline}, {"replica", e.replica}, {"stage", e.stage}};
-            if (e.microBatch >= 0)
-                args["micro_batch"] = e.microBatch;
-            events.append(QJsonObject{{"ph", "X"},
-                                      {"name", qs(name)},
-                                      {"cat", track ? "communication" : "compute"},
-                                      {"pid", node},
-                                      {"tid", int(2 * G * lane) + gpu * 2 + track},
-                                      {"ts", double(it.start) / 1000.0},
-                                      {"dur", double(it.end - it.start) / 1000.0},
-                                      {"args", args}});
+            events.append(completeEvent(c, it, gpu, track, lane));
         }
     }
     return QJsonObject{

@@ -4,7 +4,7 @@
 #include "core/cost/memory.h"
 
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <set>

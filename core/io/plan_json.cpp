@@ -9,6 +9,8 @@
 #include <QJsonArray>
 
 #include <cmath>
+#include <set>
+#include <stdexcept>
 
 namespace hetplan {
 
@@ -342,6 +344,33 @@ SpmdPlan spmdFromJson(const JsonReader& s)
 
 } // namespace
 
+namespace {
+
+// The plan's own top-level keys; any other key holding an object is a planner's section (Plan::details).
+const std::set<QString>& planKeys()
+{
+    static const std::set<QString> keys{
+        "schema", "planner",    "options",   "cluster", "model", "job",   "estimate", "planner_estimate",
+        "search", "candidates", "pipelines", "zero",    "spmd",  "ranks", "inputs"};
+    return keys;
+}
+
+std::map<std::string, QJsonObject> detailsFromJson(const JsonReader& r)
+{
+    std::map<std::string, QJsonObject> out;
+    for (auto it = r.object().begin(); it != r.object().end(); ++it) {
+        if (planKeys().count(it.key()))
+            continue;
+        const std::string key = it.key().toStdString();
+        if (!it.value().isObject())
+            r.fail(key, "unknown field (a planner's own section must be an object)");
+        out[key] = it.value().toObject();
+    }
+    return out;
+}
+
+} // namespace
+
 QJsonObject toJson(const Plan& p)
 {
     QJsonObject o;
@@ -373,6 +402,11 @@ QJsonObject toJson(const Plan& p)
     if (!p.profile.empty())
         inputs["profile"] = toJson(p.profile);
     o["inputs"] = inputs;
+    for (const auto& [key, section] : p.details) {
+        if (planKeys().count(qs(key)))
+            throw std::logic_error("planner section '" + key + "' would overwrite the plan's own key");
+        o[qs(key)] = section;
+    }
     return o;
 }
 
@@ -400,6 +434,7 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
         p.zero = zeroFromJson(r.object("zero"), p, file);
     if (r.has("spmd"))
         p.spmd = spmdFromJson(r.object("spmd"));
+    p.details = detailsFromJson(r);
     p.validate(file);
     return p;
 }

@@ -188,7 +188,8 @@ Finding rephrase(const valijson::ValidationResults::Error& e, const QJsonValue& 
         return {child, "no value is allowed here", true};
     }
     if (is("Failed to validate item #\\d+ against corresponding item schema\\.") ||
-        is("Failed to validate against additional properties schema"))
+        is("Failed to validate against additional properties schema") ||
+        is("Failed to validate against schema associated with pattern '.*'\\."))
         return {child, "no value is allowed here", true};
     if (is("Missing required property '(.*)'\\."))
         return {child, "missing required property '" + m.str(1) + "'"};

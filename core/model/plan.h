@@ -6,6 +6,8 @@
 #include "model.h"
 #include "profile.h"
 
+#include <QJsonObject>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -118,6 +120,10 @@ struct Plan {
     std::optional<double> plannerEstimate; // the planner's own iteration seconds
     SearchStats search;
     std::vector<Candidate> candidates;
+    // A planner's own sections (its templates, foldings, metrics, curves), each written verbatim as a
+    // top-level key of the plan JSON named after it ("ditto", "hethub", ...). Keys are lower case and may
+    // not be one of the plan's own keys.
+    std::map<std::string, QJsonObject> details;
 
     bool operator==(const Plan&) const = default;
 

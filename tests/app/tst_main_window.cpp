@@ -26,7 +26,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeWidget>
-#include <QtTest>
+#include <QTest>
 #include <set>
 
 using namespace hetplan;

@@ -7,7 +7,7 @@
 #include "core/io/json_io.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <map>

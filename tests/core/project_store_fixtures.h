@@ -11,7 +11,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
-#include <QtTest>
+#include <QTest>
 
 #include <sqlite3.h>
 

@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 #include <QFileInfo>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <limits>

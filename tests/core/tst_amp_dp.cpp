@@ -2,7 +2,7 @@
 // all C(L−1, k−1) splits on random heterogeneous pipelines.
 #include "core/planners/amp/layer_dp.h"
 
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

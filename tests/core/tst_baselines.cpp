@@ -8,7 +8,7 @@
 #include "core/planners/planner.h"
 #include "testutil.h"
 
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <map>

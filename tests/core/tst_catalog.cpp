@@ -7,8 +7,8 @@
 #include "core/model/device.h"
 
 #include <QJsonArray>
-#include <QtConcurrent>
-#include <QtTest>
+#include <QtConcurrent/QtConcurrentMap>
+#include <QTest>
 
 #include <optional>
 #include <set>

@@ -8,7 +8,7 @@
 #include "core/cost/costmodel.h"
 #include "core/cost/memory.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -8,7 +8,7 @@
 #include "core/io/json_io.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <map>

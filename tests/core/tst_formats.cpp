@@ -5,7 +5,7 @@
 #include "core/io/exporters.h"
 #include "core/io/importers.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 using namespace hetplan::test;

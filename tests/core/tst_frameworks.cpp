@@ -11,7 +11,7 @@
 #include "core/planners/planner.h"
 #include "core/sim/simulator.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -5,11 +5,12 @@
 #include "core/base/units.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
+#include "core/io/schema_validate.h"
 #include "core/planners/planner.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 
@@ -127,12 +128,27 @@ private slots:
         p.search.extra["dropped_for_memory"] = 3;
         p.candidates.push_back({2, 8, 1, 2, {13, 13}, 1.5, 1.6});
         p.candidates.push_back({4, 4, 1, 1, {7, 6, 7, 6}, 1.7, std::nullopt});
+        p.details["ditto"] = QJsonObject{{"recovery", "dp"}, {"folding", QJsonObject{{"V100-16GB", 2}}}};
+        p.details["hethub"] = QJsonObject{{"mfu", 0.41}};
         p.profile.model = "gpt2-amp";
         std::vector<LayerTiming> t(26, LayerTiming{0.01, 0.02, 0, -1});
         p.profile.set({"T4", 1, 1}, t);
         writeJsonFile(path("plan.json"), toJson(p));
         Plan back = readPlan(path("plan.json"));
         QVERIFY(back == p);
+        // Planner sections are top-level keys, allowed by the schema.
+        QCOMPARE(toJson(p)["ditto"].toObject()["recovery"].toString(), QString("dp"));
+        QVERIFY(validatePlanJson(toJson(p)).empty());
+        // A planner may not overwrite the plan's own keys; a stray non-object key is refused on reading.
+        Plan clash = p;
+        clash.details["estimate"] = QJsonObject{};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, toJson(clash));
+        QJsonObject stray = toJson(p);
+        stray["ditto_typo"] = 3;
+        const auto err = test::errorOf([&] { planFromJson(stray, "stray.json"); });
+        QVERIFY(err.has_value());
+        QCOMPARE(err->field(), std::string("ditto_typo"));
+        QVERIFY(!validatePlanJson(stray).empty());
 
         Plan z;
         z.planner = "data-parallel";

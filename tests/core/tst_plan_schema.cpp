@@ -10,7 +10,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 
@@ -198,7 +198,10 @@ void TestPlanSchema::invalidDocumentsRejected()
                       "wrong type: got number 1.5"));
     QVERIFY(rejectsAt(setIn(good, {"pipelines", "0", "stages", "0", "gpus", "0"}, 3).toObject(),
                       "/pipelines/0/stages/0/gpus/0", "wrong type: got number 3"));
-    QVERIFY(rejectsAt(setIn(good, {"surprise"}, true).toObject(), "/", "unexpected property 'surprise'"));
+    // An unknown lower-case key is a planner's own section and must be an object; other names are refused.
+    QVERIFY(rejectsAt(setIn(good, {"surprise"}, true).toObject(), "/surprise", "wrong type: got boolean"));
+    QVERIFY(rejectsAt(setIn(good, {"Surprise"}, QJsonObject{}).toObject(), "/", "unexpected property 'Surprise'"));
+    QVERIFY(validatePlanJson(setIn(good, {"ditto"}, QJsonObject{{"folds", 2}}).toObject()).empty());
     QVERIFY(rejectsAt(setIn(good, {"job", "precision"}, "fp8").toObject(), "/job/precision",
                       "\"fp8\" is not one of the allowed values"));
     QVERIFY(rejectsAt(setIn(good, {"job", "zero_stage"}, 4).toObject(), "/job/zero_stage", "4 is above the maximum 3"));

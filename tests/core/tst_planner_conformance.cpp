@@ -13,7 +13,7 @@
 #include "core/model/frameworks.h"
 #include "core/planners/planner.h"
 
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <chrono>

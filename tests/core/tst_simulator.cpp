@@ -7,7 +7,7 @@
 #include "core/cost/memory.h"
 #include "core/sim/simulator.h"
 
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <map>

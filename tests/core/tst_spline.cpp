@@ -3,7 +3,7 @@
 #include "core/base/errors.h"
 #include "core/cost/spline.h"
 
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <limits>

@@ -6,7 +6,7 @@
 #include "core/io/examples.h"
 #include "core/sim/simulator.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

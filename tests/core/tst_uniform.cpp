@@ -5,7 +5,7 @@
 #include "core/io/examples.h"
 #include "core/planners/planner.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -7,7 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSpinBox>
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -18,7 +18,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTreeWidget>
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -11,7 +11,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -5,7 +5,7 @@
 #include "widgets/views/gantt_layout.h"
 #include "widgets/views/stage_map_layout.h"
 
-#include <QtTest>
+#include <QTest>
 
 using namespace hetplan;
 

@@ -19,7 +19,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <QToolTip>
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -21,6 +21,9 @@ struct Node {
     double intraBandwidth = 0; // bytes/s between two GPUs of this node; 0 = device type's default
     double nicBandwidth = 0;   // bytes/s out of the node
     Communicator communicator = Communicator::GpuRdma;
+    // Per-GPU runtime overhead (CUDA context, NCCL buffers, fragmentation) in bytes when this node's
+    // software stack differs from the catalog's figure for its device type; < 0 = the catalog's figure.
+    double runtimeOverhead = -1;
     double x = 0, y = 0; // canvas position (GUI only; kept in files so layouts survive)
     bool operator==(const Node&) const = default;
 };

@@ -35,7 +35,7 @@ private slots:
     void builtinImporters()
     {
         const ImporterRegistry& r = ImporterRegistry::instance();
-        QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy"}));
+        QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy", "metis"}));
         checkDeclarations(r);
         QVERIFY(r.get("oobleck").needs.directory && r.get("oobleck").needs.device);
         QVERIFY(r.get("amp-npy").needs.tp && r.get("amp-npy").needs.ampOptions);
@@ -58,7 +58,8 @@ private slots:
         QVERIFY(e);
         QCOMPARE(e->file(), std::string("--format"));
         QCOMPARE(e->field(), std::string("format"));
-        QCOMPARE(e->reason(), std::string("unknown format 'xlsx' (known: native, csv, oobleck, sailor, amp-npy)"));
+        QCOMPARE(e->reason(),
+                 std::string("unknown format 'xlsx' (known: native, csv, oobleck, sailor, amp-npy, metis)"));
         e = errorOf([] { exportPlan(Plan{}, "pdf"); });
         QVERIFY(e);
         QCOMPARE(e->reason(), std::string("unknown format 'pdf' (known: plan, deepspeed, megatron, hostfile, "

@@ -11,6 +11,7 @@
     X(registerOobleckImporter)       \
     X(registerSailorImporter)        \
     X(registerAmpNpyImporter)        \
+    X(registerMetisImporter)         \
     /* one line per importer, above this one */
 
 #define HETPLAN_BUILTIN_EXPORTERS(X) \

@@ -137,36 +137,35 @@ int main(int argc, char** argv)
     std::erase_if(points, [&](const Point& p) { return int(p.measured.size()) != m.layerCount(); });
     std::printf("model %s, %s, sequence %d, %zu files\n\n", modelName.c_str(), toString(job.precision).c_str(),
                 job.sequenceLength, points.size());
-    std::printf("| mbs | tp | files | median error, blocks | median error, all layers |\n|---|---|---|---|---|\n");
-    std::map<std::pair<int, int>, std::pair<std::vector<double>, std::vector<double>>> rows;
+    std::printf("| mbs | tp | files | median error, blocks | median error, first layer | median error, last layer "
+                "|\n|---|---|---|---|---|---|\n");
+    struct Row {
+        std::vector<double> blocks, first, last;
+    };
+    std::map<std::pair<int, int>, Row> rows;
     std::vector<double> blocks, all;
     int block = -1;
+    const int L = m.layerCount();
     for (const Point& p : points)
-        for (int l = 0; l < m.layerCount(); ++l) {
+        for (int l = 0; l < L; ++l) {
             const double e = predicted(m, l, p.tp, p.mbs, job) / p.measured[l] - 1;
             const bool isBlock = m.layers[l].kind == LayerKind::Transformer;
             block = isBlock && block < 0 ? l : block;
-            auto& r = rows[{p.mbs, p.tp}];
-            (isBlock ? r.first : r.second).push_back(e);
-            (isBlock ? blocks : all).push_back(e);
+            Row& r = rows[{p.mbs, p.tp}];
+            (isBlock ? r.blocks : l == 0 ? r.first : r.last).push_back(e);
+            if (isBlock)
+                blocks.push_back(e);
+            all.push_back(e);
         }
-    for (auto& [key, r] : rows) {
-        std::vector<double> both = r.first;
-        both.insert(both.end(), r.second.begin(), r.second.end());
-        std::printf("| %d | %d | %zu | %+.1f %% | %+.1f %% |\n", key.first, key.second, both.size() / m.layerCount(),
-                    100 * median(r.first), 100 * median(both));
-    }
-    std::vector<double> everything = blocks;
-    everything.insert(everything.end(), all.begin(), all.end());
-    std::printf("\nmedian error over %zu block points: %+.1f %%; over all %zu points: %+.1f %%; median |error| all: "
-                "%.1f %%\n",
-                blocks.size(), 100 * median(blocks), everything.size(), 100 * median(everything),
-                100 * median([&] {
-                    std::vector<double> a;
-                    for (double e : everything)
-                        a.push_back(std::abs(e));
-                    return a;
-                }()));
+    for (auto& [key, r] : rows)
+        std::printf("| %d | %d | %zu | %+.1f %% | %+.1f %% | %+.1f %% |\n", key.first, key.second, r.first.size(),
+                    100 * median(r.blocks), 100 * median(r.first), 100 * median(r.last));
+    std::vector<double> absolute;
+    for (double e : all)
+        absolute.push_back(std::abs(e));
+    std::printf("\nmedian error over %zu block points: %+.1f %%; over all %zu points: %+.1f %% (median |error| %.1f "
+                "%%)\n",
+                blocks.size(), 100 * median(blocks), all.size(), 100 * median(all), 100 * median(absolute));
     if (block >= 0)
         printSplit(points, m, block, job);
     return 0;

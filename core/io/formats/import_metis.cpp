@@ -64,7 +64,7 @@ std::vector<double> numbersAt(const QJsonObject& o, const char* key, int n, cons
     return out;
 }
 
-int layerCount(const QJsonObject& model, const std::string& file)
+int metisLayerCount(const QJsonObject& model, const std::string& file)
 {
     const QJsonValue v = model.value("num_layers");
     if (!v.isDouble() || v.toDouble() != double(v.toInt()) || v.toInt() < 1 || v.toInt() > 100000)
@@ -72,14 +72,14 @@ int layerCount(const QJsonObject& model, const std::string& file)
     return v.toInt();
 }
 
-void readFile(MetisFile& f)
+void readMetisFile(MetisFile& f)
 {
     const QJsonDocument doc = readJsonDocument(f.path);
     if (!doc.isObject())
         throw InputError(f.path, "json", "top level must be an object with model, execution_time");
     const QJsonObject root = doc.object();
     const QJsonObject model = objectAt(root, "model", f.path, "model");
-    const int L = layerCount(model, f.path);
+    const int L = metisLayerCount(model, f.path);
     const QJsonObject params = objectAt(model, "parameters", f.path, "model.parameters");
     const std::vector<double> paramBytes =
         numbersAt(params, "parameters_per_layer_bytes", L, f.path, "model.parameters.parameters_per_layer_bytes");
@@ -191,7 +191,7 @@ Profile importMetis(const std::string& path, const std::string& deviceType)
     requireDeviceType(deviceType, path, "metis");
     std::vector<MetisFile> files = listFiles(path);
     for (MetisFile& f : files)
-        readFile(f);
+        readMetisFile(f);
     for (const MetisFile& f : files)
         if (f.layers.size() != files.front().layers.size())
             throw InputError(f.path, "model.num_layers",

@@ -16,6 +16,7 @@
 #define HETPLAN_BUILTIN_EXPORTERS(X) \
     X(registerPlanJsonExporter)      \
     X(registerDeepSpeedExporter)     \
+    X(registerDeepSpeedRanksExporter) \
     X(registerMegatronExporter)      \
     X(registerHostfileExporter)      \
     X(registerRankTableExporter)     \

@@ -13,7 +13,7 @@ SpeedCurve::SpeedCurve(const DeviceProfile& profile)
             knotY_.push_back(p.microBatch / p.seconds);
         }
     if (knotX_.size() >= 2)
-        spline_ = std::make_unique<NaturalCubicSpline>(knotX_, knotY_);
+        spline_ = std::make_shared<const NaturalCubicSpline>(knotX_, knotY_);
     const int mbs = std::max(1, profile.maxMicroBatch);
     time_.assign(size_t(mbs) + 1, 0.0);
     rising_.assign(size_t(mbs) + 1, 0.0);

@@ -26,7 +26,7 @@ public:
     int largestWithin(double t) const;
 
 private:
-    std::unique_ptr<NaturalCubicSpline> spline_;
+    std::shared_ptr<const NaturalCubicSpline> spline_; // shared: curves are copied freely
     std::vector<double> knotX_, knotY_;
     std::vector<double> time_;   // index b; time_[0] = 0
     std::vector<double> rising_; // running maximum of time_, for largestWithin

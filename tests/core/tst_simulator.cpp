@@ -320,6 +320,18 @@ void TestSimulator::zeroStages()
     QCOMPARE(simulate(plan, costs, SimOptions{false}).iterationSeconds, r.iterationSeconds);
     // 14 samples × 1024 tokens.
     QVERIFY(std::abs(r.tokensPerSecond - 14.0 * 1024 / expected) < 1e-6);
+    if (stage <= 1) {
+        // Unequal batches, bulk-synchronous: GPU 1 finishes its 1.2 s of compute and idles until GPU 0 is done
+        // at 1.56 s, when the gradient collective starts on both (the Gantt chart shows the gap).
+        double computeEnd1 = 0, collectiveStart1 = -1;
+        for (const TimelineEvent& e : r.events)
+            if (e.gpu == 1 && !isCommunication(e.kind) && e.kind != EventKind::Optimizer)
+                computeEnd1 = std::max(computeEnd1, e.end);
+            else if (e.gpu == 1 && isCommunication(e.kind) && collectiveStart1 < 0)
+                collectiveStart1 = e.start;
+        QVERIFY(std::abs(computeEnd1 - 1.2) < 1e-9);
+        QVERIFY(std::abs(collectiveStart1 - 1.56) < 1e-9);
+    }
     // Memory: weights 2e8 B, gradients 2e8 B, optimizer 1.2e9 B; stage k shards the first k of
     // (optimizer, gradients, weights) over 2 GPUs. Activations: 2 layers × 1e6 B × micro-batch.
     const double states[] = {1.6e9, 2e8 + 2e8 + 6e8, 2e8 + 1e8 + 6e8, 1e8 + 1e8 + 6e8};

@@ -2,7 +2,10 @@
 
 namespace hetplan {
 
-double gradientReduceBytesPerParam(const Job& job) { return job.precision == Precision::BF16 ? 4.0 : job.bytesPerValue(); }
+double gradientReduceBytesPerParam(const Job& job)
+{
+    return job.precision == Precision::BF16 ? 4.0 : job.bytesPerValue();
+}
 
 ZeroCollectiveSeconds zeroCollectiveSeconds(int stage, double params, const Job& job, int ranks, LinkParams link)
 {
@@ -15,9 +18,7 @@ ZeroCollectiveSeconds zeroCollectiveSeconds(int stage, double params, const Job&
         s.perMicroStep = ringReduceScatter(grads, ranks, link);
         s.perIteration = ringAllGather(weights, ranks, link);
         break;
-    default:
-        s.perMicroStep = 2 * ringAllGather(weights, ranks, link) + ringReduceScatter(grads, ranks, link);
-        break;
+    default: s.perMicroStep = 2 * ringAllGather(weights, ranks, link) + ringReduceScatter(grads, ranks, link); break;
     }
     return s;
 }

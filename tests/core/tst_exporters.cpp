@@ -271,7 +271,13 @@ void TestExporters::deepSpeedZero()
     QVERIFY(refusal([&] { deepSpeedConfig(uneven); }).contains("same number of accumulation steps"));
     uneven.zero->stage = uneven.job.zeroStage = 1;
     QVERIFY(refusal([&] { deepSpeedConfig(uneven); }).isEmpty());
-    QCOMPARE(parseObject(exportPlan(uneven, "deepspeed-ranks")).value("ranks").toArray()[3].toObject().value("samples").toInt(), 2);
+    QCOMPARE(parseObject(exportPlan(uneven, "deepspeed-ranks"))
+                 .value("ranks")
+                 .toArray()[3]
+                 .toObject()
+                 .value("samples")
+                 .toInt(),
+             2);
 }
 
 void TestExporters::deepSpeedRefusals()

@@ -202,7 +202,8 @@ void TestPoplar::wallTimeSearchMatchesBruteForce()
     int solved = 0;
     for (int trial = 0; trial < 60; ++trial) {
         const double a0 = base(rng), a1 = slope(rng), b0 = base(rng), b1 = slope(rng);
-        const int mbsA = 1 + int(rng() % 8), mbsB = 1 + int(rng() % 8), nA = 1 + int(rng() % 3), nB = 1 + int(rng() % 3);
+        const int mbsA = 1 + int(rng() % 8), mbsB = 1 + int(rng() % 8), nA = 1 + int(rng() % 3),
+                  nB = 1 + int(rng() % 3);
         std::vector<int> ga, gb;
         for (int i = 0; i < nA; ++i)
             ga.push_back(i);
@@ -384,8 +385,8 @@ void TestPoplar::beatsBaselinesOnPaperClusters()
                 Progress progress;
                 t[k] = runPlanner(names[k], req, progress).estimate.iterationSeconds;
             }
-            qInfo("%s ZeRO-%d: poplar %.3f s, whale %.3f s (%.2fx), deepspeed-zero %.3f s (%.2fx)", cluster, stage, t[0],
-                  t[1], t[1] / t[0], t[2], t[2] / t[0]);
+            qInfo("%s ZeRO-%d: poplar %.3f s, whale %.3f s (%.2fx), deepspeed-zero %.3f s (%.2fx)", cluster, stage,
+                  t[0], t[1], t[1] / t[0], t[2], t[2] / t[0]);
             QVERIFY2(t[0] <= t[1] * (1 + 1e-9) && t[0] <= t[2] * (1 + 1e-9), cluster);
             minSpeedup = std::min({minSpeedup, t[1] / t[0], t[2] / t[0]});
             maxSpeedup = std::max({maxSpeedup, t[1] / t[0], t[2] / t[0]});

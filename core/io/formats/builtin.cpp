@@ -13,14 +13,14 @@
     X(registerAmpNpyImporter)        \
     /* one line per importer, above this one */
 
-#define HETPLAN_BUILTIN_EXPORTERS(X) \
-    X(registerPlanJsonExporter)      \
-    X(registerDeepSpeedExporter)     \
+#define HETPLAN_BUILTIN_EXPORTERS(X)  \
+    X(registerPlanJsonExporter)       \
+    X(registerDeepSpeedExporter)      \
     X(registerDeepSpeedRanksExporter) \
-    X(registerMegatronExporter)      \
-    X(registerHostfileExporter)      \
-    X(registerRankTableExporter)     \
-    X(registerChromeTraceExporter)   \
+    X(registerMegatronExporter)       \
+    X(registerHostfileExporter)       \
+    X(registerRankTableExporter)      \
+    X(registerChromeTraceExporter)    \
     /* one line per exporter, above this one */
 
 namespace hetplan {

@@ -117,9 +117,9 @@ QJsonObject deepSpeedRankBatches(const Plan& plan)
 
 void registerDeepSpeedRanksExporter(ExporterRegistry& registry)
 {
-    registry.add({{"deepspeed-ranks", "Per-rank ZeRO batches for a DeepSpeed data loader (rank→batch JSON)",
-                   "*.json", ".json"},
-                  [](const Plan& plan) { return indentedJson(deepSpeedRankBatches(plan)); }});
+    registry.add(
+        {{"deepspeed-ranks", "Per-rank ZeRO batches for a DeepSpeed data loader (rank→batch JSON)", "*.json", ".json"},
+         [](const Plan& plan) { return indentedJson(deepSpeedRankBatches(plan)); }});
 }
 
 void registerDeepSpeedExporter(ExporterRegistry& registry)

@@ -28,9 +28,9 @@ Plan DeepSpeedZeroPlanner::plan(const PlanRequest& req, const CostModel& costs, 
     }
     std::vector<int> gpus(size_t(n), 0);
     std::iota(gpus.begin(), gpus.end(), 0);
-    const std::vector<ZeroGpu> split =
-        micro < 1 ? std::vector<ZeroGpu>{}
-                  : equalStepsSplit(gpus, std::vector<int>(size_t(n), micro), gbs, [](int, int b) { return double(b); });
+    const std::vector<ZeroGpu> split = micro < 1 ? std::vector<ZeroGpu>{}
+                                                 : equalStepsSplit(gpus, std::vector<int>(size_t(n), micro), gbs,
+                                                                   [](int, int b) { return double(b); });
     if (split.empty())
         throw InfeasibleError("deepspeed-zero: the global batch " + std::to_string(gbs) +
                               " cannot be split into equal micro-batches over " + std::to_string(n) + " GPUs");

@@ -65,8 +65,9 @@ Allocation allocateByPeakSpeed(const std::vector<DeviceProfile>& devices, const 
     using Item = std::tuple<double, double, int, size_t>; // time after one more, −speed, gpu, slot
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> leastLoaded;
     for (size_t i = 0; i < gpuLoads.size(); ++i)
-        leastLoaded.push({after(gpuLoads[i], 1), -curves[gpuLoads[i].type].speed(curves[gpuLoads[i].type].peakMicroBatch()),
-                          gpuLoads[i].gpu, i});
+        leastLoaded.push({after(gpuLoads[i], 1),
+                          -curves[gpuLoads[i].type].speed(curves[gpuLoads[i].type].peakMicroBatch()), gpuLoads[i].gpu,
+                          i});
     for (long long remain = globalBatch - assigned; remain > 0; --remain) {
         auto [t, negSpeed, gpu, i] = leastLoaded.top();
         leastLoaded.pop();
@@ -156,7 +157,7 @@ struct WallTimeSearch {
 
 // The exact equal-steps split of one candidate (micro-batch per device type) and its estimate.
 Allocation buildSplit(const std::vector<DeviceProfile>& devices, const std::vector<SpeedCurve>& curves,
-                             const std::vector<int>& microPerType, int globalBatch, const ZeroCollectiveSeconds& comm)
+                      const std::vector<int>& microPerType, int globalBatch, const ZeroCollectiveSeconds& comm)
 {
     std::vector<int> gpus, micro;
     std::vector<const SpeedCurve*> curveOf;

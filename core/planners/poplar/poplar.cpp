@@ -52,7 +52,8 @@ Plan PoplarPlanner::plan(const PlanRequest& req, const CostModel& costs, Progres
     if (a.gpus.empty())
         throw InfeasibleError("poplar: ZeRO-" + std::to_string(prof.stage) +
                               " runs every GPU in lock-step, each needs at least one sample per micro-step; the "
-                              "global batch " + std::to_string(gbs) + " cannot be split that way over " +
+                              "global batch " +
+                              std::to_string(gbs) + " cannot be split that way over " +
                               std::to_string(req.cluster.gpuCount()) + " GPUs");
     Plan plan;
     plan.zero = ZeroPlan{prof.stage, a.gpus};

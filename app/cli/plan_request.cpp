@@ -18,7 +18,9 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("gbs", "N", "Global batch size (default: the job's, else 32).");
     cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
     cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
-    cl.addOption("profile", "FILE", "Measured profile JSON (repeatable; later files win).");
+    cl.addOption("profile", "FILE|example:NAME",
+                 "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
+                 "files win).");
     cl.addOption("option", "key=value", "Planner option (repeatable); 'hetplan-cli plan --help' lists them.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
     cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
@@ -58,11 +60,11 @@ int sequenceFromArgs(const CommandLine& a, const Job& job)
 }
 
 // --profile may repeat: later files win for the same (device, tp, micro-batch).
-Profile profileFromArgs(const CommandLine& a, const ModelSpec& model)
+Profile profileFromArgs(const CommandLine& a, const ModelSpec& model, const Job& job)
 {
     Profile merged;
     for (const std::string& path : a.all("profile")) {
-        Profile p = readProfile(path);
+        Profile p = loadProfile(path, model, job);
         if (p.layerCount() != model.layerCount())
             throw InputError(path, "layers",
                              "profile has " + std::to_string(p.layerCount()) + " layers, model '" + model.name +
@@ -107,7 +109,7 @@ PlanRequest requestFromArgs(const CommandLine& a)
     job.sequenceLength = req.model.arch.sequence > 0 ? req.model.arch.sequence : (seq > 0 ? seq : job.sequenceLength);
     job.validate("--job");
     req.job = job;
-    req.profile = profileFromArgs(a, req.model);
+    req.profile = profileFromArgs(a, req.model, req.job);
     searchFromArgs(a, req);
     return req;
 }

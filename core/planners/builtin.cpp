@@ -13,6 +13,7 @@
     X(registerRandomPlanner)        \
     X(registerAnnealingPlanner)     \
     X(registerExhaustivePlanner)    \
+    X(registerOobleckPlanner)       \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

@@ -7,6 +7,7 @@
 #include "core/base/errors.h"
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
+#include "core/planners/common/oobleck_templates.h"
 #include "core/planners/common/stage_costs.h"
 #include "core/planners/common/template_placement.h"
 #include "core/planners/exhaustive/exact_pipeline.h"
@@ -62,6 +63,43 @@ double bruteForce(const StageCosts& costs, const std::vector<int>& available, co
                 }
         };
         assign(0);
+    }
+    return best;
+}
+
+// Oobleck's template space by enumeration: every split of the layers into S stages and every GPU count
+// per stage such that the stages fill n nodes of M GPUs in order without crossing a node boundary.
+double bruteForceTemplate(const StageCosts& costs, const Job& job, int M, int nodes, int stages)
+{
+    const int L = costs.layers();
+    double best = kNoStage;
+    for (int cuts = 0; cuts < (1 << (L - 1)); ++cuts) {
+        std::vector<int> bounds{0};
+        for (int l = 1; l < L; ++l)
+            if (cuts & (1 << (l - 1)))
+                bounds.push_back(l);
+        bounds.push_back(L);
+        if (int(bounds.size()) - 1 != stages)
+            continue;
+        std::vector<double> times(stages);
+        std::function<void(int, int)> assign = [&](int s, int used) {
+            if (s == stages) {
+                if (used == nodes * M)
+                    best = std::min(best, templateObjective(times, costs.microBatches()).total());
+                return;
+            }
+            for (int g = 1; g <= M && used + g <= nodes * M; ++g) {
+                if (used / M != (used + g - 1) / M)
+                    continue; // would cross a node boundary
+                const StageChoice c =
+                    costs.best(0, g, bounds[s], bounds[s + 1], stageInFlight(job, s, stages, costs.microBatches()));
+                if (!c.ok())
+                    continue;
+                times[s] = c.time;
+                assign(s + 1, used + g);
+            }
+        };
+        assign(0, 0);
     }
     return best;
 }
@@ -139,6 +177,46 @@ private slots:
             used[s.type] += s.gpus;
         for (size_t i = 0; i < used.size(); ++i)
             QVERIFY(used[i] <= available[i]);
+    }
+
+    void oobleckTemplatesEqualBruteForce_data()
+    {
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<double>("paramsPerLayer");
+        QTest::newRow("2 nodes x 2 GPUs") << 2 << 1e6;
+        QTest::newRow("2 nodes x 4 GPUs") << 4 << 1e6;
+        QTest::newRow("2 nodes x 2 GPUs, memory binds") << 2 << 2.5e8;
+    }
+
+    void oobleckTemplatesEqualBruteForce()
+    {
+        // 2 nodes, 6 layers: every (node count, stage count) entry of the table equals the enumeration.
+        QFETCH(int, gpusPerNode);
+        QFETCH(double, paramsPerLayer);
+        const ModelSpec model = unevenModel(6, paramsPerLayer);
+        Job job;
+        job.globalBatchSize = 16;
+        job.sequenceLength = 1;
+        const CostModel costs(model, job, {});
+        const StageCosts sc(costs, job, {"V100-16GB"}, {gpusPerNode}, gpusPerNode, 16 / gpusPerNode);
+        const TemplateTable table = generateTemplates(sc, {0, gpusPerNode, 2 * gpusPerNode, false, false}, nullptr);
+        int compared = 0;
+        for (int nodes = 1; nodes <= 2; ++nodes)
+            for (int stages = 1; stages <= 6; ++stages) {
+                const double oracle = bruteForceTemplate(sc, job, gpusPerNode, nodes, stages);
+                const PipelineTemplate* t = table.at(nodes * gpusPerNode, stages);
+                QCOMPARE(t != nullptr, !std::isinf(oracle));
+                if (!t)
+                    continue;
+                ++compared;
+                const double T = t->objective(sc.microBatches());
+                QVERIFY2(std::abs(T - oracle) <= 1e-12 * oracle,
+                         qPrintable(QString("n %1 S %2: table %3, brute force %4").arg(nodes).arg(stages).arg(T).arg(oracle)));
+                QCOMPARE(int(t->stages.size()), stages);
+            }
+        QVERIFY(compared >= 4); // the case is not vacuous
+        if (paramsPerLayer > 1e8)
+            QVERIFY(!sc.best(0, 1, 0, 6, 1).ok()); // and memory really binds
     }
 
 private:

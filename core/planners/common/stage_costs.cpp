@@ -31,7 +31,7 @@ int stageInFlight(const Job& job, int s, int stages, int microBatches)
 
 StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types,
                        std::vector<int> maxGpus, int microBatchSize, int microBatches)
-    : types_(std::move(types)), maxGpus_(std::move(maxGpus)), layers_(costs.model().layerCount()),
+    : job_(job), types_(std::move(types)), maxGpus_(std::move(maxGpus)), layers_(costs.model().layerCount()),
       microBatchSize_(microBatchSize), microBatches_(microBatches)
 {
     tables_.resize(types_.size());

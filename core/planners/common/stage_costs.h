@@ -61,6 +61,7 @@ public:
     const std::string& type(int i) const { return types_[i]; }
     int maxGpus(int i) const { return maxGpus_[i]; }
     int microBatches() const { return microBatches_; }
+    const Job& job() const { return job_; }
     int microBatchSize() const { return microBatchSize_; }
     bool hasShape(int type, int g) const { return !tables_[type][g].empty(); }
 
@@ -79,6 +80,7 @@ private:
     };
     void addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape);
 
+    Job job_;
     std::vector<std::string> types_;
     std::vector<int> maxGpus_;
     int layers_ = 0, microBatchSize_ = 1, microBatches_ = 1;

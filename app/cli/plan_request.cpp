@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace hetplan::cli {
 
@@ -22,6 +23,9 @@ void addRequestOptions(CommandLine& cl)
                  "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
                  "files win).");
     cl.addOption("option", "key=value", "Planner option (repeatable); 'hetplan-cli plan --help' lists them.");
+    cl.addOption("without", "NODE[,NODE...]", "Plan on the cluster minus these (failed) nodes.");
+    cl.addOption("reuse", "PLAN.json",
+                 "Re-instantiate the templates an earlier plan stored (oobleck, ditto) instead of searching again.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
     cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
 }
@@ -100,6 +104,20 @@ PlanRequest requestFromArgs(const CommandLine& a)
     Job job = jobFromArgs(a);
     const int seq = sequenceFromArgs(a, job);
     req.cluster = loadCluster(a.get("cluster"));
+    if (a.has("without")) {
+        std::vector<std::string> names;
+        std::stringstream list(a.get("without"));
+        for (std::string n; std::getline(list, n, ',');)
+            if (!n.empty())
+                names.push_back(n);
+        if (names.empty())
+            throw InputError("--without", "argument", "expected NODE[,NODE...]");
+        req.cluster = withoutNodes(req.cluster, names, "--without");
+        if (req.cluster.nodes.empty())
+            throw InputError("--without", "argument", "no node of the cluster would be left");
+    }
+    if (a.has("reuse"))
+        req.reuse = readPlan(a.get("reuse")).details;
     req.model = loadModel(a.get("model"), seq);
     if (seq > 0 && req.model.arch.sequence > 0 && req.model.arch.sequence != seq)
         throw InputError(a.get("model"), "arch.sequence",

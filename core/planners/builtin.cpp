@@ -14,6 +14,7 @@
     X(registerAnnealingPlanner)     \
     X(registerExhaustivePlanner)    \
     X(registerOobleckPlanner)       \
+    X(registerDittoPlanner)         \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

@@ -10,7 +10,9 @@
 #include "core/planners/common/oobleck_templates.h"
 #include "core/planners/common/stage_costs.h"
 #include "core/planners/common/template_placement.h"
+#include "core/planners/ditto/folding.h"
 #include "core/planners/exhaustive/exact_pipeline.h"
+#include "core/planners/planner.h"
 
 #include <QTest>
 
@@ -219,7 +221,138 @@ private slots:
             QVERIFY(!sc.best(0, 1, 0, 6, 1).ok()); // and memory really binds
     }
 
+    void dittoFoldingEx1()
+    {
+        // Ex1 = 2 x 2 V100 + 2 x 2 RTX 3090 with the gpt2-xl-ditto profile, whose per-layer times are the
+        // 4090's times x 3.8 / throughput (V100 1.0, 3090 2.0). So c_V100 / c_3090 = (3.8 / 1.0) / (3.8 / 2.0)
+        // = 2: the V100 is the weakest type (d = 1), a 3090 folds to round(2.0) = 2 V100s, and the virtual
+        // cluster has V = 4 x 1 + 4 x 2 = 12 GPUs, 6 virtual nodes of 2.
+        const PlanRequest req = dittoRequest("ditto-ex1");
+        const CostModel costs(req.model, req.job, req.profile);
+        const std::vector<DeviceGroup> groups = deviceGroups(req.cluster);
+        const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), 2, 64);
+        const Folding f = foldPlain(sc, groups);
+        QCOMPARE(groups[f.weakest].type, std::string("V100-16GB"));
+        QCOMPARE(f.modelSeconds[0] / f.modelSeconds[1], 2.0);
+        QCOMPARE(f.d, (std::vector<int>{1, 2}));
+        QCOMPARE(f.virtualGpus, 12);
+        QCOMPARE(f.gpusPerNode, 2);
+        // With communication (5.3.2) a 3090 folds to at most as many; p(1) on the weakest is c_w itself.
+        const Folding comm = foldWithComm(sc, groups, req.cluster, req.model, req.job);
+        QCOMPARE(comm.d[0], 1);
+        QVERIFY(comm.d[1] >= 1 && comm.d[1] <= 2);
+        const FoldingComm terms = foldingComm(sc, groups, req.cluster, req.model, req.job, f.weakest);
+        QCOMPARE(terms.p(1), f.modelSeconds[0]);
+    }
+
+    void recoveredPlansValid_data()
+    {
+        QTest::addColumn<QString>("example");
+        QTest::addColumn<QString>("recovery");
+        for (int e = 1; e <= 5; ++e)
+            for (const char* r : {"dp", "greedy"})
+                QTest::newRow(qPrintable(QString("ditto-ex%1 %2").arg(e).arg(r)))
+                    << QString("ditto-ex%1").arg(e) << QString(r);
+    }
+
+    void recoveredPlansValid()
+    {
+        // Every layer exactly once, each GPU at most once, every stage within its GPUs' memory.
+        QFETCH(QString, example);
+        QFETCH(QString, recovery);
+        PlanRequest req = dittoRequest(example.toStdString());
+        req.options["recovery"] = recovery.toStdString();
+        Progress progress;
+        Plan plan;
+        try {
+            plan = runPlanner("ditto", req, progress);
+        } catch (const InfeasibleError& e) {
+            // Greedy keeps Oobleck's virtual stages, at least one per virtual node: more than Ex2-Ex5 have GPUs.
+            QVERIFY2(recovery == "greedy", e.what());
+            return;
+        }
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        test::checkPipelineInvariants(plan, &costs);
+        QVERIFY(plan.estimate.feasible);
+        QCOMPARE(plan.details.at("ditto").value("recovery").toString(), recovery);
+    }
+
+    void withoutEveryNode_data()
+    {
+        QTest::addColumn<QString>("example");
+        for (int e = 1; e <= 5; ++e)
+            QTest::newRow(qPrintable(QString("ditto-ex%1").arg(e))) << QString("ditto-ex%1").arg(e);
+    }
+
+    void withoutEveryNode()
+    {
+        // Each single node failure of each example: a valid plan on the remaining GPUs, or "does not fit".
+        QFETCH(QString, example);
+        const PlanRequest full = dittoRequest(example.toStdString());
+        int planned = 0;
+        for (const Node& failed : full.cluster.nodes) {
+            PlanRequest req = full;
+            req.cluster = withoutNodes(full.cluster, {failed.name}, "--without");
+            Progress progress;
+            try {
+                const Plan plan = runPlanner("ditto", req, progress);
+                const CostModel costs(plan.model, plan.job, plan.profile);
+                test::checkPipelineInvariants(plan, &costs);
+                for (int g : plan.usedGpus())
+                    QVERIFY(plan.cluster.nodeOf(g).name != failed.name);
+                ++planned;
+            } catch (const InfeasibleError&) {
+            }
+        }
+        QVERIFY(planned > 0);
+    }
+
+    void replanReusesTemplates()
+    {
+        // Ex3 minus one 4090 node, re-instantiated from the first plan's stored virtual templates.
+        const PlanRequest full = dittoRequest("ditto-ex3");
+        Progress p1, p2;
+        const Plan first = runPlanner("ditto", full, p1);
+        PlanRequest again = full;
+        again.cluster = withoutNodes(full.cluster, {"rtx4090-0"}, "--without");
+        again.reuse = first.details;
+        const Plan second = runPlanner("ditto", again, p2);
+        QVERIFY(second.details.at("ditto").value("reused").toBool());
+        QVERIFY(!first.details.at("ditto").value("reused").toBool());
+        const CostModel costs(second.model, second.job, second.profile);
+        test::checkPipelineInvariants(second, &costs);
+        // The same plan as searching afresh on the smaller cluster would give (the stored template of that
+        // size is the one the search makes).
+        PlanRequest fresh = again;
+        fresh.reuse.clear();
+        Progress p3;
+        const Plan searched = runPlanner("ditto", fresh, p3);
+        QCOMPARE(second.pipelines, searched.pipelines);
+    }
+
+    void dittoDpWithinEightPercentOfExhaustive()
+    {
+        // The paper's claim on its own objective T, on the smallest example (the others run in the bench).
+        const PlanRequest req = dittoRequest("ditto-ex1");
+        Progress p1, p2;
+        const Plan ditto = runPlanner("ditto", req, p1);
+        const Plan exact = runPlanner("exhaustive", req, p2);
+        QVERIFY(*exact.plannerEstimate <= *ditto.plannerEstimate * (1 + 1e-12));
+        QVERIFY(*ditto.plannerEstimate <= *exact.plannerEstimate * 1.08);
+    }
+
 private:
+    static PlanRequest dittoRequest(const std::string& cluster)
+    {
+        PlanRequest req;
+        req.cluster = exampleCluster(cluster);
+        req.model = buildExampleModel("gpt2-xl");
+        req.job.globalBatchSize = 128;
+        req.job.sequenceLength = req.model.arch.sequence;
+        req.profile = exampleProfile("gpt2-xl-ditto", req.model, req.job);
+        return req;
+    }
+
     static std::vector<Tiny> tinies()
     {
         return {

@@ -108,4 +108,37 @@ double StageCosts::fastest(int type, int g, int u, int v) const
     return t;
 }
 
+PrefixBound::PrefixBound(const StageCosts& costs) : microBatches_(costs.microBatches())
+{
+    const int L = costs.layers();
+    work_.assign(L + 1, 0.0);
+    std::vector<double> ref(L);
+    for (int l = 0; l < L; ++l) {
+        ref[l] = costs.fastest(0, 1, l, l + 1);
+        work_[l + 1] = work_[l] + ref[l];
+    }
+    sigma_.assign(costs.typeCount(), 0.0);
+    for (int i = 0; i < costs.typeCount(); ++i)
+        for (int g = 1; g <= costs.maxGpus(i); ++g) {
+            if (!costs.hasShape(i, g))
+                continue;
+            double rho = kNoStage;
+            for (int l = 0; l < L; ++l)
+                if (ref[l] > 0)
+                    rho = std::min(rho, g * costs.fastest(i, g, l, l + 1) / ref[l]);
+            rho = std::max(rho, 1e-12);
+            sigma_[i] = std::max(sigma_[i], 1.0 / rho);
+            gamma_ = std::max(gamma_, g / rho);
+        }
+}
+
+double PrefixBound::objective(double sum, double max, int u, double capacity) const
+{
+    if (u == 0 || work_[u] <= 0)
+        return objectiveOf(sum, max, microBatches_);
+    if (capacity <= 0)
+        return kNoStage;
+    return objectiveOf(sum + work_[u] / gamma_, std::max(max, work_[u] / capacity), microBatches_);
+}
+
 } // namespace hetplan

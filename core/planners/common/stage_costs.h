@@ -87,4 +87,22 @@ private:
     std::vector<std::vector<std::vector<Shape>>> tables_; // [type][g] → shapes
 };
 
+// A lower bound on what layers [0, u) still add to T, used to prune (exhaustive) and rank (ditto's DP
+// beam) partial pipelines built from the back. In reference work W (one GPU of type 0): a stage of g GPUs of
+// type i needs at least W_stage · rho_ig / g seconds, rho_ig = min over layers of g · t_ig(l) / t_ref(l).
+// So the prefix's max ≥ W / sum_i(rem_i · sigma_i) with sigma_i = max_g 1 / rho_ig, and its sum ≥
+// W / max_ig(g / rho_ig).
+class PrefixBound {
+public:
+    explicit PrefixBound(const StageCosts& costs);
+    double capacity(int type, int gpus) const { return gpus * sigma_[type]; }
+    // T lower bound of a suffix label (sum, max) whose layers [0, u) still need GPUs of `capacity`.
+    double objective(double sum, double max, int u, double capacity) const;
+
+private:
+    std::vector<double> work_, sigma_;
+    double gamma_ = 0;
+    int microBatches_ = 1;
+};
+
 } // namespace hetplan

@@ -27,7 +27,6 @@ public:
             stride_[i + 1] = stride_[i] * (cap_[i] + 1);
         ny_ = stride_.back();
         states_.assign(size_t(L_ + 1) * ny_, {});
-        prepareBound();
     }
 
     ExactResult run(const Progress* progress)
@@ -52,44 +51,13 @@ private:
     size_t index(int u, int y) const { return size_t(u) * ny_ + y; }
     int count(int y, int i) const { return (y / stride_[i]) % (cap_[i] + 1); }
 
-    // Lower bound on what layers [0, u) still add, in reference work W (one GPU of type 0): a stage of g
-    // GPUs of type i needs at least W_stage * rho_ig / g seconds, rho_ig = min over layers of
-    // g * t_ig(l) / t_ref(l). So the prefix's max >= W / sum_i(rem_i * sigma_i) with sigma_i = max_g 1/rho_ig,
-    // and its sum >= W / max_ig(g / rho_ig).
-    void prepareBound()
-    {
-        work_.assign(L_ + 1, 0.0);
-        std::vector<double> ref(L_);
-        for (int l = 0; l < L_; ++l) {
-            ref[l] = costs_.fastest(0, 1, l, l + 1);
-            work_[l + 1] = work_[l] + ref[l];
-        }
-        sigma_.assign(cap_.size(), 0.0);
-        for (int i = 0; i < int(cap_.size()); ++i)
-            for (int g = 1; g <= costs_.maxGpus(i); ++g) {
-                if (!costs_.hasShape(i, g))
-                    continue;
-                double rho = kNoStage;
-                for (int l = 0; l < L_; ++l)
-                    if (ref[l] > 0)
-                        rho = std::min(rho, g * costs_.fastest(i, g, l, l + 1) / ref[l]);
-                if (rho <= 0)
-                    rho = 1e-12;
-                sigma_[i] = std::max(sigma_[i], 1.0 / rho);
-                gamma_ = std::max(gamma_, g / rho);
-            }
-    }
-
+    // The prefix bound (stage_costs.h) for a label whose prefix [0, u) has the GPUs y leaves.
     double bound(const Label& l, int u, int y) const
     {
-        if (u == 0)
-            return objectiveOf(l.sum, l.max, costs_.microBatches());
         double capacity = 0;
         for (int i = 0; i < int(cap_.size()); ++i)
-            capacity += (cap_[i] - count(y, i)) * sigma_[i];
-        if (capacity <= 0)
-            return kNoStage;
-        return objectiveOf(l.sum + work_[u] / gamma_, std::max(l.max, work_[u] / capacity), costs_.microBatches());
+            capacity += bound_.capacity(i, cap_[i] - count(y, i));
+        return bound_.objective(l.sum, l.max, u, capacity);
     }
 
     void expand(int v, int y, int id)
@@ -159,8 +127,7 @@ private:
     int ny_ = 1;
     std::vector<std::vector<int>> states_;
     std::vector<Label> arena_;
-    std::vector<double> work_, sigma_;
-    double gamma_ = 0;
+    PrefixBound bound_{costs_};
     double best_;
     int bestId_ = -1;
 };

@@ -2,8 +2,8 @@
 // The bundled examples: clusters from resources/clusters/*.json and models from the builders, addressed
 // by name or by "example:NAME" / file path specs (CLI and GUI).
 #include "core/model/cluster.h"
-#include "core/model/model.h"
 #include "core/model/job.h"
+#include "core/model/model.h"
 #include "core/model/profile.h"
 
 #include <string>

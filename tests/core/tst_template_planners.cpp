@@ -173,7 +173,8 @@ private slots:
         QVERIFY2(std::abs(r.objective - oracle) <= 1e-12 * oracle,
                  qPrintable(QString("exact %1, brute force %2").arg(r.objective).arg(oracle)));
         // The returned stages reproduce the objective and respect the GPU counts.
-        QVERIFY(std::abs(templateObjective(stageTimes(r.stages), sc.microBatches()).total() - oracle) <= 1e-12 * oracle);
+        QVERIFY(std::abs(templateObjective(stageTimes(r.stages), sc.microBatches()).total() - oracle) <=
+                1e-12 * oracle);
         std::vector<int> used(available.size(), 0);
         for (const TemplateStage& s : r.stages)
             used[s.type] += s.gpus;
@@ -213,7 +214,8 @@ private slots:
                 ++compared;
                 const double T = t->objective(sc.microBatches());
                 QVERIFY2(std::abs(T - oracle) <= 1e-12 * oracle,
-                         qPrintable(QString("n %1 S %2: table %3, brute force %4").arg(nodes).arg(stages).arg(T).arg(oracle)));
+                         qPrintable(
+                             QString("n %1 S %2: table %3, brute force %4").arg(nodes).arg(stages).arg(T).arg(oracle)));
                 QCOMPARE(int(t->stages.size()), stages);
             }
         QVERIFY(compared >= 4); // the case is not vacuous

@@ -26,11 +26,11 @@ struct PipelineTemplate {
 };
 
 struct TemplateGenOptions {
-    int type = 0;                  // the StageCosts type the cluster is made of
-    int gpusPerNode = 1;           // M
-    int maxGpus = 1;               // largest template: n_max · M (or any count with singleGpuStages)
-    bool singleGpuStages = false;  // only stages of one GPU (Ditto's n·M-stage virtual templates)
-    bool ignoreMemory = false;     // virtual devices: no memory limit
+    int type = 0;                 // the StageCosts type the cluster is made of
+    int gpusPerNode = 1;          // M
+    int maxGpus = 1;              // largest template: n_max · M (or any count with singleGpuStages)
+    bool singleGpuStages = false; // only stages of one GPU (Ditto's n·M-stage virtual templates)
+    bool ignoreMemory = false;    // virtual devices: no memory limit
 };
 
 class TemplateTable {
@@ -39,7 +39,7 @@ public:
     const PipelineTemplate* at(int gpus, int stages) const;
     // Best template of exactly `gpus` GPUs over all stage counts (T with `microBatches`), or nullptr.
     const PipelineTemplate* best(int gpus, int microBatches) const;
-    std::vector<int> gpuCounts() const; // counts that have a template, ascending
+    std::vector<int> gpuCounts() const;                      // counts that have a template, ascending
     std::map<std::pair<int, int>, PipelineTemplate> entries; // (gpus, stages) → template
     long long labels = 0;
 };

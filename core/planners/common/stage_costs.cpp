@@ -29,10 +29,14 @@ int stageInFlight(const Job& job, int s, int stages, int microBatches)
     return job.schedule == Schedule::GPipe ? microBatches : std::min(stages - s, microBatches);
 }
 
-StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types,
-                       std::vector<int> maxGpus, int microBatchSize, int microBatches)
-    : job_(job), types_(std::move(types)), maxGpus_(std::move(maxGpus)), layers_(costs.model().layerCount()),
-      microBatchSize_(microBatchSize), microBatches_(microBatches)
+StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
+                       int microBatchSize, int microBatches)
+    : job_(job),
+      types_(std::move(types)),
+      maxGpus_(std::move(maxGpus)),
+      layers_(costs.model().layerCount()),
+      microBatchSize_(microBatchSize),
+      microBatches_(microBatches)
 {
     tables_.resize(types_.size());
     for (int i = 0; i < typeCount(); ++i) {

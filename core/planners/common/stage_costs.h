@@ -75,7 +75,7 @@ public:
 private:
     struct Shape {
         StageShape shape;
-        std::vector<double> prefix; // F + B of layers [0, l)
+        std::vector<double> prefix;   // F + B of layers [0, l)
         std::vector<int> maxInFlight; // [u * (L + 1) + v]: most micro-batches in flight that fit; 0 = none
     };
     void addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape);

@@ -110,7 +110,8 @@ struct NodePool {
                     most = n;
             if (most < 0)
                 return {};
-            const std::vector<int> part = grab(most, std::min(int(free[most].size()) / chunk * chunk, g - int(out.size())));
+            const std::vector<int> part =
+                grab(most, std::min(int(free[most].size()) / chunk * chunk, g - int(out.size())));
             out.insert(out.end(), part.begin(), part.end());
         }
         return out;
@@ -172,8 +173,7 @@ QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vec
 
 QJsonObject objectiveJson(const TemplateObjective& o)
 {
-    return QJsonObject{
-        {"T", o.total()}, {"T1", o.t1}, {"T2", o.t2}, {"T3", o.t3}, {"slowest_stage", o.slowest + 1}};
+    return QJsonObject{{"T", o.total()}, {"T1", o.t1}, {"T2", o.t2}, {"T3", o.t3}, {"slowest_stage", o.slowest + 1}};
 }
 
 } // namespace hetplan

@@ -187,8 +187,8 @@ Recovered recover(const PlanRequest& req, const StageCosts& sc, const Folding& f
         throw InfeasibleError(std::string("ditto: the ") + (dp ? "DP" : "greedy") +
                               " recovery found no plan whose stages fit the GPUs' memory with the GPUs available" +
                               (r.virt.empty() ? std::string(" (no virtual template)")
-                                              : " (virtual template: " + std::to_string(r.virt.size()) +
-                                                    " stages of " + sizesOf(r.virt) + " virtual GPUs)"));
+                                              : " (virtual template: " + std::to_string(r.virt.size()) + " stages of " +
+                                                    sizesOf(r.virt) + " virtual GPUs)"));
     return r;
 }
 
@@ -200,8 +200,8 @@ QJsonObject details(const PlanRequest& req, const Folding& f, const std::vector<
     d["recovery"] = QString::fromStdString(req.option("recovery"));
     d["folding"] = foldingJson(f, groups);
     d["template"] = templateJson(r.real, groups);
-    d["virtual_template"] = QJsonObject{{"stages", int(r.virt.size())},
-                                        {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
+    d["virtual_template"] =
+        QJsonObject{{"stages", int(r.virt.size())}, {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
     d["reused"] = r.reused;
     d["granularity"] = r.granularity;
     d["micro_batches"] = microBatches;

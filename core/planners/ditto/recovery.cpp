@@ -73,7 +73,8 @@ void relax(std::vector<std::vector<Cell>>& dp, int j, const StageCosts& costs, c
                     if (!c.ok())
                         continue; // would not fit memory
                     const double sum = prev.sum + c.time, max = std::max(prev.max, c.time);
-                    const double rank = bound.objective(sum, max, bounds[j], capacityLeft(bound, available, prev, i, x));
+                    const double rank =
+                        bound.objective(sum, max, bounds[j], capacityLeft(bound, available, prev, i, x));
                     if (rank >= kNoStage || !admits(dp[j], rank, o.beam))
                         continue;
                     Cell cell = prev;

@@ -34,9 +34,9 @@
 namespace hetplan {
 
 struct RecoveryOptions {
-    int beam = 64;         // states kept per cell (1 = the paper's table)
-    bool anyMerge = true;  // choices (i, x, y) for every y, not only ((x - 1) r d_i, x r d_i]
-    int granularity = 1;   // r: virtual devices per weakest GPU
+    int beam = 64;        // states kept per cell (1 = the paper's table)
+    bool anyMerge = true; // choices (i, x, y) for every y, not only ((x - 1) r d_i, x r d_i]
+    int granularity = 1;  // r: virtual devices per weakest GPU
 };
 
 std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& folding, const std::vector<int>& available,

@@ -34,8 +34,8 @@ namespace hetplan {
 struct ExactResult {
     std::vector<TemplateStage> stages; // empty: nothing fits
     double objective = kNoStage;
-    long long labels = 0;   // labels created
-    long long states = 0;   // (u, y) states of the search space
+    long long labels = 0; // labels created
+    long long states = 0; // (u, y) states of the search space
     StopReason stopped = StopReason::None;
 };
 

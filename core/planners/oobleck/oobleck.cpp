@@ -60,7 +60,8 @@ QJsonObject tableJson(const TemplateTable& table, const DeviceGroup& group, int 
 // Templates stored by an earlier plan (--reuse): the best per node count, re-costed for this request.
 TemplateTable tableFromJson(const QJsonObject& o, const DeviceGroup& group, const StageCosts& costs)
 {
-    if (o.value("device").toString().toStdString() != group.type || o.value("gpus_per_node").toInt() != group.maxNodeGpus)
+    if (o.value("device").toString().toStdString() != group.type ||
+        o.value("gpus_per_node").toInt() != group.maxNodeGpus)
         throw InputError("--reuse", "oobleck", "the stored templates are for another device type or node size");
     TemplateTable table;
     for (const QJsonValue& row : o.value("templates").toArray()) {

@@ -12,6 +12,9 @@
     X(registerMegatronPlanner)      \
     X(registerRandomPlanner)        \
     X(registerAnnealingPlanner)     \
+    X(registerPoplarPlanner)        \
+    X(registerDeepSpeedZeroPlanner) \
+    X(registerWhalePlanner)         \
     X(registerExhaustivePlanner)    \
     X(registerOobleckPlanner)       \
     X(registerDittoPlanner)         \

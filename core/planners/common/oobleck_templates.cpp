@@ -8,7 +8,7 @@ namespace hetplan {
 
 namespace {
 
-struct Label {
+struct TemplateLabel {
     double sum = 0, max = 0;
     int parent = -1;
     int gpus = 0, first = 0, end = 0;
@@ -24,7 +24,7 @@ public:
 
     TemplateTable run(const Progress* progress)
     {
-        arena_.push_back(Label{});
+        arena_.push_back(TemplateLabel{});
         states_[index(L_, 0, 0)].push_back(0);
         for (int v = L_; v >= 1; --v)
             for (int G = 0; G < o_.maxGpus; ++G) {
@@ -49,7 +49,7 @@ private:
 
     void expand(int v, int G, int k, int id)
     {
-        const Label from = arena_[id];
+        const TemplateLabel from = arena_[id];
         const int M = o_.gpusPerNode;
         for (int g = 1; g <= (o_.singleGpuStages ? 1 : M) && G + g <= o_.maxGpus; ++g) {
             if (!costs_.hasShape(o_.type, g) || G / M != (G + g - 1) / M)
@@ -58,12 +58,12 @@ private:
                 const double t = stageTime(g, u, v, k);
                 if (t >= kNoStage)
                     break; // more layers need more memory
-                insert(index(u, G + g, k + 1), Label{from.sum + t, std::max(from.max, t), id, g, u, v});
+                insert(index(u, G + g, k + 1), TemplateLabel{from.sum + t, std::max(from.max, t), id, g, u, v});
             }
         }
     }
 
-    void insert(size_t state, const Label& l)
+    void insert(size_t state, const TemplateLabel& l)
     {
         std::vector<int>& list = states_[state];
         for (int id : list)
@@ -98,7 +98,7 @@ private:
         p.sum = arena_[id].sum;
         p.max = arena_[id].max;
         for (; arena_[id].parent >= 0; id = arena_[id].parent) {
-            const Label& l = arena_[id];
+            const TemplateLabel& l = arena_[id];
             p.stages.push_back({l.first, l.end, o_.type, l.gpus, {}, 0});
         }
         const int S = int(p.stages.size());
@@ -120,7 +120,7 @@ private:
     TemplateGenOptions o_;
     int L_, kMax_;
     std::vector<std::vector<int>> states_;
-    std::vector<Label> arena_;
+    std::vector<TemplateLabel> arena_;
 };
 
 } // namespace

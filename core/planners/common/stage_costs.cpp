@@ -63,13 +63,15 @@ void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int 
     for (int l = 0; l < layers_; ++l)
         s.prefix[l + 1] = s.prefix[l] + times[l].forward + times[l].backward;
     const DeviceType& device = costs.device(types_[type]);
+    Node node; // the catalog's runtime overhead for the type (a node's own override is not seen here)
+    node.deviceType = types_[type];
     const int shards = job.zeroStage > 0 ? shape.dp : 1;
     const int most = std::max(1, microBatches_); // 1F1B keeps at most N_b in flight, GPipe exactly N_b
     s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
     for (int u = 0; u < layers_; ++u)
         for (int v = u + 1; v <= layers_; ++v) {
             auto fits = [&](int k) {
-                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), device);
+                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device);
             };
             // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
             if (!fits(1))

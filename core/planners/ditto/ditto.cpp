@@ -28,11 +28,6 @@ std::vector<PlannerOption> DittoPlanner::options() const
 
 namespace {
 
-struct VirtualTemplate {
-    std::vector<TemplateStage> stages; // on the weakest type, virtual GPUs per stage
-    bool reused = false;
-};
-
 std::vector<int> boundsOf(const std::vector<TemplateStage>& stages)
 {
     std::vector<int> b{0};
@@ -83,7 +78,7 @@ std::vector<TemplateStage> fromTable(const TemplateTable& table, bool dp, int gp
     return t ? t->stages : std::vector<TemplateStage>{};
 }
 
-QJsonArray tableJson(const TemplateTable& table, bool dp, int upTo, int microBatches)
+QJsonArray dittoTableJson(const TemplateTable& table, bool dp, int upTo, int microBatches)
 {
     QJsonArray out;
     for (int g = 1; g <= upTo; ++g) {
@@ -155,7 +150,7 @@ void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f
     }
 }
 
-Recovered recover(const PlanRequest& req, const StageCosts& sc, const Folding& f, const std::string& weakType,
+Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Folding& f, const std::string& weakType,
                   const std::vector<int>& available, const Progress& progress)
 {
     const bool dp = req.option("recovery") == "dp";
@@ -192,7 +187,7 @@ Recovered recover(const PlanRequest& req, const StageCosts& sc, const Folding& f
     return r;
 }
 
-QJsonObject details(const PlanRequest& req, const Folding& f, const std::vector<DeviceGroup>& groups,
+QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<DeviceGroup>& groups,
                     const Recovered& r, int microBatches)
 {
     const bool dp = req.option("recovery") == "dp";
@@ -212,7 +207,7 @@ QJsonObject details(const PlanRequest& req, const Folding& f, const std::vector<
                         .arg(f.virtualGpus)
                         .arg(L);
     d["virtual_templates"] = r.reused ? req.reuse.at("ditto").value("virtual_templates").toArray()
-                                      : tableJson(r.table, dp, r.stages, microBatches);
+                                      : dittoTableJson(r.table, dp, r.stages, microBatches);
     return d;
 }
 
@@ -230,13 +225,13 @@ Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
     std::vector<int> available;
     for (const DeviceGroup& g : groups)
         available.push_back(g.gpus);
-    const Recovered r = recover(req, sc, f, groups[f.weakest].type, available, progress);
+    const Recovered r = recoverTemplate(req, sc, f, groups[f.weakest].type, available, progress);
     Plan plan;
     plan.pipelines.push_back(placeTemplate(r.real, req.cluster, groups, mbs, B));
     plan.plannerEstimate = templateObjective(stageTimes(r.real), B).total();
     plan.search.candidates = r.table.labels;
     plan.search.extra["reused_templates"] = r.reused ? 1 : 0;
-    plan.details["ditto"] = details(req, f, groups, r, B);
+    plan.details["ditto"] = dittoDetails(req, f, groups, r, B);
     return plan;
 }
 

@@ -9,7 +9,7 @@ namespace hetplan {
 namespace {
 
 // One recovered suffix: the virtual stages j .. S-1 as real stages.
-struct Cell {
+struct RecoveryCell {
     std::vector<int> used; // GPUs per type
     double sum = 0, max = 0, cost = 0;
     double rank = 0; // cost plus a lower bound for the virtual stages still in front (PrefixBound)
@@ -19,13 +19,13 @@ struct Cell {
 };
 
 // Whether a cell of this rank would enter the beam (it is full and this one is no better than its worst).
-bool admits(const std::vector<Cell>& cells, double rank, int beam)
+bool admits(const std::vector<RecoveryCell>& cells, double rank, int beam)
 {
     return int(cells.size()) < beam || rank < cells.back().rank;
 }
 
 // Keeps the `beam` best cells (by rank) with distinct (GPUs used, stage count).
-void keep(std::vector<Cell>& cells, Cell c, int beam)
+void keep(std::vector<RecoveryCell>& cells, RecoveryCell c, int beam)
 {
     for (size_t k = 0; k < cells.size(); ++k)
         if (cells[k].stages == c.stages && cells[k].used == c.used) {
@@ -34,14 +34,14 @@ void keep(std::vector<Cell>& cells, Cell c, int beam)
             cells.erase(cells.begin() + k);
             break;
         }
-    auto at = std::upper_bound(cells.begin(), cells.end(), c.rank, [](double v, const Cell& o) { return v < o.rank; });
+    auto at = std::upper_bound(cells.begin(), cells.end(), c.rank, [](double v, const RecoveryCell& o) { return v < o.rank; });
     cells.insert(at, std::move(c));
     if (int(cells.size()) > beam)
         cells.pop_back();
 }
 
 // The prefix capacity (PrefixBound) left after `prev` plus x GPUs of type i.
-double capacityLeft(const PrefixBound& bound, const std::vector<int>& available, const Cell& prev, int i, int x)
+double capacityLeft(const PrefixBound& bound, const std::vector<int>& available, const RecoveryCell& prev, int i, int x)
 {
     double capacity = 0;
     for (int t = 0; t < int(available.size()); ++t)
@@ -50,7 +50,7 @@ double capacityLeft(const PrefixBound& bound, const std::vector<int>& available,
 }
 
 // Tries every choice (type, x, y) starting at virtual stage j on top of the suffix cells (eq. 6-9).
-void relax(std::vector<std::vector<Cell>>& dp, int j, const StageCosts& costs, const Folding& f,
+void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& costs, const Folding& f,
            const std::vector<int>& available, const std::vector<int>& bounds, const RecoveryOptions& o,
            const PrefixBound& bound)
 {
@@ -64,7 +64,7 @@ void relax(std::vector<std::vector<Cell>>& dp, int j, const StageCosts& costs, c
             const int yLast = o.anyMerge ? S - j : x * share;
             for (int y = yFirst; y <= yLast && j + y <= S; ++y)
                 for (int p = 0; p < int(dp[j + y].size()); ++p) {
-                    const Cell& prev = dp[j + y][p];
+                    const RecoveryCell& prev = dp[j + y][p];
                     if (prev.used[i] + x > available[i])
                         continue; // no more GPUs than the type has
                     const StageChoice c =
@@ -77,7 +77,7 @@ void relax(std::vector<std::vector<Cell>>& dp, int j, const StageCosts& costs, c
                         bound.objective(sum, max, bounds[j], capacityLeft(bound, available, prev, i, x));
                     if (rank >= kNoStage || !admits(dp[j], rank, o.beam))
                         continue;
-                    Cell cell = prev;
+                    RecoveryCell cell = prev;
                     cell.used[i] += x;
                     cell.sum = sum;
                     cell.max = max;
@@ -98,8 +98,8 @@ std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& fol
                                      const std::vector<int>& bounds, const RecoveryOptions& options)
 {
     const int S = int(bounds.size()) - 1;
-    std::vector<std::vector<Cell>> dp(S + 1);
-    dp[S].push_back(Cell{});
+    std::vector<std::vector<RecoveryCell>> dp(S + 1);
+    dp[S].push_back(RecoveryCell{});
     dp[S][0].used.assign(costs.typeCount(), 0);
     const PrefixBound bound(costs);
     for (int j = S - 1; j >= 0; --j)
@@ -108,7 +108,7 @@ std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& fol
     if (dp[0].empty())
         return out;
     for (int j = 0, k = 0; j < S;) {
-        const Cell& c = dp[j][k];
+        const RecoveryCell& c = dp[j][k];
         out.push_back(c.stage);
         j = c.next;
         k = c.nextIndex;

@@ -8,7 +8,7 @@ namespace hetplan {
 
 namespace {
 
-struct Label {
+struct ExactLabel {
     double sum = 0, max = 0;
     int k = 0;       // stages in the suffix
     int parent = -1; // arena index of the suffix this label extends
@@ -33,7 +33,7 @@ public:
     {
         ExactResult r;
         r.states = (long long)states_.size();
-        arena_.push_back(Label{});
+        arena_.push_back(ExactLabel{});
         states_[index(L_, 0)].push_back(0);
         for (int v = L_; v >= 1; --v)
             for (int y = 0; y < ny_; ++y) {
@@ -52,7 +52,7 @@ private:
     int count(int y, int i) const { return (y / stride_[i]) % (cap_[i] + 1); }
 
     // The prefix bound (stage_costs.h) for a label whose prefix [0, u) has the GPUs y leaves.
-    double bound(const Label& l, int u, int y) const
+    double bound(const ExactLabel& l, int u, int y) const
     {
         double capacity = 0;
         for (int i = 0; i < int(cap_.size()); ++i)
@@ -62,7 +62,7 @@ private:
 
     void expand(int v, int y, int id)
     {
-        const Label from = arena_[id];
+        const ExactLabel from = arena_[id];
         if (bound(from, v, y) >= best_)
             return;
         const int inFlight = stageInFlight(job_, 0, from.k + 1, costs_.microBatches());
@@ -74,7 +74,7 @@ private:
                     const StageChoice c = costs_.best(i, g, u, v, inFlight);
                     if (!c.ok())
                         break; // more layers need more memory
-                    Label l{from.sum + c.time, std::max(from.max, c.time), from.k + 1, id, i, g, u, v};
+                    ExactLabel l{from.sum + c.time, std::max(from.max, c.time), from.k + 1, id, i, g, u, v};
                     const int to = y + g * stride_[i];
                     if (objectiveOf(l.sum, l.max, costs_.microBatches()) >= best_)
                         break; // more layers only take longer
@@ -85,16 +85,16 @@ private:
             }
     }
 
-    void insert(int u, int y, const Label& l, double objective)
+    void insert(int u, int y, const ExactLabel& l, double objective)
     {
         std::vector<int>& list = states_[index(u, y)];
         for (int id : list) {
-            const Label& o = arena_[id];
+            const ExactLabel& o = arena_[id];
             if (o.sum <= l.sum && o.max <= l.max && o.k <= l.k)
                 return;
         }
         std::erase_if(list, [&](int id) {
-            const Label& o = arena_[id];
+            const ExactLabel& o = arena_[id];
             return l.sum <= o.sum && l.max <= o.max && l.k <= o.k;
         });
         arena_.push_back(l);
@@ -112,7 +112,7 @@ private:
             return r;
         r.objective = best_;
         for (int id = bestId_; arena_[id].parent >= 0; id = arena_[id].parent) {
-            const Label& l = arena_[id];
+            const ExactLabel& l = arena_[id];
             r.stages.push_back({l.first, l.end, l.type, l.gpus, {}, 0});
         }
         return r;
@@ -126,7 +126,7 @@ private:
     std::vector<int> stride_;
     int ny_ = 1;
     std::vector<std::vector<int>> states_;
-    std::vector<Label> arena_;
+    std::vector<ExactLabel> arena_;
     PrefixBound bound_{costs_};
     double best_;
     int bestId_ = -1;

@@ -33,7 +33,7 @@ DeviceGroup homogeneousGroup(const Cluster& cluster)
     return groups[0];
 }
 
-QJsonObject tableJson(const TemplateTable& table, const DeviceGroup& group, int mbs, int microBatches)
+QJsonObject oobleckTableJson(const TemplateTable& table, const DeviceGroup& group, int mbs, int microBatches)
 {
     QJsonArray templates;
     for (int gpus : table.gpuCounts()) {
@@ -121,7 +121,7 @@ Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     plan.plannerEstimate = inst.seconds;
     plan.search.candidates = table.labels;
     plan.search.extra["reused_templates"] = reused ? 1 : 0;
-    QJsonObject details = tableJson(table, group, mbs, B);
+    QJsonObject details = oobleckTableJson(table, group, mbs, B);
     details["min_nodes"] = bestByNodes.begin()->first;
     details["reused"] = reused;
     QJsonArray instances;

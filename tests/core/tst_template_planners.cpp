@@ -155,10 +155,10 @@ private slots:
         job.globalBatchSize = t.gbs;
         job.sequenceLength = 1;
         const CostModel costs(model, job, {});
-        const std::vector<DeviceGroup> groups = deviceGroups(cluster);
+        const std::vector<TypeGroup> groups = typeGroups(cluster);
         const StageCosts sc(costs, job, groupTypes(groups), groupNodeSizes(groups), t.mbs, t.gbs / t.mbs);
         std::vector<int> available;
-        for (const DeviceGroup& g : groups)
+        for (const TypeGroup& g : groups)
             available.push_back(g.gpus);
         if (t.paramsPerLayer >= 3e8) // the memory cases must really bind: the whole model fits no single GPU
             for (int i = 0; i < sc.typeCount(); ++i)
@@ -231,7 +231,7 @@ private slots:
         // cluster has V = 4 x 1 + 4 x 2 = 12 GPUs, 6 virtual nodes of 2.
         const PlanRequest req = dittoRequest("ditto-ex1");
         const CostModel costs(req.model, req.job, req.profile);
-        const std::vector<DeviceGroup> groups = deviceGroups(req.cluster);
+        const std::vector<TypeGroup> groups = typeGroups(req.cluster);
         const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), 2, 64);
         const Folding f = foldPlain(sc, groups);
         QCOMPARE(groups[f.weakest].type, std::string("V100-16GB"));

@@ -32,9 +32,9 @@ int templateMicroBatchSize(const PlanRequest& req)
     return mbs;
 }
 
-std::vector<DeviceGroup> deviceGroups(const Cluster& cluster)
+std::vector<TypeGroup> typeGroups(const Cluster& cluster)
 {
-    std::vector<DeviceGroup> groups;
+    std::vector<TypeGroup> groups;
     for (int n = 0; n < int(cluster.nodes.size()); ++n) {
         const Node& node = cluster.nodes[n];
         auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.type == node.deviceType; });
@@ -49,18 +49,18 @@ std::vector<DeviceGroup> deviceGroups(const Cluster& cluster)
     return groups;
 }
 
-std::vector<std::string> groupTypes(const std::vector<DeviceGroup>& groups)
+std::vector<std::string> groupTypes(const std::vector<TypeGroup>& groups)
 {
     std::vector<std::string> out;
-    for (const DeviceGroup& g : groups)
+    for (const TypeGroup& g : groups)
         out.push_back(g.type);
     return out;
 }
 
-std::vector<int> groupNodeSizes(const std::vector<DeviceGroup>& groups)
+std::vector<int> groupNodeSizes(const std::vector<TypeGroup>& groups)
 {
     std::vector<int> out;
-    for (const DeviceGroup& g : groups)
+    for (const TypeGroup& g : groups)
         out.push_back(g.maxNodeGpus);
     return out;
 }
@@ -126,7 +126,7 @@ struct NodePool {
 } // namespace
 
 Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& cluster,
-                       const std::vector<DeviceGroup>& groups, int microBatchSize, int microBatches)
+                       const std::vector<TypeGroup>& groups, int microBatchSize, int microBatches)
 {
     std::vector<NodePool> pools(groups.size());
     const std::vector<int> offsets = cluster.nodeOffsets();
@@ -158,7 +158,7 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
     return p;
 }
 
-QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<DeviceGroup>& groups)
+QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<TypeGroup>& groups)
 {
     QJsonArray out;
     for (const TemplateStage& s : stages)

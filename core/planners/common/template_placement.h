@@ -18,15 +18,15 @@ PlannerOption templateMicroBatchOption();
 int templateMicroBatchSize(const PlanRequest& request);
 
 // The cluster's GPUs grouped by device type, in order of first appearance.
-struct DeviceGroup {
+struct TypeGroup {
     std::string type;
     std::vector<int> nodes; // node indices
     int gpus = 0;           // all GPUs of the type
     int maxNodeGpus = 0;    // the largest node: the most GPUs one stage may take
 };
-std::vector<DeviceGroup> deviceGroups(const Cluster& cluster);
-std::vector<std::string> groupTypes(const std::vector<DeviceGroup>& groups);
-std::vector<int> groupNodeSizes(const std::vector<DeviceGroup>& groups);
+std::vector<TypeGroup> typeGroups(const Cluster& cluster);
+std::vector<std::string> groupTypes(const std::vector<TypeGroup>& groups);
+std::vector<int> groupNodeSizes(const std::vector<TypeGroup>& groups);
 
 struct TemplateStage {
     int first = 0, end = 0; // layers [first, end)
@@ -47,10 +47,10 @@ bool refreshStages(std::vector<TemplateStage>& stages, const StageCosts& costs, 
 // stages first, best fit), otherwise in tensor-parallel-sized chunks over several nodes. Throws
 // InfeasibleError if a type runs out of GPUs.
 Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& cluster,
-                       const std::vector<DeviceGroup>& groups, int microBatchSize, int microBatches);
+                       const std::vector<TypeGroup>& groups, int microBatchSize, int microBatches);
 
 // [{"layers": [a, b), "device": type, "gpus": g, "tp": .., "dp": .., "seconds": t}, ...]
-QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<DeviceGroup>& groups);
+QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<TypeGroup>& groups);
 // The objective's parts as {"T": .., "T1": .., "T2": .., "T3": .., "slowest_stage": k*}.
 QJsonObject objectiveJson(const TemplateObjective& o);
 

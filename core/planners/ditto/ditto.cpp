@@ -95,7 +95,7 @@ QJsonArray dittoTableJson(const TemplateTable& table, bool dp, int upTo, int mic
     return out;
 }
 
-QJsonObject foldingJson(const Folding& f, const std::vector<DeviceGroup>& groups)
+QJsonObject foldingJson(const Folding& f, const std::vector<TypeGroup>& groups)
 {
     QJsonArray types;
     for (size_t i = 0; i < groups.size(); ++i)
@@ -187,7 +187,7 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
     return r;
 }
 
-QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<DeviceGroup>& groups,
+QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<TypeGroup>& groups,
                     const Recovered& r, int microBatches)
 {
     const bool dp = req.option("recovery") == "dp";
@@ -216,14 +216,14 @@ QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::ve
 Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
     progress.report(0, "ditto: stage costs");
-    const std::vector<DeviceGroup> groups = deviceGroups(req.cluster);
+    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
     const int mbs = templateMicroBatchSize(req);
     const int B = req.job.globalBatchSize / mbs;
     const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B);
     const Folding f = req.option("folding") == "comm" ? foldWithComm(sc, groups, req.cluster, req.model, req.job)
                                                       : foldPlain(sc, groups);
     std::vector<int> available;
-    for (const DeviceGroup& g : groups)
+    for (const TypeGroup& g : groups)
         available.push_back(g.gpus);
     const Recovered r = recoverTemplate(req, sc, f, groups[f.weakest].type, available, progress);
     Plan plan;

@@ -7,7 +7,7 @@
 
 namespace hetplan {
 
-Folding foldPlain(const StageCosts& costs, const std::vector<DeviceGroup>& groups)
+Folding foldPlain(const StageCosts& costs, const std::vector<TypeGroup>& groups)
 {
     Folding f;
     f.mode = "plain";
@@ -34,7 +34,7 @@ double FoldingComm::p(int d) const
     return weakSeconds / d + cAcross + cIn;
 }
 
-FoldingComm foldingComm(const StageCosts& costs, const std::vector<DeviceGroup>& groups, const Cluster& cluster,
+FoldingComm foldingComm(const StageCosts& costs, const std::vector<TypeGroup>& groups, const Cluster& cluster,
                         const ModelSpec& model, const Job& job, int weakest)
 {
     FoldingComm c;
@@ -55,7 +55,7 @@ FoldingComm foldingComm(const StageCosts& costs, const std::vector<DeviceGroup>&
     return c;
 }
 
-Folding foldWithComm(const StageCosts& costs, const std::vector<DeviceGroup>& groups, const Cluster& cluster,
+Folding foldWithComm(const StageCosts& costs, const std::vector<TypeGroup>& groups, const Cluster& cluster,
                      const ModelSpec& model, const Job& job)
 {
     Folding f = foldPlain(costs, groups);

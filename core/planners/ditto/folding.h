@@ -36,10 +36,10 @@ struct FoldingComm {
     double p(int d) const;
 };
 
-Folding foldPlain(const StageCosts& costs, const std::vector<DeviceGroup>& groups);
-FoldingComm foldingComm(const StageCosts& costs, const std::vector<DeviceGroup>& groups, const Cluster& cluster,
+Folding foldPlain(const StageCosts& costs, const std::vector<TypeGroup>& groups);
+FoldingComm foldingComm(const StageCosts& costs, const std::vector<TypeGroup>& groups, const Cluster& cluster,
                         const ModelSpec& model, const Job& job, int weakest);
-Folding foldWithComm(const StageCosts& costs, const std::vector<DeviceGroup>& groups, const Cluster& cluster,
+Folding foldWithComm(const StageCosts& costs, const std::vector<TypeGroup>& groups, const Cluster& cluster,
                      const ModelSpec& model, const Job& job);
 
 } // namespace hetplan

@@ -21,11 +21,11 @@ std::vector<PlannerOption> ExhaustivePlanner::options() const
 Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
     progress.report(0, "exhaustive: stage costs");
-    const std::vector<DeviceGroup> groups = deviceGroups(req.cluster);
+    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
     const int mbs = templateMicroBatchSize(req);
     const int microBatches = req.job.globalBatchSize / mbs;
     std::vector<int> available;
-    for (const DeviceGroup& g : groups)
+    for (const TypeGroup& g : groups)
         available.push_back(g.gpus);
     const double states = exactStateCount(req.model.layerCount(), available);
     if (states > req.intOption("max_states")) {

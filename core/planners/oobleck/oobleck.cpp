@@ -15,12 +15,12 @@ std::vector<PlannerOption> OobleckPlanner::options() const { return {templateMic
 namespace {
 
 // The one device type and node size of a homogeneous cluster, or InfeasibleError pointing to ditto.
-DeviceGroup homogeneousGroup(const Cluster& cluster)
+TypeGroup homogeneousGroup(const Cluster& cluster)
 {
-    const std::vector<DeviceGroup> groups = deviceGroups(cluster);
+    const std::vector<TypeGroup> groups = typeGroups(cluster);
     if (groups.size() != 1) {
         std::string types;
-        for (const DeviceGroup& g : groups)
+        for (const TypeGroup& g : groups)
             types += (types.empty() ? "" : ", ") + g.type;
         throw InfeasibleError("oobleck plans homogeneous clusters; this one mixes " + types +
                               " — use ditto (or exhaustive) for heterogeneous clusters");
@@ -33,7 +33,7 @@ DeviceGroup homogeneousGroup(const Cluster& cluster)
     return groups[0];
 }
 
-QJsonObject oobleckTableJson(const TemplateTable& table, const DeviceGroup& group, int mbs, int microBatches)
+QJsonObject oobleckTableJson(const TemplateTable& table, const TypeGroup& group, int mbs, int microBatches)
 {
     QJsonArray templates;
     for (int gpus : table.gpuCounts()) {
@@ -58,7 +58,7 @@ QJsonObject oobleckTableJson(const TemplateTable& table, const DeviceGroup& grou
 }
 
 // Templates stored by an earlier plan (--reuse): the best per node count, re-costed for this request.
-TemplateTable tableFromJson(const QJsonObject& o, const DeviceGroup& group, const StageCosts& costs)
+TemplateTable tableFromJson(const QJsonObject& o, const TypeGroup& group, const StageCosts& costs)
 {
     if (o.value("device").toString().toStdString() != group.type ||
         o.value("gpus_per_node").toInt() != group.maxNodeGpus)
@@ -96,7 +96,7 @@ TemplateTable tableFromJson(const QJsonObject& o, const DeviceGroup& group, cons
 Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
     progress.report(0, "oobleck: stage costs");
-    const DeviceGroup group = homogeneousGroup(req.cluster);
+    const TypeGroup group = homogeneousGroup(req.cluster);
     const int mbs = templateMicroBatchSize(req);
     const int B = req.job.globalBatchSize / mbs;
     const int M = group.maxNodeGpus;

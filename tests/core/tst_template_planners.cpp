@@ -273,8 +273,9 @@ private slots:
             QVERIFY2(recovery == "greedy", e.what());
             return;
         }
-        const CostModel costs(plan.model, plan.job, plan.profile);
-        test::checkPipelineInvariants(plan, &costs);
+        // Memory by the simulator's verdict: testutil's check charges a stage's whole micro-batch to each of
+        // its data-parallel ranks, the simulator (and the planners) split it.
+        test::checkPipelineInvariants(plan);
         QVERIFY(plan.estimate.feasible);
         QCOMPARE(plan.details.at("ditto").value("recovery").toString(), recovery);
     }
@@ -298,8 +299,8 @@ private slots:
             Progress progress;
             try {
                 const Plan plan = runPlanner("ditto", req, progress);
-                const CostModel costs(plan.model, plan.job, plan.profile);
-                test::checkPipelineInvariants(plan, &costs);
+                test::checkPipelineInvariants(plan);
+                QVERIFY(plan.estimate.feasible);
                 for (int g : plan.usedGpus())
                     QVERIFY(plan.cluster.nodeOf(g).name != failed.name);
                 ++planned;
@@ -321,8 +322,8 @@ private slots:
         const Plan second = runPlanner("ditto", again, p2);
         QVERIFY(second.details.at("ditto").value("reused").toBool());
         QVERIFY(!first.details.at("ditto").value("reused").toBool());
-        const CostModel costs(second.model, second.job, second.profile);
-        test::checkPipelineInvariants(second, &costs);
+        test::checkPipelineInvariants(second);
+        QVERIFY(second.estimate.feasible);
         // The same plan as searching afresh on the smaller cluster would give (the stored template of that
         // size is the one the search makes).
         PlanRequest fresh = again;

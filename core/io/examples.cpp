@@ -111,6 +111,8 @@ Profile exampleProfile(const std::string& name, const ModelSpec& model, const Jo
     Profile out;
     out.model = model.name;
     out.source = "ditto";
+    out.sequenceLength = job.sequenceLength;
+    out.precision = job.precision;
     for (const auto& [device, throughput] : kDittoThroughput)
         for (const auto& [key, table] : base.tables()) {
             std::vector<LayerTiming> scaled = table;

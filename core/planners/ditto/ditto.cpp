@@ -151,7 +151,7 @@ void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f
 }
 
 Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Folding& f, const std::string& weakType,
-                  const std::vector<int>& available, const Progress& progress)
+                          const std::vector<int>& available, const Progress& progress)
 {
     const bool dp = req.option("recovery") == "dp";
     const int L = req.model.layerCount();
@@ -188,7 +188,7 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
 }
 
 QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<TypeGroup>& groups,
-                    const Recovered& r, int microBatches)
+                         const Recovered& r, int microBatches)
 {
     const bool dp = req.option("recovery") == "dp";
     QJsonObject d = objectiveJson(templateObjective(stageTimes(r.real), microBatches));

@@ -34,7 +34,8 @@ void keep(std::vector<RecoveryCell>& cells, RecoveryCell c, int beam)
             cells.erase(cells.begin() + k);
             break;
         }
-    auto at = std::upper_bound(cells.begin(), cells.end(), c.rank, [](double v, const RecoveryCell& o) { return v < o.rank; });
+    auto at = std::upper_bound(cells.begin(), cells.end(), c.rank,
+                               [](double v, const RecoveryCell& o) { return v < o.rank; });
     cells.insert(at, std::move(c));
     if (int(cells.size()) > beam)
         cells.pop_back();

@@ -126,6 +126,19 @@ private slots:
         QCOMPARE(blockBounds(m, 25), uniformBounds(30, 25));
     }
 
+    void zeroTwoKeepsOneStage()
+    {
+        // DeepSpeed refuses ZeRO-2/3 with pipeline parallelism (so does the simulator): the search keeps only
+        // one-stage strategies and says how many it dropped.
+        PlanRequest req = hetRequest();
+        req.job.zeroStage = 2;
+        for (const char* name : {"amp", "random"}) {
+            const Plan plan = run(name, req);
+            QCOMPARE(int(plan.pipelines[0].stages.size()), 1);
+            QVERIFY(plan.search.extra.at("dropped_for_zero") > 0);
+        }
+    }
+
     void megatronSplits()
     {
         // GPT-2's embedding and head carry far more parameters than a block: split=params moves layers

@@ -12,9 +12,12 @@ std::vector<PlannerOption> HetHubPlanner::options() const
                                    "best leaves by the predictor that the shared simulator re-scores"),
             PlannerOption::integer("max_micro_batch", "Largest micro-batch", 4, 1, 1024,
                                    "largest micro-batch size searched (the paper uses 1)"),
-            PlannerOption::choice("order", "Stage order", "descending", {"descending", "best"},
-                                  "descending: the paper's rule (slowest stage first); best: also try every stage "
-                                  "order of the chosen split with the simulator"),
+            PlannerOption::choice("order", "Stage order", "best", {"descending", "best"},
+                                  "descending: the paper's rule (slowest stage first); best: the simulator's best "
+                                  "order of the chosen split (the rule is up to 28% off on small cases)"),
+            PlannerOption::integer("order_budget", "Order simulations", 120, 1, 100000,
+                                   "order=best: simulations spent on stage orders (all orders when fewer, else "
+                                   "pairwise-swap hill climbing)"),
             PlannerOption::boolean("metrics", "Paper metrics", true,
                                    "compute the additive upper bound (eq. 3) and the uniform-split baseline")};
 }
@@ -25,6 +28,7 @@ Plan HetHubPlanner::plan(const PlanRequest& req, const CostModel& costs, Progres
     settings.topK = req.intOption("top_k");
     settings.maxMicroBatch = req.intOption("max_micro_batch");
     settings.bestOrder = req.option("order") == "best";
+    settings.orderBudget = req.intOption("order_budget");
     hethub::SearchResult result = hethub::searchHetHub(req, costs, progress, settings);
     QJsonObject details;
     if (req.boolOption("metrics") && result.plan.search.stopped.empty()) {

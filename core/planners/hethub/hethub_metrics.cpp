@@ -83,7 +83,6 @@ QJsonObject homogeneousJson(const TypeGroup& g, const PlanRequest& req, const Co
     QJsonObject o{{"device", QString::fromStdString(g.device)}, {"gpus", int(g.gpus.size())}};
     PlanRequest sub = req;
     sub.cluster = typeSubCluster(req.cluster, g.device);
-    settings.bestOrder = false;
     try {
         const SearchResult r = searchHetHub(sub, costs, progress, settings);
         o["tokens_per_gpu_second"] = tokensPerGpuSecond(r.plan);

@@ -24,7 +24,7 @@ Cluster typeSubCluster(const Cluster& cluster, const std::string& device);
 Plan uniformSplitPlan(const SearchResult& result, const PlanRequest& req, const CostModel& costs);
 
 // The "hethub" details section: the chosen layout, the metrics above and each type's homogeneous result.
-// The homogeneous searches use `settings` without order = best.
+// The homogeneous searches use the same `settings`.
 QJsonObject hethubDetails(const SearchResult& result, const PlanRequest& req, const CostModel& costs,
                           const Progress& progress, const SearchSettings& settings);
 

@@ -86,7 +86,8 @@ SearchResult searchHetHub(const PlanRequest& req, const CostModel& costs, const 
         }
     if (settings.bestOrder && out.plan.search.stopped.empty()) {
         const Predictor predictor(req.cluster, costs, out.groups, out.config);
-        auto [order, plan] = bestOrdering(predictor, req, costs, out.order, 720, out.orderingsTried);
+        auto [order, plan] =
+            bestOrdering(predictor, req, costs, out.order, size_t(settings.orderBudget), out.orderingsTried, &progress);
         if (plan.estimate.iterationSeconds < out.plan.estimate.iterationSeconds) {
             plan.search = out.plan.search;
             plan.candidates = out.plan.candidates;
@@ -136,13 +137,14 @@ bool better(const Plan& a, const Plan& b)
 
 std::pair<std::vector<StageSlot>, Plan> bestOrdering(const Predictor& predictor, const PlanRequest& req,
                                                      const CostModel& costs, const std::vector<StageSlot>& order,
-                                                     size_t limit, long long& tried)
+                                                     size_t limit, long long& tried, const Progress* progress)
 {
+    auto stopped = [&] { return progress && progress->stopReason() != StopReason::None; };
     std::vector<StageSlot> best = order;
     Plan bestPlan = simulated(predictor, req, costs, order, tried);
     if (auto all = allOrderings(order, limit)) {
         for (const std::vector<StageSlot>& o : *all)
-            if (o != order)
+            if (o != order && !stopped())
                 if (Plan p = simulated(predictor, req, costs, o, tried); better(p, bestPlan)) {
                     bestPlan = std::move(p);
                     best = o;
@@ -150,7 +152,7 @@ std::pair<std::vector<StageSlot>, Plan> bestOrdering(const Predictor& predictor,
         return {best, bestPlan};
     }
     // Too many orderings: take the best improving swap until none improves or the budget is spent.
-    for (bool improved = true; improved && size_t(tried) < limit;) {
+    for (bool improved = true; improved && size_t(tried) < limit && !stopped();) {
         improved = false;
         const std::vector<StageSlot> base = best;
         for (size_t i = 0; i < base.size() && size_t(tried) < limit; ++i)

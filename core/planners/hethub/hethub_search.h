@@ -13,7 +13,8 @@ namespace hetplan::hethub {
 struct SearchSettings {
     int topK = 10;         // leaves re-scored by the simulator
     int maxMicroBatch = 4; // largest micro-batch searched
-    bool bestOrder = false;
+    bool bestOrder = true; // order = best: the simulator picks the chosen split's stage order
+    int orderBudget = 120; // simulations order = best may spend
 };
 
 struct SearchResult {
@@ -37,9 +38,10 @@ std::optional<std::vector<std::vector<StageSlot>>> allOrderings(std::vector<Stag
 
 // The simulator's best ordering of `order`'s stages: all distinct orderings up to `limit`, beyond that
 // pairwise-swap hill climbing from `order` with at most `limit` simulations. Returns the order and its
-// simulated plan; `tried` counts simulations.
+// simulated plan; `tried` counts simulations. A stop of `progress` ends it with the best so far.
 std::pair<std::vector<StageSlot>, Plan> bestOrdering(const Predictor& predictor, const PlanRequest& req,
                                                      const CostModel& costs, const std::vector<StageSlot>& order,
-                                                     size_t limit, long long& tried);
+                                                     size_t limit, long long& tried,
+                                                     const Progress* progress = nullptr);
 
 } // namespace hetplan::hethub

@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "core/base/json_reader.h"
+#include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
 
@@ -14,7 +15,6 @@
 namespace hetplan {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 void requireSchema(const JsonReader& r, const char* expected)
 {

@@ -1,5 +1,6 @@
 // The device catalog: lookup rules, its JSON form and the built-in catalog compiled into the library
 // from resources/devices.json (Qt resource ":/devices.json").
+#include "core/base/qstrings.h"
 #include "core/model/catalog_json.h"
 
 #include "core/base/json_reader.h"
@@ -60,8 +61,6 @@ const DeviceType* uniqueMatch(const std::vector<DeviceType>& devices, const std:
     }
     return found;
 }
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace
 

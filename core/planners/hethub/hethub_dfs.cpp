@@ -12,25 +12,25 @@ double LeafPool::bound() const
 }
 
 namespace {
-bool slower(const ScoredLeaf& a, const ScoredLeaf& b) { return a.seconds < b.seconds; }
+bool leafSlower(const ScoredLeaf& a, const ScoredLeaf& b) { return a.seconds < b.seconds; }
 } // namespace
 
 void LeafPool::offer(ScoredLeaf leaf)
 {
     if (int(heap_.size()) < keep_) {
         heap_.push_back(std::move(leaf));
-        std::push_heap(heap_.begin(), heap_.end(), slower);
+        std::push_heap(heap_.begin(), heap_.end(), leafSlower);
     } else if (leaf.seconds < heap_.front().seconds) {
-        std::pop_heap(heap_.begin(), heap_.end(), slower);
+        std::pop_heap(heap_.begin(), heap_.end(), leafSlower);
         heap_.back() = std::move(leaf);
-        std::push_heap(heap_.begin(), heap_.end(), slower);
+        std::push_heap(heap_.begin(), heap_.end(), leafSlower);
     }
 }
 
 std::vector<ScoredLeaf> LeafPool::sorted() const
 {
     std::vector<ScoredLeaf> out = heap_;
-    std::sort(out.begin(), out.end(), slower);
+    std::sort(out.begin(), out.end(), leafSlower);
     return out;
 }
 

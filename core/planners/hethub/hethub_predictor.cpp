@@ -52,16 +52,16 @@ TypeTable Predictor::makeTable(const TypeGroup& g) const
 
 std::vector<StageSlot> Predictor::descendingOrder(const std::vector<int>& layersPerType) const
 {
-    std::vector<StageSlot> slots;
+    std::vector<StageSlot> stageList;
     for (size_t i = 0; i < layersPerType.size(); ++i) {
         const int p = config_.stagesPerType[i], q = layersPerType[i] / p, extra = layersPerType[i] % p;
         for (int k = 0; k < p; ++k)
-            slots.push_back({int(i), q + (k < extra ? 1 : 0)});
+            stageList.push_back({int(i), q + (k < extra ? 1 : 0)});
     }
-    std::stable_sort(slots.begin(), slots.end(), [&](const StageSlot& a, const StageSlot& b) {
+    std::stable_sort(stageList.begin(), stageList.end(), [&](const StageSlot& a, const StageSlot& b) {
         return decoderSeconds(a.type, a.layers) > decoderSeconds(b.type, b.layers);
     });
-    return slots;
+    return stageList;
 }
 
 std::vector<int> Predictor::bounds(const std::vector<StageSlot>& order) const

@@ -116,7 +116,7 @@ std::optional<std::vector<std::vector<StageSlot>>> allOrderings(std::vector<Stag
 
 namespace {
 
-Plan simulated(const Predictor& predictor, const PlanRequest& req, const CostModel& costs,
+Plan simulateOrder(const Predictor& predictor, const PlanRequest& req, const CostModel& costs,
                const std::vector<StageSlot>& order, long long& tried)
 {
     Plan plan = strategyPlan(leafStrategy(predictor, order, 0), req.cluster, req.model, req.job);
@@ -126,7 +126,7 @@ Plan simulated(const Predictor& predictor, const PlanRequest& req, const CostMod
     return plan;
 }
 
-bool better(const Plan& a, const Plan& b)
+bool betterOrderPlan(const Plan& a, const Plan& b)
 {
     if (a.estimate.feasible != b.estimate.feasible)
         return a.estimate.feasible;
@@ -141,11 +141,11 @@ std::pair<std::vector<StageSlot>, Plan> bestOrdering(const Predictor& predictor,
 {
     auto stopped = [&] { return progress && progress->stopReason() != StopReason::None; };
     std::vector<StageSlot> best = order;
-    Plan bestPlan = simulated(predictor, req, costs, order, tried);
+    Plan bestPlan = simulateOrder(predictor, req, costs, order, tried);
     if (auto all = allOrderings(order, limit)) {
         for (const std::vector<StageSlot>& o : *all)
             if (o != order && !stopped())
-                if (Plan p = simulated(predictor, req, costs, o, tried); better(p, bestPlan)) {
+                if (Plan p = simulateOrder(predictor, req, costs, o, tried); betterOrderPlan(p, bestPlan)) {
                     bestPlan = std::move(p);
                     best = o;
                 }
@@ -161,7 +161,7 @@ std::pair<std::vector<StageSlot>, Plan> bestOrdering(const Predictor& predictor,
                     continue;
                 std::vector<StageSlot> o = base;
                 std::swap(o[i], o[j]);
-                if (Plan p = simulated(predictor, req, costs, o, tried); better(p, bestPlan)) {
+                if (Plan p = simulateOrder(predictor, req, costs, o, tried); betterOrderPlan(p, bestPlan)) {
                     bestPlan = std::move(p);
                     best = std::move(o);
                     improved = true;

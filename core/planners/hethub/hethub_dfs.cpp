@@ -56,6 +56,9 @@ public:
         const int D = p_.decoderCount();
         for (int i = 0; i < k_; ++i)
             weight_[i] = stages_[i] / std::max(p_.decoderSeconds(i, D) / D, 1e-30);
+        fastestAfter_.assign(k_ + 1, std::numeric_limits<double>::infinity());
+        for (int i = k_ - 1; i >= 0; --i)
+            fastestAfter_[i] = std::min(fastestAfter_[i + 1], p_.decoderSeconds(i, 1));
     }
 
     StopReason run()
@@ -101,12 +104,31 @@ private:
         return int(std::lround(rest * weight_[i] / total));
     }
 
+    // Σ of type i's stage times (decoder part) when it holds n layers.
+    double typeSum(int i, int n) const
+    {
+        const int p = stages_[i], q = n / p, r = n % p;
+        return r * p_.decoderSeconds(i, q + 1) + (p - r) * p_.decoderSeconds(i, q);
+    }
+
+    // The fill-and-drain bound T ≥ Σ_s t_s + (M − 1) · max_s t_s with the types after i costed at their
+    // fastest single layer: true when type i taking n layers cannot beat the k-th best.
+    bool overSumBound(int i, int rest, int n) const
+    {
+        if (!prune_)
+            return false;
+        const double after = rest > n ? (rest - n) * fastestAfter_[i + 1] : 0.0; // no ∞ · 0
+        const double sum = sum_ + typeSum(i, n) + after;
+        const double peak = std::max(max_, p_.decoderSeconds(i, largestStage(i, n)));
+        return sum + (p_.config().microBatches - 1) * peak >= pool_.bound();
+    }
+
     void descend(int i, int rest)
     {
         if (stopped_ != StopReason::None)
             return;
         if (i == k_ - 1) {
-            if (overBound(i, rest)) {
+            if (overBound(i, rest) || overSumBound(i, rest, rest)) {
                 ++pool_.pruned;
                 return;
             }
@@ -122,7 +144,7 @@ private:
                 ++pool_.pruned;
                 break;
             }
-            if (coverable(i + 1, rest - n))
+            if (coverable(i + 1, rest - n) && !overSumBound(i, rest, n))
                 enter(i, rest, n);
             else
                 ++pool_.pruned;
@@ -133,15 +155,22 @@ private:
                 ++pool_.pruned;
                 break;
             }
-            if (!overBound(i, n))
+            if (!overBound(i, n) && !overSumBound(i, rest, n))
                 enter(i, rest, n);
+            else
+                ++pool_.pruned;
         }
     }
 
     void enter(int i, int rest, int n)
     {
         counts_[i] = n;
+        const double sum = sum_, max = max_;
+        sum_ += typeSum(i, n);
+        max_ = std::max(max_, p_.decoderSeconds(i, largestStage(i, n)));
         descend(i + 1, rest - n);
+        sum_ = sum;
+        max_ = max;
     }
 
     void leaf()
@@ -168,6 +197,8 @@ private:
     const std::vector<int>& stages_;
     std::vector<int> counts_, stagesAfter_;
     std::vector<double> weight_;
+    std::vector<double> fastestAfter_; // fastestAfter_[i]: fastest single decoder layer of types i..k-1
+    double sum_ = 0, max_ = 0;         // Σ and max of the assigned types' stage times
     StopReason stopped_ = StopReason::None;
 };
 

@@ -10,6 +10,9 @@
 // simulator), a partial split is dropped when
 //   - a type's largest stage (⌈n_i / p_i⌉ decoder layers) already takes ≥ U / M, or
 //   - the types still to assign cannot hold the remaining layers with every stage below U / M.
+// A second bound covers few micro-batches, where fill and drain dominate: the predicted time is also at
+// least Σ_s t_s + (M − 1) · max_s t_s, with the unassigned layers costed at the fastest remaining type's
+// single layer; a choice of n_i whose bound reaches U is skipped.
 // Such subtrees cannot contain one of the k best leaves, so the DFS returns exactly what enumerating every
 // split would (tests/core/tst_hethub.cpp checks this). Each level walks n_i outwards from the
 // speed-proportional share, so a good bound is found at the first leaf.

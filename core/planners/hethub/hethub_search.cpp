@@ -117,7 +117,7 @@ std::optional<std::vector<std::vector<StageSlot>>> allOrderings(std::vector<Stag
 namespace {
 
 Plan simulateOrder(const Predictor& predictor, const PlanRequest& req, const CostModel& costs,
-               const std::vector<StageSlot>& order, long long& tried)
+                   const std::vector<StageSlot>& order, long long& tried)
 {
     Plan plan = strategyPlan(leafStrategy(predictor, order, 0), req.cluster, req.model, req.job);
     plan.plannerEstimate = predictor.score(order).seconds;

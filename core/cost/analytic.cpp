@@ -12,13 +12,18 @@ namespace {
 constexpr double kFp32Fraction = 0.25;
 } // namespace
 
+double precisionPeakFlops(const DeviceType& device, Precision precision)
+{
+    return device.peakFlops * (precision == Precision::FP32 ? kFp32Fraction : 1.0);
+}
+
 LinkParams analyticTpLink(const DeviceType& device) { return {device.intraNodeBandwidth, AnalyticContext{}.tpLatency}; }
 
 LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
                                 const Job& job, const AnalyticContext& ctx)
 {
     const int split = layer.tensorParallel ? std::max(1, tp) : 1;
-    const double peak = device.peakFlops * (job.precision == Precision::FP32 ? kFp32Fraction : 1.0);
+    const double peak = precisionPeakFlops(device, job.precision);
     const double flops = layer.forwardFlops * microBatch / split;
     const double compute = flops / (peak * device.efficiency(microBatch));
     // Roofline: a layer cannot run faster than streaming its weights and its input/output activations.

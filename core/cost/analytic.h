@@ -16,6 +16,10 @@ struct AnalyticContext {
     double tpLatency = 5e-6;
 };
 
+// The peak FLOP/s a device runs the job's precision at (the catalog's fp16/bf16 tensor peak, a fraction of
+// it for fp32). Analytic layer times and utilisation metrics (MFU) share it.
+double precisionPeakFlops(const DeviceType& device, Precision precision);
+
 // The link analytic layer times assume for tensor-parallel all-reduces: the device's usual intra-node link.
 LinkParams analyticTpLink(const DeviceType& device);
 

@@ -48,7 +48,8 @@ QJsonObject toJson(const Cluster& c)
         o["description"] = qs(c.description);
     o["intra_latency"] = c.intraLatency;
     o["inter_latency"] = c.interLatency;
-    o["cpu_path_penalty"] = c.cpuPathPenalty;
+    o["cpu_intra_bandwidth"] = c.cpuIntraBandwidth;
+    o["cpu_inter_bandwidth"] = c.cpuInterBandwidth;
     QJsonArray nodes;
     for (const Node& n : c.nodes) {
         QJsonObject j;
@@ -78,15 +79,16 @@ QJsonObject toJson(const Cluster& c)
 
 Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allowEmpty)
 {
-    const JsonReader r = documentReader(
-        o, file, "hetplan.cluster/1",
-        {"schema", "name", "description", "intra_latency", "inter_latency", "cpu_path_penalty", "nodes", "links"});
+    const JsonReader r = documentReader(o, file, "hetplan.cluster/1",
+                                        {"schema", "name", "description", "intra_latency", "inter_latency",
+                                         "cpu_intra_bandwidth", "cpu_inter_bandwidth", "nodes", "links"});
     Cluster c;
     c.name = r.string("name");
     c.description = r.string("description", "");
     c.intraLatency = r.quantity("intra_latency", Dimension::Seconds, c.intraLatency);
     c.interLatency = r.quantity("inter_latency", Dimension::Seconds, c.interLatency);
-    c.cpuPathPenalty = r.number("cpu_path_penalty", c.cpuPathPenalty);
+    c.cpuIntraBandwidth = r.quantity("cpu_intra_bandwidth", Dimension::Bandwidth, c.cpuIntraBandwidth);
+    c.cpuInterBandwidth = r.quantity("cpu_inter_bandwidth", Dimension::Bandwidth, c.cpuInterBandwidth);
     const QJsonArray nodes = r.array("nodes");
     for (int i = 0; i < nodes.size(); ++i) {
         JsonReader n = r.element(nodes, "nodes", i);

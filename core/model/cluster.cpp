@@ -101,19 +101,33 @@ double Cluster::intraBandwidthOf(const Node& n) const
     return 16e9; // PCIe 3.0 x16, the lowest common denominator
 }
 
+Communicator Cluster::nodePath(int nodeA, int nodeB) const
+{
+    const Node& na = nodes[nodeA];
+    const Node& nb = nodes[nodeB];
+    if (na.communicator == Communicator::CpuEthernet || nb.communicator == Communicator::CpuEthernet)
+        return Communicator::CpuEthernet;
+    if (na.deviceType == nb.deviceType)
+        return Communicator::GpuRdma;
+    const DeviceType* da = DeviceCatalog::builtin().find(na.deviceType);
+    const DeviceType* db = DeviceCatalog::builtin().find(nb.deviceType);
+    const bool sameVendor = da && db && da->vendor == db->vendor;
+    return sameVendor ? Communicator::GpuRdma : Communicator::CpuEthernet;
+}
+
+Communicator Cluster::path(int a, int b) const { return nodePath(gpu(a).node, gpu(b).node); }
+
 double Cluster::bandwidth(int a, int b) const
 {
-    GpuRef ra = gpu(a), rb = gpu(b);
-    if (ra.node == rb.node)
-        return intraBandwidthOf(nodes[ra.node]);
-    if (const Link* l = linkBetween(ra.node, rb.node))
-        return l->bandwidth;
-    double bw = std::min(nodes[ra.node].nicBandwidth, nodes[rb.node].nicBandwidth);
-    // HetHub's CPU communicator stages data through host memory on both ends.
-    if (nodes[ra.node].communicator == Communicator::CpuEthernet ||
-        nodes[rb.node].communicator == Communicator::CpuEthernet)
-        bw /= cpuPathPenalty;
-    return bw;
+    const GpuRef ra = gpu(a), rb = gpu(b);
+    const bool cpu = nodePath(ra.node, rb.node) == Communicator::CpuEthernet;
+    if (ra.node == rb.node) {
+        const double bw = intraBandwidthOf(nodes[ra.node]);
+        return cpu ? std::min(bw, cpuIntraBandwidth) : bw;
+    }
+    const Link* l = linkBetween(ra.node, rb.node);
+    const double bw = l ? l->bandwidth : std::min(nodes[ra.node].nicBandwidth, nodes[rb.node].nicBandwidth);
+    return cpu ? std::min(bw, cpuInterBandwidth) : bw;
 }
 
 double Cluster::latency(int a, int b) const
@@ -175,8 +189,10 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         throw InputError(file, "intra_latency", kLatencyRange);
     if (!plausibleLatency(interLatency))
         throw InputError(file, "inter_latency", kLatencyRange);
-    if (!(cpuPathPenalty >= 1 && cpuPathPenalty <= 1000))
-        throw InputError(file, "cpu_path_penalty", "must be between 1 and 1000");
+    if (!plausibleBandwidth(cpuIntraBandwidth))
+        throw InputError(file, "cpu_intra_bandwidth", kBandwidthRange);
+    if (!plausibleBandwidth(cpuInterBandwidth))
+        throw InputError(file, "cpu_inter_bandwidth", kBandwidthRange);
 }
 
 Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& names, const std::string& file)

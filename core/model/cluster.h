@@ -10,8 +10,13 @@
 
 namespace hetplan {
 
-// How GPUs of different nodes talk: GPU-direct RDMA (NCCL over IB/RoCE) or through host memory over
-// Ethernet (HetHub's "CPU communicator", used between vendors whose collective libraries cannot talk).
+// HetHub's unified communicator (sec. 3.1) decides per GPU pair which path a transfer takes:
+// - GpuRdma, the GPU path: the vendor's collective library, RDMA over IB/RoCE through the node's NIC
+//   between nodes; used between GPUs of one vendor;
+// - CpuEthernet, the CPU path: device → host copy, Ethernet or IPoIB, host → device; used between vendors
+//   (their libraries cannot talk to each other), capped at the cluster's CPU-path bandwidths.
+// On a Node the field says what the node supports: gpu-rdma (the default) = the GPU path to same-vendor
+// peers; cpu-ethernet = no GPU path at all, so every transfer, even inside the node, takes the CPU path.
 enum class Communicator { GpuRdma, CpuEthernet };
 
 struct Node {
@@ -49,8 +54,10 @@ public:
     std::vector<Link> links;
     double intraLatency = 5e-6;  // seconds per message inside a node
     double interLatency = 20e-6; // seconds per message between nodes (unless a link says otherwise)
-    // Extra per-byte cost factor for the CPU communicator path (device→host copies on both ends).
-    double cpuPathPenalty = 1.0;
+    // CPU-path bandwidths (bytes/s). Defaults: what HetHub measured for its CPU communicator over
+    // Ethernet (sec. 4.2.1), 4.7 GB/s inside a node and 2.1 GB/s between nodes.
+    double cpuIntraBandwidth = 4.7e9;
+    double cpuInterBandwidth = 2.1e9;
 
     bool operator==(const Cluster&) const = default;
 
@@ -64,7 +71,13 @@ public:
     // First dense index of each node (size nodes.size()+1, last = gpuCount()).
     std::vector<int> nodeOffsets() const;
 
-    // Point-to-point bandwidth (bytes/s) and latency (s) between two GPUs.
+    // The unified communicator's choice for a GPU pair: the CPU path between vendors or when either node
+    // has no GPU path, the GPU path otherwise.
+    Communicator path(int a, int b) const;
+    // The same for two nodes (between their GPUs; a == b: inside the node).
+    Communicator nodePath(int nodeA, int nodeB) const;
+    // Point-to-point bandwidth (bytes/s) and latency (s) between two GPUs over the path above: the node's
+    // intra-node link or the link / NICs between nodes, capped by the CPU-path bandwidth on the CPU path.
     double bandwidth(int a, int b) const;
     double latency(int a, int b) const;
     bool sameNode(int a, int b) const { return gpu(a).node == gpu(b).node; }

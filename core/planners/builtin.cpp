@@ -18,6 +18,7 @@
     X(registerExhaustivePlanner)    \
     X(registerOobleckPlanner)       \
     X(registerDittoPlanner)         \
+    X(registerHetHubPlanner)        \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

@@ -37,10 +37,39 @@ private slots:
         QCOMPARE(groupLink(c, {2, 3}).bandwidth, 1.6e10);       // inside the T4 node
         QCOMPARE(groupLink(c, {0, 1, 2, 3}).bandwidth, 1.25e9); // crossing nodes: the NIC
         QCOMPARE(groupLink(c, {0, 2}).latency, c.interLatency);
+        QCOMPARE(c.path(0, 2), Communicator::GpuRdma); // V100 and T4: one vendor, the GPU path
         c.nodes[1].communicator = Communicator::CpuEthernet;
-        c.cpuPathPenalty = 2;
-        QCOMPARE(c.bandwidth(0, 2), 1.25e9 / 2); // host-staged path is slower
-        QCOMPARE(c.bandwidth(2, 3), 1.6e10);     // inside the node it is not affected
+        c.cpuInterBandwidth = 1e9;
+        c.cpuIntraBandwidth = 4e9;
+        QCOMPARE(c.path(0, 2), Communicator::CpuEthernet);
+        QCOMPARE(c.bandwidth(0, 2), 1e9);    // host-staged: min(NIC 1.25 GB/s, CPU path 1 GB/s)
+        QCOMPARE(c.bandwidth(2, 3), 4e9);    // a node without a GPU path stages even inside itself
+        QCOMPARE(c.bandwidth(0, 1), 1.5e11); // the other node keeps its NVLink
+        c.cpuInterBandwidth = 2e9;
+        QCOMPARE(c.bandwidth(0, 2), 1.25e9); // a CPU path faster than the NIC leaves the NIC the bottleneck
+    }
+
+    void unifiedCommunicatorByVendor()
+    {
+        // HetHub sec. 3.1: NVIDIA ↔ AMD cannot use one vendor's library, so the pair takes the CPU path at
+        // the cluster's CPU-path bandwidth (default: the paper's 2.1 GB/s between nodes); NVIDIA ↔ NVIDIA
+        // keeps RDMA at the NIC rate; inside a node each vendor keeps its own link.
+        Cluster c = test::twoNodeCluster("A100-40GB", 2, "MI210", 2, 25e9);
+        Node v100 = c.nodes[0];
+        v100.name = "c";
+        v100.deviceType = "V100-16GB";
+        c.nodes.push_back(v100);
+        QCOMPARE(c.cpuInterBandwidth, 2.1e9);
+        QCOMPARE(c.cpuIntraBandwidth, 4.7e9);
+        QCOMPARE(c.path(0, 2), Communicator::CpuEthernet); // A100 ↔ MI210
+        QCOMPARE(c.bandwidth(0, 2), 2.1e9);
+        QCOMPARE(c.path(0, 4), Communicator::GpuRdma); // A100 ↔ V100
+        QCOMPARE(c.bandwidth(0, 4), 25e9);
+        QCOMPARE(c.path(2, 3), Communicator::GpuRdma); // inside the MI210 node
+        QVERIFY(c.bandwidth(2, 3) > 4.7e9);
+        // An explicit link between vendors is capped by the CPU path as well.
+        c.links.push_back({"a", "b", 50e9, 1e-5});
+        QCOMPARE(c.bandwidth(0, 2), 2.1e9);
     }
 
     void analyticRooflineAndEfficiency()

@@ -49,9 +49,9 @@ private slots:
     void designNamesLoadAndValidate()
     {
         const std::vector<std::string> expected = {
-            "ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",      "ditto-ex5",   "amp-homogeneous",
-            "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",       "hap-testbed", "hethub-pair",
-            "amp-scale-2x2",   "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16"};
+            "ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",     "ditto-ex5",      "amp-homogeneous",
+            "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",      "hap-testbed",    "hethub-pair",
+            "hethub-3types",   "amp-scale-2x2", "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16"};
         const std::vector<std::string> names = exampleClusterNames();
         QVERIFY(std::is_sorted(names.begin(), names.end()));
         for (const std::string& n : expected) {
@@ -147,19 +147,34 @@ private slots:
 
     void hethubPair()
     {
-        // HetHub sec. 4: 8 + 8 accelerators of two vendors over the CPU communicator; 2.1 GB/s measured
-        // between nodes = 25 Gbps / 1.5 = 2.083 GB/s here.
+        // HetHub sec. 4: 8 + 8 accelerators of two vendors; inside a node each vendor's own library (the GPU
+        // path), between the vendors the CPU path at the paper's measured 2.1 GB/s.
         const Cluster c = exampleCluster("hethub-pair");
         QCOMPARE(c.nodes.size(), size_t(2));
         QCOMPARE(c.nodes[0].gpus, 8);
         QCOMPARE(c.nodes[1].gpus, 8);
         std::set<std::string> vendors;
-        for (const Node& n : c.nodes) {
-            QCOMPARE(n.communicator, Communicator::CpuEthernet);
+        for (const Node& n : c.nodes)
             vendors.insert(DeviceCatalog::builtin().find(n.deviceType)->vendor);
-        }
         QCOMPARE(vendors, (std::set<std::string>{"AMD", "NVIDIA"}));
-        QVERIFY(within(c.bandwidth(0, 8), 2.1e9, 0.02));
+        QCOMPARE(c.path(0, 8), Communicator::CpuEthernet);
+        QCOMPARE(c.bandwidth(0, 8), 2.1e9);
+        QCOMPARE(c.path(0, 1), Communicator::GpuRdma);
+        QCOMPARE(c.cpuIntraBandwidth, 4.7e9);
+    }
+
+    void hethubThreeTypes()
+    {
+        // hethub-pair plus 32 V100s: NVIDIA ↔ NVIDIA over RDMA at the slower NIC (A100's 25 Gbps), anything
+        // ↔ AMD over the CPU path (2.1 GB/s), V100 ↔ V100 at their 100 Gbps NICs.
+        const Cluster c = exampleCluster("hethub-3types");
+        QCOMPARE(c.gpuCount(), 48);
+        QCOMPARE(shapeOf(c).size(), size_t(3));
+        QCOMPARE(c.path(0, 16), Communicator::GpuRdma); // nv-0 ↔ v100-0
+        QCOMPARE(c.bandwidth(0, 16), 25e9 / 8);
+        QCOMPARE(c.path(8, 16), Communicator::CpuEthernet); // amd-0 ↔ v100-0
+        QCOMPARE(c.bandwidth(8, 16), 2.1e9);
+        QCOMPARE(c.bandwidth(16, 24), 100e9 / 8); // v100-0 ↔ v100-1
     }
 
     void specs()

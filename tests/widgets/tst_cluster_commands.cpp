@@ -195,7 +195,7 @@ void TestClusterCommands::changeValueMergesConsecutiveEdits()
     stack.push(changeValue(&doc, 0, clusterField::intraLatency, 1e-6));
     stack.push(changeValue(&doc, 0, clusterField::intraLatency, 2e-6));
     QCOMPARE(stack.count(), 5);
-    stack.push(changeValue(&doc, 0, clusterField::cpuPathPenalty, 3.0));
+    stack.push(changeValue(&doc, 0, clusterField::cpuInterBandwidth, 3.0e9));
     QCOMPARE(stack.count(), 6); // another field
     stack.push(changeValue(&doc, 2, linkField::latency, 1e-6));
     stack.push(changeValue(&doc, 2, linkField::latency, 2e-6));
@@ -210,7 +210,7 @@ void TestClusterCommands::changeValueMergesConsecutiveEdits()
         stack.redo();
     QCOMPARE(doc.node(0).name, std::string("y"));
     QCOMPARE(doc.node(0).gpus, 6);
-    QCOMPARE(doc.cluster().cpuPathPenalty, 3.0);
+    QCOMPARE(doc.cluster().cpuInterBandwidth, 3.0e9);
 }
 
 void TestClusterCommands::changeValueTexts()

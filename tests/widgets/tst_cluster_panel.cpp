@@ -123,8 +123,8 @@ void TestClusterPanel::clusterPropertiesAndEmptyName()
     QCOMPARE(inter->value(), 20.0); // default 20e-6 s
     inter->setValue(50);
     QCOMPARE(ed.cluster().interLatency, 50e-6);
-    child<QDoubleSpinBox>(panel, "cpuPathPenalty")->setValue(2.5);
-    QCOMPARE(ed.cluster().cpuPathPenalty, 2.5);
+    child<QDoubleSpinBox>(panel, "cpuInterBandwidth")->setValue(2.5);
+    QCOMPARE(ed.cluster().cpuInterBandwidth, 2.5e9);
     auto* name = child<QLineEdit>(panel, "clusterName");
     name->setText(QString());
     emit name->editingFinished();

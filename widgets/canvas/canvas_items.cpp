@@ -187,7 +187,17 @@ void LinkItem::updateGeometry()
 
 QString LinkItem::label() const
 {
-    return QStringLiteral("%1 · %2").arg(formatGbps(link_.bandwidth), formatMicroseconds(link_.latency));
+    const QString text = QStringLiteral("%1 · %2").arg(formatGbps(link_.bandwidth), formatMicroseconds(link_.latency));
+    return cpuPath_ ? text + QStringLiteral(" · CPU path") : text;
+}
+
+void LinkItem::setCpuPath(bool cpu)
+{
+    if (cpu == cpuPath_)
+        return;
+    prepareGeometryChange(); // the label grows or shrinks
+    cpuPath_ = cpu;
+    update();
 }
 
 QRectF LinkItem::labelRect() const
@@ -224,7 +234,8 @@ void LinkItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         return;
     const bool selected = opt->state & QStyle::State_Selected;
     p->setRenderHint(QPainter::Antialiasing);
-    p->setPen(QPen(selected ? kSelection : QColor(85, 85, 85), selected ? 3.5 : 2, Qt::SolidLine, Qt::RoundCap));
+    p->setPen(QPen(selected ? kSelection : QColor(85, 85, 85), selected ? 3.5 : 2,
+                   cpuPath_ ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     p->drawLine(line_);
 
     const QRectF lr = labelRect();

@@ -48,6 +48,9 @@ public:
     int type() const override { return Type; }
 
     void setLink(const Link& link);
+    // Whether the unified communicator routes this pair over the CPU path (drawn dashed, labelled).
+    void setCpuPath(bool cpu);
+    bool cpuPath() const { return cpuPath_; }
     NodeItem* endA() const { return a_; }
     NodeItem* endB() const { return b_; }
     const Link& link() const { return link_; }
@@ -66,6 +69,7 @@ private:
     NodeItem* a_;
     NodeItem* b_;
     QLineF line_;
+    bool cpuPath_ = false;
 };
 
 } // namespace hetplan

@@ -21,7 +21,8 @@ ClusterDocument::ClusterDocument(QObject* parent) : QObject(parent) {}
 
 ClusterProperties ClusterDocument::properties() const
 {
-    return {cluster_.name, cluster_.description, cluster_.intraLatency, cluster_.interLatency, cluster_.cpuPathPenalty};
+    return {cluster_.name,         cluster_.description,       cluster_.intraLatency,
+            cluster_.interLatency, cluster_.cpuIntraBandwidth, cluster_.cpuInterBandwidth};
 }
 
 void ClusterDocument::setCluster(const Cluster& c)
@@ -105,7 +106,8 @@ void ClusterDocument::setProperties(const ClusterProperties& p)
     cluster_.description = p.description;
     cluster_.intraLatency = p.intraLatency;
     cluster_.interLatency = p.interLatency;
-    cluster_.cpuPathPenalty = p.cpuPathPenalty;
+    cluster_.cpuIntraBandwidth = p.cpuIntraBandwidth;
+    cluster_.cpuInterBandwidth = p.cpuInterBandwidth;
     emit propertiesChanged();
 }
 

@@ -18,9 +18,10 @@ namespace hetplan {
 struct ClusterProperties {
     std::string name;
     std::string description;
-    double intraLatency = 0;   // seconds
-    double interLatency = 0;   // seconds
-    double cpuPathPenalty = 1; // factor >= 1
+    double intraLatency = 0;      // seconds
+    double interLatency = 0;      // seconds
+    double cpuIntraBandwidth = 0; // bytes/s, CPU communicator path inside a node
+    double cpuInterBandwidth = 0; // bytes/s, CPU communicator path between nodes
     bool operator==(const ClusterProperties&) const = default;
 };
 

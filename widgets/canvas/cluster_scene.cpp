@@ -83,7 +83,20 @@ void ClusterScene::onNodeRemoved(int i)
     delete item;
 }
 
-void ClusterScene::onNodeChanged(int i) { nodes_.at(i)->setNode(doc_->node(i)); }
+void ClusterScene::onNodeChanged(int i)
+{
+    nodes_.at(i)->setNode(doc_->node(i));
+    refreshPaths(); // a device type or communicator change may switch a link to the CPU path or back
+}
+
+void ClusterScene::refreshPaths()
+{
+    const Cluster& c = doc_->cluster();
+    for (LinkItem* l : links_) {
+        const auto a = c.findNode(l->link().a), b = c.findNode(l->link().b);
+        l->setCpuPath(a && b && c.nodePath(*a, *b) == Communicator::CpuEthernet);
+    }
+}
 
 NodeItem* ClusterScene::findNodeItem(const std::string& name) const
 {
@@ -106,6 +119,7 @@ void ClusterScene::onLinkInserted(int i)
     addItem(item);
     links_.insert(i, item);
     reindex();
+    refreshPaths();
 }
 
 void ClusterScene::removeLinkItem(LinkItem* l)
@@ -121,7 +135,11 @@ void ClusterScene::removeLinkItem(LinkItem* l)
 
 void ClusterScene::onLinkRemoved(int i) { removeLinkItem(links_.at(i)); }
 
-void ClusterScene::onLinkChanged(int i) { links_.at(i)->setLink(doc_->link(i)); }
+void ClusterScene::onLinkChanged(int i)
+{
+    links_.at(i)->setLink(doc_->link(i));
+    refreshPaths();
+}
 
 QRectF ClusterScene::contentRect() const
 {

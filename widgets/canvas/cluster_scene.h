@@ -65,6 +65,7 @@ private:
     void onLinkRemoved(int i);
     void onLinkChanged(int i);
     void reindex();
+    void refreshPaths(); // which links the unified communicator routes over the CPU path
     void updateSceneRect();
     NodeItem* findNodeItem(const std::string& name) const;
     void removeLinkItem(LinkItem* l);

@@ -100,10 +100,13 @@ QWidget* PropertyPanel::buildClusterPage()
     clusterInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     intraLat_ = numberBox(w, "intraLatency", 0, 1e5, 2, QStringLiteral(" µs"));
     interLat_ = numberBox(w, "interLatency", 0, 1e5, 2, QStringLiteral(" µs"));
-    cpuPenalty_ = numberBox(w, "cpuPathPenalty", 1, 100, 2, QStringLiteral(" ×"));
+    cpuIntraBw_ = numberBox(w, "cpuIntraBandwidth", 0.001, 1e5, 2, QStringLiteral(" GB/s"));
+    cpuInterBw_ = numberBox(w, "cpuInterBandwidth", 0.001, 1e5, 2, QStringLiteral(" GB/s"));
     intraLat_->setToolTip(tr("Per-message latency between GPUs of one node"));
     interLat_->setToolTip(tr("Per-message latency between nodes, unless a link sets its own"));
-    cpuPenalty_->setToolTip(tr("Extra per-byte cost of the CPU (host-memory) communicator path"));
+    cpuIntraBw_->setToolTip(tr("CPU communicator path (host-memory copies) inside a node; HetHub measured 4.7 GB/s"));
+    cpuInterBw_->setToolTip(tr("CPU communicator path between nodes, used between GPU vendors; HetHub measured "
+                               "2.1 GB/s"));
     auto* page = new QVBoxLayout(w);
     page->setContentsMargins(0, 0, 0, 0);
     auto* form = new QFormLayout;
@@ -112,14 +115,17 @@ QWidget* PropertyPanel::buildClusterPage()
     form->addRow(tr("Name:"), clusterName_);
     form->addRow(tr("Intra-node latency:"), intraLat_);
     form->addRow(tr("Inter-node latency:"), interLat_);
-    form->addRow(tr("CPU path penalty:"), cpuPenalty_);
+    form->addRow(tr("CPU path, intra-node:"), cpuIntraBw_);
+    form->addRow(tr("CPU path, inter-node:"), cpuInterBw_);
     connect(clusterName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitClusterName);
     connect(intraLat_, &QDoubleSpinBox::valueChanged, this,
             [this](double v) { pushChange(0, clusterField::intraLatency, v * kMicro); });
     connect(interLat_, &QDoubleSpinBox::valueChanged, this,
             [this](double v) { pushChange(0, clusterField::interLatency, v * kMicro); });
-    connect(cpuPenalty_, &QDoubleSpinBox::valueChanged, this,
-            [this](double v) { pushChange(0, clusterField::cpuPathPenalty, v); });
+    connect(cpuIntraBw_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(0, clusterField::cpuIntraBandwidth, v * kGB); });
+    connect(cpuInterBw_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(0, clusterField::cpuInterBandwidth, v * kGB); });
     return w;
 }
 
@@ -224,7 +230,7 @@ void PropertyPanel::refresh()
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* w :
          std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodeComm_, linkBw_,
-                                         linkLat_, clusterName_, intraLat_, interLat_, cpuPenalty_})
+                                         linkLat_, clusterName_, intraLat_, interLat_, cpuIntraBw_, cpuInterBw_})
         blockers.push_back(std::make_unique<QSignalBlocker>(w));
 
     if (node_ >= 0) {
@@ -267,7 +273,8 @@ void PropertyPanel::refresh()
         clusterName_->setText(qs(c.name));
         intraLat_->setValue(c.intraLatency / kMicro);
         interLat_->setValue(c.interLatency / kMicro);
-        cpuPenalty_->setValue(c.cpuPathPenalty);
+        cpuIntraBw_->setValue(c.cpuIntraBandwidth / kGB);
+        cpuInterBw_->setValue(c.cpuInterBandwidth / kGB);
         QString info =
             tr("%1 node(s), %2 GPU(s), %3 explicit link(s).").arg(c.nodes.size()).arg(c.gpuCount()).arg(c.links.size());
         if (!c.description.empty())

@@ -70,7 +70,7 @@ private:
     // cluster page
     QLineEdit* clusterName_;
     QLabel* clusterInfo_;
-    QDoubleSpinBox *intraLat_, *interLat_, *cpuPenalty_;
+    QDoubleSpinBox *intraLat_, *interLat_, *cpuIntraBw_, *cpuInterBw_;
     // several items
     QLabel* multiInfo_;
 };

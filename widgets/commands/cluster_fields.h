@@ -38,8 +38,10 @@ inline constexpr auto intraLatency = memberField<&ClusterProperties::intraLatenc
     ClusterIntraLatencyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change intra-node latency"));
 inline constexpr auto interLatency = memberField<&ClusterProperties::interLatency>(
     ClusterInterLatencyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change inter-node latency"));
-inline constexpr auto cpuPathPenalty = memberField<&ClusterProperties::cpuPathPenalty>(
-    ClusterCpuPathPenaltyId, QT_TRANSLATE_NOOP("ClusterCommands", "Change CPU path penalty"));
+inline constexpr auto cpuIntraBandwidth = memberField<&ClusterProperties::cpuIntraBandwidth>(
+    ClusterCpuIntraBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change CPU-path intra-node bandwidth"));
+inline constexpr auto cpuInterBandwidth = memberField<&ClusterProperties::cpuInterBandwidth>(
+    ClusterCpuInterBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change CPU-path inter-node bandwidth"));
 } // namespace clusterField
 
 } // namespace hetplan

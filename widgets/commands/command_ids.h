@@ -15,7 +15,8 @@ enum CommandId {
     LinkLatencyId,
     ClusterIntraLatencyId,
     ClusterInterLatencyId,
-    ClusterCpuPathPenaltyId,
+    ClusterCpuIntraBandwidthId,
+    ClusterCpuInterBandwidthId,
 };
 
 constexpr int kNeverMerges = -1; // QUndoCommand's "no id"

@@ -50,7 +50,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     split->addWidget(top);
 
     results_ = new QTreeWidget;
-    results_->setRootIsDecorated(false);
+    results_->setRootIsDecorated(true); // plans with metrics of their own expand to show them
     results_->setHeaderLabels({tr("Planner"), tr("Status"), tr("Simulated s/iter"), tr("Planner's own s/iter"),
                                tr("Tokens/s"), tr("Search ms"), tr("Message")});
     results_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -130,6 +130,30 @@ void RunPanel::setRunning(bool running)
     cancel_->setEnabled(running);
 }
 
+namespace {
+// A plan's own metrics (the scalar values of its planner sections, e.g. HetHub's MFU and upper bound) as
+// child rows of its result: "hethub · mfu" in the first column, the value in the second.
+void addDetailRows(QTreeWidgetItem* parent, const Plan& plan)
+{
+    for (const auto& [section, object] : plan.details)
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            QString value;
+            if (it.value().isDouble())
+                value = QString::number(it.value().toDouble(), 'g', 4);
+            else if (it.value().isBool())
+                value = it.value().toBool() ? QStringLiteral("yes") : QStringLiteral("no");
+            else if (it.value().isString())
+                value = it.value().toString();
+            else
+                continue; // arrays and objects: see the plan JSON
+            auto* row = new QTreeWidgetItem(
+                parent, {QString::fromStdString(section) + QStringLiteral(" · ") + it.key(), value});
+            row->setData(0, kRoleRun, parent->data(0, kRoleRun)); // selecting it shows its plan
+            row->setData(0, kRoleResult, parent->data(0, kRoleResult));
+        }
+}
+} // namespace
+
 void RunPanel::showRun(const Run& run)
 {
     results_->clear();
@@ -152,6 +176,8 @@ void RunPanel::showRun(const Run& run)
         it->setData(0, kRoleResult, int(i));
         for (int c = 2; c <= 5; ++c)
             it->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+        if (r.plan)
+            addDetailRows(it, *r.plan);
     }
 }
 

@@ -179,6 +179,26 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans)
     setHasContent(true);
 }
 
+namespace {
+// HetHub's eq. 3 upper bound and uniform-split baseline (tokens per GPU-second) as cluster tokens/s, and
+// its MFU, when the plan has a "hethub" section.
+template <class Row>
+void readHetHubMetrics(const Plan& plan, Row& r)
+{
+    const auto it = plan.details.find("hethub");
+    if (it == plan.details.end())
+        return;
+    const double gpus = double(plan.usedGpus().size());
+    const QJsonObject& d = it->second;
+    if (d.contains(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")))
+        r.upperBoundTokens = d.value(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")).toDouble() * gpus;
+    if (d.contains(QStringLiteral("uniform_split_tokens_per_gpu_second")))
+        r.uniformSplitTokens = d.value(QStringLiteral("uniform_split_tokens_per_gpu_second")).toDouble() * gpus;
+    if (d.contains(QStringLiteral("mfu")))
+        r.mfu = d.value(QStringLiteral("mfu")).toDouble();
+}
+} // namespace
+
 // One row per plan; a planner that appears more than once gets " #2", " #3", ... after its name.
 void ComparisonView::collectRows(const std::vector<Plan>& plans)
 {
@@ -191,6 +211,7 @@ void ComparisonView::collectRows(const std::vector<Plan>& plans)
         r.candidates = plan.search.candidates;
         r.estimate = plan.plannerEstimate;
         r.feasible = plan.estimate.feasible;
+        readHetHubMetrics(plan, r);
         rows_.push_back(r);
         QString name = planName(plan);
         if (const int n = ++seen[name]; n > 1)
@@ -264,10 +285,34 @@ void ComparisonView::drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QS
         tokens->addData(i, v);
         valueLabel(p, rect, i, v, compact(v));
     }
+    drawHetHubMarks(p, rect, tokenScale);
+    for (const Row& r : rows_)
+        maxTokens = std::max(maxTokens, r.upperBoundTokens.value_or(0));
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     y->setRange(0, std::max(maxTokens * tokenScale, 1e-9) * 1.18);
     y->setNumberFormat(QStringLiteral("g"));
     y->setNumberPrecision(6);
+}
+
+// Over a HetHub bar: its additive upper bound (eq. 3, dashed) and its uniform-split baseline (dotted).
+void ComparisonView::drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const
+{
+    auto mark = [&](int i, double value, Qt::PenStyle style, const QString& text) {
+        auto* line = new QCPItemLine(p);
+        line->setClipAxisRect(rect);
+        line->start->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        line->end->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        line->start->setCoords(i - 0.4, value * tokenScale);
+        line->end->setCoords(i + 0.4, value * tokenScale);
+        line->setPen(QPen(QColor(40, 40, 40), 1.5, style));
+        valueLabel(p, rect, i + 0.3, value * tokenScale, text, QColor(70, 70, 70));
+    };
+    for (int i = 0; i < int(rows_.size()); ++i) {
+        if (rows_[i].upperBoundTokens)
+            mark(i, *rows_[i].upperBoundTokens, Qt::DashLine, tr("upper bound"));
+        if (rows_[i].uniformSplitTokens)
+            mark(i, *rows_[i].uniformSplitTokens, Qt::DotLine, tr("uniform"));
+    }
 }
 
 // Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,
@@ -342,6 +387,14 @@ QString ComparisonView::toolTipAt(const QPointF& pos) const
                          .arg(*r.estimate >= r.iteration ? QStringLiteral("+") : QString())
                          .arg(r.iteration > 0 ? (*r.estimate / r.iteration - 1) * 100 : 0.0, 0, 'f', 1);
         lines << tr("throughput %1 tokens/s").arg(r.tokens, 0, 'f', 0);
+        if (r.mfu)
+            lines << tr("MFU %1%").arg(*r.mfu * 100, 0, 'f', 1);
+        if (r.upperBoundTokens && *r.upperBoundTokens > 0)
+            lines << tr("%1% of the additive upper bound (%2 tokens/s)")
+                         .arg(r.tokens / *r.upperBoundTokens * 100, 0, 'f', 1)
+                         .arg(*r.upperBoundTokens, 0, 'f', 0);
+        if (r.uniformSplitTokens)
+            lines << tr("uniform layer split %1 tokens/s").arg(*r.uniformSplitTokens, 0, 'f', 0);
         lines << tr("search %1, %2 candidates").arg(viewutil::formatDuration(r.searchSeconds)).arg(r.candidates);
         return lines.join(QStringLiteral("<br>"));
     }

@@ -40,7 +40,10 @@ private:
         std::optional<double> estimate;
         bool feasible = true;
         long long candidates = 0;
+        // HetHub's metrics (plan section "hethub"), as cluster tokens/s where they are throughputs.
+        std::optional<double> upperBoundTokens, uniformSplitTokens, mfu;
     };
+    void drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const;
     std::vector<Row> rows_;
     QStringList names_;
 };

@@ -22,15 +22,17 @@ void addProfileOptions(CommandLine& cl)
 {
     cl.addOption("model", "FILE|example:NAME", "The model: a model JSON file or a bundled example.");
     cl.addOption("device", "TYPE", "A device type (repeatable; see: hetplan-cli list devices).");
-    cl.addOption("devices", "FILE", "A device catalog JSON (hetplan.devices/1) whose entries replace or extend the "
-                                    "built-in ones of the same name.");
+    cl.addOption("devices", "FILE",
+                 "A device catalog JSON (hetplan.devices/1) whose entries replace or extend the "
+                 "built-in ones of the same name.");
     cl.addOption("tp", "LIST", "Tensor-parallel degrees, comma-separated.", "1");
     cl.addOption("mbs", "LIST", "Micro-batch sizes, comma-separated.", "1");
     cl.addOption("seq", "N", "Sequence length (examples only; default: the model's).");
     cl.addOption("precision", "P", "fp16, bf16 or fp32.", "fp16");
-    cl.addOption("tp-bandwidth", "LIST", "Bandwidth of the tp all-reduces (e.g. 50GB/s), one for all --tp "
-                                         "values or one per value; 'default' or absent: the device's intra-node "
-                                         "link.");
+    cl.addOption("tp-bandwidth", "LIST",
+                 "Bandwidth of the tp all-reduces (e.g. 50GB/s), one for all --tp "
+                 "values or one per value; 'default' or absent: the device's intra-node "
+                 "link.");
     cl.addOption("out", "FILE", "Write the profile JSON (hetplan.profile/1) here.");
 }
 
@@ -47,8 +49,8 @@ std::vector<int> positiveList(const CommandLine& cl, const std::string& name)
             used = 0;
         }
         if (used == 0 || used != item.size() || v < 1 || v > kMaxBatch)
-            throw InputError("--" + name, "argument", "expected positive integers separated by commas, got '" +
-                                                          cl.get(name) + "'");
+            throw InputError("--" + name, "argument",
+                             "expected positive integers separated by commas, got '" + cl.get(name) + "'");
         out.push_back(v);
     }
     if (out.empty())
@@ -75,7 +77,8 @@ std::vector<DeviceType> devicesFromArgs(const CommandLine& cl)
     for (const std::string& name : cl.all("device")) {
         const DeviceType* d = catalog.find(name);
         if (!d)
-            throw InputError("--device", "device", "unknown device type '" + name + "' (see: hetplan-cli list devices)");
+            throw InputError("--device", "device",
+                             "unknown device type '" + name + "' (see: hetplan-cli list devices)");
         devices.push_back(*d);
     }
     if (devices.empty())

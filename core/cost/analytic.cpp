@@ -64,8 +64,8 @@ double flopsOnlyForward(const LayerSpec& layer, const DeviceType& device, double
     return std::max(compute, bytes / device.memoryBandwidth);
 }
 
-double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int split, double microBatch,
-                       const Job& job, const AnalyticContext& ctx)
+double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int split, double microBatch, const Job& job,
+                       const AnalyticContext& ctx)
 {
     if (split <= 1 || layer.tpAllReduceBytes <= 0)
         return 0;
@@ -115,8 +115,10 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
     } else {
         work = matmulPasses(layer, device, split, microBatch, job);
     }
-    const double bytes =
-        (layer.memoryBytesReplicated + layer.memoryBytesSharded / split) * microBatch * job.activationScale();
+    // FlashAttention-style kernels take 16-bit inputs only; in fp32 the scores go through memory.
+    const bool scoresInMemory = !layer.fusedAttention || job.precision == Precision::FP32;
+    const double sharded = layer.memoryBytesSharded + (scoresInMemory ? layer.attentionScoreBytes : 0);
+    const double bytes = (layer.memoryBytesReplicated + sharded / split) * microBatch * job.activationScale();
     const double launches = layer.kernels * device.launchOverhead;
     work.forward += memoryTime(device, bytes) + launches;
     work.backward += kBackwardMemoryFactor * memoryTime(device, bytes) + kBackwardLaunchFactor * launches;

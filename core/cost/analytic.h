@@ -8,7 +8,8 @@
 //    (small matrices leave tensor cores and SMs idle; the fraction saturates as every dimension grows),
 //    and its memory time, bytes of A, B and C / (memory_bandwidth · memory_efficiency);
 //  * element-wise work (norms, activations, dropout, residuals, softmax over the attention scores) is bound by
-//    memory bandwidth: memoryBytes / (memory_bandwidth · memory_efficiency);
+//    memory bandwidth: memoryBytes / (memory_bandwidth · memory_efficiency); a fused attention kernel
+//    (FlashAttention) removes the score passes in 16-bit jobs only;
 //  * every kernel costs launch_overhead;
 //  * tensor parallelism divides the split dimension of each product (columns, inner dimension or heads) and
 //    the sharded element-wise bytes, and adds the layer's all-reduces over the device's intra-node link.
@@ -39,7 +40,7 @@ LinkParams analyticTpLink(const DeviceType& device);
 double matmulPeak(const DeviceType& device, Precision precision);
 // Fraction of that peak one m×n×k product reaches.
 double matmulEfficiency(const DeviceType& device, double m, double n, double k);
-// Seconds of `batch` (m × k)·(k × n) products with values of `bytesPerValue` bytes.
+// Seconds of `batch` (m × k)·(k × n) products at `precision` (2- or 4-byte values).
 double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch);
 // Seconds to stream `bytes` through device memory.
 double memoryTime(const DeviceType& device, double bytes);

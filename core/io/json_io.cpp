@@ -151,6 +151,10 @@ void writeLayerWork(QJsonObject& j, const LayerSpec& l)
         j["memory_bytes_replicated"] = l.memoryBytesReplicated;
     if (l.kernels > 0)
         j["kernels"] = l.kernels;
+    if (l.attentionScoreBytes > 0)
+        j["attention_score_bytes"] = l.attentionScoreBytes;
+    if (l.fusedAttention)
+        j["fused_attention"] = true;
 }
 
 void readLayerWork(const JsonReader& l, LayerSpec& s)
@@ -175,6 +179,8 @@ void readLayerWork(const JsonReader& l, LayerSpec& s)
     s.memoryBytesSharded = l.number("memory_bytes_sharded", 0);
     s.memoryBytesReplicated = l.number("memory_bytes_replicated", 0);
     s.kernels = l.number("kernels", 0);
+    s.attentionScoreBytes = l.number("attention_score_bytes", 0);
+    s.fusedAttention = l.boolean("fused_attention", false);
 }
 } // namespace
 

@@ -21,8 +21,8 @@ struct DeviceType {
     double effHalfBatch = 1.0;
     std::string source; // where the numbers come from
     // The analytic profile's device model (core/cost/analytic.h; calibration in docs/calibration.md):
-    double peakFlopsFp32 = 0;  // rate fp32 matrix products run at (TF32 tensor cores where NVIDIA has them)
-    double gemmHalfDim = 0;    // matrix dimension at which a product reaches half its ceiling, per dimension
+    double peakFlopsFp32 = 0;      // rate fp32 matrix products run at (TF32 tensor cores where NVIDIA has them)
+    double gemmHalfDim = 0;        // matrix dimension at which a product reaches half its ceiling, per dimension
     double memoryEfficiency = 0.8; // achievable fraction of memory_bandwidth for streaming kernels
     double launchOverhead = 0;     // seconds per kernel launch (plus the framework's dispatch)
     std::string calibration;       // where the fitted figures come from

@@ -54,12 +54,14 @@ constexpr double kBlockKernels = 20;
 void addAttentionWork(LayerSpec& l, const BlockShape& b)
 {
     const double kv = kvWidth(b), c = contextLength(b), d = b.h / b.heads;
-    l.matmuls.push_back({b.s, b.h + 2 * kv, b.h, 1, TpSplit::N, false}); // Q, K, V projections
-    l.matmuls.push_back({b.s, b.h, b.h, 1, TpSplit::K, false});          // output projection
+    l.matmuls.push_back({b.s, b.h + 2 * kv, b.h, 1, TpSplit::N, false});     // Q, K, V projections
+    l.matmuls.push_back({b.s, b.h, b.h, 1, TpSplit::K, false});              // output projection
     l.matmuls.push_back({b.s, c, d, double(b.heads), TpSplit::Batch, true}); // Q·Kᵀ per head
     l.matmuls.push_back({b.s, d, c, double(b.heads), TpSplit::Batch, true}); // softmax(S)·V per head
-    // Head split and merge copies; the score passes unless FlashAttention fuses them away.
-    l.memoryBytesSharded += kValueBytes * (4 * b.s * b.h + (b.flashAttention ? 0 : 6.5 * b.heads * b.s * c));
+    // Head split and merge copies; the score passes (which FlashAttention fuses away in 16-bit jobs).
+    l.memoryBytesSharded += kValueBytes * 4 * b.s * b.h;
+    l.attentionScoreBytes += kValueBytes * 6.5 * b.heads * b.s * c;
+    l.fusedAttention = b.flashAttention;
     l.memoryBytesReplicated += kValueBytes * kBlockReplicatedPasses * b.s * b.h;
     l.kernels += kBlockKernels;
 }
@@ -68,7 +70,7 @@ void addMlpWork(LayerSpec& l, const BlockShape& b, double tokensShare, int copie
 {
     const double rows = b.s * tokensShare;
     l.matmuls.push_back({rows, (b.gated ? 2 : 1) * b.ffn, b.h, double(copies), TpSplit::N, false}); // fc1 (+gate)
-    l.matmuls.push_back({rows, b.h, b.ffn, double(copies), TpSplit::K, false});                    // fc2
+    l.matmuls.push_back({rows, b.h, b.ffn, double(copies), TpSplit::K, false});                     // fc2
     l.memoryBytesSharded += kValueBytes * (b.gated ? 4 : 2) * rows * copies * b.ffn;
 }
 

@@ -15,8 +15,8 @@
 //    parallel linears, the two attention products per head, and element-wise passes that each read and
 //    write their tensors once: per layer norm, residual add and dropout ~2·s·h values (dropout also writes
 //    a 1-byte mask), the activation 2·s·ffn (SwiGLU 4·s·ffn), the head split/merge copies 4·s·h, and on
-//    the a·s·c attention scores scale+mask, softmax and dropout (6.5 passes) unless FlashAttention keeps
-//    them on chip.
+//    the a·s·c attention scores scale+mask, softmax and dropout (6.5 passes; FlashAttention keeps them on
+//    chip, but it exists for 16-bit inputs only, so fp32 jobs pay them).
 //  * With FlashAttention (the Llama family, trained with it in practice) the 5·a·s² score tensors are not
 //    stored; only the fp32 log-sum-exp per head and row (4·a·s bytes) is.
 #include "model.h"

@@ -100,6 +100,7 @@ void ModelSpec::validate(const std::string& file) const
         check(l.expertAllToAllBytes, "expert_alltoall_bytes");
         check(l.memoryBytesSharded, "memory_bytes_sharded");
         check(l.memoryBytesReplicated, "memory_bytes_replicated");
+        check(l.attentionScoreBytes, "attention_score_bytes");
         check(l.kernels, "kernels");
         for (size_t k = 0; k < l.matmuls.size(); ++k) {
             const MatMul& mm = l.matmuls[k];

@@ -48,7 +48,11 @@ struct LayerSpec {
     std::vector<MatMul> matmuls;
     double memoryBytesSharded = 0;    // element-wise traffic per sample that tp divides (softmax, GeLU)
     double memoryBytesReplicated = 0; // element-wise traffic per sample every tp rank does (norms, residuals)
-    double kernels = 0;               // kernels one forward pass launches
+    // Scale, mask, softmax and dropout passes over the attention scores per sample (tp divides them). A fused
+    // kernel (FlashAttention) keeps the scores on chip, but only for 16-bit inputs: fp32 jobs pay them.
+    double attentionScoreBytes = 0;
+    bool fusedAttention = false;
+    double kernels = 0; // kernels one forward pass launches
     bool operator==(const LayerSpec&) const = default;
 };
 

@@ -84,6 +84,24 @@ private slots:
         QVERIFY(near(analyticLayerTiming(l, d, 1, 2, job).forward, 6e-3));
     }
 
+    void fusedAttentionOnlyIn16Bit()
+    {
+        const DeviceType d = toyDevice();
+        LayerSpec l;
+        l.attentionScoreBytes = 8e8;
+        l.fusedAttention = true;
+        Job job;
+        // fp16 with a fused kernel: the scores never reach memory.
+        QCOMPARE(analyticLayerTiming(l, d, 1, 1, job).forward, 0.0);
+        // fp32 has no FlashAttention: 8e8 B × 2 (fp32) / 8e11 B/s = 2 ms, and tp 2 halves it.
+        job.precision = Precision::FP32;
+        QVERIFY(near(analyticLayerTiming(l, d, 1, 1, job).forward, 2e-3));
+        QVERIFY(near(analyticLayerTiming(l, d, 2, 1, job).forward, 1e-3));
+        // Unfused (eager attention) pays them in 16-bit too: 1 ms.
+        l.fusedAttention = false;
+        QVERIFY(near(analyticLayerTiming(l, d, 1, 1, Job{}).forward, 1e-3));
+    }
+
     void tensorParallelShrinksTheMatrices()
     {
         DeviceType d = toyDevice();

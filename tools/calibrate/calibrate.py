@@ -240,11 +240,30 @@ def loss(points):
     return sum(terms) / len(terms)
 
 
+# Physically plausible ranges: a product reaches 30-95 % of peak at best; a GPU is half filled by matrices of
+# 16-1016 rows/columns; streaming kernels reach 50-95 % of the datasheet bandwidth; an eager framework pays
+# 2-30 us per kernel (launch plus dispatch).
+RANGES = {"efficiency_max": (0.3, 0.95), "gemm_half_dim": (16, 1016), "memory_efficiency": (0.5, 0.95),
+          "launch_overhead": (2e-6, 30e-6)}
+START = {"efficiency_max": 0.6, "gemm_half_dim": 128, "memory_efficiency": 0.8, "launch_overhead": 10e-6}
+
+
 def to_params(x):
-    """Unconstrained vector -> physical parameters (logistic for fractions, exp for sizes and times)."""
-    sig = lambda v: 1 / (1 + math.exp(-v))
-    return {"efficiency_max": 0.05 + 0.95 * sig(x[0]), "gemm_half_dim": math.exp(x[1]),
-            "memory_efficiency": 0.3 + 0.65 * sig(x[2]), "launch_overhead": math.exp(x[3]) * 1e-6}
+    """Unconstrained vector -> parameters inside RANGES (logistic map)."""
+    out = {}
+    for v, key in zip(x, FIT_KEYS):
+        lo, hi = RANGES[key]
+        out[key] = lo + (hi - lo) / (1 + math.exp(-v))
+    return out
+
+
+def from_params(prm):
+    x = []
+    for key in FIT_KEYS:
+        lo, hi = RANGES[key]
+        u = (prm[key] - lo) / (hi - lo)
+        x.append(math.log(u / (1 - u)))
+    return x
 
 
 def nelder_mead(f, x0, step=0.5, iters=60):
@@ -273,7 +292,11 @@ def nelder_mead(f, x0, step=0.5, iters=60):
     return simplex[best], vals[best]
 
 
+PRIOR = 0.005  # weight of a weak pull towards START (keeps devices with few points physical)
+
+
 def fit_device(cli, base_catalog, device, points):
+    x0 = from_params(START)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "catalog.json")
 
@@ -281,20 +304,21 @@ def fit_device(cli, base_catalog, device, points):
             with open(path, "w") as f:
                 json.dump(catalog_with(base_catalog, device, to_params(x)), f)
             Analytic(cli, path).evaluate(points)
-            return loss(points)
+            return loss(points) + PRIOR * sum((a - b) ** 2 for a, b in zip(x, x0))
 
-        x, val = nelder_mead(objective, [0.0, math.log(128), 0.0, math.log(10)])
+        x, val = nelder_mead(objective, from_params(START))
     return to_params(x), val
 
 
 def cmd_fit(args):
+    """Step 1: device parameters on the tp = 1 points (no communication in them)."""
     points = dedupe(load_points(args.data, args.amp_precision))
     with open(args.catalog) as f:
         base = json.load(f)
     wanted = args.devices.split(",") if args.devices else sorted({p.device for p in points})
     fitted = {}
     for dev in wanted:
-        mine = [p for p in points if p.device == dev and not excluded(p)]
+        mine = [p for p in points if p.device == dev and p.tp == 1 and not excluded(p)]
         params, val = fit_device(args.cli, base, dev, mine)
         fitted[dev] = params
         print("%-12s %s  loss %.4f (%d points)" % (dev, " ".join("%s=%.4g" % kv for kv in params.items()), val,
@@ -303,10 +327,76 @@ def cmd_fit(args):
         apply_to_catalog(args.apply, fitted)
 
 
+def link_key(p):
+    """Which fitted link a tp > 1 point uses: Sailor's machines per (device, tp degree), as its bandwidth
+    file does; AMP's two machines one figure each (one point per tp degree)."""
+    if p.tp == 1:
+        return None
+    if p.dataset == "amp-known-cost":
+        return "amp:%s" % p.device
+    return "%s/%d" % (p.device, p.tp)
+
+
+def link_groups(points):
+    groups = {}
+    for p in points:
+        if link_key(p) and not excluded(p):
+            groups.setdefault(link_key(p), []).append(p)
+    return {k: v for k, v in groups.items() if len(v) >= 2}
+
+
+def cmd_fit_links(args):
+    """Step 2: with the built-in (fitted) devices, the all-reduce bandwidth each measuring machine reached
+    inside its layers (link_key): golden-section search on log bandwidth, all groups at once."""
+    points = dedupe(load_points(args.data, args.amp_precision))
+    groups = link_groups(points)
+    lo = {k: math.log(0.3e9) for k in groups}
+    hi = {k: math.log(600e9) for k in groups}
+    g = (math.sqrt(5) - 1) / 2
+
+    def errors(logbw):
+        for k, ps in groups.items():
+            for p in ps:
+                p.tp_bandwidth = math.exp(logbw[k])
+        Analytic(args.cli, args.override).evaluate([p for ps in groups.values() for p in ps])
+        return {k: sum(math.log(ratio(p)) ** 2 for p in ps) for k, ps in groups.items()}
+
+    for _ in range(args.iters):
+        a = {k: hi[k] - g * (hi[k] - lo[k]) for k in groups}
+        b = {k: lo[k] + g * (hi[k] - lo[k]) for k in groups}
+        ea, eb = errors(a), errors(b)
+        for k in groups:
+            if ea[k] < eb[k]:
+                hi[k] = b[k]
+            else:
+                lo[k] = a[k]
+    fitted = {k: round(math.exp((lo[k] + hi[k]) / 2) / 1e9, 3) for k in sorted(groups)}
+    with open(args.out, "w") as f:
+        json.dump({"note": "effective tp all-reduce bandwidth (GB/s) of the measuring machines (Sailor's per "
+                           "device/tp, AMP's per device), fitted by calibrate.py fit-links", "links": fitted}, f,
+                  indent=1)
+    print(json.dumps(fitted, indent=1))
+
+
+# Devices without public measurements take the fitted figures of the measured part of the same architecture.
+ANALOGY = {
+    "V100-32GB": "V100-16GB", "V100S-32GB": "V100-16GB", "P100-16GB": "V100-16GB",
+    "A100-80GB-PCIe": "A100-80GB", "A800-80GB": "A100-80GB",
+    "RTX-A6000": "RTX-3090", "RTX-4090": "RTX-3090", "L4": "RTX-3090", "L40S": "RTX-3090",
+    "H100-SXM": "GH200-96GB", "H100-PCIe": "GH200-96GB", "H800": "GH200-96GB", "H200": "GH200-96GB",
+}
+
+
 def apply_to_catalog(path, fitted):
-    """Rewrites the fitted fields of each device in the catalog file, keeping its layout."""
+    """Rewrites the fitted fields of each device in the catalog file (and of its ANALOGY devices), keeping
+    the file's layout."""
     with open(path) as f:
         text = f.read()
+    notes = {dev: "fitted by tools/calibrate/calibrate.py, see docs/calibration.md" for dev in fitted}
+    for dev, src in ANALOGY.items():
+        if src in fitted:
+            fitted[dev] = fitted[src]
+            notes[dev] = "not measured: the figures fitted for %s (nearest measured architecture), docs/calibration.md" % src
     for dev, prm in fitted.items():
         start = text.index('"name": "%s"' % dev)
         end = text.index("}", text.index('"calibration"', start))
@@ -317,8 +407,7 @@ def apply_to_catalog(path, fitted):
                        block)
         block = re.sub(r'"launch_overhead": "[^"]*"', '"launch_overhead": "%.3g us"' % (prm["launch_overhead"] * 1e6),
                        block)
-        block = re.sub(r'"calibration": "[^"]*"', '"calibration": "fitted by tools/calibrate/calibrate.py, see '
-                       'docs/calibration.md"', block)
+        block = re.sub(r'"calibration": "[^"]*"', '"calibration": "%s"' % notes[dev], block)
         text = text[:start] + block + text[end:]
     with open(path, "w") as f:
         f.write(text)
@@ -374,10 +463,12 @@ def summary_rows(points, group):
 
 
 def speed_order(points):
-    """Pairwise device speed (geometric mean of block-time ratios over the points both measured)."""
+    """Pairwise device speed: geometric mean of block-time ratios over the tp = 1 points both devices measured
+    (tp > 1 times also hold the machine's links), leaving out the tables the fit leaves out."""
     by = {}
     for p in points:
-        by.setdefault(p.device, {})[(p.model, p.tp, p.mbs, p.precision)] = p
+        if p.tp == 1 and not excluded(p):
+            by.setdefault(p.device, {})[(p.model, p.tp, p.mbs, p.precision)] = p
     devs = sorted(by)
     lines, wrong = [], 0
     for i, a in enumerate(devs):
@@ -404,9 +495,39 @@ def params_table(catalog, devices):
     return lines
 
 
-def cmd_report(args):
+def use_fitted_links(points, path):
+    with open(path) as f:
+        links = json.load(f)["links"]
+    for p in points:
+        if link_key(p) in links:
+            p.tp_bandwidth = links[link_key(p)] * 1e9
+
+
+def share_line(name, points):
+    rs = [ratio(p) for p in points]
+    n = sum(map(inside, rs))
+    return "| %s | %d | %d (%.1f %%) | %.3f | %.2f |" % (name, len(rs), n, 100.0 * n / len(rs),
+                                                      statistics.median(rs), worst(rs))
+
+
+def headline(args):
+    """Shares under the two link assumptions and on the tp = 1 points alone."""
     points = dedupe(load_points(args.data, args.amp_precision))
     Analytic(args.cli, args.override).evaluate(points)
+    lines = ["| points | count | inside the band | median | worst |", "| --- | --- | --- | --- | --- |",
+             share_line("tp = 1 (no communication)", [p for p in points if p.tp == 1]),
+             share_line("all, tp links = Sailor's measured maximum", points)]
+    return lines
+
+
+def cmd_report(args):
+    head = headline(args)
+    points = dedupe(load_points(args.data, args.amp_precision))
+    if args.links:
+        use_fitted_links(points, args.links)
+    Analytic(args.cli, args.override).evaluate(points)
+    if args.links:
+        head.append(share_line("all, tp links fitted per machine (`%s`)" % os.path.basename(args.links), points))
     with open(args.catalog) as f:
         catalog = json.load(f)
     rs = [ratio(p) for p in points]
@@ -419,7 +540,8 @@ def cmd_report(args):
                                                                 100.0 * sum(map(inside, rs)) / len(rs)),
            "- median ratio %.3f, worst %.2f; model sum: median %.3f, inside the band %.1f %%" % (
                statistics.median(rs), worst(rs), statistics.median(ts), 100.0 * sum(map(inside, ts)) / len(ts)),
-           "- device pairs in the measured speed order: %d of %d" % (len(order) - wrong, len(order)), "",
+           "- device pairs in the measured speed order: %d of %d" % (len(order) - wrong, len(order)), ""] + head + [
+           "", "The tables below use %s." % ("the fitted links" if args.links else "Sailor's measured links"), "",
            "## Per device and model", "",
            "| device | model | points | median | worst | inside | model sum (median) |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -428,7 +550,8 @@ def cmd_report(args):
             "| --- | --- | --- | --- | --- | --- |"]
     out += summary_rows(points, lambda p: (p.dataset,))
     out += ["", "## Device speed order", "",
-            "Time of the second device / time of the first over the points both measured (>1: the first is faster).", "",
+            "Time of the second device / time of the first, geometric mean over the tp = 1 points both measured "
+            "(>1: the first is faster).", "",
             "| pair | points | measured | analytic | same order |", "| --- | --- | --- | --- | --- |"] + order
     out += ["", "## Points outside the band", "", "| data set | device | model | tp | mbs | measured block ms | analytic ms | ratio |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -450,7 +573,7 @@ def cmd_report(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("fit", "report"):
+    for name in ("fit", "fit-links", "report"):
         s = sub.add_parser(name)
         s.add_argument("--data", required=True, help="the shared measurements folder")
         s.add_argument("--cli", required=True, help="path of hetplan-cli")
@@ -461,9 +584,13 @@ def main():
     sub.choices["fit"].add_argument("--devices", help="comma-separated catalog names (default: all measured)")
     sub.choices["fit"].add_argument("--apply", help="write the fitted fields into this catalog file")
     sub.choices["report"].add_argument("--out", help="write the Markdown report here (default: stdout)")
-    sub.choices["report"].add_argument("--override", help="a device catalog passed to hetplan-cli --devices")
+    for name in ("fit-links", "report"):
+        sub.choices[name].add_argument("--override", help="a device catalog passed to hetplan-cli --devices")
+    sub.choices["report"].add_argument("--links", help="fitted links (fit-links output) for Sailor's tp > 1 points")
+    sub.choices["fit-links"].add_argument("--out", required=True, help="write the fitted links (JSON) here")
+    sub.choices["fit-links"].add_argument("--iters", type=int, default=22)
     args = ap.parse_args()
-    (cmd_fit if args.cmd == "fit" else cmd_report)(args)
+    {"fit": cmd_fit, "fit-links": cmd_fit_links, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

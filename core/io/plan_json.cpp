@@ -3,6 +3,7 @@
 #include "json_io.h"
 
 #include "core/base/json_reader.h"
+#include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
 
@@ -15,7 +16,6 @@
 namespace hetplan {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QJsonArray gpuNames(const Cluster& c, const std::vector<int>& gpus)
 {

@@ -23,6 +23,7 @@ const std::vector<Command>& commands()
         {"simulate", "simulate [options]", "Re-score a plan file with the shared simulator.", cmdSimulate},
         {"export", "export [options]", "Write a plan for a training framework, launcher or trace viewer.", cmdExport},
         {"import", "import [options]", "Convert another tool's measured profile to hetplan's profile JSON.", cmdImport},
+        {"profile", "profile [options]", "Write the analytic per-layer times of a model on device types.", cmdProfile},
     };
     return all;
 }

@@ -55,6 +55,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
 int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
 // The short human-readable summary of a plan (stdout of plan/simulate).
 void printPlan(const Plan& plan, std::ostream& out);

@@ -7,42 +7,128 @@
 namespace hetplan {
 
 namespace {
-// Without tensor cores fp32 runs at a fraction of the fp16/bf16 tensor peak; TF32 is about half and plain
-// fp32 about an eighth on recent parts. We take a quarter as the middle ground.
-constexpr double kFp32Fraction = 0.25;
-} // namespace
 
-double precisionPeakFlops(const DeviceType& device, Precision precision)
+// Element-wise backward reads the saved input and the output gradient and writes the input gradient: about
+// twice the forward's traffic; it also launches about twice the kernels (input and weight gradients).
+constexpr double kBackwardMemoryFactor = 2;
+constexpr double kBackwardLaunchFactor = 2;
+
+struct Dims {
+    double m, n, k, batch;
+};
+
+// One product's dimensions at this micro-batch and tensor-parallel degree.
+Dims dimsOf(const MatMul& mm, double split, double microBatch)
 {
-    return device.peakFlops * (precision == Precision::FP32 ? kFp32Fraction : 1.0);
+    Dims d{mm.m, mm.n, mm.k, mm.batch};
+    if (mm.perSampleBatch)
+        d.batch *= microBatch;
+    else
+        d.m *= microBatch;
+    switch (mm.split) {
+    case TpSplit::N: d.n /= split; break;
+    case TpSplit::K: d.k /= split; break;
+    case TpSplit::Batch: d.batch /= split; break;
+    case TpSplit::None: break;
+    }
+    return d;
 }
 
+struct PassTimes {
+    double forward = 0, backward = 0;
+};
+
+// Forward product C = A·B and its two gradient products dA = dC·Bᵀ (m×n·n×k) and dB = Aᵀ·dC (k×m·m×n).
+PassTimes matmulPasses(const LayerSpec& layer, const DeviceType& device, double split, double microBatch,
+                       const Job& job)
+{
+    PassTimes t;
+    for (const MatMul& mm : layer.matmuls) {
+        const Dims d = dimsOf(mm, split, microBatch);
+        t.forward += matmulTime(device, job.precision, d.m, d.n, d.k, d.batch);
+        t.backward += matmulTime(device, job.precision, d.m, d.k, d.n, d.batch) +
+                      matmulTime(device, job.precision, d.k, d.n, d.m, d.batch);
+    }
+    t.backward *= job.backwardFactor / 2;
+    return t;
+}
+
+// A layer known only by its FLOPs: the batch-efficiency curve, limited by streaming weights and activations.
+double flopsOnlyForward(const LayerSpec& layer, const DeviceType& device, double split, double microBatch,
+                        const Job& job)
+{
+    const double flops = layer.forwardFlops * microBatch / split;
+    const double compute = flops / (matmulPeak(device, job.precision) * device.efficiency(microBatch));
+    const double bytes = layer.weightBytesMoved / split * job.activationScale() +
+                         (layer.inputBytes + layer.outputBytes) * microBatch * job.activationScale();
+    return std::max(compute, bytes / device.memoryBandwidth);
+}
+
+double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int split, double microBatch, const Job& job,
+                       const AnalyticContext& ctx)
+{
+    if (split <= 1 || layer.tpAllReduceBytes <= 0)
+        return 0;
+    LinkParams link = analyticTpLink(device);
+    if (ctx.tpBandwidth > 0)
+        link = {ctx.tpBandwidth, ctx.tpLatency};
+    return ringAllReduce(layer.tpAllReduceBytes * microBatch * job.activationScale(), split, link);
+}
+
+} // namespace
+
+double precisionPeakFlops(const DeviceType& device, Precision precision) { return matmulPeak(device, precision); }
+
 LinkParams analyticTpLink(const DeviceType& device) { return {device.intraNodeBandwidth, AnalyticContext{}.tpLatency}; }
+
+double matmulPeak(const DeviceType& device, Precision precision)
+{
+    if (precision != Precision::FP32)
+        return device.peakFlops;
+    return device.peakFlopsFp32 > 0 ? device.peakFlopsFp32 : device.peakFlops / 4;
+}
+
+double matmulEfficiency(const DeviceType& device, double m, double n, double k)
+{
+    const double h = device.gemmHalfDim;
+    return device.effMax * (m / (m + h)) * (n / (n + h)) * (k / (k + h));
+}
+
+double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch)
+{
+    const double compute = 2 * m * n * k * batch / (matmulPeak(device, precision) * matmulEfficiency(device, m, n, k));
+    const double bytesPerValue = precision == Precision::FP32 ? 4 : 2;
+    return std::max(compute, memoryTime(device, (m * k + k * n + m * n) * batch * bytesPerValue));
+}
+
+double memoryTime(const DeviceType& device, double bytes)
+{
+    return bytes / (device.memoryBandwidth * device.memoryEfficiency);
+}
 
 LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
                                 const Job& job, const AnalyticContext& ctx)
 {
     const int split = layer.tensorParallel ? std::max(1, tp) : 1;
-    const double peak = precisionPeakFlops(device, job.precision);
-    const double flops = layer.forwardFlops * microBatch / split;
-    const double compute = flops / (peak * device.efficiency(microBatch));
-    // Roofline: a layer cannot run faster than streaming its weights and its input/output activations.
-    const double bytes = layer.weightBytesMoved / split * job.activationScale() +
-                         (layer.inputBytes + layer.outputBytes) * microBatch * job.activationScale();
-    const double memory = bytes / device.memoryBandwidth;
-    double forward = std::max(compute, memory);
-
-    double tpComm = 0;
-    if (split > 1 && layer.tpAllReduceBytes > 0) {
-        LinkParams link = analyticTpLink(device);
-        if (ctx.tpBandwidth > 0)
-            link = {ctx.tpBandwidth, ctx.tpLatency};
-        tpComm = ringAllReduce(layer.tpAllReduceBytes * microBatch * job.activationScale(), split, link);
+    PassTimes work;
+    if (layer.matmuls.empty()) {
+        work.forward = flopsOnlyForward(layer, device, split, microBatch, job);
+        work.backward = job.backwardFactor * work.forward;
+    } else {
+        work = matmulPasses(layer, device, split, microBatch, job);
     }
+    // FlashAttention-style kernels take 16-bit inputs only; in fp32 the scores go through memory.
+    const bool scoresInMemory = !layer.fusedAttention || job.precision == Precision::FP32;
+    const double sharded = layer.memoryBytesSharded + (scoresInMemory ? layer.attentionScoreBytes : 0);
+    const double bytes = (layer.memoryBytesReplicated + sharded / split) * microBatch * job.activationScale();
+    const double launches = layer.kernels * device.launchOverhead;
+    work.forward += memoryTime(device, bytes) + launches;
+    work.backward += kBackwardMemoryFactor * memoryTime(device, bytes) + kBackwardLaunchFactor * launches;
 
+    const double tpComm = tpAllReduceTime(layer, device, split, microBatch, job, ctx);
     LayerTiming t;
-    t.forward = forward + tpComm;
-    t.backward = job.backwardFactor * forward + tpComm + (job.recompute ? forward : 0);
+    t.forward = work.forward + tpComm;
+    t.backward = work.backward + tpComm + (job.recompute ? work.forward : 0);
     // Adam step over this rank's shard: read and write fp16 weights, fp32 master copy and both moments.
     const double stateBytes = layer.params / split * (job.bytesPerValue() * 2 + job.optimizerBytesPerParam);
     t.update = 2 * stateBytes / device.memoryBandwidth;
@@ -50,7 +136,8 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
 }
 
 Profile generateAnalyticProfile(const ModelSpec& model, const std::vector<DeviceType>& devices,
-                                const std::vector<int>& tps, const std::vector<int>& microBatches, const Job& job)
+                                const std::vector<int>& tps, const std::vector<int>& microBatches, const Job& job,
+                                const AnalyticContext& ctx)
 {
     Profile p;
     p.model = model.name;
@@ -60,7 +147,7 @@ Profile generateAnalyticProfile(const ModelSpec& model, const std::vector<Device
         for (int tp : tps)
             for (int mbs : microBatches) {
                 for (size_t l = 0; l < model.layers.size(); ++l)
-                    table[l] = analyticLayerTiming(model.layers[l], d, tp, mbs, job);
+                    table[l] = analyticLayerTiming(model.layers[l], d, tp, mbs, job, ctx);
                 p.set({d.name, tp, mbs}, table);
             }
     return p;

@@ -1,6 +1,23 @@
 #pragma once
-// The analytic profile generator: per-layer times from FLOPs and bytes (roofline) scaled by the device's
-// batch-efficiency curve, tensor-parallel split plus its all-reduces, backward = factor × forward.
+// The analytic profile generator: per-layer times from a physical device model (docs/calibration.md).
+//
+// A layer's forward pass is the sum of kernels that run one after another on the GPU:
+//  * each matrix product (LayerSpec::matmuls) runs at the slower of its compute time,
+//      2·m·n·k / (peak(precision) · eff(m, n, k)),  eff = efficiency_max · f(m)·f(n)·f(k),
+//      f(x) = x / (x + gemm_half_dim)
+//    (small matrices leave tensor cores and SMs idle; the fraction saturates as every dimension grows),
+//    and its memory time, bytes of A, B and C / (memory_bandwidth · memory_efficiency);
+//  * element-wise work (norms, activations, dropout, residuals, softmax over the attention scores) is bound by
+//    memory bandwidth: memoryBytes / (memory_bandwidth · memory_efficiency); a fused attention kernel
+//    (FlashAttention) removes the score passes in 16-bit jobs only;
+//  * every kernel costs launch_overhead;
+//  * tensor parallelism divides the split dimension of each product (columns, inner dimension or heads) and
+//    the sharded element-wise bytes, and adds the layer's all-reduces over the device's intra-node link.
+// Backward: the input- and weight-gradient products of every forward product (the same FLOPs each, with the
+// dimensions permuted; `Job::backwardFactor` is their FLOP ratio to the forward, 2), twice the element-wise
+// traffic (read the saved input and the output gradient, write the input gradient) and twice the launches.
+// A layer without matmuls (custom models, the vision examples) runs forwardFlops at the device's batch
+// efficiency curve, limited by streaming its weights and activations (the older roofline).
 #include "collectives.h"
 #include "core/model/device.h"
 #include "core/model/job.h"
@@ -23,11 +40,21 @@ double precisionPeakFlops(const DeviceType& device, Precision precision);
 // The link analytic layer times assume for tensor-parallel all-reduces: the device's usual intra-node link.
 LinkParams analyticTpLink(const DeviceType& device);
 
+// Peak FLOP/s of matrix products at the job's precision.
+double matmulPeak(const DeviceType& device, Precision precision);
+// Fraction of that peak one m×n×k product reaches.
+double matmulEfficiency(const DeviceType& device, double m, double n, double k);
+// Seconds of `batch` (m × k)·(k × n) products at `precision` (2- or 4-byte values).
+double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch);
+// Seconds to stream `bytes` through device memory.
+double memoryTime(const DeviceType& device, double bytes);
+
 LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
                                 const Job& job, const AnalyticContext& ctx = {});
 
 // Fills `out` with one table per (device, tp, micro-batch) for every layer.
 Profile generateAnalyticProfile(const ModelSpec& model, const std::vector<DeviceType>& devices,
-                                const std::vector<int>& tps, const std::vector<int>& microBatches, const Job& job);
+                                const std::vector<int>& tps, const std::vector<int>& microBatches, const Job& job,
+                                const AnalyticContext& ctx = {});
 
 } // namespace hetplan

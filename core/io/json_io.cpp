@@ -137,6 +137,61 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
 
 // ---------------------------------------------------------------- model
 
+namespace {
+// The analytic profile's work list of a layer (optional keys; absent when the layer has none).
+void writeLayerWork(QJsonObject& j, const LayerSpec& l)
+{
+    if (!l.matmuls.empty()) {
+        QJsonArray mms;
+        for (const MatMul& mm : l.matmuls) {
+            QJsonObject o{{"m", mm.m}, {"n", mm.n}, {"k", mm.k}, {"tp_split", qs(toString(mm.split))}};
+            if (mm.batch != 1)
+                o["batch"] = mm.batch;
+            if (mm.perSampleBatch)
+                o["per_sample_batch"] = true;
+            mms.append(o);
+        }
+        j["matmuls"] = mms;
+    }
+    if (l.memoryBytesSharded > 0)
+        j["memory_bytes_sharded"] = l.memoryBytesSharded;
+    if (l.memoryBytesReplicated > 0)
+        j["memory_bytes_replicated"] = l.memoryBytesReplicated;
+    if (l.kernels > 0)
+        j["kernels"] = l.kernels;
+    if (l.attentionScoreBytes > 0)
+        j["attention_score_bytes"] = l.attentionScoreBytes;
+    if (l.fusedAttention)
+        j["fused_attention"] = true;
+}
+
+void readLayerWork(const JsonReader& l, LayerSpec& s)
+{
+    if (l.has("matmuls")) {
+        const QJsonArray mms = l.array("matmuls");
+        for (int k = 0; k < mms.size(); ++k) {
+            const JsonReader r = l.element(mms, "matmuls", k);
+            r.allowOnly({"m", "n", "k", "batch", "tp_split", "per_sample_batch"});
+            MatMul mm;
+            mm.m = r.number("m");
+            mm.n = r.number("n");
+            mm.k = r.number("k");
+            mm.batch = r.number("batch", 1);
+            const std::string split = r.string("tp_split", "none");
+            if (!parseTpSplit(split, mm.split))
+                r.fail("tp_split", "expected none, n, k or batch, got '" + split + "'");
+            mm.perSampleBatch = r.boolean("per_sample_batch", false);
+            s.matmuls.push_back(mm);
+        }
+    }
+    s.memoryBytesSharded = l.number("memory_bytes_sharded", 0);
+    s.memoryBytesReplicated = l.number("memory_bytes_replicated", 0);
+    s.kernels = l.number("kernels", 0);
+    s.attentionScoreBytes = l.number("attention_score_bytes", 0);
+    s.fusedAttention = l.boolean("fused_attention", false);
+}
+} // namespace
+
 QJsonObject toJson(const ModelSpec& m)
 {
     QJsonObject o;
@@ -168,6 +223,7 @@ QJsonObject toJson(const ModelSpec& m)
         j["tp_allreduce_bytes"] = l.tpAllReduceBytes;
         if (l.expertAllToAllBytes > 0)
             j["expert_alltoall_bytes"] = l.expertAllToAllBytes;
+        writeLayerWork(j, l);
         layers.append(j);
     }
     o["layers"] = layers;
@@ -212,6 +268,7 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         s.tensorParallel = l.boolean("tensor_parallel", true);
         s.tpAllReduceBytes = l.number("tp_allreduce_bytes", 0);
         s.expertAllToAllBytes = l.number("expert_alltoall_bytes", 0);
+        readLayerWork(l, s);
         m.layers.push_back(s);
     }
     m.validate(file);

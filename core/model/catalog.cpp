@@ -62,6 +62,25 @@ const DeviceType* uniqueMatch(const std::vector<DeviceType>& devices, const std:
     return found;
 }
 
+// The analytic device model's fields; all optional. Without peak_flops_fp32 fp32 runs at a quarter of the
+// 16-bit rate (between plain fp32 and TF32 on recent parts).
+void readAnalyticFields(const JsonReader& r, DeviceType& d)
+{
+    d.peakFlopsFp32 = r.has("peak_flops_fp32") ? r.quantity("peak_flops_fp32", Dimension::FlopRate) : d.peakFlops / 4;
+    if (!(d.peakFlopsFp32 > 0))
+        r.fail("peak_flops_fp32", "must be positive");
+    d.gemmHalfDim = r.number("gemm_half_dim", d.gemmHalfDim);
+    if (!(d.gemmHalfDim >= 0 && d.gemmHalfDim < 1e6))
+        r.fail("gemm_half_dim", "must be between 0 and 1e6 (matrix rows/columns)");
+    d.memoryEfficiency = r.number("memory_efficiency", d.memoryEfficiency);
+    if (!(d.memoryEfficiency > 0 && d.memoryEfficiency <= 1))
+        r.fail("memory_efficiency", "must be in (0, 1] (a fraction of memory_bandwidth)");
+    d.launchOverhead = r.has("launch_overhead") ? r.quantity("launch_overhead", Dimension::Seconds) : 0;
+    if (!(d.launchOverhead >= 0 && d.launchOverhead < 1))
+        r.fail("launch_overhead", "must be between 0 and 1 s");
+    d.calibration = r.string("calibration", "");
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- DeviceCatalog
@@ -130,6 +149,13 @@ QJsonObject toJson(const DeviceType& d)
     o["efficiency_half_batch"] = d.effHalfBatch;
     if (!d.source.empty())
         o["source"] = qs(d.source);
+    if (d.peakFlopsFp32 > 0)
+        o["peak_flops_fp32"] = d.peakFlopsFp32;
+    o["gemm_half_dim"] = d.gemmHalfDim;
+    o["memory_efficiency"] = d.memoryEfficiency;
+    o["launch_overhead"] = d.launchOverhead;
+    if (!d.calibration.empty())
+        o["calibration"] = qs(d.calibration);
     o["runtime_overhead"] = d.runtimeOverheadBytes;
     if (!d.runtimeOverheadSource.empty())
         o["runtime_overhead_source"] = qs(d.runtimeOverheadSource);
@@ -141,7 +167,8 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     JsonReader r(o, file, path);
     r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
                  "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source", "runtime_overhead",
-                 "runtime_overhead_source"});
+                 "runtime_overhead_source", "peak_flops_fp32", "gemm_half_dim", "memory_efficiency", "launch_overhead",
+                 "calibration"});
     DeviceType d;
     d.name = r.string("name");
     if (d.name.empty() || squashed(d.name).empty())
@@ -181,6 +208,7 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     if (!(d.effHalfBatch > 0))
         r.fail("efficiency_half_batch", "must be positive (micro-batch size at half of efficiency_max)");
     d.source = r.string("source", "");
+    readAnalyticFields(r, d);
     d.runtimeOverheadBytes = r.quantity("runtime_overhead", Dimension::Bytes, d.runtimeOverheadBytes);
     if (!(d.runtimeOverheadBytes >= 0) || !(d.runtimeOverheadBytes < d.memoryBytes))
         r.fail("runtime_overhead", "must be at least 0 and less than the device memory");

@@ -23,6 +23,12 @@ struct DeviceType {
     double effMax = 0.5;
     double effHalfBatch = 1.0;
     std::string source; // where the numbers come from
+    // The analytic profile's device model (core/cost/analytic.h; calibration in docs/calibration.md):
+    double peakFlopsFp32 = 0;      // rate fp32 matrix products run at (TF32 tensor cores where NVIDIA has them)
+    double gemmHalfDim = 0;        // matrix dimension at which a product reaches half its ceiling, per dimension
+    double memoryEfficiency = 0.8; // achievable fraction of memory_bandwidth for streaming kernels
+    double launchOverhead = 0;     // seconds per kernel launch (plus the framework's dispatch)
+    std::string calibration;       // where the fitted figures come from
     // Memory a training process holds on this GPU beyond model states and activations: CUDA context,
     // NCCL communicator buffers, caching-allocator fragmentation and workspaces. Added to every GPU's peak
     // (a node of the cluster may override it). See resources/devices.json "runtime_overheads".

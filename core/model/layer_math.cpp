@@ -42,7 +42,37 @@ LayerSpec common(const std::string& name, const BlockShape& b)
     return l;
 }
 
+// Element-wise passes every tp rank makes over s×h values: two layer norms (read + write, 2 values each),
+// two residual adds (read 2 + write 1), two dropouts (read + write + a 1-byte mask ≈ 2.5 values).
+constexpr double kBlockReplicatedPasses = 2 * 2 + 2 * 3 + 2 * 2.5;
+// Unfused kernels of one block's forward: 2 norms, 4 linears, head split/merge copies (3), scale, mask,
+// softmax, dropout and the two attention products (6), activation, 2 dropouts, 2 residual adds.
+constexpr double kBlockKernels = 20;
+
 } // namespace
+
+void addAttentionWork(LayerSpec& l, const BlockShape& b)
+{
+    const double kv = kvWidth(b), c = contextLength(b), d = b.h / b.heads;
+    l.matmuls.push_back({b.s, b.h + 2 * kv, b.h, 1, TpSplit::N, false});     // Q, K, V projections
+    l.matmuls.push_back({b.s, b.h, b.h, 1, TpSplit::K, false});              // output projection
+    l.matmuls.push_back({b.s, c, d, double(b.heads), TpSplit::Batch, true}); // Q·Kᵀ per head
+    l.matmuls.push_back({b.s, d, c, double(b.heads), TpSplit::Batch, true}); // softmax(S)·V per head
+    // Head split and merge copies; the score passes (which FlashAttention fuses away in 16-bit jobs).
+    l.memoryBytesSharded += kValueBytes * 4 * b.s * b.h;
+    l.attentionScoreBytes += kValueBytes * 6.5 * b.heads * b.s * c;
+    l.fusedAttention = b.flashAttention;
+    l.memoryBytesReplicated += kValueBytes * kBlockReplicatedPasses * b.s * b.h;
+    l.kernels += kBlockKernels;
+}
+
+void addMlpWork(LayerSpec& l, const BlockShape& b, double tokensShare, int copies)
+{
+    const double rows = b.s * tokensShare;
+    l.matmuls.push_back({rows, (b.gated ? 2 : 1) * b.ffn, b.h, double(copies), TpSplit::N, false}); // fc1 (+gate)
+    l.matmuls.push_back({rows, b.h, b.ffn, double(copies), TpSplit::K, false});                     // fc2
+    l.memoryBytesSharded += kValueBytes * (b.gated ? 4 : 2) * rows * copies * b.ffn;
+}
 
 double attentionParams(const BlockShape& b)
 {
@@ -70,6 +100,8 @@ LayerSpec transformerBlock(const std::string& name, const BlockShape& b)
     l.forwardFlops = 2 * (attentionMatmul(b) + mlpMatmul(b)) * b.s + scoreFlops(b);
     l.activationBytesSharded = attentionActivation(b) + mlpActivation(b);
     l.weightBytesMoved = kValueBytes * l.params;
+    addAttentionWork(l, b);
+    addMlpWork(l, b);
     return l;
 }
 
@@ -88,6 +120,11 @@ LayerSpec moeBlock(const std::string& name, const BlockShape& b, int experts, in
     l.weightBytesMoved = kValueBytes * l.params;
     // Dispatch and combine: each token's hidden vector goes to topK experts and comes back.
     l.expertAllToAllBytes = 2 * topK * kValueBytes * b.s * b.h;
+    // Each expert multiplies the topK/experts share of the tokens routed to it (a grouped product).
+    addAttentionWork(l, b);
+    l.matmuls.push_back({b.s, double(experts), b.h, 1, TpSplit::None, false}); // router
+    addMlpWork(l, b, double(topK) / experts, experts);
+    l.kernels += 4; // router softmax, top-k, dispatch, combine
     return l;
 }
 

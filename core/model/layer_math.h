@@ -10,6 +10,13 @@
 //    rank; 24·s·h + 5·a·s² is sharded. The 24·s·h splits into Q, K, V (6sh), the attention output (2sh)
 //    and the MLP (16sh = 2 × 2·s·ffn for the GeLU input and output). We keep that split but size it with
 //    the real K/V width (grouped-query attention) and ffn, a SwiGLU MLP keeping three s·ffn tensors (6·s·ffn).
+//  * The analytic profile's work list (LayerSpec::matmuls, memoryBytes*, kernels) follows an unfused
+//    PyTorch/Megatron block: Q/K/V, output, fc1 and fc2 products split by tp as Megatron's column/row
+//    parallel linears, the two attention products per head, and element-wise passes that each read and
+//    write their tensors once: per layer norm, residual add and dropout ~2·s·h values (dropout also writes
+//    a 1-byte mask), the activation 2·s·ffn (SwiGLU 4·s·ffn), the head split/merge copies 4·s·h, and on
+//    the a·s·c attention scores scale+mask, softmax and dropout (6.5 passes; FlashAttention keeps them on
+//    chip, but it exists for 16-bit inputs only, so fp32 jobs pay them).
 //  * With FlashAttention (the Llama family, trained with it in practice) the 5·a·s² score tensors are not
 //    stored; only the fp32 log-sum-exp per head and row (4·a·s bytes) is.
 #include "model.h"
@@ -38,6 +45,10 @@ struct BlockShape {
 double attentionParams(const BlockShape& b);
 double mlpParams(const BlockShape& b);
 double normParams(const BlockShape& b); // the block's two norms
+
+// The work of the attention part and of the MLP, as the analytic profile times it (see above).
+void addAttentionWork(LayerSpec& l, const BlockShape& b);
+void addMlpWork(LayerSpec& l, const BlockShape& b, double tokensShare = 1, int copies = 1);
 
 // A dense transformer block (pre- or post-norm makes no difference to these sizes).
 LayerSpec transformerBlock(const std::string& name, const BlockShape& b);

@@ -20,6 +20,27 @@ std::string toString(LayerKind k)
     return "other";
 }
 
+std::string toString(TpSplit s)
+{
+    switch (s) {
+    case TpSplit::None: return "none";
+    case TpSplit::N: return "n";
+    case TpSplit::K: return "k";
+    case TpSplit::Batch: return "batch";
+    }
+    return "none";
+}
+
+bool parseTpSplit(const std::string& s, TpSplit& out)
+{
+    for (TpSplit v : {TpSplit::None, TpSplit::N, TpSplit::K, TpSplit::Batch})
+        if (s == toString(v)) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
 bool parseLayerKind(const std::string& s, LayerKind& out)
 {
     for (LayerKind k : {LayerKind::Embedding, LayerKind::Transformer, LayerKind::Head, LayerKind::Conv,
@@ -91,6 +112,17 @@ void ModelSpec::validate(const std::string& file) const
         check(l.weightBytesMoved, "weight_bytes_moved");
         check(l.tpAllReduceBytes, "tp_allreduce_bytes");
         check(l.expertAllToAllBytes, "expert_alltoall_bytes");
+        check(l.memoryBytesSharded, "memory_bytes_sharded");
+        check(l.memoryBytesReplicated, "memory_bytes_replicated");
+        check(l.attentionScoreBytes, "attention_score_bytes");
+        check(l.kernels, "kernels");
+        for (size_t k = 0; k < l.matmuls.size(); ++k) {
+            const MatMul& mm = l.matmuls[k];
+            for (double v : {mm.m, mm.n, mm.k, mm.batch})
+                if (!std::isfinite(v) || v <= 0)
+                    throw InputError(file, f + ".matmuls[" + std::to_string(k) + "]",
+                                     "m, n, k and batch must be finite and positive");
+        }
     }
     if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 || arch.ffn < 0 ||
         arch.vocab < 0 || arch.experts < 0 || arch.embedDim < 0)

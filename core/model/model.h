@@ -11,6 +11,23 @@ enum class LayerKind { Embedding, Transformer, Head, Conv, Linear, MoE, Other };
 std::string toString(LayerKind k);
 bool parseLayerKind(const std::string& s, LayerKind& out); // false (out untouched) if unknown
 
+// Which dimension of a matrix product tensor parallelism divides: Megatron's column-parallel linears split
+// the output columns (N), its row-parallel linears the inner dimension (K), attention splits the heads.
+enum class TpSplit { None, N, K, Batch };
+std::string toString(TpSplit s);
+bool parseTpSplit(const std::string& s, TpSplit& out); // false (out untouched) if unknown
+
+// One matrix product of a layer's forward pass for one sample: `batch` independent (m × k)·(k × n)
+// products. The micro-batch stacks rows (m) of a weight product and copies (batch) of an attention one.
+struct MatMul {
+    double m = 0, n = 0, k = 0;
+    double batch = 1;
+    TpSplit split = TpSplit::None;
+    bool perSampleBatch = false; // the micro-batch multiplies `batch` (attention scores) rather than m
+    bool operator==(const MatMul&) const = default;
+    double flops() const { return 2 * m * n * k * batch; }
+};
+
 struct LayerSpec {
     std::string name;
     LayerKind kind = LayerKind::Other;
@@ -26,6 +43,16 @@ struct LayerSpec {
     bool tensorParallel = true;     // can be split across tp ranks (params/flops divide by tp)
     double tpAllReduceBytes = 0;    // bytes all-reduced per sample in forward when tp > 1 (same in backward)
     double expertAllToAllBytes = 0; // MoE: bytes each sample sends in all-to-all per forward
+    // The work the analytic profile times (core/cost/analytic.h). Without matmuls it falls back to
+    // forwardFlops at the device's batch-efficiency curve. Byte counts are for 16-bit values like the rest.
+    std::vector<MatMul> matmuls;
+    double memoryBytesSharded = 0;    // element-wise traffic per sample that tp divides (softmax, GeLU)
+    double memoryBytesReplicated = 0; // element-wise traffic per sample every tp rank does (norms, residuals)
+    // Scale, mask, softmax and dropout passes over the attention scores per sample (tp divides them). A fused
+    // kernel (FlashAttention) keeps the scores on chip, but only for 16-bit inputs: fp32 jobs pay them.
+    double attentionScoreBytes = 0;
+    bool fusedAttention = false;
+    double kernels = 0; // kernels one forward pass launches
     bool operator==(const LayerSpec&) const = default;
 };
 

@@ -59,6 +59,11 @@ LayerSpec embeddingLayer(const LlmConfig& c, double s)
     l.weightBytesMoved = kValueBytes * (std::min(positions, s) * h + projIn);
     l.tensorParallel = true;                  // vocabulary-parallel embedding (Megatron)
     l.tpAllReduceBytes = kValueBytes * s * h; // sums the partial lookups of the vocabulary shards
+    if (projIn > 0)
+        l.matmuls.push_back({s, h, e, 1, TpSplit::None, false});
+    // Gather the token rows (s·e), read the position rows and add (3·s·h), dropout (2.5·s·h).
+    l.memoryBytesReplicated = kValueBytes * (s * e + 5.5 * s * h);
+    l.kernels = 5;
     return l;
 }
 
@@ -92,6 +97,15 @@ LayerSpec headLayer(const LlmConfig& c, double s)
     // Backward all-reduces the s×h input gradient (forward only exchanges per-row softmax statistics);
     // counted for both directions as the cost models expect one figure.
     l.tpAllReduceBytes = kValueBytes * s * h;
+    if (projOut > 0)
+        l.matmuls.push_back({s, e, h, 1, TpSplit::None, false});
+    if (c.bertHead)
+        l.matmuls.push_back({s, h, h, 1, TpSplit::None, false});
+    l.matmuls.push_back({s, double(c.vocab), e, 1, TpSplit::N, false}); // logits, vocabulary-parallel
+    // Final norm (2·s·h) and the cross-entropy's read and write of the logits (2·s·vocab values).
+    l.memoryBytesReplicated = kValueBytes * 2 * s * h;
+    l.memoryBytesSharded = kValueBytes * 2 * s * c.vocab;
+    l.kernels = 6;
     return l;
 }
 
@@ -233,6 +247,26 @@ const std::vector<std::pair<std::string, Builder>>& registry()
              c.family = "opt";
              c.embedDim = 512;
              c.finalNorm = false;
+             return buildLlm(n, c, s);
+         }},
+        // GPT-Neo-2.7B (EleutherAI): 32 layers, h 2560, 20 heads, ffn 10240, vocab 50257, 2048 learned
+        // positions, tied head. Its local-attention layers mask a full s×s score matrix in the reference
+        // implementation, so they cost what global ones do.
+        {"gpt-neo-2.7b",
+         [](const std::string& n, int s) {
+             LlmConfig c = gptLike(32, 2560, 20, 50257, 2048, 2048);
+             c.family = "gpt-neo";
+             return buildLlm(n, c, s);
+         }},
+        // Llama-3-8B: 32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336, vocab 128256, untied, seq 8192.
+        {"llama3-8b",
+         [](const std::string& n, int s) { return buildLlm(n, llamaLike(32, 4096, 32, 8, 14336, 128256, 8192), s); }},
+        // OPT-30B: 48 pre-norm layers, h 7168, 56 heads, ReLU ffn 28672, vocab 50272, 2048 (+2) positions,
+        // tied head, a final norm.
+        {"opt-30b",
+         [](const std::string& n, int s) {
+             LlmConfig c = gptLike(48, 7168, 56, 50272, 2048, 2050);
+             c.family = "opt";
              return buildLlm(n, c, s);
          }},
     };

@@ -6,6 +6,7 @@
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
+#include "core/model/model.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -33,12 +34,13 @@ private slots:
     {
         CliResult r = runCli({"list", "examples"});
         QCOMPARE(r.exitCode, 0);
-        for (const char* n : {"ditto-ex1",       "ditto-ex2",       "ditto-ex3",     "ditto-ex4",     "ditto-ex5",
-                              "amp-homogeneous", "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",
-                              "hap-testbed",     "hethub-pair",     "hethub-3types", "amp-scale-2x2", "amp-scale-4x4",
-                              "amp-scale-8x8",   "amp-scale-16x16", "gpt2-amp",      "gpt2-xl",       "transgan-amp",
-                              "llama2-7b",       "llama2-13b",      "bert-base",     "vit-base",      "vgg19",
-                              "bert-moe",        "llama-0.5b",      "llama-1.1b",    "opt-350m"})
+        for (const char* n :
+             {"ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",       "ditto-ex5",    "amp-homogeneous",
+              "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",        "hap-testbed",  "hethub-pair", "hethub-3types",
+              "amp-scale-2x2",   "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16", "gpt2-amp",     "gpt2-xl",
+              "transgan-amp",    "llama2-7b",     "llama2-13b",    "bert-base",       "vit-base",     "vgg19",
+              "bert-moe",        "llama-0.5b",    "llama-1.1b",    "opt-350m",        "gpt-neo-2.7b", "llama3-8b",
+              "opt-30b"})
             QVERIFY2(r.out.contains(QString(" ") + n + " "), n);
         QCOMPARE(runCli({"list", "planners"}).exitCode, 0);
         QVERIFY(runCli({"list", "devices"}).out.contains("MI300X"));
@@ -135,6 +137,39 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject plan = QJsonDocument::fromJson(f.readAll()).object();
         QCOMPARE(plan["search"].toObject()["stopped"].toString(), QString("time-limit"));
+    }
+
+    void analyticProfileCommand()
+    {
+        const QString out = path("analytic.json");
+        CliResult r = runCli({"profile", "--model", "example:gpt2-amp", "--device", "T4", "--device", "V100-16GB",
+                              "--tp", "1,2", "--mbs", "1,4", "--out", out});
+        QCOMPARE(r.exitCode, 0);
+        const Profile p = readProfile(out.toStdString());
+        // 2 devices × 2 tp × 2 micro-batch sizes, every layer of the model.
+        QCOMPARE(p.tables().size(), size_t(8));
+        QCOMPARE(p.layerCount(), buildExampleModel("gpt2-amp").layerCount());
+        QCOMPARE(p.source, std::string("analytic"));
+        // A slower tp link (1 GB/s instead of NVLink) only slows the tp = 2 tables.
+        const QString slow = path("analytic-slow.json");
+        QCOMPARE(runCli({"profile", "--model", "example:gpt2-amp", "--device", "V100-16GB", "--tp", "1,2",
+                         "--tp-bandwidth", "default,1GB/s", "--out", slow})
+                     .exitCode,
+                 0);
+        const Profile q = readProfile(slow.toStdString());
+        QCOMPARE(q.lookup(1, "V100-16GB", 1, 1)->forward, p.lookup(1, "V100-16GB", 1, 1)->forward);
+        QVERIFY(q.lookup(1, "V100-16GB", 2, 1)->forward > p.lookup(1, "V100-16GB", 2, 1)->forward);
+        // Bad input exits 2 and writes nothing.
+        const QString bad = path("bad.json");
+        for (const QStringList& args :
+             {QStringList{"--device", "NoSuchGPU"}, QStringList{}, QStringList{"--device", "T4", "--tp", "0"},
+              QStringList{"--device", "T4", "--tp", "1,2", "--tp-bandwidth", "1GB/s,2GB/s,3GB/s"},
+              QStringList{"--device", "T4", "--precision", "fp8"}}) {
+            CliResult e = runCli(QStringList{"profile", "--model", "example:gpt2-amp", "--out", bad} + args);
+            QCOMPARE(e.exitCode, 2);
+            QVERIFY(e.err.startsWith("error: "));
+            QVERIFY(!QFile::exists(bad));
+        }
     }
 
     void importThenPlanWithProfile()

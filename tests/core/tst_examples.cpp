@@ -217,9 +217,9 @@ private slots:
     void allModelsValidate()
     {
         const std::vector<std::string> names = exampleModelNames();
-        const std::vector<std::string> design = {"gpt2-amp",   "gpt2-xl",    "transgan-amp", "llama2-7b",
-                                                 "llama2-13b", "bert-base",  "vit-base",     "vgg19",
-                                                 "bert-moe",   "llama-0.5b", "llama-1.1b",   "opt-350m"};
+        const std::vector<std::string> design = {"gpt2-amp",   "gpt2-xl",  "transgan-amp", "llama2-7b", "llama2-13b",
+                                                 "bert-base",  "vit-base", "vgg19",        "bert-moe",  "llama-0.5b",
+                                                 "llama-1.1b", "opt-350m", "gpt-neo-2.7b", "llama3-8b", "opt-30b"};
         QCOMPARE(names, design);
         for (const std::string& n : names) {
             const ModelSpec m = buildExampleModel(n);
@@ -272,6 +272,13 @@ private slots:
         QTest::newRow("gpt2-amp") << "gpt2-amp" << 356.9e6 << 356870144.0;
         // bert-moe: bert-base with blocks 1,3,..,11 holding 8 experts of 4,722,432 + router 6,144.
         QTest::newRow("bert-moe") << "bert-moe" << 308.5e6 << 308483898.0;
+        // gpt-neo-2.7b: wte 50257·2560 + wpe 2048·2560 + 32·(12·2560² + 13·2560) + ln_f 2·2560 (our blocks
+        // count Q/K/V biases, which the reference implementation leaves out: 32·3·2560 = 245,760 more).
+        QTest::newRow("gpt-neo-2.7b") << "gpt-neo-2.7b" << 2.7e9 << 2651553280.0;
+        // llama3-8b: 32·(2·4096² + 2·4096·1024 + 3·4096·14336 + 2·4096) + 2·128256·4096 + 4096.
+        QTest::newRow("llama3-8b") << "llama3-8b" << 8.03e9 << 8030261248.0;
+        // opt-30b: 50272·7168 + 2050·7168 + 48·(12·7168² + 13·7168) + 2·7168.
+        QTest::newRow("opt-30b") << "opt-30b" << 30e9 << 29974540288.0;
     }
 
     void parameterCounts()

@@ -89,12 +89,19 @@ private slots:
         std::vector<long long> widths = {64, 256, 128, 32};
         widths.resize(layers + 1);
         const TensorGraph g = buildMlp(batch, widths);
-        const SynthesisContext ctx = context(g, fastShare, 2, 2, perLayer);
+        SynthesisContext ctx = context(g, fastShare, 2, 2, perLayer);
+        ctx.exactDominance = true;
         long long programs = 0;
         const Program oracle = exhaustiveSearch(ctx, &programs);
         SearchStats stats;
         const Program best = synthesize(ctx, &stats);
-        qInfo("%lld programs; A* expanded %lld", programs, stats.expanded);
+        // The published dominance rule (one program per property set) is a heuristic; on these graphs it
+        // stays within a few per cent of the optimum.
+        ctx.exactDominance = false;
+        const Program paper = synthesize(ctx);
+        qInfo("%lld programs; A* expanded %lld; paper rule %+.3f %%", programs, stats.expanded,
+              100 * (paper.cost / oracle.cost - 1));
+        QVERIFY(paper.cost >= oracle.cost * (1 - 1e-9) && paper.cost <= oracle.cost * 1.05);
         QVERIFY(programs > 100);
         QVERIFY(std::isfinite(oracle.cost));
         QVERIFY(std::abs(best.cost - oracle.cost) <= 1e-9 * oracle.cost);

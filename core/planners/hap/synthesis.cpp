@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -23,13 +24,15 @@ void checkContext(const SynthesisContext& ctx)
 {
     if (!ctx.graph || ctx.classes.empty() || ctx.ratios.empty())
         throw std::logic_error("hap: synthesis needs a graph, device classes and ratios");
+    if (ctx.classes.size() > size_t(kMaxClasses))
+        throw InfeasibleError("hap: at most " + std::to_string(kMaxClasses) + " GPU types per cluster");
     for (const auto& row : ctx.ratios)
         if (row.size() != ctx.classes.size())
             throw std::logic_error("hap: one ratio per device class and segment");
 }
 
 // Per-class value of an open group under the ratios of the group's segment.
-double groupAt(const Prepared& p, const std::vector<double>& grp, int seg, int k)
+double groupAt(const Prepared& p, const Group& grp, int seg, int k)
 {
     return grp[k] * p.ctx.ratios[seg][k] + grp[p.classes + k];
 }
@@ -71,32 +74,32 @@ bool dominates(const Prepared& p, const State& a, const State& b)
     return a.closed + df + dg <= b.closed * (1 + 1e-12);
 }
 
-std::string stateKey(const State& s)
+// FNV-1a over the property set (equal sets are confirmed element by element).
+uint64_t propsHash(const std::vector<uint32_t>& props)
 {
-    std::string k(sizeof(int) + s.props.size() * sizeof(uint32_t), '\0');
-    std::copy_n(reinterpret_cast<const char*>(&s.pos), sizeof(int), k.begin());
-    std::copy_n(reinterpret_cast<const char*>(s.props.data()), s.props.size() * sizeof(uint32_t),
-                k.begin() + sizeof(int));
-    return k;
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t v : props)
+        h = (h ^ v) * 1099511628211ull;
+    return h;
 }
 
 struct Search {
     const Prepared& p;
-    std::vector<State> arena;
-    std::vector<Step> steps;
+    std::deque<State> arena;
+    std::deque<Step> steps;
     std::vector<char> dead;
-    std::unordered_map<std::string, std::vector<int>> seen;
+    std::vector<std::unordered_map<uint64_t, std::vector<int>>> seen; // per position: property hash → states
     // Fig. 10 lines 9-14: false if an equal-property program dominates n; otherwise removes those n dominates.
     bool admit(const State& n, SearchStats& st)
     {
-        std::vector<int>& bucket = seen[stateKey(n)];
+        std::vector<int>& bucket = seen[n.pos][propsHash(n.props)];
         for (int j : bucket)
-            if (!dead[j] && dominates(p, arena[j], n)) {
+            if (!dead[j] && arena[j].props == n.props && dominates(p, arena[j], n)) {
                 ++st.pruned;
                 return false;
             }
         for (int j : bucket)
-            if (!dead[j] && dominates(p, n, arena[j]))
+            if (!dead[j] && arena[j].props == n.props && dominates(p, n, arena[j]))
                 dead[j] = 1;
         std::erase_if(bucket, [&](int j) { return dead[j] != 0; });
         bucket.push_back(int(arena.size()));
@@ -120,6 +123,7 @@ Program synthesize(const SynthesisContext& ctx, SearchStats* stats, const std::f
     checkContext(ctx);
     const Prepared p(ctx);
     Search s{p, {initialState(p)}, {}, {0}, {}};
+    s.seen.resize(p.order.size() + 1);
     SearchStats st;
     using Entry = std::pair<double, int>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;

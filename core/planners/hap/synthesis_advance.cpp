@@ -10,14 +10,14 @@ namespace hetplan::hap::detail {
 
 namespace {
 
-void addCompute(std::vector<double>& grp, const Prepared& p, double flops, bool scaled)
+void addCompute(Group& grp, const Prepared& p, double flops, bool scaled)
 {
     for (int k = 0; k < p.classes; ++k)
         grp[(scaled ? 0 : p.classes) + k] += flops / p.ctx.classes[k].flopsRate;
 }
 
 // Ends a compute group: the slowest device's time counts (all devices meet at the next collective).
-void closeGroup(std::vector<double>& grp, State& n, const Prepared& p, int seg, CostTerms* terms)
+void closeGroup(Group& grp, State& n, const Prepared& p, int seg, CostTerms* terms)
 {
     const int C = p.classes;
     double worst = 0;
@@ -28,7 +28,7 @@ void closeGroup(std::vector<double>& grp, State& n, const Prepared& p, int seg, 
     }
     n.closed += worst;
     if (terms && any)
-        terms->groups.push_back({seg, {grp.begin(), grp.begin() + C}, {grp.begin() + C, grp.end()}});
+        terms->groups.push_back({seg, {grp.begin(), grp.begin() + C}, {grp.begin() + C, grp.begin() + 2 * C}});
     std::fill(grp.begin(), grp.end(), 0.0);
 }
 

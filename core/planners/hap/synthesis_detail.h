@@ -2,6 +2,7 @@
 // Internals of the synthesizer shared by the A* search, the exhaustive oracle and the cost replay.
 #include "synthesis.h"
 
+#include <array>
 #include <cstdint>
 
 namespace hetplan::hap::detail {
@@ -14,10 +15,14 @@ inline uint32_t key(int t, uint32_t code) { return uint32_t(t) << 6 | code; }
 inline int tensorOf(uint32_t k) { return int(k >> 6); }
 inline uint32_t codeOf(uint32_t k) { return k & 63u; }
 
+constexpr int kMaxClasses = 8; // device types per cluster the synthesizer handles
+// An open compute group: alpha[C] (seconds per unit of ratio) then beta[C] (fixed seconds), per class.
+using Group = std::array<double, 2 * kMaxClasses>;
+
 struct State {
     int pos = 0;                 // next position in Prepared::order
     std::vector<uint32_t> props; // sorted
-    std::vector<double> f, g;    // open forward / backward group: alpha[C] then beta[C]
+    Group f{}, g{};              // open forward / backward compute groups
     double closed = 0;
     int parent = -1, step = -1; // search bookkeeping
 };
@@ -42,7 +47,13 @@ struct Prepared {
 bool has(const std::vector<uint32_t>& props, uint32_t k);
 void insert(std::vector<uint32_t>& props, uint32_t k);
 // The forms (codes < 16) tensor t has.
-std::vector<Form> formsOf(const std::vector<uint32_t>& props, int t);
+struct Forms {
+    std::array<Form, 4> form{};
+    int count = 0;
+    const Form* begin() const { return form.data(); }
+    const Form* end() const { return form.data() + count; }
+};
+Forms formsOf(const std::vector<uint32_t>& props, int t);
 bool targetOf(const std::vector<uint32_t>& props, int t, Form& out);
 
 // Every step the rules allow from state s (each with its rule index in Prepared::rules[s.pos]).

@@ -84,13 +84,13 @@ void insert(std::vector<uint32_t>& props, uint32_t k)
         props.insert(it, k);
 }
 
-std::vector<Form> formsOf(const std::vector<uint32_t>& props, int t)
+Forms formsOf(const std::vector<uint32_t>& props, int t)
 {
-    std::vector<Form> out;
+    Forms out;
     for (auto it = std::lower_bound(props.begin(), props.end(), key(t, 0)); it != props.end() && tensorOf(*it) == t;
          ++it)
-        if (codeOf(*it) < kCommunicated)
-            out.push_back(Form{int(codeOf(*it))});
+        if (codeOf(*it) < kCommunicated && out.count < int(out.form.size()))
+            out.form[out.count++] = Form{int(codeOf(*it))};
     return out;
 }
 
@@ -107,8 +107,6 @@ bool targetOf(const std::vector<uint32_t>& props, int t, Form& out)
 State initialState(const Prepared& p)
 {
     State s;
-    s.f.assign(2 * p.classes, 0);
-    s.g.assign(2 * p.classes, 0);
     return s;
 }
 
@@ -127,20 +125,20 @@ bool inputNeeds(const Prepared& p, const State& s, const Op& op, const Rule& r, 
     for (size_t q = 0; q < op.inputs.size(); ++q) {
         const int e = op.inputs[q];
         const Form want = r.in[q];
-        const std::vector<Form> have = formsOf(s.props, e);
+        const Forms have = formsOf(s.props, e);
         if (std::find(have.begin(), have.end(), want) != have.end())
             continue;
         if (p.g.ops[p.g.tensors[e].producer].isLeaf()) {
-            if (!have.empty() || want.isPartial())
+            if (have.count > 0 || want.isPartial())
                 return false; // leaves are loaded once, in one form, and never communicated
             base.loads.push_back({e, want});
             continue;
         }
-        if (have.size() != 1 || has(s.props, key(e, kCommunicated)))
+        if (have.count != 1 || has(s.props, key(e, kCommunicated)))
             return false;
         std::vector<Conversion> alts;
-        for (SpmdCollective c : conversions(have[0], want))
-            alts.push_back({e, have[0], want, c});
+        for (SpmdCollective c : conversions(have.form[0], want))
+            alts.push_back({e, have.form[0], want, c});
         if (alts.empty())
             return false;
         for (const auto& o : options)

@@ -1,10 +1,14 @@
 // HAP: the tensor-program IR (shapes, FLOPs, backward, parameter counts of the example models), the A*
 // synthesizer against the exhaustive oracle, and the independent checker on every synthesized program.
 #include "core/planners/hap/graph_builders.h"
+#include "core/planners/hap/load_balance.h"
 #include "core/planners/hap/program.h"
 #include "core/planners/hap/synthesis.h"
 
 #include <QTest>
+
+#include <numeric>
+#include <random>
 
 using namespace hetplan;
 using namespace hetplan::hap;
@@ -145,6 +149,90 @@ private slots:
         const CheckResult c = checkProgram(g, lower(ctx, p));
         QVERIFY2(c.ok, c.error.c_str());
         QVERIFY(std::abs(costTerms(ctx, p).evaluate(ctx.ratios) - p.cost) <= 1e-9 * p.cost);
+    }
+
+    void lpOptimumEqualsGrid_data()
+    {
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("batch");
+        for (int d : {2, 3})
+            for (int batch : {16, 1024})
+                QTest::addRow("%d device types, batch %d", d, batch) << d << batch;
+    }
+    void lpOptimumEqualsGrid()
+    {
+        // One segment, 2 or 3 device classes; the LP optimum of t(Q, B) against a fine grid over the simplex
+        // Σ gpus_c · B_c = 1.
+        QFETCH(int, devices);
+        QFETCH(int, batch);
+        const TensorGraph g = buildMlp(batch, {256, 512, 256, 64});
+        SynthesisContext ctx = context(g, 0.25, 2, 2, false);
+        if (devices == 3) {
+            ctx.classes = {{"a", 1, 4e12}, {"b", 2, 2e12}, {"c", 1, 1e12}};
+            ctx.ratios = {{0.4, 0.2, 0.2}};
+        }
+        const CostTerms terms = costTerms(ctx, synthesize(ctx));
+        const Ratios lp = optimalRatios(terms, ctx.classes, 1);
+        double sum = 0;
+        for (size_t c = 0; c < ctx.classes.size(); ++c)
+            sum += ctx.classes[c].gpus * lp.perGpu[0][c];
+        QVERIFY(std::abs(sum - 1) < 1e-9);
+        double grid = 1e300;
+        const int n = devices == 2 ? 100000 : 1000;
+        for (int i = 0; i <= n; ++i) {
+            if (devices == 2) {
+                const double b0 = 0.5 * i / n; // 2 GPUs of each class: 2·b0 + 2·b1 = 1
+                grid = std::min(grid, terms.evaluate({{b0, 0.5 - b0}}));
+                continue;
+            }
+            for (int j = 0; i + j <= n; ++j) { // a + 2b + c = 1 with a = i/n, 2b = j/n
+                const double a = double(i) / n, b = 0.5 * j / n, c = 1 - a - 2 * b;
+                grid = std::min(grid, terms.evaluate({{a, b, c}}));
+            }
+        }
+        qInfo("LP %.9g s, grid %.9g s", lp.seconds, grid);
+        QVERIFY(lp.seconds <= grid * (1 + 1e-9));
+        QVERIFY(lp.seconds >= grid * (1 - 2e-3));
+    }
+
+    void roundShardsByHand()
+    {
+        // 7 rows at 1/2, 1/4, 1/4: 3.5, 1.75, 1.75 round to 4, 2, 2 = 8; one too many. Taking one off the first
+        // leaves an error of 0.5, off another 0.75: {3, 2, 2}.
+        QCOMPARE(roundShards({0.5, 0.25, 0.25}, 7), (std::vector<long long>{3, 2, 2}));
+        // 10 rows in thirds: 3.33 each round to 3 = 9; the missing row goes to the first: {4, 3, 3}.
+        QCOMPARE(roundShards({1 / 3.0, 1 / 3.0, 1 / 3.0}, 10), (std::vector<long long>{4, 3, 3}));
+        // Property: any ratios sum exactly and stay within one row of the exact share.
+        std::mt19937 rng(3);
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<double> r(1 + rng() % 9);
+            double total = 0;
+            for (double& x : r)
+                total += (x = std::uniform_real_distribution<double>(0, 1)(rng));
+            for (double& x : r)
+                x /= total;
+            const long long len = 1 + rng() % 500;
+            const auto s = roundShards(r, len);
+            QCOMPARE(std::accumulate(s.begin(), s.end(), 0LL), len);
+            for (size_t j = 0; j < r.size(); ++j)
+                QVERIFY(std::abs(double(s[j]) - r[j] * len) < 1.0 + 1e-9 && s[j] >= 0);
+        }
+    }
+
+    void alternatingLoopImprovesOnProportional()
+    {
+        const TensorGraph g = buildMlp(64, {512, 2048, 2048, 64});
+        SynthesisContext ctx = context(g, 0.25, 2, 6, true);
+        ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
+        const Program first = synthesize(ctx);
+        const BalancedProgram b = optimize(ctx, 8);
+        qInfo("proportional %.6g s, balanced %.6g s after %d rounds (%s)", first.cost, b.ratios.seconds, b.rounds,
+              b.stoppedBy.c_str());
+        QVERIFY(b.ratios.seconds <= first.cost * (1 + 1e-12));
+        QVERIFY(b.rounds >= 1 && b.rounds <= 8);
+        QVERIFY(b.stoppedBy == "converged" || b.stoppedBy == "oscillation" || b.stoppedBy == "round limit");
+        QVERIFY(std::abs(costTerms(ctx, b.program).evaluate(b.ratios.perGpu) - b.ratios.seconds) < 1e-9);
+        QVERIFY(checkProgram(g, lower(ctx, b.program)).ok);
     }
 };
 

@@ -9,8 +9,8 @@ namespace hetplan {
 
 namespace {
 
-const std::array<const char*, 6> kNames = {"all-reduce",     "all-gather", "grouped-broadcast",
-                                           "reduce-scatter", "all-to-all", "slice"};
+const std::array<const char*, 7> kNames = {"all-reduce", "all-gather", "grouped-broadcast", "reduce-scatter",
+                                           "all-to-all", "slice",      "rebalance"};
 
 // The affine function z ↦ f(z·scale) of a cost f that is affine in its byte count for positive bytes.
 AffineCost affineIn(const std::function<double(double)>& f, double scale)
@@ -49,6 +49,7 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
         return affineIn([&](double b) { return allToAll(b, ranks, link); }, fullBytes);
     case SpmdCollective::GroupedBroadcast: // all shards once, no padding; one launch per rank
         return {fullBytes / link.bandwidth + n * link.latency, 0};
+    case SpmdCollective::Rebalance: return {0, (n - 1) / n * fullBytes / link.bandwidth};
     case SpmdCollective::Slice: break;
     }
     return {};

@@ -13,7 +13,10 @@ namespace hetplan {
 
 struct DeviceType;
 
-enum class SpmdCollective { AllReduce, AllGather, GroupedBroadcast, ReduceScatter, AllToAll, Slice };
+// Rebalance: the All-To-All at a ratio-segment boundary (section 5.2); it moves only the rows whose owner
+// changes, so its time is affine in the largest ratio change max_j |B_j - B'_j| (pass that as the share),
+// with no latency term so that a boundary between equal ratios costs nothing.
+enum class SpmdCollective { AllReduce, AllGather, GroupedBroadcast, ReduceScatter, AllToAll, Slice, Rebalance };
 std::string toString(SpmdCollective c);                              // "all-reduce", "all-gather", ...
 bool parseSpmdCollective(const std::string& s, SpmdCollective& out); // false if unknown
 

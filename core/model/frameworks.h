@@ -16,7 +16,8 @@
 //   the first stage and the head in the last; its distributed optimizer is ZeRO-1 at most;
 // - DeepSpeed refuses ZeRO stage ≥ 2 together with pipeline parallelism, and its config takes one
 //   micro-batch and accumulation count for every GPU;
-// - neither runs an SPMD program with per-GPU sharding ratios.
+// - neither runs an SPMD program with per-GPU sharding ratios; those run on HAP's runtime ("hap"), which
+//   needs the program's instructions and, per segment, one ratio per GPU summing to 1.
 #include "core/model/cluster.h"
 #include "core/model/model.h"
 #include "core/model/plan.h"
@@ -36,10 +37,12 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp);
 
 FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules = {});
 FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules = {});
-// Both, keyed "megatron" and "deepspeed".
+// HAP's SPMD runtime (PyTorch + NCCL, one program on every GPU).
+FrameworkVerdict checkHapRuntime(const Plan& plan);
+// Both, keyed "megatron" and "deepspeed", and "hap" for SPMD plans.
 std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const FrameworkRules& rules = {});
 
-// The framework a plan of this kind is made for: "megatron" for pipelines, "deepspeed" for ZeRO, "" for SPMD.
+// The framework a plan of this kind is made for: "megatron" for pipelines, "deepspeed" for ZeRO, "hap" for SPMD.
 std::string nativeFramework(const Plan& plan);
 
 } // namespace hetplan

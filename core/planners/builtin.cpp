@@ -12,6 +12,7 @@
     X(registerMegatronPlanner)      \
     X(registerRandomPlanner)        \
     X(registerAnnealingPlanner)     \
+    X(registerHapPlanner)           \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

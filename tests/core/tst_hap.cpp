@@ -97,7 +97,7 @@ private slots:
         ctx.exactDominance = true;
         long long programs = 0;
         const Program oracle = exhaustiveSearch(ctx, &programs);
-        SearchStats stats;
+        SynthesisStats stats;
         const Program best = synthesize(ctx, &stats);
         // The published dominance rule (one program per property set) is a heuristic; on these graphs it
         // stays within a few per cent of the optimum.

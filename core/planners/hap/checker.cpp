@@ -57,6 +57,7 @@ bool collectiveResult(SpmdCollective c, Form from, Form to)
     case C::GroupedBroadcast: return from.isSharded() && to.isIdentity();
     case C::AllToAll: return from.isSharded() && to.isSharded() && from.dim() != to.dim();
     case C::Slice: return from.isIdentity() && to.isSharded();
+    case C::Rebalance: return from.isSharded() && from == to;
     }
     return false;
 }

@@ -45,7 +45,8 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
     std::vector<int> z(segments, 0);
     std::vector<double> zCost(segments, 0);
     for (const CostTerms::Comm& c : terms.comms) // the fixed parts do not depend on B
-        zCost[c.segment] += c.cost.perMaxShare;
+        if (c.fromSegment < 0)
+            zCost[c.segment] += c.cost.perMaxShare;
     for (int k = 0; k < segments; ++k) {
         for (int c = 0; c < C; ++c)
             b[k][c] = lp.addCol(0);
@@ -62,6 +63,16 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
             lp.addRow({{z[k], 1}, {b[k][c], -1}}, 0, COIN_DBL_MAX); // z_k ≥ B_k,c
         }
         lp.addRow(sum, 1, 1); // Σ_c gpus_c · B_k,c = 1
+    }
+    for (const CostTerms::Comm& c : terms.comms) { // d ≥ |B[to][c] - B[from][c]| for a re-balance
+        if (c.fromSegment < 0 || c.cost.perMaxShare == 0)
+            continue;
+        const int d = lp.addCol(c.cost.perMaxShare);
+        lp.rows.setDimensions(lp.rows.getNumRows(), int(lp.obj.size()));
+        for (int k = 0; k < C; ++k) {
+            lp.addRow({{d, 1}, {b[c.segment][k], -1}, {b[c.fromSegment][k], 1}}, 0, COIN_DBL_MAX);
+            lp.addRow({{d, 1}, {b[c.segment][k], 1}, {b[c.fromSegment][k], -1}}, 0, COIN_DBL_MAX);
+        }
     }
     for (size_t i = 0; i < terms.groups.size(); ++i) {
         const CostTerms::Group& g = terms.groups[i];

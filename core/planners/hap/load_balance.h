@@ -37,6 +37,6 @@ struct BalancedProgram {
 // until B repeats (convergence), a program repeats (oscillation) or `maxRounds`; returns the best pair.
 // `stop` is passed to the synthesizer; a stop keeps the best pair found so far.
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop = {},
-                         SearchStats* stats = nullptr);
+                         SynthesisStats* stats = nullptr);
 
 } // namespace hetplan::hap

@@ -35,7 +35,7 @@ std::string signature(const Program& p)
 
 } // namespace
 
-BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SearchStats* stats)
+BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats)
 {
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
@@ -43,7 +43,7 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
     best.stoppedBy = "round limit";
     std::vector<std::string> seen;
     for (int round = 0; round < maxRounds; ++round) {
-        SearchStats st;
+        SynthesisStats st;
         const Program q = synthesize(ctx, &st, stop);
         if (stats) {
             stats->expanded += st.expanded;

@@ -23,7 +23,7 @@ Instruction collective(const Conversion& c, int tensor, bool backward, int seg)
     return i;
 }
 
-void lowerForward(const SynthesisContext& ctx, const Step& st, const Rule& r, std::vector<Instruction>& out)
+void lowerForward(const SynthesisContext& ctx, const Step& st, const Rule& r, int next, std::vector<Instruction>& out)
 {
     const TensorGraph& g = *ctx.graph;
     const int seg = ctx.ratioSegmentOf[g.ops[st.op].segment];
@@ -33,8 +33,9 @@ void lowerForward(const SynthesisContext& ctx, const Step& st, const Rule& r, st
         out.push_back({Kind::Load, g.tensors[e].producer, e, kReplicated, {}, {}, f, {}, false, false, seg});
     out.push_back({Kind::Compute, st.op, g.ops[st.op].output, r.label, r.in, {}, r.out, {}, false, false, seg});
     for (const Conversion& c : st.rebalance) {
-        Instruction i = collective(c, c.tensor, false, seg);
+        Instruction i = collective(c, c.tensor, false, next);
         i.rebalance = true;
+        i.fromSegment = seg;
         out.push_back(i);
     }
 }
@@ -54,14 +55,15 @@ Form backwardInputForm(const Op& fwd, const Rule& r, const Op& b, size_t k, cons
 
 char accumulationLabel(Form f) { return f.isSharded() ? char('A' + f.dim()) : kReplicated; }
 
-void lowerBackward(const SynthesisContext& ctx, const Step& st, const Rule& r, std::vector<Instruction>& out)
+void lowerBackward(const SynthesisContext& ctx, const Step& st, const Rule& r, int next, std::vector<Instruction>& out)
 {
     const TensorGraph& g = *ctx.graph;
     const Op& fwd = g.ops[st.op];
     const int seg = ctx.ratioSegmentOf[fwd.segment];
-    for (const Conversion& c : st.rebalance) {
+    for (const Conversion& c : st.rebalance) { // the gradients go back from the next segment's ratios
         Instruction i = collective(c, c.tensor, true, seg);
         i.rebalance = true;
+        i.fromSegment = next;
         out.push_back(i);
     }
     for (int b : g.gradOpsOf(st.op)) {
@@ -121,15 +123,19 @@ void lowerParameterSums(const SynthesisContext& ctx, const std::vector<Instructi
 std::vector<Instruction> lower(const SynthesisContext& ctx, const Program& program)
 {
     std::vector<Instruction> out;
-    std::vector<Rule> rules(program.steps.size());
-    for (size_t s = 0; s < program.steps.size(); ++s) {
+    const size_t n = program.steps.size();
+    std::vector<Rule> rules(n);
+    std::vector<int> next(n, 0); // ratio segment of the following step
+    for (size_t s = 0; s < n; ++s)
+        next[s] = ctx.ratioSegmentOf[ctx.graph->ops[program.steps[s + 1 < n ? s + 1 : s].op].segment];
+    for (size_t s = 0; s < n; ++s) {
         if (!ruleFor(ctx.graph->ops[program.steps[s].op], program.steps[s].label, rules[s]))
             throw std::logic_error("hap: program step with an unknown rule");
-        lowerForward(ctx, program.steps[s], rules[s], out);
+        lowerForward(ctx, program.steps[s], rules[s], next[s], out);
     }
     const std::vector<Instruction> forward = out;
-    for (size_t s = program.steps.size(); s-- > 0;)
-        lowerBackward(ctx, program.steps[s], rules[s], out);
+    for (size_t s = n; s-- > 0;)
+        lowerBackward(ctx, program.steps[s], rules[s], next[s], out);
     lowerParameterSums(ctx, forward, out);
     return out;
 }

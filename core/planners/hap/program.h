@@ -20,7 +20,8 @@ struct Instruction {
     SpmdCollective collective = SpmdCollective::AllReduce;
     bool rebalance = false; // a segment-boundary All-To-All (changes the ratios, not the form)
     bool backward = false;
-    int segment = 0; // ratio segment
+    int segment = 0;      // ratio segment
+    int fromSegment = -1; // rebalance: the segment whose ratios it leaves
 };
 
 std::vector<Instruction> lower(const SynthesisContext& ctx, const Program& program);

@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <queue>
@@ -90,7 +91,7 @@ struct Search {
     std::vector<char> dead;
     std::vector<std::unordered_map<uint64_t, std::vector<int>>> seen; // per position: property hash → states
     // Fig. 10 lines 9-14: false if an equal-property program dominates n; otherwise removes those n dominates.
-    bool admit(const State& n, SearchStats& st)
+    bool admit(const State& n, SynthesisStats& st)
     {
         std::vector<int>& bucket = seen[n.pos][propsHash(n.props)];
         for (int j : bucket)
@@ -118,13 +119,13 @@ struct Search {
 
 } // namespace
 
-Program synthesize(const SynthesisContext& ctx, SearchStats* stats, const std::function<bool()>& stop)
+Program synthesize(const SynthesisContext& ctx, SynthesisStats* stats, const std::function<bool()>& stop)
 {
     checkContext(ctx);
     const Prepared p(ctx);
     Search s{p, {initialState(p)}, {}, {0}, {}};
     s.seen.resize(p.order.size() + 1);
-    SearchStats st;
+    SynthesisStats st;
     using Entry = std::pair<double, int>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
     open.push({score(p, s.arena[0]), 0});
@@ -238,8 +239,13 @@ double CostTerms::evaluate(const std::vector<std::vector<double>>& ratios) const
             worst = std::max(worst, g.alpha[k] * ratios[g.segment][k] + g.beta[k]);
         t += worst;
     }
-    for (const Comm& c : comms)
-        t += c.cost.at(*std::max_element(ratios[c.segment].begin(), ratios[c.segment].end()));
+    for (const Comm& c : comms) {
+        double x = 0;
+        for (size_t k = 0; k < ratios[c.segment].size(); ++k)
+            x = std::max(x, c.fromSegment < 0 ? ratios[c.segment][k]
+                                              : std::abs(ratios[c.segment][k] - ratios[c.fromSegment][k]));
+        t += c.cost.at(x);
+    }
     return t;
 }
 

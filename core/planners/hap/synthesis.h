@@ -51,6 +51,8 @@ struct SynthesisContext {
     // compute). Paper (default, fig. 10 as published): one program per property set, the cheaper by closed
     // cost plus its open groups' slowest device; much faster, may miss the optimum by a stage's imbalance.
     bool exactDominance = false;
+    // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines).
+    std::string allowedLabels;
     int ratioSegments() const { return int(ratios.size()); }
 };
 
@@ -75,7 +77,7 @@ struct Program {
     double cost = 0; // t(Q, B) under the ratios it was synthesized for
 };
 
-struct SearchStats {
+struct SynthesisStats {
     long long expanded = 0, generated = 0, pruned = 0;
 };
 
@@ -89,6 +91,7 @@ struct CostTerms {
     struct Comm {
         int segment = 0;
         AffineCost cost;
+        int fromSegment = -1; // a re-balance: the cost is affine in max_c |B[from][c] - B[segment][c]|
     };
     std::vector<Group> groups;
     std::vector<Comm> comms;
@@ -97,7 +100,8 @@ struct CostTerms {
 
 // Fig. 10: the cheapest complete program under ctx.ratios. `stop` is polled (true = give up: returns the
 // best complete program found so far, or an empty program). Throws InfeasibleError when no program exists.
-Program synthesize(const SynthesisContext& ctx, SearchStats* stats = nullptr, const std::function<bool()>& stop = {});
+Program synthesize(const SynthesisContext& ctx, SynthesisStats* stats = nullptr,
+                   const std::function<bool()>& stop = {});
 // The oracle: every program of the same space, the cheapest (tests only: exponential).
 Program exhaustiveSearch(const SynthesisContext& ctx, long long* programs = nullptr);
 // t(Q, B) as affine terms (replays the program's steps).

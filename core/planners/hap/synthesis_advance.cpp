@@ -3,6 +3,7 @@
 #include "synthesis_detail.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -93,10 +94,16 @@ void segmentBoundary(const Prepared& p, State& n, Step& st, int seg, CostTerms* 
         if (code < 2 || code >= kCommunicated || p.g.ops[p.g.tensors[t].producer].isLeaf())
             continue;
         const Form f{int(code)};
-        st.rebalance.push_back({t, f, f, SpmdCollective::AllToAll});
-        const AffineCost c = p.comm(SpmdCollective::AllToAll, t);
-        chargeComm(n, p, next, c, terms); // forward
-        chargeComm(n, p, next, c, terms); // and the gradient on the way back
+        st.rebalance.push_back({t, f, f, SpmdCollective::Rebalance});
+        const AffineCost c = p.comm(SpmdCollective::Rebalance, t);
+        double delta = 0;
+        for (int k = 0; k < p.classes; ++k)
+            delta = std::max(delta, std::abs(p.ctx.ratios[next][k] - p.ctx.ratios[seg][k]));
+        for (int pass = 0; pass < 2; ++pass) { // forward, and the gradient on the way back
+            n.closed += c.at(delta);
+            if (terms)
+                terms->comms.push_back({next, c, seg});
+        }
     }
 }
 

@@ -35,7 +35,13 @@ Prepared::Prepared(const SynthesisContext& c) : ctx(c), g(*c.graph), classes(int
             lastUse[in] = std::max(lastUse[in], i);
         if (!g.ops[i].isLeaf()) {
             order.push_back(i);
-            rules.push_back(rulesFor(g.ops[i]));
+            std::vector<Rule> rs = rulesFor(g.ops[i]);
+            if (!ctx.allowedLabels.empty())
+                std::erase_if(rs, [&](const Rule& r) {
+                    return r.label != kReplicated && r.label != kLinear &&
+                           ctx.allowedLabels.find(r.label) == std::string::npos;
+                });
+            rules.push_back(std::move(rs));
         }
     }
     for (size_t i = g.forwardOps; i < g.ops.size(); ++i) {

@@ -85,6 +85,7 @@ bool applyCollective(SpmdCollective c, Form from, int dim, Form& out)
     case C::GroupedBroadcast: out = Form::identity(); return from.isSharded();
     case C::AllToAll: out = Form::sharded(dim); return from.isSharded() && from.dim() != dim;
     case C::Slice: out = Form::sharded(dim); return from.isIdentity();
+    case C::Rebalance: out = from; return from.isSharded();
     }
     return false;
 }

@@ -103,10 +103,14 @@ void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, 
         const int S = int(pl.stages.size());
         for (int s = 0; s < S; ++s) {
             const Stage& st = pl.stages[s];
-            const double peak = stagePeakMemory(plan.model, st.firstLayer, st.endLayer, st.tensorParallel, pl.replicas,
-                                                pl.microBatchSize, std::min(S - s, pl.microBatches), plan.job);
-            for (int g : st.gpus)
-                QVERIFY(fitsMemory(peak, costsForMemory->device(plan.cluster.nodeOf(g).deviceType)));
+            const int shards = plan.job.zeroStage > 0 ? pl.replicas : 1;
+            for (int g : st.gpus) {
+                const Node& node = plan.cluster.nodeOf(g);
+                const double peak =
+                    costsForMemory->stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
+                                              pl.microBatchSize, std::min(S - s, pl.microBatches));
+                QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType)));
+            }
         }
     }
 }

@@ -51,7 +51,7 @@ std::optional<InputError> errorOf(F&& f)
 // every pipeline assigns each layer exactly once, in order, to non-empty stages; each stage holds
 // replicas × tensorParallel × dataParallel GPUs; no GPU is used twice; the pipelines' samples add up to
 // the global batch. With `allGpusUsed` every GPU of the cluster must be used; with `costsForMemory`
-// every stage's 1F1B peak (stagePeakMemory, min(S - s, M) micro-batches in flight) must fit each of its
+// every stage's 1F1B peak (CostModel::stagePeak, min(S - s, M) micro-batches in flight) must fit each of its
 // GPUs (fitsMemory, device types looked up in that cost model).
 void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory = nullptr, bool allGpusUsed = false);
 

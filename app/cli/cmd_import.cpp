@@ -33,6 +33,12 @@ void addImportOptions(CommandLine& cl)
     cl.addOption("tp", "N", "Tensor-parallel degree it was measured at, for " + formatsNeeding(&ImportNeeds::tp) + ".",
                  "1");
     cl.addOption("model", "NAME", "The model the profile belongs to (stored in the profile).");
+    cl.addOption("sequence", "N",
+                 "Sequence length the measurements ran at (stored in the profile; a job at another length "
+                 "rescales the times with a warning).");
+    cl.addOption("precision", "P",
+                 "Precision the measurements ran at: fp16, bf16 or fp32 (stored in the profile; a job in "
+                 "another precision is refused).");
     cl.addFlag("compact-gpt2", "Fold AMP's GPT-2 no-op entries (30 entries -> 26 layers), for " +
                                    formatsNeeding(&ImportNeeds::ampOptions) + ".");
     cl.addOption("backward-factor", "F",
@@ -77,6 +83,17 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         throw InputError("--backward-factor", "argument", "must be positive");
     opts.ampCompactGpt2 = cl.flag("compact-gpt2");
     opts.model = cl.value("model");
+    if (!cl.value("sequence").empty()) {
+        opts.sequenceLength = cl.integer("sequence");
+        if (opts.sequenceLength < 1 || opts.sequenceLength > kMaxBatch)
+            throw InputError("--sequence", "argument", "must be between 1 and " + std::to_string(kMaxBatch));
+    }
+    if (!cl.value("precision").empty()) {
+        Precision prec;
+        if (!parsePrecision(cl.value("precision"), prec))
+            throw InputError("--precision", "argument", "expected fp16, bf16 or fp32");
+        opts.precision = prec;
+    }
     Profile p = importProfile(format.name, in, opts);
     writeJsonFile(outPath, toJson(p));
     out << "imported " << p.tables().size() << " table(s), " << p.layerCount() << " layers, devices:";

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/cost/costmodel.h"
 #include "core/io/json_io.h"
 
 #include <algorithm>
@@ -114,6 +115,8 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         return Ok;
     const std::string planner = cl.get("planner");
     PlanRequest req = requestFromArgs(cl);
+    for (const std::string& w : profileWarnings(req.job, req.profile))
+        err << "warning: " << w << "\n";
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = runPlanner(planner, req, progress);
     if (!plan.search.stopped.empty())

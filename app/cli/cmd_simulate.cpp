@@ -14,7 +14,7 @@
 namespace hetplan::cli {
 
 // Re-scores a plan file with the shared simulator, from the inputs the plan carries.
-int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream&)
+int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
     CommandLine cl = commandLine("simulate");
     cl.addOption("plan", "FILE", "The plan file (written by plan --out); it carries its own inputs.");
@@ -25,6 +25,8 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
     const std::string path = cl.get("plan");
     Plan plan = readPlan(path);
     const CostModel costs(plan.model, plan.job, plan.profile);
+    for (const std::string& w : costs.warnings())
+        err << "warning: " << w << "\n";
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;

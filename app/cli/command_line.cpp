@@ -1,12 +1,13 @@
 #include "command_line.h"
 
+#include "core/base/qstrings.h"
+
 #include <ostream>
 #include <stdexcept>
 
 namespace hetplan::cli {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // "--name" or "-name" without any "=value": the option name, else "".
 std::string optionName(const std::string& arg)

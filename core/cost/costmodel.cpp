@@ -1,10 +1,51 @@
 #include "costmodel.h"
 
+#include "memory.h"
+
 #include "core/base/errors.h"
 
 #include <algorithm>
 
 namespace hetplan {
+
+double sequenceTimeScale(const ModelSpec& model, int layer, double fromSequence, double toSequence)
+{
+    const LayerSpec& l = model.layers[layer];
+    const double sm = model.arch.sequence > 0 ? model.arch.sequence : toSequence;
+    const bool attention = (l.kind == LayerKind::Transformer || l.kind == LayerKind::MoE) && model.arch.hidden > 0;
+    const double quadratic = attention ? std::min(l.forwardFlops, 4.0 * sm * sm * model.arch.hidden) : 0.0;
+    const double linear = l.forwardFlops - quadratic;
+    auto flops = [&](double s) { return linear * (s / sm) + quadratic * (s / sm) * (s / sm); };
+    const double from = flops(fromSequence);
+    return from > 0 ? flops(toSequence) / from : toSequence / fromSequence;
+}
+
+std::vector<std::string> profileWarnings(const Job& job, const Profile& profile)
+{
+    std::vector<std::string> w;
+    if (profile.empty())
+        return w;
+    const std::string what = "measured profile" + (profile.source.empty() ? "" : " (" + profile.source + ")");
+    if (profile.precision && *profile.precision != job.precision)
+        throw InputError("profile", "precision",
+                         "the " + what + " was measured in " + toString(*profile.precision) + ", the job trains in " +
+                             toString(job.precision) +
+                             ": no rule converts one into the other; profile the job's "
+                             "precision or set the job's precision to " +
+                             toString(*profile.precision));
+    if (!profile.precision)
+        w.push_back("the " + what + " does not record its precision: assumed to be the job's (" +
+                    toString(job.precision) + ")");
+    if (profile.sequenceLength == 0)
+        w.push_back("the " + what + " does not record its sequence length: its times are used as measured for " +
+                    std::to_string(job.sequenceLength) + " tokens");
+    else if (profile.sequenceLength != job.sequenceLength)
+        w.push_back("the " + what + " was measured at sequence length " + std::to_string(profile.sequenceLength) +
+                    ", the job uses " + std::to_string(job.sequenceLength) +
+                    ": layer times rescaled (linear FLOPs with the tokens, attention scores with their square); "
+                    "its measured activation memory is not used");
+    return w;
+}
 
 CostModel::CostModel(const ModelSpec& model, const Job& job, const Profile& measured, const DeviceCatalog& catalog)
     : model_(model), job_(job), measured_(measured), catalog_(catalog)
@@ -14,6 +55,14 @@ CostModel::CostModel(const ModelSpec& model, const Job& job, const Profile& meas
         throw InputError(measured_.source.empty() ? "profile" : measured_.source, "layers",
                          "profile has " + std::to_string(measured_.layerCount()) + " layers, model '" + model_.name +
                              "' has " + std::to_string(model_.layerCount()));
+    warnings_ = profileWarnings(job_, measured_);
+    sequenceScale_.assign(model_.layers.size(), 1.0);
+    const int from = measured_.sequenceLength;
+    if (!measured_.empty() && from > 0 && from != job_.sequenceLength) {
+        measuredMemory_ = false;
+        for (int l = 0; l < model_.layerCount(); ++l)
+            sequenceScale_[l] = sequenceTimeScale(model_, l, from, job_.sequenceLength);
+    }
 }
 
 const DeviceType& CostModel::device(const std::string& name) const
@@ -26,8 +75,17 @@ const DeviceType& CostModel::device(const std::string& name) const
 
 LayerTiming CostModel::layer(int layer, const std::string& deviceName, int tp, double microBatch) const
 {
-    if (auto m = measured_.lookup(layer, deviceName, tp, microBatch))
-        return *m;
+    if (auto m = measured_.lookup(layer, deviceName, tp, microBatch)) {
+        LayerTiming t = *m;
+        t.forward *= sequenceScale_[layer];
+        t.backward *= sequenceScale_[layer];
+        if (!measuredMemory_)
+            t.activationBytes = -1;
+        // Full recomputation re-runs the forward inside the backward; the profile measured it without.
+        if (job_.recompute)
+            t.backward += t.forward;
+        return t;
+    }
     return analyticLayerTiming(model_.layers[layer], device(deviceName), tp, microBatch, job_);
 }
 
@@ -51,19 +109,18 @@ LayerTiming CostModel::range(int first, int end, const std::string& deviceName, 
 double CostModel::tpLinkDelta(int first, int end, const std::string& deviceName, int tp, double microBatch,
                               const LinkParams& link) const
 {
-    if (tp <= 1)
+    // A measured tp > 1 time already contains its all-reduces.
+    if (tp <= 1 || isMeasured(deviceName, tp))
         return 0;
     const DeviceType& d = device(deviceName);
     const LinkParams assumed = analyticTpLink(d);
-    const bool measured = isMeasured(deviceName, tp);
     double delta = 0;
     for (int l = first; l < end; ++l) {
         const LayerSpec& s = model_.layers[l];
         if (!s.tensorParallel || s.tpAllReduceBytes <= 0)
             continue;
         const double bytes = s.tpAllReduceBytes * microBatch * job_.activationScale();
-        const double d1 = ringAllReduce(bytes, tp, link) - ringAllReduce(bytes, tp, assumed);
-        delta += measured ? std::max(0.0, d1) : d1;
+        delta += ringAllReduce(bytes, tp, link) - ringAllReduce(bytes, tp, assumed);
     }
     return delta;
 }
@@ -76,6 +133,18 @@ LayerTiming CostModel::range(int first, int end, const std::string& deviceName, 
     t.forward += delta;
     t.backward += delta;
     return t;
+}
+
+double CostModel::stagePeak(int first, int end, const std::string& deviceName, int tp, int dpShards, double microBatch,
+                            int inFlight) const
+{
+    std::vector<double> measuredFull(size_t(std::max(0, end - first)), -1.0);
+    if (measuredMemory_ && isMeasured(deviceName, tp))
+        for (int l = first; l < end; ++l)
+            if (auto m = measured_.lookup(l, deviceName, tp, microBatch))
+                measuredFull[size_t(l - first)] = m->activationBytes;
+    return modelStateMemory(model_, first, end, tp, dpShards, job_).total() +
+           stageActivations(model_, first, end, tp, microBatch, job_, measuredFull).peak(inFlight);
 }
 
 std::vector<LayerTiming> CostModel::layers(const std::string& deviceName, int tp, double microBatch) const

@@ -1,6 +1,14 @@
 #pragma once
 // The one place planners and the simulator get layer times from: measured profile entries win, the analytic
 // generator fills the rest. Thread-safe for concurrent readers.
+//
+// A measured profile means what it measured (docs/architecture.md, "Measured profiles"):
+// * a time measured at tp > 1 already contains the tensor-parallel all-reduces: none is added on top;
+// * with full recomputation the backward also re-runs the forward: the measured forward is added to it;
+// * a profile measured at another sequence length is rescaled per layer, the linear part of its FLOPs
+//   with the tokens and attention's score part (QK^T, AV) with their square, with a warning; its measured
+//   activation memory is then not used (the model's is);
+// * a profile measured in another precision is refused (no rule turns fp32 times into fp16 times).
 #include "analytic.h"
 #include "collectives.h"
 #include "core/model/cluster.h"
@@ -33,10 +41,17 @@ public:
     std::vector<LayerTiming> layers(const std::string& device, int tp, double microBatch) const;
     bool isMeasured(const std::string& device, int tp) const { return measured_.has(device, tp); }
 
-    // Tensor-parallel all-reduces in layer times assume the device's usual intra-node link (analytic) or
-    // the profiling machine's (measured). When a tp group really talks over `link` (the cluster's own
-    // intra-node bandwidth, or a NIC when the group spans nodes), forward and backward each change by
-    // this many seconds. Analytic times are corrected both ways; measured ones only ever get slower.
+    // Peak bytes one GPU of a stage holds, without the runtime overhead (core/cost/memory.h): model states
+    // + `inFlight` micro-batches of activations, the profile's measured activations where it has them.
+    double stagePeak(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
+                     int inFlight) const;
+    // What the profile's recorded sequence length / precision mean for this job (empty when they match).
+    const std::vector<std::string>& warnings() const { return warnings_; }
+
+    // Tensor-parallel all-reduces in analytic layer times assume the device's usual intra-node link. When a
+    // tp group really talks over `link` (the cluster's own intra-node bandwidth, or a NIC when the group
+    // spans nodes), forward and backward each change by this many seconds. A measured tp > 1 time already
+    // contains its all-reduces, so it gets none (0).
     double tpLinkDelta(int first, int end, const std::string& device, int tp, double microBatch,
                        const LinkParams& link) const;
     // range() with the tp all-reduces over `link`.
@@ -48,6 +63,17 @@ private:
     Job job_;
     Profile measured_;
     const DeviceCatalog& catalog_;
+    std::vector<double> sequenceScale_; // per layer: measured time x this = time at the job's sequence
+    bool measuredMemory_ = true;        // the profile's activation bytes apply to this job
+    std::vector<std::string> warnings_;
 };
+
+// The warnings CostModel(..., job, profile).warnings() gives, for callers that print them. Throws
+// InputError when the profile's precision differs from the job's.
+std::vector<std::string> profileWarnings(const Job& job, const Profile& profile);
+// Factor that turns a layer time measured at `fromSequence` tokens into one at `toSequence` tokens: the
+// layer's FLOPs at both lengths, the attention scores (4·s²·h for a transformer or MoE block of hidden h)
+// growing with s², everything else with s.
+double sequenceTimeScale(const ModelSpec& model, int layer, double fromSequence, double toSequence);
 
 } // namespace hetplan

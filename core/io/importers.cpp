@@ -8,6 +8,11 @@ Profile importProfile(const std::string& format, const std::string& path, const 
     Profile p = ImporterRegistry::instance().get(format).read(path, options);
     if (!options.model.empty())
         p.model = options.model;
+    if (options.sequenceLength > 0)
+        p.sequenceLength = options.sequenceLength;
+    if (options.precision)
+        p.precision = options.precision;
+    p.validate(path);
     return p;
 }
 

@@ -6,6 +6,7 @@
 #include "core/model/profile.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,13 @@ std::string exportCsv(const Profile& p);
 // allreduce_in_node.json / allreduce_across_nodes.json. `deviceType` names the GPU it was measured on.
 Profile importOobleck(const std::string& dir, const std::string& deviceType);
 
-// Sailor-style JSON: { "<mbs>": { "<tp>": { "<layer>": [fwd_s, bwd_s, update_s] } } }.
+// Sailor-style JSON: { "<mbs>": { "<tp>": { "<layer>": [fwd_s, bwd_s, update_s] } } }. update_s is the
+// whole model's optimizer step repeated in every layer; it is imported once, spread evenly over the layers.
 Profile importSailor(const std::string& path, const std::string& deviceType);
+
+// Metis profiles (SamsungLabs/Metis, USENIX ATC'24): a directory of mbs{B}_tmp{T}.json files (or one such
+// file) with per-layer compute time, optimizer time, parameter bytes and per-layer memory.
+Profile importMetis(const std::string& path, const std::string& deviceType);
 
 // AMP known_cost .npy (float64, little-endian, C order): per-layer forward seconds at micro-batch 1.
 // Backward = backwardFactor × forward (AMP uses 2).
@@ -48,6 +54,11 @@ struct ImportOptions {
     double ampBackwardFactor = 2.0; // amp-npy: backward = factor × forward
     bool ampCompactGpt2 = false;    // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
     std::string model;              // if non-empty, stored as Profile::model
+    // What the measurements ran at, recorded in the profile (Profile::sequenceLength / precision) when
+    // given. None of the supported foreign formats states them, so no importer guesses; a profile without
+    // them is used with a warning (core/cost/costmodel.h).
+    int sequenceLength = 0;
+    std::optional<Precision> precision;
 };
 
 // What a format needs beyond its path, so callers ask for exactly that (the CLI's checks, the dialog's fields).

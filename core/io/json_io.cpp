@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "core/base/json_reader.h"
+#include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
 
@@ -14,7 +15,6 @@
 namespace hetplan {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 void requireSchema(const JsonReader& r, const char* expected)
 {
@@ -59,6 +59,8 @@ QJsonObject toJson(const Cluster& c)
             j["intra_bandwidth"] = n.intraBandwidth;
         j["nic_bandwidth"] = n.nicBandwidth;
         j["communicator"] = n.communicator == Communicator::CpuEthernet ? "cpu-ethernet" : "gpu-rdma";
+        if (n.runtimeOverhead >= 0)
+            j["runtime_overhead"] = n.runtimeOverhead;
         j["x"] = n.x;
         j["y"] = n.y;
         nodes.append(j);
@@ -88,7 +90,8 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
     const QJsonArray nodes = r.array("nodes");
     for (int i = 0; i < nodes.size(); ++i) {
         JsonReader n = r.element(nodes, "nodes", i);
-        n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "x", "y"});
+        n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "runtime_overhead",
+                     "x", "y"});
         Node node;
         node.name = n.string("name");
         node.deviceType = n.string("device");
@@ -106,6 +109,9 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
             node.communicator = Communicator::CpuEthernet;
         else
             n.fail("communicator", "expected \"gpu-rdma\" or \"cpu-ethernet\", got \"" + comm + "\"");
+        node.runtimeOverhead = n.quantity("runtime_overhead", Dimension::Bytes, -1);
+        if (n.has("runtime_overhead") && !(node.runtimeOverhead >= 0))
+            n.fail("runtime_overhead", "must be at least 0");
         node.x = n.number("x", 0);
         node.y = n.number("y", 0);
         c.nodes.push_back(node);
@@ -249,6 +255,10 @@ QJsonObject toJson(const Profile& p)
     o["schema"] = "hetplan.profile/1";
     o["model"] = qs(p.model);
     o["source"] = qs(p.source);
+    if (p.sequenceLength > 0)
+        o["sequence_length"] = p.sequenceLength;
+    if (p.precision)
+        o["precision"] = qs(toString(*p.precision));
     QJsonArray tables;
     for (const auto& [k, layers] : p.tables()) {
         QJsonArray ls;
@@ -267,10 +277,21 @@ QJsonObject toJson(const Profile& p)
 
 Profile profileFromJson(const QJsonObject& o, const std::string& file)
 {
-    const JsonReader r = documentReader(o, file, "hetplan.profile/1", {"schema", "model", "source", "tables"});
+    const JsonReader r = documentReader(o, file, "hetplan.profile/1",
+                                        {"schema", "model", "source", "sequence_length", "precision", "tables"});
     Profile p;
     p.model = r.string("model", "");
     p.source = r.string("source", "native");
+    // Both optional: profiles written before they existed stay readable (the CostModel warns).
+    p.sequenceLength = r.integer("sequence_length", 0);
+    if (r.has("sequence_length") && p.sequenceLength < 1)
+        r.fail("sequence_length", "must be at least 1");
+    if (r.has("precision")) {
+        Precision prec;
+        if (!parsePrecision(r.string("precision"), prec))
+            r.fail("precision", "expected \"fp16\", \"bf16\" or \"fp32\", got \"" + r.string("precision") + "\"");
+        p.precision = prec;
+    }
     const QJsonArray tables = r.array("tables");
     for (int i = 0; i < tables.size(); ++i) {
         JsonReader t = r.element(tables, "tables", i);

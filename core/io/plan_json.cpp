@@ -3,6 +3,7 @@
 #include "json_io.h"
 
 #include "core/base/json_reader.h"
+#include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
 #include "core/cost/spmd_costs.h"
@@ -16,7 +17,6 @@
 namespace hetplan {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QJsonArray gpuNames(const Cluster& c, const std::vector<int>& gpus)
 {

@@ -1,5 +1,6 @@
 // The device catalog: lookup rules, its JSON form and the built-in catalog compiled into the library
 // from resources/devices.json (Qt resource ":/devices.json").
+#include "core/base/qstrings.h"
 #include "core/model/catalog_json.h"
 
 #include "core/base/json_reader.h"
@@ -60,8 +61,6 @@ const DeviceType* uniqueMatch(const std::vector<DeviceType>& devices, const std:
     }
     return found;
 }
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace
 
@@ -131,6 +130,9 @@ QJsonObject toJson(const DeviceType& d)
     o["efficiency_half_batch"] = d.effHalfBatch;
     if (!d.source.empty())
         o["source"] = qs(d.source);
+    o["runtime_overhead"] = d.runtimeOverheadBytes;
+    if (!d.runtimeOverheadSource.empty())
+        o["runtime_overhead_source"] = qs(d.runtimeOverheadSource);
     return o;
 }
 
@@ -138,7 +140,8 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
 {
     JsonReader r(o, file, path);
     r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
-                 "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source"});
+                 "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source", "runtime_overhead",
+                 "runtime_overhead_source"});
     DeviceType d;
     d.name = r.string("name");
     if (d.name.empty() || squashed(d.name).empty())
@@ -178,8 +181,54 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     if (!(d.effHalfBatch > 0))
         r.fail("efficiency_half_batch", "must be positive (micro-batch size at half of efficiency_max)");
     d.source = r.string("source", "");
+    d.runtimeOverheadBytes = r.quantity("runtime_overhead", Dimension::Bytes, d.runtimeOverheadBytes);
+    if (!(d.runtimeOverheadBytes >= 0) || !(d.runtimeOverheadBytes < d.memoryBytes))
+        r.fail("runtime_overhead", "must be at least 0 and less than the device memory");
+    d.runtimeOverheadSource = r.string("runtime_overhead_source", "");
     return d;
 }
+
+namespace {
+
+// The catalog's "runtime_overheads" groups: [{ "devices": [names], "runtime_overhead": size, "source": text }].
+// One figure per GPU family keeps the catalog readable; a device may appear in one group at most, and not
+// in a group when its own entry already states runtime_overhead.
+void applyRuntimeOverheads(const JsonReader& r, std::vector<DeviceType>& devices)
+{
+    if (!r.has("runtime_overheads"))
+        return;
+    std::map<std::string, int> seen;
+    for (size_t i = 0; i < devices.size(); ++i) {
+        const QJsonObject e = r.array("devices").at(int(i)).toObject();
+        if (e.contains("runtime_overhead"))
+            seen[devices[i].name] = -1;
+    }
+    const QJsonArray groups = r.array("runtime_overheads");
+    for (int g = 0; g < groups.size(); ++g) {
+        const JsonReader e = r.element(groups, "runtime_overheads", g);
+        e.allowOnly({"devices", "runtime_overhead", "source"});
+        const double bytes = e.quantity("runtime_overhead", Dimension::Bytes);
+        const std::string source = e.string("source");
+        const QJsonArray names = e.array("devices");
+        for (int k = 0; k < names.size(); ++k) {
+            const std::string field = "devices[" + std::to_string(k) + "]";
+            if (!names.at(k).isString())
+                e.fail(field, "expected a device name");
+            const std::string name = names.at(k).toString().toStdString();
+            auto it = std::find_if(devices.begin(), devices.end(), [&](const DeviceType& d) { return d.name == name; });
+            if (it == devices.end())
+                e.fail(field, "'" + name + "' is not a device of this catalog");
+            if (!seen.emplace(name, g).second)
+                e.fail(field, "'" + name + "' already has a runtime overhead");
+            if (!(bytes >= 0) || !(bytes < it->memoryBytes))
+                e.fail("runtime_overhead", "must be at least 0 and less than the memory of '" + name + "'");
+            it->runtimeOverheadBytes = bytes;
+            it->runtimeOverheadSource = source;
+        }
+    }
+}
+
+} // namespace
 
 QJsonObject toJson(const DeviceCatalog& c)
 {
@@ -192,7 +241,7 @@ QJsonObject toJson(const DeviceCatalog& c)
 DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file)
 {
     JsonReader r(o, file);
-    r.allowOnly({"schema", "notes", "devices"});
+    r.allowOnly({"schema", "notes", "devices", "runtime_overheads"});
     if (r.has("schema") && r.string("schema") != "hetplan.devices/1")
         r.fail("schema", "expected \"hetplan.devices/1\", got \"" + r.string("schema") + "\"");
     const QJsonArray arr = r.array("devices");
@@ -213,6 +262,7 @@ DeviceCatalog catalogFromJson(const QJsonObject& o, const std::string& file)
         }
         devices.push_back(std::move(d));
     }
+    applyRuntimeOverheads(r, devices);
     return DeviceCatalog(std::move(devices));
 }
 

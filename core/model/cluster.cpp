@@ -142,8 +142,12 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
             throw InputError(file, f + ".name", "must not contain '/'");
         if (!names.insert(n.name).second)
             throw InputError(file, f + ".name", "duplicate node name '" + n.name + "'");
-        if (!catalog.find(n.deviceType))
+        const DeviceType* device = catalog.find(n.deviceType);
+        if (!device)
             throw InputError(file, f + ".device", "unknown device type '" + n.deviceType + "'");
+        // < 0 means "the catalog's figure"; an explicit one must leave room for training.
+        if (std::isnan(n.runtimeOverhead) || n.runtimeOverhead >= device->memoryBytes)
+            throw InputError(file, f + ".runtime_overhead", "must be less than the device memory");
         if (n.gpus <= 0)
             throw InputError(file, f + ".gpus", "must be at least 1 (got " + std::to_string(n.gpus) + ")");
         if (n.gpus > 1024)

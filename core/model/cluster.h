@@ -22,6 +22,10 @@ struct Node {
     double nicBandwidth = 0;   // bytes/s out of the node
     Communicator communicator = Communicator::GpuRdma;
     double x = 0, y = 0; // canvas position (GUI only; kept in files so layouts survive)
+    // Per-GPU runtime overhead (CUDA context, NCCL buffers, fragmentation) in bytes when this node's
+    // software stack differs from the catalog's figure for its device type; < 0 = the catalog's figure.
+    // Last, so aggregate initialisers that stop at the canvas position keep their meaning.
+    double runtimeOverhead = -1;
     bool operator==(const Node&) const = default;
 };
 

@@ -5,6 +5,9 @@
 
 namespace hetplan {
 
+// Runtime overhead of a device the catalog gives no figure for (the old flat reserve, 1 GB).
+constexpr double kDefaultRuntimeOverheadBytes = 1.0e9;
+
 struct DeviceType {
     std::string name;                 // catalog key, e.g. "V100-16GB"
     std::vector<std::string> aliases; // other spellings found in papers/tools ("v100_16gb", "V100-16")
@@ -20,6 +23,11 @@ struct DeviceType {
     double effMax = 0.5;
     double effHalfBatch = 1.0;
     std::string source; // where the numbers come from
+    // Memory a training process holds on this GPU beyond model states and activations: CUDA context,
+    // NCCL communicator buffers, caching-allocator fragmentation and workspaces. Added to every GPU's peak
+    // (a node of the cluster may override it). See resources/devices.json "runtime_overheads".
+    double runtimeOverheadBytes = kDefaultRuntimeOverheadBytes;
+    std::string runtimeOverheadSource;
 
     double efficiency(double microBatch) const { return effMax * microBatch / (microBatch + effHalfBatch); }
     bool operator==(const DeviceType&) const = default;

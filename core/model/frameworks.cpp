@@ -118,6 +118,22 @@ void checkUniformZero(const ZeroPlan& z, const std::string& framework, Framework
         }
 }
 
+// DeepSpeed with per-rank batches (the exporter's rank→batch file feeds each rank's data loader): any
+// micro-batch per rank, but from ZeRO-2 on gradients are reduced inside every backward (and ZeRO-3 gathers
+// weights around every forward and backward), so every rank must run the same number of micro-steps.
+void checkDeepSpeedZero(const ZeroPlan& z, FrameworkVerdict& v)
+{
+    if (z.stage < 2)
+        return;
+    for (const ZeroGpu& g : z.gpus)
+        if (g.accumulationSteps != z.gpus.front().accumulationSteps) {
+            fail(v, "DeepSpeed ZeRO-" + str(z.stage) +
+                        " reduces gradients in every micro-step, so every rank needs the same number of "
+                        "accumulation steps; this plan gives ranks different counts");
+            return;
+        }
+}
+
 int zeroStageOf(const Plan& plan) { return plan.zero ? plan.zero->stage : plan.job.zeroStage; }
 
 } // namespace
@@ -166,7 +182,7 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
         if (plan.job.zeroStage >= 2 && plan.pipelines.front().stages.size() > 1)
             fail(v, "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
     } else {
-        checkUniformZero(*plan.zero, "DeepSpeed", v);
+        checkDeepSpeedZero(*plan.zero, v);
     }
     return v;
 }

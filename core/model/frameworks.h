@@ -14,8 +14,11 @@
 //   micro-batch evenly;
 // - Megatron builds transformer models: only embedding, transformer/MoE blocks and a head, the embedding in
 //   the first stage and the head in the last; its distributed optimizer is ZeRO-1 at most;
-// - DeepSpeed refuses ZeRO stage ≥ 2 together with pipeline parallelism, and its config takes one
-//   micro-batch and accumulation count for every GPU;
+// - DeepSpeed refuses ZeRO stage ≥ 2 together with pipeline parallelism; its config takes one
+//   micro-batch and accumulation count, but with the exporter's rank→batch file each rank's data loader
+//   takes its own micro-batch, accumulation steps and last micro-batch (docs/deepspeed-rank-batches.md);
+//   from ZeRO-2 on every rank must still run the same number of micro-steps (gradients are reduced in
+//   every backward);
 // - neither runs an SPMD program with per-GPU sharding ratios; those run on HAP's runtime ("hap"), which
 //   needs the program's instructions and, per segment, one ratio per GPU summing to 1.
 #include "core/model/cluster.h"

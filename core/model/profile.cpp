@@ -52,54 +52,117 @@ std::vector<int> Profile::microBatches(const std::string& deviceType, int tp) co
 int Profile::layerCount() const { return tables_.empty() ? 0 : int(tables_.begin()->second.size()); }
 
 namespace {
+
+// Per-sample time held flat: the total scales with the batch. The optimizer step does not depend on it.
 LayerTiming scaled(const LayerTiming& t, double f)
 {
     LayerTiming r = t;
     r.forward *= f;
     r.backward *= f;
-    // The optimizer step does not depend on the batch.
     if (r.activationBytes >= 0)
         r.activationBytes *= f;
     return r;
 }
-LayerTiming lerp(const LayerTiming& a, const LayerTiming& b, double w)
+
+// Fritsch-Butland slopes of a monotone piecewise cubic through (x, y): 0 at a local extremum, a weighted
+// harmonic mean of the neighbouring secants elsewhere, the end secant at both ends.
+std::vector<double> monotoneSlopes(const std::vector<double>& x, const std::vector<double>& y)
 {
+    const size_t n = x.size();
+    std::vector<double> h(n - 1), d(n - 1), m(n);
+    for (size_t k = 0; k + 1 < n; ++k) {
+        h[k] = x[k + 1] - x[k];
+        d[k] = (y[k + 1] - y[k]) / h[k];
+    }
+    m[0] = d[0];
+    m[n - 1] = d[n - 2];
+    for (size_t k = 1; k + 1 < n; ++k) {
+        if (d[k - 1] * d[k] <= 0) {
+            m[k] = 0;
+            continue;
+        }
+        const double w1 = 2 * h[k] + h[k - 1], w2 = h[k] + 2 * h[k - 1];
+        m[k] = (w1 + w2) / (w1 / d[k - 1] + w2 / d[k]);
+    }
+    return m;
+}
+
+// The monotone cubic through (x, y) evaluated at q, x[0] <= q <= x.back().
+double monotoneCubic(const std::vector<double>& x, const std::vector<double>& y, double q)
+{
+    const std::vector<double> m = monotoneSlopes(x, y);
+    size_t k = 0;
+    while (k + 2 < x.size() && q > x[k + 1])
+        ++k;
+    const double h = x[k + 1] - x[k], t = (q - x[k]) / h;
+    const double h00 = (1 + 2 * t) * (1 - t) * (1 - t), h10 = t * (1 - t) * (1 - t);
+    const double h01 = t * t * (3 - 2 * t), h11 = t * t * (t - 1);
+    return h00 * y[k] + h10 * h * m[k] + h01 * y[k + 1] + h11 * h * m[k + 1];
+}
+
+// Interpolates one layer between measured micro-batch sizes xs (ascending, >= 2 of them) at mbs.
+LayerTiming interpolate(const std::vector<double>& xs, const std::vector<const LayerTiming*>& ts, double mbs)
+{
+    std::vector<double> fwd, bwd;
+    for (size_t i = 0; i < xs.size(); ++i) {
+        fwd.push_back(ts[i]->forward / xs[i]);
+        bwd.push_back(ts[i]->backward / xs[i]);
+    }
+    size_t hi = 1;
+    while (xs[hi] < mbs)
+        ++hi;
+    const LayerTiming& a = *ts[hi - 1];
+    const LayerTiming& b = *ts[hi];
+    const double w = (mbs - xs[hi - 1]) / (xs[hi] - xs[hi - 1]);
     LayerTiming r;
-    r.forward = a.forward + w * (b.forward - a.forward);
-    r.backward = a.backward + w * (b.backward - a.backward);
+    r.forward = mbs * monotoneCubic(xs, fwd, mbs);
+    r.backward = mbs * monotoneCubic(xs, bwd, mbs);
     r.update = a.update + w * (b.update - a.update);
     r.activationBytes = (a.activationBytes >= 0 && b.activationBytes >= 0)
                             ? a.activationBytes + w * (b.activationBytes - a.activationBytes)
                             : -1;
     return r;
 }
+
 } // namespace
 
 std::optional<LayerTiming> Profile::lookup(int layer, const std::string& deviceType, int tp, double mbs) const
 {
-    auto first = tables_.lower_bound(ProfileKey{deviceType, tp, 0});
-    auto last = first;
-    while (last != tables_.end() && last->first.deviceType == deviceType && last->first.tp == tp)
-        ++last;
-    if (first == last || layer < 0 || layer >= int(first->second.size()))
+    std::vector<double> xs;
+    std::vector<const LayerTiming*> ts;
+    for (auto it = tables_.lower_bound(ProfileKey{deviceType, tp, 0});
+         it != tables_.end() && it->first.deviceType == deviceType && it->first.tp == tp; ++it) {
+        if (layer < 0 || layer >= int(it->second.size()))
+            return std::nullopt;
+        xs.push_back(it->first.microBatch);
+        ts.push_back(&it->second[layer]);
+    }
+    if (xs.empty())
         return std::nullopt;
-    // First table whose micro-batch is >= mbs.
-    auto hi = first;
-    while (hi != last && hi->first.microBatch < mbs)
-        ++hi;
-    if (hi != last && hi->first.microBatch == mbs)
-        return hi->second[layer];
-    if (hi == first) // below the smallest measured size: scale down proportionally
-        return scaled(first->second[layer], mbs / first->first.microBatch);
-    auto lo = std::prev(hi);
-    if (hi == last) // above the largest: throughput saturated, time grows linearly
-        return scaled(lo->second[layer], mbs / lo->first.microBatch);
-    double w = (mbs - lo->first.microBatch) / double(hi->first.microBatch - lo->first.microBatch);
-    return lerp(lo->second[layer], hi->second[layer], w);
+    for (size_t i = 0; i < xs.size(); ++i)
+        if (xs[i] == mbs)
+            return *ts[i];
+    if (mbs < xs.front()) // no data below the smallest size: per-sample time flat
+        return scaled(*ts.front(), mbs / xs.front());
+    if (mbs > xs.back()) // throughput saturated: per-sample time flat
+        return scaled(*ts.back(), mbs / xs.back());
+    return interpolate(xs, ts, mbs);
 }
 
 void Profile::merge(const Profile& other)
 {
+    if (sequenceLength > 0 && other.sequenceLength > 0 && sequenceLength != other.sequenceLength)
+        throw InputError("profile", "sequence_length",
+                         "cannot merge profiles measured at sequence lengths " + std::to_string(sequenceLength) +
+                             " and " + std::to_string(other.sequenceLength));
+    if (precision && other.precision && *precision != *other.precision)
+        throw InputError("profile", "precision",
+                         "cannot merge profiles measured in " + toString(*precision) + " and " +
+                             toString(*other.precision));
+    if (sequenceLength == 0)
+        sequenceLength = other.sequenceLength;
+    if (!precision)
+        precision = other.precision;
     for (const auto& [k, v] : other.tables_)
         tables_[k] = v;
     if (model.empty())
@@ -113,6 +176,8 @@ Profile Profile::restrictedTo(const std::vector<std::string>& deviceTypes) const
     Profile p;
     p.model = model;
     p.source = source;
+    p.sequenceLength = sequenceLength;
+    p.precision = precision;
     for (const auto& [k, v] : tables_)
         if (std::find(deviceTypes.begin(), deviceTypes.end(), k.deviceType) != deviceTypes.end())
             p.tables_[k] = v;
@@ -121,6 +186,8 @@ Profile Profile::restrictedTo(const std::vector<std::string>& deviceTypes) const
 
 void Profile::validate(const std::string& file) const
 {
+    if (sequenceLength < 0 || sequenceLength > kMaxBatch)
+        throw InputError(file, "sequence_length", "must be between 1 and " + std::to_string(kMaxBatch));
     int n = -1;
     int t = 0;
     for (const auto& [k, v] : tables_) {

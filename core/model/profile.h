@@ -1,7 +1,10 @@
 #pragma once
 // Per-layer timings per (device type, tensor-parallel degree, micro-batch size): measured (imported) or
-// generated analytically. Lookups between measured micro-batch sizes interpolate linearly; outside the
-// measured range they scale with the micro-batch size from the nearest measured point.
+// generated analytically. Lookups between measured micro-batch sizes follow the measured trend of the
+// per-sample time (a monotone cubic through the per-sample times, see lookup()); outside the measured range
+// the per-sample time is held flat at the nearest measured size.
+#include "core/model/job.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -28,7 +31,11 @@ struct ProfileKey {
 class Profile {
 public:
     std::string model;  // model name the profile belongs to
-    std::string source; // "analytic", "native", "oobleck", "sailor", "amp-npy", "csv"
+    std::string source; // "analytic", "native", "oobleck", "sailor", "amp-npy", "csv", "metis"
+    // What the measurements ran at. A job that differs is rescaled or refused by the CostModel, never
+    // silently reused. 0 / nullopt = not recorded (profiles written before these fields existed).
+    int sequenceLength = 0;
+    std::optional<Precision> precision;
 
     bool operator==(const Profile&) const = default;
     bool empty() const { return tables_.empty(); }
@@ -44,11 +51,17 @@ public:
     std::vector<int> microBatches(const std::string& deviceType, int tp) const; // sorted ascending
     int layerCount() const;                                                     // 0 if empty; all tables must agree
 
-    // Measured timing of `layer` at micro-batch `mbs` (interpolated), or nullopt if this device/tp was not
-    // measured.
+    // Measured timing of `layer` at micro-batch `mbs`, or nullopt if this device/tp was not measured.
+    // Between measured sizes forward and backward follow a monotone cubic (Fritsch-Butland, as SciPy's
+    // PCHIP) through the per-sample times: per-sample time falls and flattens with the batch, and a monotone
+    // interpolant never dips below or rises above its neighbouring measurements, where a natural cubic
+    // spline overshoots (through 10, 6, 5, 5 it dips under 5) and would invent a sweet spot between
+    // measurements. Below the smallest and above the largest measured size the per-sample time is flat.
+    // The optimizer step and activation bytes (linear in the batch) interpolate linearly.
     std::optional<LayerTiming> lookup(int layer, const std::string& deviceType, int tp, double mbs) const;
 
-    // Overlay: every table of `other` replaces the same key here (imported measurements win).
+    // Overlay: every table of `other` replaces the same key here (imported measurements win). Throws
+    // InputError when both record a different sequence length or precision.
     void merge(const Profile& other);
     // Keep only the given device types (a plan file carries only what it uses).
     Profile restrictedTo(const std::vector<std::string>& deviceTypes) const;

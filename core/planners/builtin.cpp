@@ -12,6 +12,9 @@
     X(registerMegatronPlanner)      \
     X(registerRandomPlanner)        \
     X(registerAnnealingPlanner)     \
+    X(registerPoplarPlanner)        \
+    X(registerDeepSpeedZeroPlanner) \
+    X(registerWhalePlanner)         \
     X(registerHapPlanner)           \
     /* one line per planner folder, above this one */
 

@@ -287,7 +287,7 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     g.update = lt.update;
     const int inFlight = job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
     const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
-    const double peak = stagePeakMemory(plan.model, g.first, g.end, g.tp, shards, mb, inFlight, job);
+    const double peak = costs.stagePeak(g.first, g.end, g.device, g.tp, shards, mb, inFlight);
     for (int gpu : g.gpus)
         rec.result.peakMemoryBytes[gpu] = peak;
     return g;

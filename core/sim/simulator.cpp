@@ -154,9 +154,13 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     result.iterationSeconds = t;
     result.tokensPerSecond = t > 0 ? double(plan.samplesPerIteration()) * plan.job.sequenceLength / t : 0;
     result.feasible = true;
-    for (const auto& [gpu, peak] : result.peakMemoryBytes) {
-        const DeviceType& d = costs.device(plan.cluster.nodeOf(gpu).deviceType);
-        if (!fitsMemory(peak, d))
+    // The schedules record each GPU's stage peak; what the GPU really holds adds the runtime overhead, and
+    // feasibility is judged on that same number.
+    for (auto& [gpu, peak] : result.peakMemoryBytes) {
+        const Node& node = plan.cluster.nodeOf(gpu);
+        const DeviceType& d = costs.device(node.deviceType);
+        peak = gpuPeakMemory(peak, node, d);
+        if (peak > d.memoryBytes)
             result.feasible = false;
     }
     if (options.timeline)

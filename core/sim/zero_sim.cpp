@@ -1,17 +1,23 @@
 // ZeRO data-parallel plans with a per-GPU micro-batch, accumulation count and last micro-batch (Poplar).
-// The collectives each stage adds follow Poplar's appendix (after the ZeRO papers):
+// Each GPU computes its own micro-batches (its own sizes, its own device's times); the collectives of the
+// plan's stage follow DeepSpeed (core/cost/zero_comm.h has the volumes):
 //   ZeRO-0  all-reduce of the gradients once after the last backward, full optimizer step on every GPU;
-//   ZeRO-1  the same all-reduce, optimizer step on the GPU's 1/N shard, all-gather of the parameters;
-//   ZeRO-2  a reduce-scatter of the gradients after every accumulation round, shard step, all-gather;
-//   ZeRO-3  per round: all-gather weights → forward → all-gather weights → backward → reduce-scatter;
+//   ZeRO-1  reduce-scatter of the gradients after the last backward, optimizer step on the GPU's 1/N shard,
+//           all-gather of the updated parameters;
+//   ZeRO-2  a reduce-scatter of the gradients in every micro-step, shard step, all-gather;
+//   ZeRO-3  per micro-step: all-gather weights → forward → all-gather weights → backward → reduce-scatter;
 //           shard step at the end (parameters stay sharded, no final gather).
-// Training is bulk-synchronous: every collective spans all ZeRO GPUs (ring over the group's bottleneck link)
-// and starts when the slowest GPU reaches it. In ZeRO-2/3 every GPU joins every round (rounds = the
-// largest accumulation count); a GPU with fewer micro-batches joins later rounds without computing.
+// Gradients are reduced in fp32 when training in bf16 (4 bytes per parameter), parameters move in the
+// training precision. Training is bulk-synchronous: every collective spans all ZeRO GPUs (ring over the
+// group's bottleneck link) and starts when the slowest GPU reaches it, so a faster GPU shows idle time
+// before it; the iteration ends when the slowest GPU finishes. In ZeRO-2/3 every GPU joins every round
+// (rounds = the largest accumulation count); a GPU with fewer micro-batches joins later rounds without
+// computing.
 #include "sim_detail.h"
 
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
+#include "core/cost/zero_comm.h"
 
 #include <algorithm>
 
@@ -37,7 +43,9 @@ public:
           z_(*plan.zero),
           rec_(rec),
           N_(int(z_.gpus.size())),
-          bytes_(paramsPerRank(plan.model, 0, plan.model.layerCount(), 1) * plan.job.bytesPerValue())
+          params_(paramsPerRank(plan.model, 0, plan.model.layerCount(), 1)),
+          gradBytes_(params_ * gradientReduceBytesPerParam(plan.job)),
+          weightBytes_(params_ * plan.job.bytesPerValue())
     {
         std::vector<int> ring;
         for (const ZeroGpu& zg : z_.gpus) {
@@ -52,7 +60,7 @@ public:
     void run()
     {
         if (z_.stage <= 1)
-            accumulateThenAllReduce();
+            accumulateThenReduce();
         else if (z_.stage == 2)
             reduceScatterEveryRound();
         else
@@ -60,7 +68,7 @@ public:
         for (ZGpu& g : gs_)
             compute(g, EventKind::Optimizer, g.optimizer, -1);
         if (z_.stage == 1 || z_.stage == 2)
-            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), -1);
+            collective(EventKind::AllGather, ringAllGather(weightBytes_, N_, link_), -1);
         for (const ZGpu& g : gs_)
             rec_.touch(g.gpu, g.clock);
     }
@@ -79,8 +87,7 @@ private:
                                                                 : costs.range(0, L, g.device, 1, zg.lastMicroBatchSize);
         }
         const double measuredUpdate = g.steps > 0 ? g.full.update : costs.range(0, L, g.device, 1, 1).update;
-        const double params = paramsPerRank(plan_.model, 0, L, 1);
-        g.optimizer = optimizerSeconds(costs, g.device, measuredUpdate, params, z_.stage >= 1 ? N_ : 1);
+        g.optimizer = optimizerSeconds(costs, g.device, measuredUpdate, params_, z_.stage >= 1 ? N_ : 1);
         Job memJob = plan_.job;
         memJob.zeroStage = z_.stage;
         rec_.result.peakMemoryBytes[zg.gpu] =
@@ -117,13 +124,16 @@ private:
         compute(g, EventKind::Backward, g.step(k).backward, k);
     }
 
-    // ZeRO-0/1: every micro-step locally, then one all-reduce.
-    void accumulateThenAllReduce()
+    // ZeRO-0/1: every micro-step locally, then one all-reduce (ZeRO-0) or reduce-scatter (ZeRO-1).
+    void accumulateThenReduce()
     {
         for (ZGpu& g : gs_)
             for (int k = 0; k < g.steps; ++k)
                 forwardBackward(g, k);
-        collective(EventKind::AllReduce, ringAllReduce(bytes_, N_, link_), -1);
+        if (z_.stage == 0)
+            collective(EventKind::AllReduce, ringAllReduce(gradBytes_, N_, link_), -1);
+        else
+            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), -1);
     }
 
     // ZeRO-2: a reduce-scatter after every accumulation round.
@@ -133,7 +143,7 @@ private:
             for (ZGpu& g : gs_)
                 if (k < g.steps)
                     forwardBackward(g, k);
-            collective(EventKind::ReduceScatter, ringReduceScatter(bytes_, N_, link_), k);
+            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), k);
         }
     }
 
@@ -141,15 +151,15 @@ private:
     void gatherWeightsEveryRound()
     {
         for (int k = 0; k < rounds_; ++k) {
-            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), k);
+            collective(EventKind::AllGather, ringAllGather(weightBytes_, N_, link_), k);
             for (ZGpu& g : gs_)
                 if (k < g.steps)
                     compute(g, EventKind::Forward, g.step(k).forward, k);
-            collective(EventKind::AllGather, ringAllGather(bytes_, N_, link_), k);
+            collective(EventKind::AllGather, ringAllGather(weightBytes_, N_, link_), k);
             for (ZGpu& g : gs_)
                 if (k < g.steps)
                     compute(g, EventKind::Backward, g.step(k).backward, k);
-            collective(EventKind::ReduceScatter, ringReduceScatter(bytes_, N_, link_), k);
+            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), k);
         }
     }
 
@@ -157,7 +167,9 @@ private:
     const ZeroPlan& z_;
     Recorder& rec_;
     const int N_;
-    const double bytes_; // gradients and parameters alike
+    const double params_;
+    const double gradBytes_;   // gradients as they are reduced
+    const double weightBytes_; // parameters as they are gathered
     std::vector<ZGpu> gs_;
     LinkParams link_;
     int rounds_ = 0;

@@ -205,6 +205,28 @@ void TestCliBadInput::badInput_data()
                        "--out",
                        out}
         << "trunc.npy";
+    const QString metis = QString::fromStdString(fixture("profiles/metis/negative"));
+    QTest::newRow("metis negative time") << QStringList{"import", "--format", "metis", "--device", "V100-16",
+                                                        "--in",   metis,      "--out", out}
+                                         << "execution_time.layer_compute_total_ms[1]";
+    const QString metisGood = QString::fromStdString(fixture("profiles/metis/valid"));
+    QTest::newRow("import bad precision")
+        << QStringList{"import",  "--format", "metis", "--device",    "V100-16", "--in",
+                       metisGood, "--out",    out,     "--precision", "fp8"}
+        << "--precision";
+    QTest::newRow("import sequence 0") << QStringList{"import",  "--format", "metis", "--device",   "V100-16", "--in",
+                                                      metisGood, "--out",    out,     "--sequence", "0"}
+                                       << "--sequence";
+    // A profile measured in fp32 for an fp16 job (gpt2-amp has 26 layers): refused, not reused.
+    QByteArray layers;
+    for (int l = 0; l < 26; ++l)
+        layers += QByteArray(l ? "," : "") + R"({"forward": 0.001, "backward": 0.002})";
+    const QString fp32 =
+        write(dir, "fp32.json",
+              R"({"schema": "hetplan.profile/1", "precision": "fp32", "tables": [{"device": "V100-16GB", "tp": 1,
+                  "micro_batch": 1, "layers": [)" +
+                  layers + "]}]}");
+    QTest::newRow("profile in another precision") << (plan(good) << "--profile" << fp32) << "precision";
     // The command lines themselves (QCommandLineParser underneath, errors in the same one-line form).
     QTest::newRow("unknown flag on import")
         << QStringList{"import", "--format", "native", "--in", good, "--frobnicate", "--out", out} << "--frobnicate";

@@ -147,6 +147,20 @@ private slots:
         QVERIFY(readJson(prof)["tables"].toArray().size() > 0);
     }
 
+    // Metis import records what the measurements ran at (--sequence, --precision) in the profile.
+    void importMetisWithConditions()
+    {
+        const QString prof = path("metis.json");
+        CliResult r =
+            runCli({"import", "--format", "metis", "--in", QString::fromStdString(fixture("profiles/metis/valid")),
+                    "--device", "V100-16", "--sequence", "2048", "--precision", "fp32", "--out", prof});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = readJson(prof);
+        QCOMPARE(o["sequence_length"].toInt(), 2048);
+        QCOMPARE(o["precision"].toString(), QString("fp32"));
+        QCOMPARE(o["tables"].toArray().size(), 3);
+    }
+
     void everyCommandAnswersHelp_data()
     {
         QTest::addColumn<QString>("command");
@@ -156,7 +170,9 @@ private slots:
         QTest::newRow("compare") << "compare" << QStringList{"--planners", "--cluster", "(default: all)"};
         QTest::newRow("simulate") << "simulate" << QStringList{"--plan", "--trace"};
         QTest::newRow("export") << "export" << QStringList{"--plan", "--format", "chrome-trace"};
-        QTest::newRow("import") << "import" << QStringList{"--in", "--device", "--compact-gpt2", "--backward-factor"};
+        QTest::newRow("import") << "import"
+                                << QStringList{"--in",       "--device",    "--compact-gpt2", "--backward-factor",
+                                               "--sequence", "--precision", "metis"};
         QTest::newRow("list") << "list" << QStringList{"planners|examples|devices"};
     }
 

@@ -24,9 +24,9 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <QTreeWidget>
-#include <QTest>
 #include <set>
 
 using namespace hetplan;
@@ -126,7 +126,10 @@ private slots:
         QTest::qWait(400);
         timer.stop();
         qInfo("event loop: %d ticks in 400 ms, worst gap %lld ms", ticks, worst);
-        QVERIFY2(worst < 50, qPrintable(QString("worst gap %1 ms").arg(worst)));
+        // A search on the GUI thread would stall the loop for the whole 400 ms window; a loaded CI machine
+        // may delay a tick by tens of ms, which says nothing about where the search runs (the bound is not a
+        // speed target: responsiveness figures belong to the GUI benchmark).
+        QVERIFY2(worst < 300 && ticks >= 5, qPrintable(QString("worst gap %1 ms, %2 ticks").arg(worst).arg(ticks)));
         QVERIFY(w.runner()->isRunning()); // still searching: the gaps above were measured during the search
         QSignalSpy spy(&w, &MainWindow::runFinished);
         QElapsedTimer cancelClock;

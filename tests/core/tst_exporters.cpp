@@ -238,8 +238,46 @@ void TestExporters::deepSpeedZero()
     QCOMPARE(o.value("gradient_accumulation_steps").toInt(), 2);
     QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 3);
     QVERIFY(!o.contains("pipeline"));
-    // Poplar-style different batches per GPU cannot be one DeepSpeed config.
-    QVERIFY(refusal([] { deepSpeedConfig(zeroPlan(2, false)); }).contains("different batches"));
+    // Poplar-style different batches: GPUs 0-1 run 3 + 3, GPUs 2-3 run 3 + 1 → global batch 20. DeepSpeed's
+    // own numbers are nominal but must multiply out: gas = 2 (most steps), micro = ⌈20 / (2·4)⌉ = 3, 24.
+    const QJsonObject het = deepSpeedConfig(zeroPlan(2, false));
+    QCOMPARE(het.value("gradient_accumulation_steps").toInt(), 2);
+    QCOMPARE(het.value("train_micro_batch_size_per_gpu").toInt(), 3);
+    QCOMPARE(het.value("train_batch_size").toInt(), 24);
+    QCOMPARE(het.value("hetplan").toObject().value("global_batch_size").toInt(), 20);
+    QVERIFY(het.value("hetplan").toObject().value("rank_batches").toString().contains("deepspeed-ranks"));
+    // The rank file: samples 6, 6, 4, 4 at offsets 0, 6, 12, 16 within each global batch.
+    const QJsonObject ranks = parseObject(exportPlan(zeroPlan(2, false), "deepspeed-ranks"));
+    QCOMPARE(ranks.value("schema").toString(), QString("hetplan.deepspeed-ranks/1"));
+    QCOMPARE(ranks.value("global_batch_size").toInt(), 20);
+    QCOMPARE(ranks.value("world_size").toInt(), 4);
+    const QJsonArray rs = ranks.value("ranks").toArray();
+    QCOMPARE(rs.size(), 4);
+    const int samples[] = {6, 6, 4, 4}, offsets[] = {0, 6, 12, 16}, last[] = {3, 3, 1, 1};
+    for (int r = 0; r < 4; ++r) {
+        const QJsonObject o = rs[r].toObject();
+        QCOMPARE(o.value("rank").toInt(), r);
+        QCOMPARE(o.value("micro_batch_size").toInt(), 3);
+        QCOMPARE(o.value("accumulation_steps").toInt(), 2);
+        QCOMPARE(o.value("last_micro_batch_size").toInt(), last[r]);
+        QCOMPARE(o.value("samples").toInt(), samples[r]);
+        QCOMPARE(o.value("sample_offset").toInt(), offsets[r]);
+    }
+    // ZeRO-2 reduces in every micro-step: ranks with different step counts would hang, so it is refused;
+    // ZeRO-1 reduces once per iteration, so the same plan is fine there.
+    Plan uneven = zeroPlan(2, false);
+    uneven.zero->gpus[3] = ZeroGpu{3, 3, 1, 2};
+    uneven.job.globalBatchSize = uneven.samplesPerIteration();
+    QVERIFY(refusal([&] { deepSpeedConfig(uneven); }).contains("same number of accumulation steps"));
+    uneven.zero->stage = uneven.job.zeroStage = 1;
+    QVERIFY(refusal([&] { deepSpeedConfig(uneven); }).isEmpty());
+    QCOMPARE(parseObject(exportPlan(uneven, "deepspeed-ranks"))
+                 .value("ranks")
+                 .toArray()[3]
+                 .toObject()
+                 .value("samples")
+                 .toInt(),
+             2);
 }
 
 void TestExporters::deepSpeedRefusals()

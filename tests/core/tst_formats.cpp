@@ -35,7 +35,7 @@ private slots:
     void builtinImporters()
     {
         const ImporterRegistry& r = ImporterRegistry::instance();
-        QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy"}));
+        QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy", "metis"}));
         checkDeclarations(r);
         QVERIFY(r.get("oobleck").needs.directory && r.get("oobleck").needs.device);
         QVERIFY(r.get("amp-npy").needs.tp && r.get("amp-npy").needs.ampOptions);
@@ -46,7 +46,8 @@ private slots:
     void builtinExporters()
     {
         const ExporterRegistry& r = ExporterRegistry::instance();
-        QCOMPARE(r.names(), (Names{"plan", "deepspeed", "megatron", "hostfile", "rank-table", "chrome-trace"}));
+        QCOMPARE(r.names(),
+                 (Names{"plan", "deepspeed", "deepspeed-ranks", "megatron", "hostfile", "rank-table", "chrome-trace"}));
         checkDeclarations(r);
         QCOMPARE(r.find("ranks"), r.find("rank-table")); // DESIGN.md's short name
         QCOMPARE(r.get("megatron").suffix, std::string(".sh"));
@@ -58,11 +59,13 @@ private slots:
         QVERIFY(e);
         QCOMPARE(e->file(), std::string("--format"));
         QCOMPARE(e->field(), std::string("format"));
-        QCOMPARE(e->reason(), std::string("unknown format 'xlsx' (known: native, csv, oobleck, sailor, amp-npy)"));
+        QCOMPARE(e->reason(),
+                 std::string("unknown format 'xlsx' (known: native, csv, oobleck, sailor, amp-npy, metis)"));
         e = errorOf([] { exportPlan(Plan{}, "pdf"); });
         QVERIFY(e);
-        QCOMPARE(e->reason(), std::string("unknown format 'pdf' (known: plan, deepspeed, megatron, hostfile, "
-                                          "rank-table, chrome-trace)"));
+        QCOMPARE(e->reason(),
+                 std::string("unknown format 'pdf' (known: plan, deepspeed, deepspeed-ranks, megatron, hostfile, "
+                             "rank-table, chrome-trace)"));
     }
 
     void namesAreUnique()

@@ -210,16 +210,21 @@ private slots:
         QCOMPARE(p.tables().size(), size_t(3));
         QCOMPARE(p.layerCount(), 11);
         // Layer i of (mbs 1, tp 1) is [(i+1) ms, 2(i+1) ms, 0.25 ms]; layer 10 sorts after 9 even
-        // though the key "10" sorts before "2" as text.
+        // though the key "10" sorts before "2" as text. The 0.25 ms in every layer is Sailor's whole-model
+        // optimizer step repeated per layer: imported once, 0.25 ms / 11 per layer.
         const auto& a = tableOf(p, "V100-16GB", 1, 1);
         QCOMPARE(a.size(), size_t(11));
-        QVERIFY(a[1] == timing(0.002, 0.004, 0.00025));
-        QVERIFY(a[9] == timing(0.01, 0.02, 0.00025));
-        QVERIFY(a[10] == timing(0.011, 0.022, 0.00025));
-        // (mbs 2, tp 1): layer i is [1.5(i+1) ms, 3(i+1) ms, 0.25 ms] -> layer 2 = [4.5, 9, 0.25] ms.
-        QVERIFY(tableOf(p, "V100-16GB", 1, 2)[2] == timing(0.0045, 0.009, 0.00025));
-        // (mbs 1, tp 2): layer i is [0.5(i+1) ms, (i+1) ms, 0.125 ms] -> layer 9 = [5, 10, 0.125] ms.
-        QVERIFY(tableOf(p, "V100-16GB", 2, 1)[9] == timing(0.005, 0.01, 0.000125));
+        QVERIFY(a[1] == timing(0.002, 0.004, 0.00025 / 11));
+        QVERIFY(a[9] == timing(0.01, 0.02, 0.00025 / 11));
+        QVERIFY(a[10] == timing(0.011, 0.022, 0.00025 / 11));
+        double step = 0;
+        for (const LayerTiming& t : a)
+            step += t.update;
+        QVERIFY(std::abs(step - 0.00025) < 1e-15); // one step per iteration, not 11
+        // (mbs 2, tp 1): layer i is [1.5(i+1) ms, 3(i+1) ms, 0.25 ms] -> layer 2 = [4.5, 9, 0.25 / 11] ms.
+        QVERIFY(tableOf(p, "V100-16GB", 1, 2)[2] == timing(0.0045, 0.009, 0.00025 / 11));
+        // (mbs 1, tp 2): layer i is [0.5(i+1) ms, (i+1) ms, 0.125 ms] -> layer 9 = [5, 10, 0.125 / 11] ms.
+        QVERIFY(tableOf(p, "V100-16GB", 2, 1)[9] == timing(0.005, 0.01, 0.000125 / 11));
     }
 
     void sailorRealFile()
@@ -230,10 +235,76 @@ private slots:
             QSKIP("shared/data not beside the repository");
         const Profile p = importSailor(path.toStdString(), "V100-16");
         // Checked by hand: micro-batches 1, 2, 4 with tp 1, 2, 4, 8 and micro-batch 8 with tp 2, 4, 8;
-        // OPT-350M has 26 layers in Sailor's split; (mbs 1, tp 1) layer 25 = [0.018638, 0.030124, 0.004854].
+        // OPT-350M has 26 layers in Sailor's split; (mbs 1, tp 1) layer 25 = [0.018638, 0.030124, 0.004854],
+        // the last being the whole model's optimizer step (the same in all 26 layers): 0.004854 / 26 each.
         QCOMPARE(p.tables().size(), size_t(15));
         QCOMPARE(p.layerCount(), 26);
-        QVERIFY(tableOf(p, "V100-16GB", 1, 1)[25] == timing(0.018638, 0.030124, 0.004854));
+        QVERIFY(tableOf(p, "V100-16GB", 1, 1)[25] == timing(0.018638, 0.030124, 0.004854 / 26));
+    }
+
+    // ------------------------------------------------------------------ Metis
+    void metisValid()
+    {
+        const Profile p = importMetis(fixture("profiles/metis/valid"), "V100-16");
+        QCOMPARE(p.source, std::string("metis"));
+        QCOMPARE(p.tables().size(), size_t(3)); // README.txt is ignored
+        QCOMPARE(p.layerCount(), 3);
+        // mbs1_tmp1: compute [3, 6, 3] ms = forward + backward with backward = 2 x forward -> forward
+        // [1, 2, 1] ms, backward [2, 4, 2] ms. optimizer 10 ms over parameter bytes [100, 300, 100] (sum 500)
+        // -> update [2, 6, 2] ms. Memory [10, 20, 10] MB at mbs 1 and [12, 26, 11] MB at mbs 2 -> activation
+        // per sample [2, 6, 1] MB (slope of memory against micro-batch), so activationBytes at mbs 1 is
+        // [2, 6, 1] x 2^20 and at mbs 2 twice that.
+        const double MB = 1024.0 * 1024.0;
+        const auto& a = tableOf(p, "V100-16GB", 1, 1);
+        QCOMPARE(a.size(), size_t(3));
+        for (int l = 0; l < 3; ++l) {
+            const double fwd[] = {1e-3, 2e-3, 1e-3}, upd[] = {2e-3, 6e-3, 2e-3}, act[] = {2, 6, 1};
+            QVERIFY(std::abs(a[l].forward - fwd[l]) < 1e-15);
+            QVERIFY(std::abs(a[l].backward - 2 * fwd[l]) < 1e-15);
+            QVERIFY(std::abs(a[l].update - upd[l]) < 1e-15);
+            QCOMPARE(a[l].activationBytes, act[l] * MB);
+            QCOMPARE(tableOf(p, "V100-16GB", 1, 2)[l].activationBytes, 2 * act[l] * MB);
+        }
+        // mbs2_tmp1 compute [5, 11, 5] ms -> layer 1 forward 11/3 ms.
+        QVERIFY(std::abs(tableOf(p, "V100-16GB", 1, 2)[1].forward - 11e-3 / 3) < 1e-15);
+        // tp 2 was measured at one micro-batch only: memory cannot be split into states and activations.
+        const auto& t2 = tableOf(p, "V100-16GB", 2, 1);
+        QCOMPARE(t2[0].activationBytes, -1.0);
+        // optimizer 6 ms over [50, 150, 50] -> layer 1 gets 3.6 ms; the step is counted once per model.
+        QVERIFY(std::abs(t2[1].update - 3.6e-3) < 1e-15);
+        QVERIFY(std::abs(t2[0].update + t2[1].update + t2[2].update - 6e-3) < 1e-15);
+        // One file on its own works too.
+        const Profile one = importMetis(fixture("profiles/metis/valid/mbs1_tmp2.json"), "V100-16");
+        QCOMPARE(one.tables().size(), size_t(1));
+    }
+
+    void metisRoundTrip()
+    {
+        ImportOptions o;
+        o.deviceType = "V100-16";
+        o.sequenceLength = 2048;
+        o.precision = Precision::FP32;
+        const Profile p = importProfile("metis", fixture("profiles/metis/valid"), o);
+        QCOMPARE(p.sequenceLength, 2048);
+        QVERIFY(p.precision == Precision::FP32);
+        QVERIFY(profileFromJson(toJson(p), "x") == p);
+    }
+
+    // Every file of the shared Metis data imports (skipped when the data is not beside the repository).
+    void metisRealFiles()
+    {
+        const QString root = QString::fromStdString(test::sourceDir()) + "/../shared/data/metis-opt350";
+        if (!QFileInfo::exists(root))
+            QSKIP("shared/data not beside the repository");
+        int tables = 0;
+        for (const QString& gpu : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            const Profile p = importMetis((root + "/" + gpu).toStdString(), gpu.toStdString());
+            QCOMPARE(p.layerCount(), 26);
+            tables += int(p.tables().size());
+            for (const auto& [key, layers] : p.tables()) // every tp has >= 2 sizes here: activations known
+                QVERIFY(layers[1].activationBytes > 0);
+        }
+        QCOMPARE(tables, 12 + 20 + 21 + 17 + 22 + 22 + 11); // files per GPU folder, counted by hand
     }
 
     // ------------------------------------------------------------------ Oobleck
@@ -363,6 +434,7 @@ private slots:
         QCOMPARE(importProfile("csv", fixture("profiles/csv/valid_ms.csv"), "", 1).source, std::string("csv"));
         QCOMPARE(importProfile("oobleck", fixture("profiles/oobleck/valid"), "T4", 1).source, std::string("oobleck"));
         QCOMPARE(importProfile("sailor", fixture("profiles/sailor/valid.json"), "T4", 1).source, std::string("sailor"));
+        QCOMPARE(importProfile("metis", fixture("profiles/metis/valid"), "T4", 1).source, std::string("metis"));
         const Profile a = importProfile("amp-npy", fixture("profiles/amp/small_v1.npy"), "T4", 4);
         QVERIFY(a.table({"T4", 4, 1}));
 
@@ -381,6 +453,8 @@ private slots:
         e = errorOf([&] { importSailor(fixture("profiles/sailor/valid.json"), " "); });
         QVERIFY(e && e->field() == "device");
         e = errorOf([&] { importOobleck(fixture("profiles/oobleck/valid"), ""); });
+        QVERIFY(e && e->field() == "device");
+        e = errorOf([&] { importMetis(fixture("profiles/metis/valid"), ""); });
         QVERIFY(e && e->field() == "device");
         e = errorOf([&] { importAmpNpy(npy, "T4", 0); });
         QVERIFY(e && e->file() == npy && e->field() == "tp");
@@ -490,6 +564,18 @@ private slots:
         row("oobleck bad mem_required", "oobleck", "oobleck/bad_mem", "oobleck/bad_mem/mb1.json", "[0].mem_required",
             "parameter_bytes");
         row("oobleck missing dir", "oobleck", "oobleck/nope", "", "file", "not found");
+
+        row("metis short array", "metis", "metis/bad_length", "metis/bad_length/mbs1_tmp1.json",
+            "execution_time.layer_compute_total_ms", "has 2 entries, num_layers is 3");
+        row("metis negative", "metis", "metis/negative", "metis/negative/mbs1_tmp1.json",
+            "execution_time.layer_compute_total_ms[1]", "negative");
+        row("metis no execution_time", "metis", "metis/no_time", "metis/no_time/mbs1_tmp1.json", "execution_time",
+            "missing");
+        row("metis no files", "metis", "metis/no_files", "", "file", "no mbs<B>_tmp<T>.json");
+        row("metis zero layers", "metis", "metis/bad_layers", "metis/bad_layers/mbs1_tmp1.json", "model.num_layers",
+            "positive whole number");
+        row("metis bad name", "metis", "metis/no_files/other.json", "", "file", "mbs<B>_tmp<T>.json");
+        row("metis missing dir", "metis", "metis/nope", "", "file", "not found");
 
         row("npy truncated data", "amp-npy", "amp/truncated.npy", "", "data", "truncated");
         row("npy truncated header", "amp-npy", "amp/truncated_header.npy", "", "header", "truncated");

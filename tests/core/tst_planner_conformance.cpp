@@ -78,7 +78,8 @@ private slots:
     {
         // The suite must not silently cover nothing: the built-ins are all there.
         const std::vector<std::string> names = planners();
-        for (const char* n : {"amp", "annealing", "data-parallel", "megatron", "random", "uniform"})
+        for (const char* n : {"amp", "annealing", "data-parallel", "deepspeed-zero", "megatron", "poplar", "random",
+                              "uniform", "whale"})
             QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
     }
 

@@ -272,20 +272,28 @@ void TestSimulator::zeroStages_data()
     // GPU 1 (TestB): micro-batch 2, 2 steps, last 2;  per layer at mb 2: f 0.1, b 0.2.
     //   GPU 0 compute: 2 × 0.6 + 0.36 = 1.56 s; GPU 1: 2 × 0.6 = 1.2 s.
     // Collectives over 2 ranks: AR = 2·½·2e8/1e9 + 2·1e-5 = 0.20002; AG = RS = ½·2e8/1e9 + 1e-5 = 0.10001.
+    // bf16 reduces gradients in fp32 (4e8 B): AR = 0.40002, RS = 0.20001; parameters still gather 2e8 B.
     // Optimizer 3 × 1e8 × 12 B / bw: TestA 1.2e12 → 0.003, TestB 0.6e12 → 0.006; sharded (÷2): 0.0015, 0.003.
     QTest::addColumn<int>("stage");
+    QTest::addColumn<bool>("bf16");
     QTest::addColumn<double>("expected");
-    QTest::newRow("zero-0") << 0 << 1.56 + 0.20002 + 0.006;
-    QTest::newRow("zero-1") << 1 << 1.56 + 0.20002 + 0.003 + 0.10001;
+    QTest::newRow("zero-0") << 0 << false << 1.56 + 0.20002 + 0.006;
+    QTest::newRow("zero-0 bf16") << 0 << true << 1.56 + 0.40002 + 0.006;
+    // DeepSpeed's ZeRO-1: reduce-scatter (not all-reduce) of the gradients, shard step, all-gather: 2Ψ.
+    QTest::newRow("zero-1") << 1 << false << 1.56 + 0.10001 + 0.003 + 0.10001;
+    QTest::newRow("zero-1 bf16") << 1 << true << 1.56 + 0.20001 + 0.003 + 0.10001;
     // Rounds: max(0.6,0.6) + RS, 0.6 + RS, 0.36 (GPU 1 idle) + RS; then step, then all-gather.
-    QTest::newRow("zero-2") << 2 << 0.6 + 0.6 + 0.36 + 3 * 0.10001 + 0.003 + 0.10001;
+    QTest::newRow("zero-2") << 2 << false << 0.6 + 0.6 + 0.36 + 3 * 0.10001 + 0.003 + 0.10001;
+    QTest::newRow("zero-2 bf16") << 2 << true << 0.6 + 0.6 + 0.36 + 3 * 0.20001 + 0.003 + 0.10001;
     // Rounds: AG, F (max 0.2 | 0.2 | 0.12), AG, B (0.4 | 0.4 | 0.24), RS; then step.
-    QTest::newRow("zero-3") << 3 << (0.2 + 0.4) * 2 + 0.12 + 0.24 + 3 * 3 * 0.10001 + 0.003;
+    QTest::newRow("zero-3") << 3 << false << (0.2 + 0.4) * 2 + 0.12 + 0.24 + 3 * 3 * 0.10001 + 0.003;
+    QTest::newRow("zero-3 bf16") << 3 << true << (0.2 + 0.4) * 2 + 0.12 + 0.24 + 3 * (2 * 0.10001 + 0.20001) + 0.003;
 }
 
 void TestSimulator::zeroStages()
 {
     QFETCH(int, stage);
+    QFETCH(bool, bf16);
     QFETCH(double, expected);
     Cluster c = testCluster({{"TestA", 1}}, 1e9, 1e9, 1e-5, 1e-5);
     c.nodes.push_back(c.nodes[0]);
@@ -295,6 +303,7 @@ void TestSimulator::zeroStages()
     Job j;
     j.globalBatchSize = 14;
     j.zeroStage = stage;
+    j.precision = bf16 ? Precision::BF16 : Precision::FP16;
     Profile prof;
     setTimes(prof, "TestA", 1, 4, {0.1, 0.1}, {0.2, 0.2});
     setTimes(prof, "TestA", 1, 2, {0.06, 0.06}, {0.12, 0.12});
@@ -311,6 +320,18 @@ void TestSimulator::zeroStages()
     QCOMPARE(simulate(plan, costs, SimOptions{false}).iterationSeconds, r.iterationSeconds);
     // 14 samples × 1024 tokens.
     QVERIFY(std::abs(r.tokensPerSecond - 14.0 * 1024 / expected) < 1e-6);
+    if (stage <= 1) {
+        // Unequal batches, bulk-synchronous: GPU 1 finishes its 1.2 s of compute and idles until GPU 0 is done
+        // at 1.56 s, when the gradient collective starts on both (the Gantt chart shows the gap).
+        double computeEnd1 = 0, collectiveStart1 = -1;
+        for (const TimelineEvent& e : r.events)
+            if (e.gpu == 1 && !isCommunication(e.kind) && e.kind != EventKind::Optimizer)
+                computeEnd1 = std::max(computeEnd1, e.end);
+            else if (e.gpu == 1 && isCommunication(e.kind) && collectiveStart1 < 0)
+                collectiveStart1 = e.start;
+        QVERIFY(std::abs(computeEnd1 - 1.2) < 1e-9);
+        QVERIFY(std::abs(collectiveStart1 - 1.56) < 1e-9);
+    }
     // Memory: weights 2e8 B, gradients 2e8 B, optimizer 1.2e9 B; stage k shards the first k of
     // (optimizer, gradients, weights) over 2 GPUs. Activations: 2 layers × 1e6 B × micro-batch.
     const double states[] = {1.6e9, 2e8 + 2e8 + 6e8, 2e8 + 1e8 + 6e8, 1e8 + 1e8 + 6e8};

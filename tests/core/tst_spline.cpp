@@ -119,6 +119,27 @@ private slots:
         QVERIFY(close(s(1.5), 3.15));
     }
 
+    void reproducesAKnownNaturalSpline()
+    {
+        // A known natural cubic spline with a knot at 1:
+        //   S(x) = x^3                       on [0, 1]   (S'' = 6x,       S''(0) = 0)
+        //   S(x) = -x^3 + 6x^2 - 6x + 2      on [1, 2]   (S'' = 12 - 6x,  S''(2) = 0)
+        // At 1 both pieces give S = 1, S' = 3, S'' = 6, so S is C2 with zero end curvature: it is the natural
+        // spline through its own values at any knots that include 0, 1, 2. Interpolating it at uneven knots
+        // must give it back everywhere, not only at the knots.
+        auto exact = [](double x) { return x <= 1 ? x * x * x : -x * x * x + 6 * x * x - 6 * x + 2; };
+        auto curvature = [](double x) { return x <= 1 ? 6 * x : 12 - 6 * x; };
+        std::vector<double> x{0, 0.25, 0.7, 1, 1.5, 1.8, 2}, y;
+        for (double v : x)
+            y.push_back(exact(v));
+        NaturalCubicSpline s(x, y);
+        for (size_t i = 0; i < x.size(); ++i)
+            QVERIFY(close(s.secondDerivatives()[i], curvature(x[i]), 1e-12));
+        for (double t = 0; t <= 2; t += 0.01)
+            QVERIFY2(close(s(t), exact(t), 1e-12), qPrintable(QString::number(t)));
+        QVERIFY(close(s.derivative(1), 3, 1e-12));
+    }
+
     void unevenSpacingHandSolved()
     {
         // x = 0,1,3, y = 0,2,0: h0 = 1, h1 = 2, d0 = 2, d1 = -1.

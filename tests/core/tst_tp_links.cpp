@@ -50,7 +50,9 @@ private slots:
         QCOMPARE(costs.tpLinkDelta(0, 3, "V100-16GB", 1, 2, slow), 0.0); // no tp, nothing to move
     }
 
-    void measuredTimesOnlyGetSlower()
+    // A time measured at tp > 1 already contains its all-reduces (issue 9, item 6): no link, fast or slow,
+    // adds any on top; the unmeasured tp 4 still gets the slow link's cost.
+    void measuredTimesHoldTheirAllReduces()
     {
         ModelSpec m = test::toyModel(2);
         for (LayerSpec& l : m.layers)
@@ -58,8 +60,9 @@ private slots:
         Profile p;
         p.set({"T4", 2, 1}, {{0.01, 0.02, 0, -1}, {0.01, 0.02, 0, -1}});
         const CostModel costs(m, Job{}, p);
-        QCOMPARE(costs.tpLinkDelta(0, 2, "T4", 2, 1, LinkParams{1e13, 0}), 0.0); // faster link: measured kept
-        QVERIFY(costs.tpLinkDelta(0, 2, "T4", 2, 1, LinkParams{1e8, 0}) > 0);
+        QCOMPARE(costs.tpLinkDelta(0, 2, "T4", 2, 1, LinkParams{1e13, 0}), 0.0);
+        QCOMPARE(costs.tpLinkDelta(0, 2, "T4", 2, 1, LinkParams{1e8, 0}), 0.0);
+        QVERIFY(costs.tpLinkDelta(0, 2, "T4", 4, 1, LinkParams{1e8, 0}) > 0);
     }
 
     void spanningNodesCostsTheNic()

@@ -17,9 +17,10 @@
 
 #include <QElapsedTimer>
 #include <QImage>
+#include <QJsonArray>
 #include <QTemporaryDir>
-#include <QToolTip>
 #include <QTest>
+#include <QToolTip>
 
 #include <set>
 
@@ -422,6 +423,48 @@ private slots:
         CurvesView withPipeline;
         withPipeline.setData(amp_.cluster, CostModel(amp_.model, amp_.job, amp_.profile), &amp_);
         QCOMPARE(withPipeline.markerCount(), 1);
+    }
+
+    void curvesFromAPoplarPlan()
+    {
+        // A Poplar plan brings its own curves: the sizes its profiling ran, the sizes that did not fit, the
+        // chosen micro-batch of every GPU (one diamond per device type and size).
+        PlanRequest req;
+        req.cluster = exampleCluster("poplar-c");
+        req.model = buildExampleModel("llama-0.5b");
+        req.job.globalBatchSize = 256;
+        req.job.sequenceLength = 2048;
+        const Plan poplar = plan("poplar", req);
+        CurvesView view;
+        showAt1000x600(view);
+        view.setData(poplar.cluster, CostModel(poplar.model, poplar.job, poplar.profile), &poplar);
+        QVERIFY(view.showsPlannerCurves());
+        const QJsonArray devices = poplar.details.at("poplar").value("devices").toArray();
+        QCOMPARE(int(view.curves().size()), devices.size());
+        int oom = 0, chosen = 0;
+        for (int i = 0; i < devices.size(); ++i) {
+            const QJsonObject d = devices[i].toObject();
+            oom += d.value("out_of_memory").toArray().size();
+            chosen += d.value("chosen").toArray().size();
+            QCOMPARE(int(view.curves()[size_t(i)].sizes.size()), d.value("profiled").toArray().size());
+        }
+        QVERIFY(oom > 0);
+        QCOMPARE(view.outOfMemoryMarkCount(), oom);
+        QCOMPARE(view.markerCount(), chosen);
+        std::set<std::pair<std::string, int>> distinct;
+        for (const ZeroGpu& z : poplar.zero->gpus)
+            distinct.insert({poplar.cluster.nodeOf(z.gpu).deviceType, z.microBatchSize});
+        QCOMPARE(view.markerCount(), int(distinct.size()));
+        QCoreApplication::processEvents();
+        const PixelStats s = plotAreaStats(view);
+        QVERIFY(s.saturated > 300);
+        snapshot(view, QStringLiteral("curves-poplar"));
+        // A plan without the section falls back to the cost model's curves.
+        Plan plain = poplar;
+        plain.details.clear();
+        view.setData(plain.cluster, CostModel(plain.model, plain.job, plain.profile), &plain);
+        QVERIFY(!view.showsPlannerCurves());
+        QCOMPARE(view.outOfMemoryMarkCount(), 0);
     }
 
     void curvesUseMeasuredSizes()

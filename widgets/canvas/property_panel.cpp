@@ -4,6 +4,7 @@
 
 #include "widgets/commands/cluster_fields.h"
 
+#include "core/base/qstrings.h"
 #include "core/model/device.h"
 
 #include <QComboBox>
@@ -34,8 +35,6 @@ QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double h
     b->setAlignment(Qt::AlignRight);
     return b;
 }
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 constexpr double kGB = 1e9;       // GB/s <-> bytes/s
 constexpr double kGbit = 1e9 / 8; // Gbps <-> bytes/s

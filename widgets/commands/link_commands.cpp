@@ -1,20 +1,18 @@
 #include "link_commands.h"
 
+#include "command_text.h"
+#include "core/base/qstrings.h"
+
 #include <QCoreApplication>
 
 namespace hetplan {
-
-namespace {
-QString tr(const char* s) { return QCoreApplication::translate("ClusterCommands", s); }
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 // ---- AddLink ----------------------------------------------------------------------------------------
 
 AddLinkCommand::AddLinkCommand(ClusterDocument* doc, const Link& link, QUndoCommand* parent)
     : QUndoCommand(parent), doc_(doc), link_(link), index_(doc->linkCount())
 {
-    setText(tr("Link %1–%2").arg(qs(link.a), qs(link.b)));
+    setText(commandText("Link %1–%2").arg(qs(link.a), qs(link.b)));
 }
 
 void AddLinkCommand::redo()

@@ -1,5 +1,8 @@
 #include "node_commands.h"
 
+#include "command_text.h"
+#include "core/base/qstrings.h"
+
 #include "widgets/canvas/auto_layout.h"
 
 #include <QCoreApplication>
@@ -8,17 +11,14 @@
 
 namespace hetplan {
 
-namespace {
-QString tr(const char* s) { return QCoreApplication::translate("ClusterCommands", s); }
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+namespace {} // namespace
 
 // ---- AddNode ----------------------------------------------------------------------------------------
 
 AddNodeCommand::AddNodeCommand(ClusterDocument* doc, const Node& node, QUndoCommand* parent)
     : QUndoCommand(parent), doc_(doc), node_(node), index_(doc->nodeCount())
 {
-    setText(tr("Add node %1").arg(qs(node.name)));
+    setText(commandText("Add node %1").arg(qs(node.name)));
 }
 
 void AddNodeCommand::redo()
@@ -55,11 +55,11 @@ RemoveItemsCommand::RemoveItemsCommand(ClusterDocument* doc, const std::vector<i
         if (l >= 0 && l < doc->linkCount())
             links_.emplace_back(l, doc->link(l));
     if (nodes_.size() == 1 && links_.empty())
-        setText(tr("Delete node %1").arg(qs(nodes_.front().second.name)));
+        setText(commandText("Delete node %1").arg(qs(nodes_.front().second.name)));
     else if (nodes_.empty() && links_.size() == 1)
-        setText(tr("Delete link %1–%2").arg(qs(links_.front().second.a), qs(links_.front().second.b)));
+        setText(commandText("Delete link %1–%2").arg(qs(links_.front().second.a), qs(links_.front().second.b)));
     else
-        setText(tr("Delete %1 node(s) and %2 link(s)").arg(nodes_.size()).arg(links_.size()));
+        setText(commandText("Delete %1 node(s) and %2 link(s)").arg(nodes_.size()).arg(links_.size()));
 }
 
 void RemoveItemsCommand::redo()
@@ -91,8 +91,8 @@ MoveNodesCommand::MoveNodesCommand(ClusterDocument* doc, std::vector<int> nodes,
     newPos_.resize(nodes_.size());
     for (int n : nodes_)
         oldPos_.emplace_back(doc->node(n).x, doc->node(n).y);
-    setText(nodes_.size() == 1 ? tr("Move %1").arg(qs(doc->node(nodes_.front()).name))
-                               : tr("Move %1 nodes").arg(nodes_.size()));
+    setText(nodes_.size() == 1 ? commandText("Move %1").arg(qs(doc->node(nodes_.front()).name))
+                               : commandText("Move %1 nodes").arg(nodes_.size()));
 }
 
 void MoveNodesCommand::redo()
@@ -130,7 +130,7 @@ static std::vector<int> allNodes(const ClusterDocument* doc)
 AutoLayoutCommand::AutoLayoutCommand(ClusterDocument* doc, QUndoCommand* parent)
     : MoveNodesCommand(doc, allNodes(doc), autoLayoutPositions(doc->cluster()), parent)
 {
-    setText(tr("Auto-layout"));
+    setText(commandText("Auto-layout"));
 }
 
 } // namespace hetplan

@@ -1,5 +1,7 @@
 #include "option_editor.h"
 
+#include "core/base/qstrings.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -12,7 +14,6 @@
 namespace hetplan {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 int clampToInt(double v) { return int(std::clamp(v, double(INT_MIN), double(INT_MAX))); }
 } // namespace
 

@@ -1,5 +1,6 @@
 #include "run_panel.h"
 
+#include "core/base/qstrings.h"
 #include "core/planners/planner.h"
 #include "widgets/models/project_tree.h"
 
@@ -13,9 +14,7 @@
 
 namespace hetplan {
 
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+namespace {} // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
 {

@@ -8,6 +8,8 @@
 
 #include <qcustomplot.h>
 
+#include <QJsonArray>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -22,6 +24,8 @@ void CurvesView::clear()
 {
     curves_.clear();
     markers_ = 0;
+    outOfMemoryMarks_ = 0;
+    plannerCurves_ = false;
     PlotView::clear();
 }
 
@@ -129,6 +133,9 @@ void setupAxes(QCPAxis* x, QCPAxis* y)
 
 void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const Plan* plan)
 {
+    clear();
+    if (plan && plan->zero && plan->details.count("poplar") && setPoplarData(*plan))
+        return;
     clear();
     const int layers = costs.model().layerCount();
     if (layers <= 0 || cluster.nodes.empty())
@@ -288,6 +295,140 @@ QString CurvesView::toolTipAt(const QPointF& pos) const
         .arg(b)
         .arg(sps, 0, 'g', 4)
         .arg(viewutil::formatDuration(b / sps));
+}
+
+} // namespace hetplan
+
+// ---------------------------------------------------------------- Poplar plans
+
+namespace hetplan {
+
+namespace {
+
+std::vector<double> numbers(const QJsonValue& v)
+{
+    std::vector<double> out;
+    for (const QJsonValue& x : v.toArray())
+        out.push_back(x.toDouble());
+    return out;
+}
+
+// The profiled points of one device of a "poplar" section as a Curve; empty sizes when malformed.
+CurvesView::Curve poplarCurve(const QJsonObject& device, const Profile& measured)
+{
+    CurvesView::Curve c;
+    c.device = device.value("device").toString().toStdString();
+    c.measured = measured.has(c.device, 1);
+    for (const QJsonValue& v : device.value("profiled").toArray()) {
+        const double b = v.toObject().value("micro_batch").toDouble(),
+                     sps = v.toObject().value("samples_per_second").toDouble();
+        if (!(b >= 1) || !(sps > 0) || (!c.sizes.empty() && b <= c.sizes.back()))
+            return {};
+        c.sizes.push_back(b);
+        c.samplesPerSecond.push_back(sps);
+    }
+    return c;
+}
+
+// A dotted vertical line at the largest micro-batch that fits, labelled near the top.
+void addFitLimit(QCustomPlot* p, const QColor& colour, int mbs, int row)
+{
+    auto* line = new QCPItemStraightLine(p);
+    line->point1->setCoords(mbs, 0);
+    line->point2->setCoords(mbs, 1);
+    line->setPen(QPen(colour, 1.2, Qt::DotLine));
+    auto* label = new QCPItemText(p);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(mbs, 0.02 + 0.05 * row);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->setPadding(QMargins(0, 0, 4, 0));
+    label->setText(CurvesView::tr("largest that fits: %1").arg(mbs));
+    label->setColor(palette::shade(colour, 0.35));
+}
+
+} // namespace
+
+bool CurvesView::setPoplarData(const Plan& plan)
+{
+    const QJsonObject d = plan.details.at("poplar");
+    const QJsonArray devices = d.value("devices").toArray();
+    for (const QJsonValue& v : devices)
+        if (Curve c = poplarCurve(v.toObject(), plan.profile); !c.sizes.empty())
+            curves_.push_back(std::move(c));
+    if (curves_.empty() || curves_.size() != size_t(devices.size()))
+        return false;
+    QCustomPlot* p = newPlot();
+    xLo_ = 1e300;
+    xHi_ = 0;
+    yHi_ = 0;
+    for (int i = 0; i < devices.size(); ++i)
+        drawPoplarDevice(p, devices[i].toObject(), palette::seriesColor(i));
+    // Sizes the profiling found not to fit: crosses just above the axis, in the device's colour.
+    for (int i = 0; i < devices.size(); ++i) {
+        auto* crosses = addScatterGraph(
+            p, QCPScatterStyle(QCPScatterStyle::ssCross, QPen(palette::seriesColor(i), 2), Qt::NoBrush, 10));
+        for (double b : numbers(devices[i].toObject().value("out_of_memory"))) {
+            crosses->addData(b, yHi_ * 0.03 * (i + 1));
+            includeInXRange(b);
+            ++outOfMemoryMarks_;
+        }
+        addFitLimit(p, palette::seriesColor(i), devices[i].toObject().value("max_micro_batch").toInt(), i);
+    }
+    auto* profiled = new LegendSwatch(p->xAxis, p->yAxis, tr("profiled size"), {});
+    profiled->setMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(60, 60, 60), Qt::white, 7));
+    auto* chosen = new LegendSwatch(p->xAxis, p->yAxis, tr("chosen micro-batch"), {});
+    chosen->setMarker(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2), Qt::gray, 11));
+    auto* oom = new LegendSwatch(p->xAxis, p->yAxis, tr("does not fit in memory"), {});
+    oom->setMarker(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(60, 60, 60), 2), Qt::NoBrush, 9));
+    setupAxes(p->xAxis, p->yAxis);
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    p->legend->setVisible(true);
+    placeLegendInRow(p->legend, 0, 3);
+    const int stage = d.value("zero_stage").toInt(), asked = d.value("zero_stage_requested").toInt(stage);
+    const QString zero =
+        stage == asked ? tr("ZeRO-%1").arg(stage) : tr("ZeRO-%1 (escalated from ZeRO-%2)").arg(stage).arg(asked);
+    addTitle(tr("Poplar: throughput against micro-batch size"),
+             tr("%1, sequence %2 · profiled at %3 · spline through the profiled sizes")
+                 .arg(QString::fromStdString(plan.model.name))
+                 .arg(plan.job.sequenceLength)
+                 .arg(zero));
+    applyRanges(p->xAxis, p->yAxis);
+    setHasContent(true);
+    plannerCurves_ = true;
+    return true;
+}
+
+// One device of a Poplar plan: its spline (as Poplar sampled it), profiled points and chosen micro-batches.
+void CurvesView::drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, const QColor& colour)
+{
+    const auto it = std::find_if(curves_.begin(), curves_.end(), [&](const Curve& x) {
+        return x.device == device.value("device").toString().toStdString();
+    });
+    const Curve& curve = it == curves_.end() ? curves_.front() : *it;
+    auto* line = p->addGraph(p->xAxis, p->yAxis);
+    line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(curve.device), sourceText(curve)));
+    line->setPen(QPen(colour, 2));
+    line->setAntialiased(true);
+    const std::vector<double> xs = numbers(device.value("spline").toObject().value("micro_batch"));
+    const std::vector<double> ys = numbers(device.value("spline").toObject().value("samples_per_second"));
+    if (xs.size() == ys.size() && !xs.empty()) {
+        line->setData(QVector<double>(xs.begin(), xs.end()), QVector<double>(ys.begin(), ys.end()), true);
+        yHi_ = std::max(yHi_, *std::max_element(ys.begin(), ys.end()));
+        includeInXRange(xs.front());
+        includeInXRange(xs.back());
+    }
+    auto* dots = addScatterGraph(p, QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
+    dots->setData(QVector<double>(curve.sizes.begin(), curve.sizes.end()),
+                  QVector<double>(curve.samplesPerSecond.begin(), curve.samplesPerSecond.end()), true);
+    yHi_ = std::max(yHi_, *std::max_element(curve.samplesPerSecond.begin(), curve.samplesPerSecond.end()));
+    includeInXRange(curve.sizes.front());
+    for (const QJsonValue& v : device.value("chosen").toArray()) {
+        const QJsonObject o = v.toObject();
+        addZeroMarker(p, colour, o.value("micro_batch").toInt(), o.value("samples_per_second").toDouble(),
+                      o.value("gpus").toInt());
+        includeInXRange(o.value("micro_batch").toDouble());
+        ++markers_;
+    }
 }
 
 } // namespace hetplan

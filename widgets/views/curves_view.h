@@ -2,7 +2,9 @@
 // Batch→speed curves: per device type of the cluster, training throughput of the whole model on one GPU
 // (tp 1) against micro-batch size, from the cost model (measured profile where present, else analytic):
 // samples/s = b / (forward(b) + backward(b)). Dots at the profiled sizes, a natural cubic spline through
-// them; a ZeRO plan's chosen micro-batches are marked on their device's curve.
+// them; a ZeRO plan's chosen micro-batches are marked on their device's curve. A Poplar plan brings its own
+// curves (Plan::details["poplar"]): the sizes its online profiling ran, the spline it searched on, the
+// largest micro-batch that fits each type (dotted line) and the sizes it found not to fit (crosses).
 #include "plot_view.h"
 
 #include "core/cost/costmodel.h"
@@ -34,6 +36,8 @@ public:
     };
     const std::vector<Curve>& curves() const { return curves_; }
     int markerCount() const { return markers_; }
+    int outOfMemoryMarkCount() const { return outOfMemoryMarks_; } // Poplar plans: sizes that did not fit
+    bool showsPlannerCurves() const { return plannerCurves_; }
 
 public slots:
     void resetZoom() override;
@@ -49,11 +53,15 @@ private:
     double valueOn(size_t curve, double microBatch, const Splines& splines) const;
     void markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const Splines& splines);
     void markPipelinePlan(QCustomPlot* p, int microBatch);
+    // Poplar plans: the curves from the plan's "poplar" section; false when it is missing or malformed.
+    bool setPoplarData(const Plan& plan);
+    void drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, const QColor& colour);
     void includeInXRange(double microBatch);
     void applyRanges(QCPAxis* x, QCPAxis* y) const;
 
     std::vector<Curve> curves_;
-    int markers_ = 0;
+    int markers_ = 0, outOfMemoryMarks_ = 0;
+    bool plannerCurves_ = false;
     double xLo_ = 1, xHi_ = 64, yHi_ = 1;
 };
 

@@ -12,7 +12,7 @@ namespace hetplan {
 namespace {
 
 // The texts are the Gantt view's own (one translation context).
-QString tr(const char* s) { return QCoreApplication::translate("GanttView", s); }
+QString ganttText(const char* s) { return QCoreApplication::translate("GanttView", s); }
 
 struct Group {
     std::vector<int> gpus;
@@ -54,7 +54,8 @@ void addPipelineGroups(const Plan& plan, GanttLayout& layout, Placement& placeme
         layout.stageBase.push_back(int(layout.stageText.size()));
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];
-            layout.stageText.push_back(tr("stage %1 · layers [%2,%3)").arg(s).arg(st.firstLayer).arg(st.endLayer));
+            layout.stageText.push_back(
+                ganttText("stage %1 · layers [%2,%3)").arg(s).arg(st.firstLayer).arg(st.endLayer));
             const int perReplica = std::max(1, st.tensorParallel * st.dataParallel);
             Group g;
             for (size_t i = 0; i < st.gpus.size(); ++i) {
@@ -161,11 +162,11 @@ GanttLegendNeeds legendNeeds(const std::vector<TimelineEvent>& events)
 QString kindText(const Plan& plan)
 {
     if (plan.zero)
-        return tr("ZeRO-%1").arg(plan.zero->stage);
+        return ganttText("ZeRO-%1").arg(plan.zero->stage);
     if (plan.pipelines.empty())
         return {};
     const size_t stages = plan.pipelines[0].stages.size();
-    return stages == 1 ? tr("1 stage") : tr("%1 stages").arg(stages);
+    return stages == 1 ? ganttText("1 stage") : ganttText("%1 stages").arg(stages);
 }
 
 } // namespace
@@ -199,20 +200,20 @@ QString ganttEventText(const GanttLayout& layout, const TimelineEvent& e)
 {
     QString head = QString::fromStdString(toString(e.kind));
     if (e.microBatch >= 0)
-        head += tr(" · micro-batch %1").arg(e.microBatch);
+        head += ganttText(" · micro-batch %1").arg(e.microBatch);
     QStringList lines{QStringLiteral("<b>%1</b>").arg(head)};
     const auto& base = layout.stageBase;
     const int flat = e.pipeline >= 0 && e.pipeline < int(base.size()) ? base[e.pipeline] + e.stage : -1;
     if (flat >= 0 && flat < int(layout.stageText.size())) {
         QString where = layout.stageText[flat];
         if (base.size() > 1)
-            where = tr("pipeline %1 · ").arg(e.pipeline) + where;
-        where += tr(" · replica %1").arg(e.replica);
+            where = ganttText("pipeline %1 · ").arg(e.pipeline) + where;
+        where += ganttText(" · replica %1").arg(e.replica);
         lines << where;
     }
     if (e.gpu >= 0 && e.gpu < int(layout.gpuText.size()))
-        lines << tr("GPU %1").arg(layout.gpuText[e.gpu]);
-    lines << tr("start %1 · duration %2")
+        lines << ganttText("GPU %1").arg(layout.gpuText[e.gpu]);
+    lines << ganttText("start %1 · duration %2")
                  .arg(viewutil::formatDuration(e.start), viewutil::formatDuration(e.end - e.start));
     return lines.join(QStringLiteral("<br>"));
 }

@@ -14,7 +14,7 @@ namespace hetplan {
 namespace {
 
 // The texts are the stage map view's own (one translation context).
-QString tr(const char* s) { return QCoreApplication::translate("StageMapView", s); }
+QString stageMapText(const char* s) { return QCoreApplication::translate("StageMapView", s); }
 
 // What the plan has one GPU do.
 struct Role {
@@ -27,11 +27,11 @@ QStringList parallelism(const Pipeline& pl, const Stage& st, int i)
 {
     QStringList par;
     if (pl.replicas > 1)
-        par << tr("replica %1").arg(i / std::max(1, st.tensorParallel * st.dataParallel));
+        par << stageMapText("replica %1").arg(i / std::max(1, st.tensorParallel * st.dataParallel));
     if (st.tensorParallel > 1)
-        par << tr("tp %1/%2").arg(i % st.tensorParallel).arg(st.tensorParallel);
+        par << stageMapText("tp %1/%2").arg(i % st.tensorParallel).arg(st.tensorParallel);
     if (st.dataParallel > 1)
-        par << tr("dp %1").arg(st.dataParallel);
+        par << stageMapText("dp %1").arg(st.dataParallel);
     return par;
 }
 
@@ -46,7 +46,7 @@ void pipelineRoles(const Plan& plan, std::vector<Role>& roles, std::vector<Stage
             const Stage& st = pl.stages[s];
             const QString range = QStringLiteral("[%1,%2)").arg(st.firstLayer).arg(st.endLayer);
             const QString stageName =
-                (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + tr("stage %1").arg(s);
+                (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + stageMapText("stage %1").arg(s);
             legend.push_back({stageName + QLatin1Char(' ') + range, flat});
             for (size_t i = 0; i < st.gpus.size(); ++i) {
                 const int g = st.gpus[i];
@@ -54,10 +54,10 @@ void pipelineRoles(const Plan& plan, std::vector<Role>& roles, std::vector<Stage
                     continue;
                 Role& r = roles[g];
                 r.colourKey = flat;
-                r.lines = {stageName, tr("layers %1").arg(range)};
+                r.lines = {stageName, stageMapText("layers %1").arg(range)};
                 if (const QStringList par = parallelism(pl, st, int(i)); !par.isEmpty())
                     r.lines << par.join(QStringLiteral(" · "));
-                r.detail = tr("%1, layers %2 (%3 layers), micro-batch %4 × %5")
+                r.detail = stageMapText("%1, layers %2 (%3 layers), micro-batch %4 × %5")
                                .arg(stageName, range)
                                .arg(st.layerCount())
                                .arg(pl.microBatchSize)
@@ -71,12 +71,13 @@ Role zeroRole(const ZeroPlan& zero, const ZeroGpu& z, int colourKey)
 {
     Role r;
     r.colourKey = colourKey;
-    r.lines = {z.accumulationSteps == 1 ? tr("mbs %1 × 1 step").arg(z.microBatchSize)
-                                        : tr("mbs %1 × %2 steps").arg(z.microBatchSize).arg(z.accumulationSteps),
-               tr("%1 samples").arg(z.samples())};
+    r.lines = {z.accumulationSteps == 1
+                   ? stageMapText("mbs %1 × 1 step").arg(z.microBatchSize)
+                   : stageMapText("mbs %1 × %2 steps").arg(z.microBatchSize).arg(z.accumulationSteps),
+               stageMapText("%1 samples").arg(z.samples())};
     if (z.lastMicroBatchSize != z.microBatchSize && z.accumulationSteps > 0)
-        r.lines << tr("last %1").arg(z.lastMicroBatchSize);
-    r.detail = tr("ZeRO-%1: micro-batch %2, %3 steps (last %4), %5 samples")
+        r.lines << stageMapText("last %1").arg(z.lastMicroBatchSize);
+    r.detail = stageMapText("ZeRO-%1: micro-batch %2, %3 steps (last %4), %5 samples")
                    .arg(zero.stage)
                    .arg(z.microBatchSize)
                    .arg(z.accumulationSteps)
@@ -95,7 +96,7 @@ void zeroRoles(const ZeroPlan& zero, std::vector<Role>& roles, std::vector<Stage
     for (int mbs : sizes) {
         const int k = int(colourOf.size());
         colourOf[mbs] = k;
-        legend.push_back({tr("micro-batch %1").arg(mbs), k});
+        legend.push_back({stageMapText("micro-batch %1").arg(mbs), k});
     }
     for (const ZeroGpu& z : zero.gpus)
         if (z.gpu >= 0 && z.gpu < int(roles.size()))
@@ -121,15 +122,15 @@ void spmdRoles(const SpmdPlan& sp, std::vector<Role>& roles, std::vector<StageMa
     int k = 0;
     for (auto& [key, colour] : colourOf) {
         colour = k++;
-        legend.push_back({tr("ratio %1 %").arg(double(key) / 100, 0, 'f', 2), colour});
+        legend.push_back({stageMapText("ratio %1 %").arg(double(key) / 100, 0, 'f', 2), colour});
     }
     for (size_t g = 0; g < roles.size(); ++g) {
         Role& r = roles[g];
         r.colourKey = colourOf[std::llround(mean[g] * 1e4)];
-        r.lines = {tr("ratio %1 %").arg(100 * mean[g], 0, 'f', 2)};
+        r.lines = {stageMapText("ratio %1 %").arg(100 * mean[g], 0, 'f', 2)};
         if (hi[g] - lo[g] > 1e-9)
-            r.lines << tr("%1–%2 %").arg(100 * lo[g], 0, 'f', 1).arg(100 * hi[g], 0, 'f', 1);
-        r.detail = tr("SPMD: mean sharding ratio %1 % over %2 segments (%3 % to %4 %)")
+            r.lines << stageMapText("%1–%2 %").arg(100 * lo[g], 0, 'f', 1).arg(100 * hi[g], 0, 'f', 1);
+        r.detail = stageMapText("SPMD: mean sharding ratio %1 % over %2 segments (%3 % to %4 %)")
                        .arg(100 * mean[g], 0, 'f', 3)
                        .arg(sp.shardingRatios.size())
                        .arg(100 * lo[g], 0, 'f', 3)
@@ -160,18 +161,18 @@ StageMapCell cellFor(const Cluster& cluster, int g, const Role& role, const SimR
     c.column = ref.local;
     c.colourKey = role.colourKey;
     const bool used = role.colourKey >= 0;
-    c.lines = used ? role.lines : QStringList{tr("unused")};
+    c.lines = used ? role.lines : QStringList{stageMapText("unused")};
     c.lines << viewutil::shortDevice(node.deviceType, types);
     const DeviceType* dev = DeviceCatalog::builtin().find(node.deviceType);
     const double capacity = dev ? dev->memoryBytes : 0;
     addMemory(c, result, capacity);
     QStringList tip{QStringLiteral("<b>%1</b> (%2)")
                         .arg(QString::fromStdString(cluster.gpuName(g)), QString::fromStdString(node.deviceType))};
-    tip << (used ? role.detail : tr("not used by this plan"));
+    tip << (used ? role.detail : stageMapText("not used by this plan"));
     if (c.used >= 0)
-        tip << tr("peak memory %1 GiB of %2 GiB%3")
+        tip << stageMapText("peak memory %1 GiB of %2 GiB%3")
                    .arg(viewutil::formatGiB(c.used, 2), viewutil::formatGiB(capacity, 1),
-                        c.overCapacity() ? tr(" — over capacity") : QString());
+                        c.overCapacity() ? stageMapText(" — over capacity") : QString());
     c.toolTip = tip.join(QStringLiteral("<br>"));
     return c;
 }
@@ -182,7 +183,7 @@ void axisLabels(const Cluster& cluster, const std::vector<std::string>& types, S
         layout.columns = std::max(layout.columns, n.gpus);
     layout.rows = int(cluster.nodes.size());
     for (int c = 0; c < layout.columns; ++c)
-        layout.columnLabels.push_back(tr("GPU %1").arg(c));
+        layout.columnLabels.push_back(stageMapText("GPU %1").arg(c));
     for (const Node& n : cluster.nodes)
         layout.rowLabels.push_back(viewutil::withDevice(n.name, n.deviceType, types));
 }
@@ -207,9 +208,9 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
         layout.overCapacity += layout.cells.back().overCapacity() ? 1 : 0;
     }
     axisLabels(cluster, types, layout);
-    layout.colourMeaning = plan.zero ? tr("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
-                           : plan.kind() == PlanKind::Spmd ? tr("SPMD, colour = sharding ratio")
-                                                           : tr("colour = pipeline stage");
+    layout.colourMeaning = plan.zero ? stageMapText("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
+                           : plan.kind() == PlanKind::Spmd ? stageMapText("SPMD, colour = sharding ratio")
+                                                           : stageMapText("colour = pipeline stage");
     return layout;
 }
 

@@ -1,4 +1,5 @@
 // Chrome Trace Event JSON of the simulated iteration (chrome://tracing, Perfetto; see exporters.h).
+#include "core/base/qstrings.h"
 #include "core/io/exporters.h"
 
 #include "core/cost/costmodel.h"
@@ -11,11 +12,7 @@
 
 namespace hetplan {
 
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-} // namespace
+namespace {} // namespace
 
 namespace {
 

@@ -5,9 +5,23 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+#include <map>
+
 namespace hetplan {
 
 using namespace exportutil;
+
+namespace {
+bool perRankBatches(const ZeroPlan& z)
+{
+    for (const ZeroGpu& g : z.gpus)
+        if (g.microBatchSize != z.gpus.front().microBatchSize ||
+            g.accumulationSteps != z.gpus.front().accumulationSteps || g.lastMicroBatchSize != g.microBatchSize)
+            return true;
+    return false;
+}
+} // namespace
 
 QJsonObject deepSpeedConfig(const Plan& plan)
 {
@@ -41,12 +55,26 @@ QJsonObject deepSpeedConfig(const Plan& plan)
                 {"note", "DeepSpeed's PipelineModule cannot take arbitrary boundaries from the config; pass these "
                          "to your PipelineModule partitioning"}};
         }
-    } else {
+    } else if (!perRankBatches(*plan.zero)) {
         const UniformZero u = uniformZero(plan);
         zeroStage = u.stage;
         micro = u.microBatchSize;
         gas = u.accumulationSteps;
         dpSize = u.gpus;
+    } else {
+        // Per-rank batches: DeepSpeed's own numbers are nominal (they must multiply out, and DeepSpeed uses
+        // gradient_accumulation_steps for its boundary count); the rank file holds the real ones.
+        zeroStage = plan.zero->stage;
+        dpSize = int(plan.zero->gpus.size());
+        for (const ZeroGpu& g : plan.zero->gpus)
+            gas = std::max(gas, g.accumulationSteps);
+        micro = std::max(1, (plan.job.globalBatchSize + gas * dpSize - 1) / (gas * dpSize));
+        o["hetplan"] = QJsonObject{
+            {"rank_batches", "hetplan-cli export --format deepspeed-ranks (docs/deepspeed-rank-batches.md)"},
+            {"global_batch_size", plan.job.globalBatchSize},
+            {"note", "ranks run different micro-batches: train_batch_size and train_micro_batch_size_per_gpu "
+                     "are nominal; each rank's data loader takes its micro-batch, accumulation steps and last "
+                     "micro-batch from the rank file"}};
     }
     o["train_batch_size"] = micro * gas * dpSize;
     o["train_micro_batch_size_per_gpu"] = micro;
@@ -58,6 +86,42 @@ QJsonObject deepSpeedConfig(const Plan& plan)
         o["bf16"] = QJsonObject{{"enabled", true}};
     return o;
 }
+QJsonObject deepSpeedRankBatches(const Plan& plan)
+{
+    requireFramework(plan, "deepspeed");
+    if (!plan.zero)
+        refuse("zero", "the rank→batch file is for ZeRO plans; this plan has pipelines");
+    QJsonArray ranks;
+    long long offset = 0;
+    std::map<int, const ZeroGpu*> byGpu;
+    for (const ZeroGpu& g : plan.zero->gpus)
+        byGpu[g.gpu] = &g;
+    for (const RankInfo& r : plan.ranks()) {
+        const ZeroGpu& g = *byGpu.at(r.gpu);
+        ranks.append(QJsonObject{{"rank", r.rank},
+                                 {"host", QString::fromStdString(r.host)},
+                                 {"local_rank", r.localRank},
+                                 {"micro_batch_size", g.microBatchSize},
+                                 {"accumulation_steps", g.accumulationSteps},
+                                 {"last_micro_batch_size", g.lastMicroBatchSize},
+                                 {"samples", double(g.samples())},
+                                 {"sample_offset", double(offset)}});
+        offset += g.samples();
+    }
+    return QJsonObject{{"schema", "hetplan.deepspeed-ranks/1"},
+                       {"global_batch_size", plan.job.globalBatchSize},
+                       {"zero_stage", plan.zero->stage},
+                       {"world_size", int(plan.zero->gpus.size())},
+                       {"ranks", ranks}};
+}
+
+void registerDeepSpeedRanksExporter(ExporterRegistry& registry)
+{
+    registry.add(
+        {{"deepspeed-ranks", "Per-rank ZeRO batches for a DeepSpeed data loader (rank→batch JSON)", "*.json", ".json"},
+         [](const Plan& plan) { return indentedJson(deepSpeedRankBatches(plan)); }});
+}
+
 void registerDeepSpeedExporter(ExporterRegistry& registry)
 {
     registry.add({{"deepspeed", "DeepSpeed config JSON", "*.json", ".json"},

@@ -1,6 +1,11 @@
 // Sailor's per-GPU profile.json: { "<micro-batch>": { "<tp>": { "<layer>": [fwd_s, bwd_s, update_s] } } }.
 // Times are seconds already. Sailor's file carries no memory figures (those live in its llm_info.json), so
 // activationBytes stays "not measured".
+// update_s is not a per-layer figure: Sailor times the whole model's optimizer step once and writes it into
+// every layer of a table (all layers carry the same value). Summing it over a stage's layers would charge
+// L steps per iteration. We import it once per table, spread evenly over the L layers (update_s / L each),
+// so the layers of the whole model add up to one step and a stage pays its share by layer count (the file
+// has no parameter counts to weight the share by).
 #include "core/io/importers.h"
 
 #include "core/base/errors.h"
@@ -24,6 +29,21 @@ int positiveKey(const QString& key, long long min, const std::string& file, cons
                          "key '" + key.toStdString() + "' is not a " + (min > 0 ? "positive" : "non-negative") +
                              " whole number");
     return static_cast<int>(v);
+}
+
+// Every layer holds the same whole-model step (Sailor repeats it); keep it once: step / L per layer. Should
+// the values differ, their mean stands for the step.
+void spreadWholeModelStep(std::vector<LayerTiming>& table)
+{
+    double sum = 0;
+    bool same = true;
+    for (const LayerTiming& t : table) {
+        sum += t.update;
+        same = same && t.update == table.front().update;
+    }
+    const double step = same ? table.front().update : sum / double(table.size());
+    for (LayerTiming& t : table)
+        t.update = step / double(table.size());
 }
 
 } // namespace
@@ -76,6 +96,7 @@ Profile importSailor(const std::string& path, const std::string& deviceType)
                                      "missing (layers must be numbered 0..N-1)");
                 table.push_back(t);
             }
+            spreadWholeModelStep(table);
             p.set(ProfileKey{canonicalDevice(deviceType), tp, mbs}, std::move(table));
         }
     }

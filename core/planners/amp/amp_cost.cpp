@@ -183,13 +183,16 @@ bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int 
     const Degrees d = p.degrees;
     const Job& job = costs_.job();
     const int inFlight = job.schedule == Schedule::GPipe ? gas : std::min(d.pp - s, gas);
-    const double peak = stagePeakMemory(costs_.model(), first, end, d.tp, d.dp, mbs, inFlight, job);
+    const int shards = job.zeroStage > 0 ? d.dp : 1;
     std::set<int> nodes;
     for (int g : p.stageGpus(s))
         nodes.insert(gpuNode_[g]);
-    for (int n : nodes)
-        if (!hetplan::fitsMemory(peak, costs_.device(cluster_.nodes[n].deviceType)))
+    for (int n : nodes) {
+        const Node& node = cluster_.nodes[n];
+        const double peak = costs_.stagePeak(first, end, node.deviceType, d.tp, shards, mbs, inFlight);
+        if (!hetplan::fitsMemory(peak, node, costs_.device(node.deviceType)))
             return false;
+    }
     return true;
 }
 

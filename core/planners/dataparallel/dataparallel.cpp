@@ -30,7 +30,7 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     auto fitsAll = [&](int mbs) {
         const double peak = states + activationMemory(req.model, 0, L, 1, mbs, req.job);
         for (int g = 0; g < n; ++g)
-            if (!fitsMemory(peak, costs.device(req.cluster.nodeOf(g).deviceType)))
+            if (!fitsMemory(peak, req.cluster.nodeOf(g), costs.device(req.cluster.nodeOf(g).deviceType)))
                 return false;
         return true;
     };

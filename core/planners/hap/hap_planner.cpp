@@ -16,6 +16,7 @@ namespace hetplan {
 
 using namespace hap;
 
+namespace hap {
 namespace {
 
 struct Devices {
@@ -133,6 +134,7 @@ QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const
 }
 
 } // namespace
+} // namespace hap
 
 std::string HapPlanner::name() const
 {

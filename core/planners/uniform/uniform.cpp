@@ -27,12 +27,14 @@ bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
     for (int s = 0; s < S; ++s) {
         const Stage& st = p.stages[s];
         const int inFlight = req.job.schedule == Schedule::GPipe ? p.microBatches : std::min(S - s, p.microBatches);
-        const double peak =
-            stagePeakMemory(req.model, st.firstLayer, st.endLayer, st.tensorParallel,
-                            req.job.zeroStage > 0 ? p.replicas : 1, p.microBatchSize, inFlight, req.job);
-        for (int g : st.gpus)
-            if (!fitsMemory(peak, costs.device(req.cluster.nodeOf(g).deviceType)))
+        const int shards = req.job.zeroStage > 0 ? p.replicas : 1;
+        for (int g : st.gpus) {
+            const Node& node = req.cluster.nodeOf(g);
+            const double peak = costs.stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
+                                                p.microBatchSize, inFlight);
+            if (!fitsMemory(peak, node, costs.device(node.deviceType)))
                 return false;
+        }
     }
     return true;
 }

@@ -1,0 +1,158 @@
+// What a GPU really holds (issue 9, item 5), hand-computed: Megatron's bytes per parameter, recomputation
+// keeping one layer's activations once per stage, measured activations winning, the per-device runtime
+// overhead (catalog, node override) in the simulator's reported peak and in the feasibility check.
+#include "simfixtures.h"
+#include "testutil.h"
+
+#include "core/base/errors.h"
+#include "core/cost/memory.h"
+#include "core/model/catalog_json.h"
+#include "core/sim/simulator.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace hetplan;
+using namespace hetplan::simtest;
+
+class TestMemoryModel : public QObject {
+    Q_OBJECT
+private slots:
+    // Megatron-LM docs/source/api-guide/dist_optimizer.md: bytes per parameter without / with the
+    // distributed optimizer over d ranks: fp16 20 / 4 + 16/d, bf16 18 / 6 + 12/d, fp32 16 / 8 + 8/d.
+    void megatronBytesPerParameter()
+    {
+        ModelSpec m = test::toyModel(1, 1, 1e9); // one layer of 1e9 parameters
+        Job job;                                 // Adam: optimizerBytesPerParam 12
+        const double d = 4;
+        struct Row {
+            Precision p;
+            double plain, distributed;
+        } rows[] = {
+            {Precision::FP16, 20, 4 + 16 / d}, {Precision::BF16, 18, 6 + 12 / d}, {Precision::FP32, 16, 8 + 8 / d}};
+        for (const Row& r : rows) {
+            job.precision = r.p;
+            job.zeroStage = 0;
+            QCOMPARE(stateBytesPerParam(job).total(), r.plain);
+            QCOMPARE(modelStateMemory(m, 0, 1, 1, int(d), job).total(), r.plain * 1e9);
+            job.zeroStage = 1; // ZeRO-1 = Megatron's distributed optimizer
+            QCOMPARE(modelStateMemory(m, 0, 1, 1, int(d), job).total(), r.distributed * 1e9);
+        }
+        // bf16: 2 (weights) + 4 (fp32 gradients) + 12 (master + Adam moments).
+        job.precision = Precision::BF16;
+        QCOMPARE(stateBytesPerParam(job).gradients, 4.0);
+    }
+
+    // toyModel(2, 1, 0, 10): per sample each layer keeps inputBytes 10 and full activations
+    // 4·10 (sharded) + 10 (replicated) = 50 bytes (fp16: scale 1). Micro-batch 2, 3 in flight.
+    void recomputationOncePerStage()
+    {
+        ModelSpec m = test::toyModel(2, 1, 0, 10);
+        Job job;
+        // Without recomputation: 3 micro-batches x 2 layers x 2 samples x 50 = 600.
+        QCOMPARE(stagePeakMemory(m, 0, 2, 1, 1, 2, 3, job), 600.0);
+        // With it: 3 x (2 layers x 2 samples x 10 input bytes) = 120 per micro-batch stash, plus one layer's
+        // full activations once (2 samples x 50 = 100) = 220. (Once per micro-batch would be 3 x 140 = 420.)
+        job.recompute = true;
+        const StageActivations a = stageActivations(m, 0, 2, 1, 2, job);
+        QCOMPARE(a.perMicroBatch, 40.0);
+        QCOMPARE(a.oncePerStage, 100.0);
+        QCOMPARE(stagePeakMemory(m, 0, 2, 1, 1, 2, 3, job), 220.0);
+    }
+
+    // testModel(2, 0, 0, 1000): 1000 activation bytes per sample and layer, no parameters. A profile that
+    // measured 300 bytes for layer 0 at micro-batch 1 replaces the model's figure there.
+    void measuredActivationsWin()
+    {
+        ModelSpec m = testModel(2, 0, 0, 1000);
+        Profile p;
+        p.set({"TestA", 1, 1}, {LayerTiming{0.1, 0.2, 0, 300}, LayerTiming{0.1, 0.2, 0, -1}});
+        const CostModel costs(m, Job{}, p, testCatalog());
+        // 2 in flight x (300 measured + 1000 modelled) = 2600.
+        QCOMPARE(costs.stagePeak(0, 2, "TestA", 1, 1, 1, 2), 2600.0);
+        // Not measured on TestB: the model alone, 2 x 2000.
+        QCOMPARE(costs.stagePeak(0, 2, "TestB", 1, 1, 1, 2), 4000.0);
+    }
+
+    void catalogOverheads()
+    {
+        const DeviceCatalog& c = DeviceCatalog::builtin();
+        for (const DeviceType& d : c.all()) { // every built-in device states its figure and a source
+            QVERIFY2(!d.runtimeOverheadSource.empty(), d.name.c_str());
+            QVERIFY(d.runtimeOverheadBytes > 0 && d.runtimeOverheadBytes < d.memoryBytes / 4);
+        }
+        QCOMPARE(c.find("V100-16GB")->runtimeOverheadBytes, 1024.0 * 1024 * 1024);
+        QCOMPARE(c.find("A100-80GB")->runtimeOverheadBytes, 2.0 * 1024 * 1024 * 1024);
+        // The JSON form keeps it per device.
+        const DeviceType back = deviceFromJson(toJson(*c.find("T4")), "x", "d");
+        QCOMPARE(back.runtimeOverheadBytes, c.find("T4")->runtimeOverheadBytes);
+        QCOMPARE(back.runtimeOverheadSource, c.find("T4")->runtimeOverheadSource);
+    }
+
+    void catalogOverheadErrors_data()
+    {
+        QTest::addColumn<QString>("groups");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("unknown device") << R"([{"devices": ["Z9"], "runtime_overhead": "1 GiB", "source": "s"}])"
+                                        << "runtime_overheads[0].devices[0]"
+                                        << "not a device";
+        QTest::newRow("listed twice") << R"([{"devices": ["G1"], "runtime_overhead": "1 GiB", "source": "s"},
+                                             {"devices": ["G1"], "runtime_overhead": "2 GiB", "source": "s"}])"
+                                      << "runtime_overheads[1].devices[0]"
+                                      << "already";
+        QTest::newRow("too big") << R"([{"devices": ["G1"], "runtime_overhead": "16 GiB", "source": "s"}])"
+                                 << "runtime_overheads[0].runtime_overhead"
+                                 << "less than the memory";
+        QTest::newRow("no source") << R"([{"devices": ["G1"], "runtime_overhead": "1 GiB"}])"
+                                   << "runtime_overheads[0].source"
+                                   << "";
+    }
+    void catalogOverheadErrors()
+    {
+        QFETCH(QString, groups);
+        QFETCH(QString, field);
+        QFETCH(QString, reason);
+        const QString text = R"({"devices": [{"name": "G1", "vendor": "v", "peak_flops": 1e12, "memory": "16 GiB",
+                                  "memory_bandwidth": 1e11, "intra_node_bandwidth": 1e10}],
+                                 "runtime_overheads": )" +
+                             groups + "}";
+        const QJsonObject o = QJsonDocument::fromJson(text.toUtf8()).object();
+        QVERIFY(!o.isEmpty());
+        auto e = test::errorOf([&] { catalogFromJson(o, "cat.json"); });
+        QVERIFY(e);
+        QCOMPARE(e->file(), std::string("cat.json"));
+        QVERIFY2(e->field().find(field.toStdString()) != std::string::npos, e->what());
+        QVERIFY2(e->reason().find(reason.toStdString()) != std::string::npos, e->what());
+    }
+
+    // One GPU, one stage of testModel(2, 1e6, 0, 1000), micro-batch 1, one micro-batch, fp16:
+    //   states 2 x 1e6 x 20 = 40e6, activations 2 x 1000 = 2000 -> stage peak 40,002,000;
+    //   reported peak = that + the device's runtime overhead.
+    void simulatorReportsOverhead()
+    {
+        const ModelSpec m = testModel(2, 1e6, 0, 1000);
+        const double stage = 40'002'000;
+        for (double overhead : {1e9, 5e8}) {
+            for (double spare : {0.0, -1.0}) { // capacity exactly the peak (fits), one byte short (does not)
+                DeviceType d = testDevice("Tight", 1e12, 0);
+                d.runtimeOverheadBytes = 1e9;
+                d.memoryBytes = stage + overhead + spare;
+                const DeviceCatalog catalog({d});
+                Cluster c = testCluster({{"Tight", 1}}, 1e11, 1e10);
+                if (overhead != 1e9)
+                    c.nodes[0].runtimeOverhead = overhead; // the cluster file's per-node override
+                Plan plan = makePlan(c, m, Job{}, Profile{});
+                plan.pipelines = {makePipeline({0, 2}, {{0}}, 1, 1, 1)};
+                const CostModel costs(m, Job{}, Profile{}, catalog);
+                const SimResult r = simulate(plan, costs);
+                QCOMPARE(r.peakMemoryBytes.at(0), stage + overhead);
+                QCOMPARE(r.feasible, spare == 0.0);
+                QCOMPARE(fitsMemory(stage, c.nodes[0], d), spare == 0.0); // planners use the same rule
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryModel)
+#include "tst_memory_model.moc"

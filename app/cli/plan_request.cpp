@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace hetplan::cli {
 
@@ -18,8 +19,13 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("gbs", "N", "Global batch size (default: the job's, else 32).");
     cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
     cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
-    cl.addOption("profile", "FILE", "Measured profile JSON (repeatable; later files win).");
+    cl.addOption("profile", "FILE|example:NAME",
+                 "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
+                 "files win).");
     cl.addOption("option", "key=value", "Planner option (repeatable); 'hetplan-cli plan --help' lists them.");
+    cl.addOption("without", "NODE[,NODE...]", "Plan on the cluster minus these (failed) nodes.");
+    cl.addOption("reuse", "PLAN.json",
+                 "Re-instantiate the templates an earlier plan stored (oobleck, ditto) instead of searching again.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
     cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
 }
@@ -58,11 +64,11 @@ int sequenceFromArgs(const CommandLine& a, const Job& job)
 }
 
 // --profile may repeat: later files win for the same (device, tp, micro-batch).
-Profile profileFromArgs(const CommandLine& a, const ModelSpec& model)
+Profile profileFromArgs(const CommandLine& a, const ModelSpec& model, const Job& job)
 {
     Profile merged;
     for (const std::string& path : a.all("profile")) {
-        Profile p = readProfile(path);
+        Profile p = loadProfile(path, model, job);
         if (p.layerCount() != model.layerCount())
             throw InputError(path, "layers",
                              "profile has " + std::to_string(p.layerCount()) + " layers, model '" + model.name +
@@ -98,6 +104,20 @@ PlanRequest requestFromArgs(const CommandLine& a)
     Job job = jobFromArgs(a);
     const int seq = sequenceFromArgs(a, job);
     req.cluster = loadCluster(a.get("cluster"));
+    if (a.has("without")) {
+        std::vector<std::string> names;
+        std::stringstream list(a.get("without"));
+        for (std::string n; std::getline(list, n, ',');)
+            if (!n.empty())
+                names.push_back(n);
+        if (names.empty())
+            throw InputError("--without", "argument", "expected NODE[,NODE...]");
+        req.cluster = withoutNodes(req.cluster, names, "--without");
+        if (req.cluster.nodes.empty())
+            throw InputError("--without", "argument", "no node of the cluster would be left");
+    }
+    if (a.has("reuse"))
+        req.reuse = readPlan(a.get("reuse")).details;
     req.model = loadModel(a.get("model"), seq);
     if (seq > 0 && req.model.arch.sequence > 0 && req.model.arch.sequence != seq)
         throw InputError(a.get("model"), "arch.sequence",
@@ -107,7 +127,7 @@ PlanRequest requestFromArgs(const CommandLine& a)
     job.sequenceLength = req.model.arch.sequence > 0 ? req.model.arch.sequence : (seq > 0 ? seq : job.sequenceLength);
     job.validate("--job");
     req.job = job;
-    req.profile = profileFromArgs(a, req.model);
+    req.profile = profileFromArgs(a, req.model, req.job);
     searchFromArgs(a, req);
     return req;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace hetplan {
 
@@ -16,6 +17,58 @@ LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus)
         int a = gpus[i], b = gpus[(i + 1) % gpus.size()];
         l.bandwidth = std::min(l.bandwidth, cluster.bandwidth(a, b));
         l.latency = std::max(l.latency, cluster.latency(a, b));
+    }
+    return l;
+}
+
+std::vector<double> sharedBandwidths(const Cluster& cluster, const std::vector<Flow>& flows)
+{
+    std::map<int, int> out, in;                // NIC flows per node and direction
+    std::map<std::pair<int, int>, int> onLink; // flows per explicit link and direction
+    for (const Flow& f : flows) {
+        const int a = cluster.gpu(f.src).node, b = cluster.gpu(f.dst).node;
+        if (a == b)
+            continue;
+        if (cluster.linkBetween(a, b))
+            ++onLink[{a, b}];
+        else {
+            ++out[a];
+            ++in[b];
+        }
+    }
+    std::vector<double> bw;
+    for (const Flow& f : flows) {
+        const int a = cluster.gpu(f.src).node, b = cluster.gpu(f.dst).node;
+        const double alone = cluster.bandwidth(f.src, f.dst);
+        if (a == b)
+            bw.push_back(alone);
+        else if (const Link* l = cluster.linkBetween(a, b))
+            bw.push_back(l->bandwidth / onLink[{a, b}]);
+        else {
+            // alone = min(NIC a, NIC b) / CPU-path penalty; shared: each NIC divided by its flows.
+            const double nicA = cluster.nodes[a].nicBandwidth, nicB = cluster.nodes[b].nicBandwidth;
+            const double nicMin = std::min(nicA, nicB);
+            const double shared = std::min(nicA / out[a], nicB / in[b]);
+            bw.push_back(nicMin > 0 ? alone * shared / nicMin : alone);
+        }
+    }
+    return bw;
+}
+
+LinkParams concurrentRingsLink(const Cluster& cluster, const std::vector<std::vector<int>>& rings)
+{
+    std::vector<Flow> flows;
+    for (const std::vector<int>& ring : rings)
+        if (ring.size() >= 2)
+            for (size_t i = 0; i < ring.size(); ++i)
+                flows.push_back({ring[i], ring[(i + 1) % ring.size()]});
+    if (flows.empty())
+        return {std::numeric_limits<double>::infinity(), 0};
+    const std::vector<double> bw = sharedBandwidths(cluster, flows);
+    LinkParams l{std::numeric_limits<double>::infinity(), 0};
+    for (size_t i = 0; i < flows.size(); ++i) {
+        l.bandwidth = std::min(l.bandwidth, bw[i]);
+        l.latency = std::max(l.latency, cluster.latency(flows[i].src, flows[i].dst));
     }
     return l;
 }

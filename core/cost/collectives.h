@@ -16,6 +16,22 @@ struct LinkParams {
 // lowest bandwidth and highest latency among consecutive pairs (and the wrap-around).
 LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus);
 
+// One point-to-point transfer between two GPUs (dense indices) that runs at the same time as others.
+struct Flow {
+    int src = 0, dst = 0;
+};
+
+// The bandwidth each of `flows` gets when they all run at once. A node's NIC is shared: flows leaving a
+// node split its NIC bandwidth (and flows entering one split the receiver's, full duplex); flows over an
+// explicit link between two nodes split that link per direction. Flows inside a node keep the pair's
+// bandwidth (NVLink / PCIe paths are not shared).
+std::vector<double> sharedBandwidths(const Cluster& cluster, const std::vector<Flow>& flows);
+
+// Bottleneck of several rings over the same ranks running at once, e.g. the data-parallel rings of each
+// tensor-parallel rank (rings[k] = the GPUs of ring k in ring order): every hop of every ring is a flow
+// sharing NICs as in sharedBandwidths(); lowest bandwidth and highest latency over all hops.
+LinkParams concurrentRingsLink(const Cluster& cluster, const std::vector<std::vector<int>>& rings);
+
 // `bytes` is the full buffer each rank holds (all-reduce, reduce-scatter input, all-gather output).
 double ringAllReduce(double bytes, int ranks, LinkParams link);
 double ringAllGather(double bytes, int ranks, LinkParams link);

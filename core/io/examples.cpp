@@ -4,6 +4,7 @@
 #include "json_io.h"
 
 #include "core/base/errors.h"
+#include "core/cost/analytic.h"
 
 #include <QDir>
 #include <QFile>
@@ -83,6 +84,54 @@ ModelSpec loadModel(const std::string& spec, int sequence)
     if (sequence < 0)
         throw InputError(spec, "sequence", "must not be negative (0 = the model's default)");
     return buildExampleModel(name, sequence);
+}
+
+} // namespace hetplan
+
+namespace hetplan {
+
+namespace {
+// Ditto fig. 8: gpt2-xl throughput relative to a V100.
+const std::vector<std::pair<std::string, double>> kDittoThroughput = {
+    {"V100-16GB", 1.0}, {"RTX-3090", 2.0}, {"RTX-A6000", 2.95}, {"RTX-4090", 3.8}, {"A100-80GB-PCIe", 5.99}};
+} // namespace
+
+std::vector<std::string> exampleProfileNames() { return {"gpt2-xl-ditto"}; }
+
+Profile exampleProfile(const std::string& name, const ModelSpec& model, const Job& job)
+{
+    if (name != "gpt2-xl-ditto")
+        throw InputError(kPrefix + name, "example",
+                         "unknown example profile '" + name + "' (known: " + joined(exampleProfileNames()) + ")");
+    if (model.name != "gpt2-xl")
+        throw InputError(kPrefix + name, "model",
+                         "the profile is for gpt2-xl, the plan's model is '" + model.name + "'");
+    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+    const Profile base = generateAnalyticProfile(model, {*catalog.find("RTX-4090")}, {1}, {1, 2, 4, 8, 16}, job);
+    Profile out;
+    out.model = model.name;
+    out.source = "ditto";
+    out.sequenceLength = job.sequenceLength;
+    out.precision = job.precision;
+    for (const auto& [device, throughput] : kDittoThroughput)
+        for (const auto& [key, table] : base.tables()) {
+            std::vector<LayerTiming> scaled = table;
+            const double factor = 3.8 / throughput;
+            for (LayerTiming& t : scaled) {
+                t.forward *= factor;
+                t.backward *= factor;
+                t.update *= factor;
+            }
+            out.set({device, key.tp, key.microBatch}, scaled);
+        }
+    return out;
+}
+
+Profile loadProfile(const std::string& spec, const ModelSpec& model, const Job& job)
+{
+    if (isExampleSpec(spec))
+        return exampleProfile(spec.substr(kPrefix.size()), model, job);
+    return readProfile(spec);
 }
 
 } // namespace hetplan

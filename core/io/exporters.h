@@ -31,9 +31,24 @@ QJsonObject deepSpeedConfig(const Plan& plan);
 // "Et*10|t*6|t*8|t*8L"}. The layout is given only when stages hold different numbers of transformer layers.
 // Refuses plans Megatron cannot express: SPMD plans, different tp/dp per stage, pipelines with different
 // shapes, non-transformer models, an embedding outside the first or a head outside the last stage,
-// ZeRO ≥ 2, heterogeneous per-GPU ZeRO batches, and rank orders a launcher cannot reproduce (see hostfile).
+// ZeRO ≥ 2 and heterogeneous per-GPU ZeRO batches. Adds the model's architecture flags (Llama family:
+// --swiglu, --normalization RMSNorm, --position-embedding-type rope, --disable-bias-linear; untied
+// embeddings: --untie-embeddings-and-output-weights; grouped-query attention: --group-query-attention
+// --num-query-groups N).
 std::vector<std::string> megatronArguments(const Plan& plan);
-// The arguments as a shell snippet: one option per line, continued with " \", values quoted when needed.
+// torchrun launch nodes: the plan's ranks in Megatron's order cut into runs of consecutive ranks on one
+// host; launch node i runs on `host` with CUDA_VISIBLE_DEVICES = `gpus` (local GPU indices in rank order).
+// Several launch nodes may share a host (e.g. four 2-stage pipelines over two hosts give a/0,2 b/0,2 a/1,3
+// b/1,3). Refuses (field "ranks") when the runs differ in length: torchrun runs the same number of
+// processes on every launch node.
+struct MegatronLaunchNode {
+    std::string host;
+    std::vector<int> gpus;
+};
+std::vector<MegatronLaunchNode> megatronLaunchNodes(const Plan& plan);
+// A bash launch script: HOSTS and GPUS arrays (one launch node each), CUDA_VISIBLE_DEVICES from NODE_RANK,
+// ARGS (one argument per element), DATA_ARGS (mock data, null tokenizer), TRAIN_ARGS, and
+// `torchrun ... pretrain_gpt.py "${ARGS[@]}" ...`.
 std::string megatronArgumentText(const Plan& plan);
 
 // Transformer layers per stage → Megatron's layout string: E (embedding) opens the first stage, L (loss/head)

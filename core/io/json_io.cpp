@@ -146,6 +146,9 @@ QJsonObject toJson(const ModelSpec& m)
                      {"sequence", a.sequence}, {"experts", a.experts}, {"bytes_per_param", a.bytesPerParam}};
     if (a.kvHeads > 0)
         arch["kv_heads"] = a.kvHeads;
+    if (a.embedDim > 0)
+        arch["embed_dim"] = a.embedDim;
+    arch["tied_embeddings"] = a.tiedEmbeddings;
     o["arch"] = arch;
     QJsonArray layers;
     for (const LayerSpec& l : m.layers) {
@@ -186,6 +189,8 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         m.arch.sequence = a.integer("sequence", 0);
         m.arch.experts = a.integer("experts", 0);
         m.arch.bytesPerParam = a.integer("bytes_per_param", 2);
+        m.arch.embedDim = a.integer("embed_dim", 0);
+        m.arch.tiedEmbeddings = a.boolean("tied_embeddings", familyTiesEmbeddings(m.arch.family));
     }
     const QJsonArray layers = r.array("layers");
     for (int i = 0; i < layers.size(); ++i) {

@@ -179,4 +179,16 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         throw InputError(file, "cpu_path_penalty", "must be between 1 and 1000");
 }
 
+Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& names, const std::string& file)
+{
+    Cluster c = cluster;
+    for (const std::string& name : names) {
+        if (!cluster.findNode(name))
+            throw InputError(file, "node", "no node named '" + name + "' in cluster '" + cluster.name + "'");
+        std::erase_if(c.nodes, [&](const Node& n) { return n.name == name; });
+        std::erase_if(c.links, [&](const Link& l) { return l.a == name || l.b == name; });
+    }
+    return c;
+}
+
 } // namespace hetplan

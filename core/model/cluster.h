@@ -77,4 +77,8 @@ public:
     void validate(const DeviceCatalog& catalog, const std::string& file, bool allowEmpty = false) const;
 };
 
+// The cluster minus the named nodes (failed ones) and the links that touch them. Throws
+// InputError(file, "node", reason) for a name the cluster does not have.
+Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& names, const std::string& file);
+
 } // namespace hetplan

@@ -24,6 +24,9 @@ struct Job {
     bool operator==(const Job&) const = default;
 
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }
+    // Bytes per gradient value in the data-parallel reduction: with bf16, Megatron accumulates and reduces
+    // gradients in fp32 (it turns on accumulate_allreduce_grads_in_fp32 for --bf16); fp16 reduces in fp16.
+    int gradReduceBytes() const { return precision == Precision::FP16 ? 2 : 4; }
     // Model activation sizes (LayerSpec byte counts) are stated for 16-bit values; fp32 doubles them.
     double activationScale() const { return bytesPerValue() / 2.0; }
     void validate(const std::string& file) const;

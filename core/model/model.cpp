@@ -47,6 +47,20 @@ double ModelSpec::totalForwardFlops() const
     return s;
 }
 
+bool familyTiesEmbeddings(const std::string& family) { return family == "gpt2" || family == "opt" || family == "bert"; }
+
+double ModelSpec::tiedCopyParams(int first, int end) const
+{
+    if (!arch.tiedEmbeddings || first < 0 || end > layerCount())
+        return 0;
+    bool head = false, embedding = false;
+    for (int l = first; l < end; ++l) {
+        head |= layers[l].kind == LayerKind::Head;
+        embedding |= layers[l].kind == LayerKind::Embedding;
+    }
+    return head && !embedding ? arch.wordEmbeddingParams() : 0;
+}
+
 int ModelSpec::blockCount() const
 {
     int n = 0;
@@ -79,12 +93,14 @@ void ModelSpec::validate(const std::string& file) const
         check(l.expertAllToAllBytes, "expert_alltoall_bytes");
     }
     if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 || arch.ffn < 0 ||
-        arch.vocab < 0 || arch.experts < 0)
+        arch.vocab < 0 || arch.experts < 0 || arch.embedDim < 0)
         throw InputError(file, "arch", "sizes must not be negative");
     if (arch.kvHeads > 0 && arch.heads > 0 && arch.heads % arch.kvHeads != 0)
         throw InputError(file, "arch.kv_heads",
                          "grouped-query attention needs kv_heads (" + std::to_string(arch.kvHeads) +
                              ") to divide heads (" + std::to_string(arch.heads) + ")");
+    if (arch.tiedEmbeddings && arch.wordEmbeddingParams() <= 0)
+        throw InputError(file, "arch.tied_embeddings", "tied embeddings need the vocabulary and hidden size");
 }
 
 } // namespace hetplan

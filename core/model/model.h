@@ -34,9 +34,18 @@ struct ModelArch {
     int layers = 0, hidden = 0, heads = 0, ffn = 0, vocab = 0, sequence = 0, experts = 0;
     int bytesPerParam = 2; // fp16/bf16 weights
     int kvHeads = 0;       // key/value heads of grouped-query attention; 0 = heads (plain attention)
+    // The output projection shares the word-embedding matrix (GPT-2, OPT, BERT). With pipeline parallelism
+    // the stage holding the head keeps its own copy and all-reduces its gradient with the first stage.
+    bool tiedEmbeddings = false;
+    int embedDim = 0; // width of the word embedding when it differs from hidden (OPT-350m: 512); 0 = hidden
     bool operator==(const ModelArch&) const = default;
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
+    // Parameters of the word-embedding matrix (vocab × embedding width).
+    double wordEmbeddingParams() const { return double(vocab) * (embedDim > 0 ? embedDim : hidden); }
 };
+// The default of tied_embeddings for a family when a model file does not say: the GPT-2/OPT/BERT lines tie
+// their output projection to the word embedding, the Llama line (and anything unknown) does not.
+bool familyTiesEmbeddings(const std::string& family);
 
 struct ModelSpec {
     std::string name;
@@ -49,6 +58,10 @@ struct ModelSpec {
     double totalForwardFlops() const;
     // Number of the transformer-like blocks (what Megatron calls "layers").
     int blockCount() const;
+    // Parameters of the tied word-embedding copy that a pipeline stage holding layers [first, end) keeps:
+    // the word-embedding matrix when the stage holds the head (kind Head) but not the embedding layer and the
+    // embeddings are tied, else 0. The model's layer params count the shared matrix once, in the embedding.
+    double tiedCopyParams(int first, int end) const;
     void validate(const std::string& file) const;
 };
 

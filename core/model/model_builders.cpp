@@ -100,7 +100,8 @@ ModelSpec buildLlm(const std::string& name, const LlmConfig& c, int sequence)
     const double s = sequence > 0 ? sequence : c.sequence;
     ModelSpec m;
     m.name = name;
-    m.arch = {c.family, c.layers, c.hidden, c.heads, c.ffn, c.vocab, int(s), c.experts, 2, c.kvHeads};
+    m.arch = {c.family, c.layers,  c.hidden, c.heads,   c.ffn,  c.vocab,
+              int(s),   c.experts, 2,        c.kvHeads, c.tied, c.embedDim};
     BlockShape b;
     b.s = s;
     b.h = c.hidden;

@@ -70,11 +70,36 @@ std::vector<int> Plan::usedGpus() const
     return out;
 }
 
+namespace {
+
+// Megatron's and DeepSpeed's rank order for pipelines of one stage count: stage-major, then the data-parallel
+// index (pipelines in order, their replicas, the stage's dp ranks), then the tensor-parallel rank. Empty
+// when the pipelines have different stage counts (no framework runs such a plan).
+std::vector<int> frameworkOrder(const std::vector<Pipeline>& pipelines)
+{
+    std::vector<int> out;
+    const size_t S = pipelines.front().stages.size();
+    for (const Pipeline& p : pipelines)
+        if (p.stages.size() != S)
+            return out;
+    for (size_t s = 0; s < S; ++s)
+        for (const Pipeline& p : pipelines)
+            out.insert(out.end(), p.stages[s].gpus.begin(), p.stages[s].gpus.end());
+    return out;
+}
+
+} // namespace
+
 std::vector<RankInfo> Plan::ranks() const
 {
+    std::vector<int> order;
+    if (!pipelines.empty())
+        order = frameworkOrder(pipelines);
+    if (order.empty())
+        order = usedGpus();
     std::vector<RankInfo> out;
     int rank = 0;
-    for (int gpu : usedGpus()) {
+    for (int gpu : order) {
         GpuRef ref = cluster.gpu(gpu);
         out.push_back({rank++, gpu, ref.local, cluster.nodes[ref.node].name});
     }

@@ -152,8 +152,10 @@ struct Plan {
     // Pipelines win over ZeRO over SPMD when several parts are filled (validate() refuses such plans).
     PlanKind kind() const;
     long long samplesPerIteration() const;
-    // Global rank order: pipelines in order, stages in order, GPUs in each stage's listed order
-    // (= Megatron's tp-fastest, then dp, then pp when all stages are the same size); ZeRO: listed order.
+    // Global rank order as Megatron and DeepSpeed number ranks (tp fastest, then dp, then pp): stage by stage,
+    // and inside a stage the pipelines in order with their GPUs in listed order (replica, dp rank, tp rank),
+    // so rank r of a grid of equal stages runs stage r / (dp·tp) on the GPU the plan chose. Pipelines of
+    // different stage counts (no framework runs them): pipeline by pipeline. ZeRO: listed order.
     std::vector<RankInfo> ranks() const;
     std::vector<int> usedGpus() const;
     // Structural checks: layers covered exactly once per pipeline, GPU counts match degrees, no GPU used

@@ -15,6 +15,9 @@
     X(registerPoplarPlanner)        \
     X(registerDeepSpeedZeroPlanner) \
     X(registerWhalePlanner)         \
+    X(registerExhaustivePlanner)    \
+    X(registerOobleckPlanner)       \
+    X(registerDittoPlanner)         \
     X(registerHapPlanner)           \
     /* one line per planner folder, above this one */
 

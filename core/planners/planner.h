@@ -22,6 +22,9 @@ struct PlanRequest {
     std::map<std::string, std::string> options; // planner options (--option key=value)
     unsigned long long seed = 1;
     double timeLimitSeconds = 0; // 0 = none
+    // Planner sections of an earlier plan (--reuse plan.json, the GUI's re-plan after a node failure):
+    // template planners (oobleck, ditto) re-instantiate the templates stored there instead of searching.
+    std::map<std::string, QJsonObject> reuse;
 
     // Typed access to options after runPlanner() resolved them (validated, defaults filled in from the
     // planner's declarations, so a default is written only there). Asking for an undeclared key is a

@@ -1,6 +1,7 @@
 // Pipeline plans: every replica of every pipeline runs its own 1F1B or GPipe schedule; activations and
 // gradients cross stage boundaries as point-to-point sends; then gradients are synchronised per layer
-// segment across every GPU holding those layers, and each stage steps its optimizer.
+// segment across every GPU holding those layers, tied embeddings are synchronised between the first and
+// last stage, and each stage steps its optimizer.
 //
 // Modelling choices (kept simple on purpose, documented here once):
 // - A stage of one replica is dataParallel × tensorParallel GPUs computing together; each micro-batch is
@@ -8,15 +9,28 @@
 //   mixing device types runs at the pace of its slowest type.
 // - Per-stage op order is fixed, so start times are found by walking the ops in dependency order (sweeping
 //   stages forwards then backwards until all ops are placed) instead of a general event queue.
+// - Sends block (default): as in Megatron's and DeepSpeed's non-interleaved 1F1B, which wait on their
+//   send/recv pairs, a stage's send occupies the stage until the transfer completes, so slow links
+//   serialise with compute. SimOptions::overlappedSends lets the stage compute on instead. The receiver's
+//   side of the rendezvous is not modelled (a send starts when the sender is done and the link is free).
 // - A boundary send pairs data-parallel rank j of the sender with rank j of the receiver (modulo each side's
-//   dp), each pair carrying its share of the micro-batch over its own link; the transfer takes the slowest
-//   pair's time. Sends in one direction over one boundary are serialised (they share the link); the two
-//   directions are independent (full duplex). Links shared by different replicas are not contended.
+//   dp), each pair carrying its share of the micro-batch; every tensor-parallel rank sends its own copy
+//   (Megatron without sequence parallelism). The flows of one boundary in all replicas of a pipeline run at
+//   once (the replicas are identical and in lockstep) and share the NICs they leave and enter
+//   (sharedBandwidths); a replica's transfer takes its slowest flow's time. Sends in one direction over one
+//   boundary are serialised; the two directions are independent (full duplex). Flows of different
+//   boundaries or different pipelines are not contended.
 // - Gradient sync: the model is cut at every stage boundary of every pipeline; each resulting layer segment
-//   is all-reduced (ring over the bottleneck link) among one representative GPU per data-parallel copy (the
-//   first GPU of its tensor-parallel group), with bytes = the segment's parameters per tp rank × bytes per
-//   value. Rings of the other tp ranks run alongside and are not modelled separately. With job.zeroStage ≥ 1
-//   the all-reduce becomes reduce-scatter → optimizer on its 1/(replicas·dp) shard → all-gather.
+//   is all-reduced among its data-parallel copies, one ring per tensor-parallel rank, all rings at once
+//   sharing NICs (concurrentRingsLink); bytes = the segment's parameters per tp rank × Job::gradReduceBytes
+//   (bf16 gradients are reduced in fp32). With ZeRO-1 the all-reduce becomes reduce-scatter (gradient
+//   bytes) → optimizer on its 1/(replicas·dp) shard → all-gather of the updated parameters (parameter
+//   bytes). ZeRO ≥ 2 with more than one stage is refused (simulator.cpp), as DeepSpeed's pipeline engine
+//   does; a one-stage pipeline is plain data parallelism: ZeRO-2 moves what ZeRO-1 does, ZeRO-3 also
+//   all-gathers the stage's parameters before each forward and each backward of every micro-batch.
+// - Tied embeddings: a stage holding the head but not the embedding keeps a copy of the word embedding
+//   (ModelSpec::tiedCopyParams); after the data-parallel sync, each (replica, dp, tp) rank of the last stage
+//   all-reduces that copy's gradient with its counterpart in the first stage, before either steps.
 // - Timeline: compute events go on every GPU of the group; a send is recorded on the sending side's
 //   representative GPUs with the sending stage's index (SendGradient of stage s travels to s−1).
 #include "sim_detail.h"
@@ -39,6 +53,7 @@ struct Group { // one stage of one replica of one pipeline
     std::vector<int> gpus;
     std::string device; // slowest device type of the group
     double f = 0, b = 0, update = 0;
+    double gather = 0;   // ZeRO-3: parameter all-gather before each forward and backward
     double ready = 0;    // end of its last backward
     double syncDone = 0; // end of its gradient reduction
     double optEnd = 0;   // end of its optimizer step
@@ -50,29 +65,49 @@ struct Boundary {             // stage s → s+1 of one replica
     std::vector<int> receivers;
 };
 
-Boundary makeBoundary(const Plan& plan, const Group& a, const Group& b, double microBatchSize)
+// The flows of one boundary send from group a to group b: data-parallel rank j of the sender pairs with
+// rank j of the receiver (modulo each side's dp); every tensor-parallel rank sends its own copy.
+std::vector<Flow> boundaryFlows(const Group& a, const Group& b)
 {
-    Boundary bd;
+    std::vector<Flow> flows;
     const int pairs = std::max(a.dp, b.dp);
-    const double bytes = plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize / pairs;
-    LinkParams link{0, 0};
-    bool first = true;
-    for (int j = 0; j < pairs; ++j) {
-        const int src = a.gpus[(j % a.dp) * a.tp];
-        const int dst = b.gpus[(j % b.dp) * b.tp];
-        const double bw = plan.cluster.bandwidth(src, dst), lat = plan.cluster.latency(src, dst);
-        if (first || bw < link.bandwidth)
-            link.bandwidth = bw;
-        if (first || lat > link.latency)
-            link.latency = lat;
-        first = false;
-        if (std::find(bd.senders.begin(), bd.senders.end(), src) == bd.senders.end())
-            bd.senders.push_back(src);
-        if (std::find(bd.receivers.begin(), bd.receivers.end(), dst) == bd.receivers.end())
-            bd.receivers.push_back(dst);
+    for (int j = 0; j < pairs; ++j)
+        for (int t = 0; t < a.tp; ++t)
+            flows.push_back({a.gpus[(j % a.dp) * a.tp + t], b.gpus[(j % b.dp) * b.tp + t % b.tp]});
+    return flows;
+}
+
+// Boundary s of every replica of one pipeline: all replicas' flows run at once and share NICs.
+std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::vector<Group*>>& replicas, int s,
+                                     double microBatchSize)
+{
+    std::vector<Flow> flows;
+    std::vector<size_t> firstFlow; // replica r's flows are [firstFlow[r], firstFlow[r + 1])
+    for (const std::vector<Group*>& stages : replicas) {
+        firstFlow.push_back(flows.size());
+        const std::vector<Flow> f = boundaryFlows(*stages[s], *stages[s + 1]);
+        flows.insert(flows.end(), f.begin(), f.end());
     }
-    bd.seconds = pointToPoint(bytes, link);
-    return bd;
+    firstFlow.push_back(flows.size());
+    const std::vector<double> bw = sharedBandwidths(plan.cluster, flows);
+    std::vector<Boundary> out;
+    for (size_t r = 0; r < replicas.size(); ++r) {
+        const Group& a = *replicas[r][s];
+        const Group& b = *replicas[r][s + 1];
+        const double bytes = plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize /
+                             std::max(a.dp, b.dp);
+        Boundary bd;
+        for (size_t i = firstFlow[r]; i < firstFlow[r + 1]; ++i)
+            bd.seconds =
+                std::max(bd.seconds, pointToPoint(bytes, {bw[i], plan.cluster.latency(flows[i].src, flows[i].dst)}));
+        // Representatives: the first GPU of each tensor-parallel group on either side.
+        for (int d = 0; d < a.dp; ++d)
+            bd.senders.push_back(a.gpus[d * a.tp]);
+        for (int d = 0; d < b.dp; ++d)
+            bd.receivers.push_back(b.gpus[d * b.tp]);
+        out.push_back(std::move(bd));
+    }
+    return out;
 }
 
 // Runs the fixed per-stage op orders of one replica: 1F1B (PipeDream-flush: w warm-up forwards, then F/B
@@ -86,6 +121,7 @@ public:
           S_(int(groups.size())),
           M_(M),
           gpipe_(gpipe),
+          blocking_(!rec.options.overlappedSends),
           rec_(rec),
           actArrive_(size_t(S_) * M, -1.0),
           gradArrive_(size_t(S_) * M, -1.0),
@@ -157,6 +193,8 @@ private:
             const double start = std::max(end, linkFwd_[s]);
             linkFwd_[s] = start + bd.seconds;
             actArrive_[size_t(s) * M_ + m] = linkFwd_[s];
+            if (blocking_)
+                clock_[s] = std::max(clock_[s], linkFwd_[s]);
             if (bd.seconds > 0)
                 for (int gpu : bd.senders)
                     rec_.add(gpu, EventKind::SendActivation, g.pipeline, g.replica, s, m, start, linkFwd_[s]);
@@ -165,6 +203,8 @@ private:
             const double start = std::max(end, linkBwd_[s - 1]);
             linkBwd_[s - 1] = start + bd.seconds;
             gradArrive_[size_t(s) * M_ + m] = linkBwd_[s - 1];
+            if (blocking_)
+                clock_[s] = std::max(clock_[s], linkBwd_[s - 1]);
             if (bd.seconds > 0)
                 for (int gpu : bd.receivers)
                     rec_.add(gpu, EventKind::SendGradient, g.pipeline, g.replica, s, m, start, linkBwd_[s - 1]);
@@ -183,7 +223,12 @@ private:
             const double ready = inputReady(s, forward, m);
             if (ready < 0)
                 break;
-            const double start = std::max(clock_[s], ready);
+            double start = std::max(clock_[s], ready);
+            if (g.gather > 0) { // ZeRO-3: the op waits for its stage's parameters
+                for (int gpu : g.gpus)
+                    rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, start + g.gather);
+                start += g.gather;
+            }
             const double end = start + (forward ? g.f : g.b);
             clock_[s] = end;
             const EventKind kind = forward ? EventKind::Forward : EventKind::Backward;
@@ -199,7 +244,7 @@ private:
     std::vector<Group*>& groups_;
     const std::vector<Boundary>& bounds_;
     const int S_, M_;
-    const bool gpipe_;
+    const bool gpipe_, blocking_;
     Recorder& rec_;
     std::vector<double> actArrive_, gradArrive_;
     std::vector<int> next_;
@@ -214,15 +259,26 @@ struct Holder { // one data-parallel copy of a layer segment
 struct Segment {
     int first = 0, end = 0;
     std::vector<Holder> holders;
-    double bytes = 0;
-    LinkParams link;
+    double params = 0; // per tensor-parallel rank (the largest shard when holders' tp differ)
+    LinkParams link;   // bottleneck of its rings, one per tensor-parallel rank, running at once
 };
 
+double collectiveSeconds(EventKind kind, double bytes, int n, LinkParams link)
+{
+    switch (kind) {
+    case EventKind::AllReduce: return ringAllReduce(bytes, n, link);
+    case EventKind::ReduceScatter: return ringReduceScatter(bytes, n, link);
+    case EventKind::AllGather: return ringAllGather(bytes, n, link);
+    default: return 0;
+    }
+}
+
 // Runs one collective per segment (segments ordered by when their holders are ready) on the GPUs'
-// communication tracks. `readyOf(group)` says when a group may start; `doneOf(group)` collects the end.
+// communication tracks, moving `bytesPerValue` per parameter. `readyOf(group)` says when a group may start;
+// `doneOf(group)` collects the end.
 template <class Ready, class Done>
-void runSegmentCollectives(const Plan& plan, std::vector<Segment>& segs, std::vector<Group>& groups,
-                           std::vector<double>& commFree, EventKind kind, Ready readyOf, Done doneOf, Recorder& rec)
+void runSegmentCollectives(std::vector<Segment>& segs, std::vector<Group>& groups, std::vector<double>& commFree,
+                           EventKind kind, double bytesPerValue, Ready readyOf, Done doneOf, Recorder& rec)
 {
     std::vector<std::pair<double, int>> order;
     for (size_t i = 0; i < segs.size(); ++i) {
@@ -235,13 +291,7 @@ void runSegmentCollectives(const Plan& plan, std::vector<Segment>& segs, std::ve
     for (auto [ready, negIdx] : order) {
         Segment& seg = segs[size_t(-negIdx)];
         const int n = int(seg.holders.size());
-        double dur = 0;
-        switch (kind) {
-        case EventKind::AllReduce: dur = ringAllReduce(seg.bytes, n, seg.link); break;
-        case EventKind::ReduceScatter: dur = ringReduceScatter(seg.bytes, n, seg.link); break;
-        case EventKind::AllGather: dur = ringAllGather(seg.bytes, n, seg.link); break;
-        default: break;
-        }
+        const double dur = collectiveSeconds(kind, seg.params * bytesPerValue, n, seg.link);
         if (n <= 1 || dur <= 0) {
             for (const Holder& h : seg.holders)
                 doneOf(groups[h.group], readyOf(groups[h.group]));
@@ -261,6 +311,32 @@ void runSegmentCollectives(const Plan& plan, std::vector<Segment>& segs, std::ve
             doneOf(groups[h.group], end);
         }
     }
+}
+
+// Parameters of a stage's layers per tensor-parallel rank, with its tied word-embedding copy.
+double stageParamsPerRank(const ModelSpec& model, int first, int end, int tp)
+{
+    return paramsPerRank(model, first, end, tp) + model.tiedCopyParams(first, end) / std::max(1, tp);
+}
+
+// The rings of one collective among `holders` (each a tensor-parallel group of `tp` or more GPUs): ring k
+// joins the k-th tensor-parallel rank of every holder.
+std::vector<std::vector<int>> tensorRankRings(const std::vector<std::vector<int>>& holders, int tp)
+{
+    std::vector<std::vector<int>> rings(std::max(1, tp));
+    for (const std::vector<int>& h : holders)
+        for (int k = 0; k < int(rings.size()); ++k)
+            rings[k].push_back(h[size_t(k) * h.size() / rings.size()]);
+    return rings;
+}
+
+// ZeRO-3 in a one-stage pipeline: before each forward and backward, the stage's parameters are all-gathered
+// over the replicas' data-parallel ranks (one ring per tensor-parallel rank, all at once).
+double zero3GatherSeconds(const Plan& plan, const Group& g, const std::vector<std::vector<int>>& holders)
+{
+    const LinkParams link = concurrentRingsLink(plan.cluster, tensorRankRings(holders, g.tp));
+    return ringAllGather(stageParamsPerRank(plan.model, g.first, g.end, g.tp) * plan.job.bytesPerValue(),
+                         int(holders.size()), link);
 }
 
 // Stage s of replica r of pipeline p, with its compute times; records its memory peak.
@@ -285,6 +361,12 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     g.f = lt.forward;
     g.b = lt.backward;
     g.update = lt.update;
+    if (job.zeroStage >= 3 && S == 1) {
+        std::vector<std::vector<int>> holders;
+        for (size_t i = 0; i + st.tensorParallel <= st.gpus.size(); i += st.tensorParallel)
+            holders.emplace_back(st.gpus.begin() + i, st.gpus.begin() + i + st.tensorParallel);
+        g.gather = zero3GatherSeconds(plan, g, holders);
+    }
     const int inFlight = job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
     const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
     const double peak = costs.stagePeak(g.first, g.end, g.device, g.tp, shards, mb, inFlight);
@@ -322,15 +404,18 @@ void runSchedules(const Plan& plan, Groups& gs, Recorder& rec)
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
         const int S = int(pl.stages.size());
-        for (int r = 0; r < pl.replicas; ++r) {
-            std::vector<Group*> stages(S);
+        std::vector<std::vector<Group*>> replicas(pl.replicas, std::vector<Group*>(S));
+        for (int r = 0; r < pl.replicas; ++r)
             for (int s = 0; s < S; ++s)
-                stages[s] = &gs.at(plan, p, r, s);
-            std::vector<Boundary> bounds;
-            for (int s = 0; s + 1 < S; ++s)
-                bounds.push_back(makeBoundary(plan, *stages[s], *stages[s + 1], pl.microBatchSize));
-            ReplicaSchedule(stages, bounds, pl.microBatches, gpipe, rec).run();
+                replicas[r][s] = &gs.at(plan, p, r, s);
+        std::vector<std::vector<Boundary>> bounds(pl.replicas); // [replica][boundary]
+        for (int s = 0; s + 1 < S; ++s) {
+            std::vector<Boundary> all = makeBoundaries(plan, replicas, s, pl.microBatchSize);
+            for (int r = 0; r < pl.replicas; ++r)
+                bounds[r].push_back(std::move(all[r]));
         }
+        for (int r = 0; r < pl.replicas; ++r)
+            ReplicaSchedule(replicas[r], bounds[r], pl.microBatches, gpipe, rec).run();
     }
 }
 
@@ -341,7 +426,8 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     seg.first = first;
     seg.end = end;
     int minTp = 1 << 30;
-    std::vector<int> reps;
+    bool tiedCopy = false; // some holder keeps the tied word-embedding copy with this segment
+    std::vector<std::vector<int>> holders;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
         int s = 0;
@@ -350,17 +436,20 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
         for (int r = 0; r < pl.replicas; ++r) {
             const Group& g = gs.at(plan, p, r, s);
             minTp = std::min(minTp, g.tp);
+            tiedCopy |= plan.model.tiedCopyParams(g.first, g.end) > 0 &&
+                        plan.model.tiedCopyParams(first, end) > 0; // the head is in this segment
             for (int d = 0; d < g.dp; ++d) {
                 Holder h;
                 h.group = int(&g - gs.all.data());
                 h.gpus.assign(g.gpus.begin() + d * g.tp, g.gpus.begin() + (d + 1) * g.tp);
-                reps.push_back(h.gpus.front());
+                holders.push_back(h.gpus);
                 seg.holders.push_back(std::move(h));
             }
         }
     }
-    seg.bytes = paramsPerRank(plan.model, first, end, minTp) * plan.job.bytesPerValue();
-    seg.link = groupLink(plan.cluster, reps);
+    seg.params =
+        paramsPerRank(plan.model, first, end, minTp) + (tiedCopy ? plan.model.arch.wordEmbeddingParams() / minTp : 0.0);
+    seg.link = concurrentRingsLink(plan.cluster, tensorRankRings(holders, minTp));
     return seg;
 }
 
@@ -378,6 +467,43 @@ std::vector<Segment> makeSegments(const Plan& plan, Groups& gs)
     return segs;
 }
 
+// Tied embeddings: in each pipeline whose last stage keeps a word-embedding copy, every (replica, dp, tp)
+// rank of the last stage all-reduces that copy's gradient with its counterpart in the first stage. All
+// pairs of the pipeline run at once (sharing NICs); each replica's pair starts when both stages are synced.
+void syncTiedEmbeddings(const Plan& plan, Groups& gs, std::vector<double>& commFree, Recorder& rec)
+{
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        const Pipeline& pl = plan.pipelines[p];
+        const int S = int(pl.stages.size());
+        const double copy = plan.model.tiedCopyParams(pl.stages[S - 1].firstLayer, pl.stages[S - 1].endLayer);
+        if (S < 2 || copy <= 0)
+            continue;
+        std::vector<std::vector<int>> pairs;
+        for (int r = 0; r < pl.replicas; ++r) {
+            const Group &a = gs.at(plan, p, r, 0), &b = gs.at(plan, p, r, S - 1);
+            for (const Flow& f : boundaryFlows(a, b))
+                pairs.push_back({f.src, f.dst});
+        }
+        const LinkParams link = concurrentRingsLink(plan.cluster, pairs);
+        const int tp = pl.stages[S - 1].tensorParallel;
+        const double dur = ringAllReduce(copy / tp * plan.job.gradReduceBytes(), 2, link);
+        for (int r = 0; r < pl.replicas; ++r) {
+            Group &a = gs.at(plan, p, r, 0), &b = gs.at(plan, p, r, S - 1);
+            std::vector<int> gpus = a.gpus;
+            gpus.insert(gpus.end(), b.gpus.begin(), b.gpus.end());
+            double start = std::max(a.syncDone, b.syncDone);
+            for (int gpu : gpus)
+                start = std::max(start, commFree[gpu]);
+            for (int gpu : gpus) {
+                commFree[gpu] = start + dur;
+                const Group& g = std::count(a.gpus.begin(), a.gpus.end(), gpu) ? a : b;
+                rec.add(gpu, EventKind::AllReduce, g.pipeline, g.replica, g.stage, -1, start, start + dur);
+            }
+            a.syncDone = b.syncDone = start + dur;
+        }
+    }
+}
+
 // Optimizer step per group (on its ZeRO shard when sharded), after its gradients are synchronised.
 void stepOptimizers(const Plan& plan, const CostModel& costs, Groups& gs, bool sharded, Recorder& rec)
 {
@@ -385,7 +511,7 @@ void stepOptimizers(const Plan& plan, const CostModel& costs, Groups& gs, bool s
         const Pipeline& pl = plan.pipelines[g.pipeline];
         const double shards = sharded ? double(pl.replicas) * g.dp : 1.0;
         const double dur =
-            optimizerSeconds(costs, g.device, g.update, paramsPerRank(plan.model, g.first, g.end, g.tp), shards);
+            optimizerSeconds(costs, g.device, g.update, stageParamsPerRank(plan.model, g.first, g.end, g.tp), shards);
         const double start = std::max(g.ready, g.syncDone);
         g.optEnd = start + dur;
         for (int gpu : g.gpus) {
@@ -405,20 +531,23 @@ void simulatePipelines(const Plan& plan, const CostModel& costs, Recorder& rec)
     runSchedules(plan, gs, rec);
     std::vector<Segment> segs = makeSegments(plan, gs);
 
-    // Gradient synchronisation per segment, then the optimizer, then (ZeRO) the updated shards' all-gather.
+    // Gradient synchronisation per segment, the tied embeddings, then the optimizer, then (ZeRO) the updated
+    // shards' all-gather.
     std::vector<double> commFree(plan.cluster.gpuCount(), 0.0);
     for (Group& g : gs.all)
         g.syncDone = g.ready;
     auto readyAfterBackward = [](const Group& g) { return g.ready; };
     auto markSync = [](Group& g, double t) { g.syncDone = std::max(g.syncDone, t); };
     const bool sharded = plan.job.zeroStage > 0;
-    runSegmentCollectives(plan, segs, gs.all, commFree, sharded ? EventKind::ReduceScatter : EventKind::AllReduce,
-                          readyAfterBackward, markSync, rec);
+    runSegmentCollectives(segs, gs.all, commFree, sharded ? EventKind::ReduceScatter : EventKind::AllReduce,
+                          plan.job.gradReduceBytes(), readyAfterBackward, markSync, rec);
+    syncTiedEmbeddings(plan, gs, commFree, rec);
     stepOptimizers(plan, costs, gs, sharded, rec);
-    if (sharded) {
+    if (sharded && plan.job.zeroStage < 3) { // ZeRO-3 keeps parameters sharded until the next forward
         auto readyAfterStep = [](const Group& g) { return g.optEnd; };
         auto ignore = [](Group&, double) {};
-        runSegmentCollectives(plan, segs, gs.all, commFree, EventKind::AllGather, readyAfterStep, ignore, rec);
+        runSegmentCollectives(segs, gs.all, commFree, EventKind::AllGather, plan.job.bytesPerValue(), readyAfterStep,
+                              ignore, rec);
     }
 }
 

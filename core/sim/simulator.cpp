@@ -122,6 +122,15 @@ void checkPlan(const Plan& plan)
         throw InputError(f, "zero", "a plan has either pipelines or per-GPU ZeRO batches, not both");
     if (plan.pipelines.empty() && !plan.zero && !plan.spmd)
         throw InputError(f, "pipelines", "the plan has neither pipelines, ZeRO batches nor an SPMD program");
+    // DeepSpeed's pipeline engine refuses ZeRO-2/3 (partitioned gradients cannot be accumulated across
+    // micro-batches that other stages are still producing); Megatron has no ZeRO-2/3 at all.
+    if (plan.job.zeroStage >= 2)
+        for (const Pipeline& pl : plan.pipelines)
+            if (pl.stages.size() > 1)
+                throw InputError(f, "job.zero_stage",
+                                 "ZeRO stage " + std::to_string(plan.job.zeroStage) +
+                                     " cannot be combined with pipeline parallelism (DeepSpeed refuses it); use "
+                                     "ZeRO 0 or 1, or one-stage pipelines / a ZeRO plan");
     if (plan.zero && plan.model.layerCount() == 0)
         throw InputError(f, "model.layers", "the model has no layers");
     plan.validateStructure(f);

@@ -36,6 +36,10 @@ struct TimelineEvent {
 
 struct SimOptions {
     bool timeline = true; // collect events (off for fast scoring inside searches)
+    // Pipeline sends: false (default) = a stage's send occupies the stage until the transfer completes, as
+    // Megatron's and DeepSpeed's non-interleaved 1F1B wait on their send/recv pairs; true = sends run in the
+    // background and the stage computes on (an idealised asynchronous runtime).
+    bool overlappedSends = false;
 };
 
 struct SimResult {

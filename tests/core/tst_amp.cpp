@@ -110,23 +110,23 @@ private slots:
         // t = 0.01 + 0.02 = 0.03 s per layer. Degrees (pp 2, dp 2, tp 1), mbs 1, gas 2.
         // Megatron placement: stage 0 = GPUs {0, 1} (node a), stage 1 = {2, 3} (node b).
         // Split [0, 2, 4]: t_0 = t_1 = 0.06.
-        // e = forward activation + backward gradient over 1 GB/s = 2 · 1e5 / 1e9 = 2e-4.
-        // T_pp = (2 − 1)·0.06 + 2e-4 + 0.12 = 0.1802 (eq. 5), same for both replicas.
+        // e = one activation transfer over 1 GB/s = 1e5 / 1e9 = 1e-4 (eq. 5 counts each boundary once).
+        // T_pp = (2 − 1)·0.06 + 1e-4 + 0.12 = 0.1801 (eq. 5), same for both replicas.
         // Sync: each GPU holds 2 layers = 2e6 params · 2 bytes = 4e6 bytes; its dp group is {0, 1} inside
-        // node a at 100 GB/s: 2·(2−1)/2 · 4e6 / 100e9 = 4e-5 (eq. 3).  T = 0.1802 + 4e-5 = 0.18024 (eq. 4).
+        // node a at 100 GB/s: 2·(2−1)/2 · 4e6 / 100e9 = 4e-5 (eq. 3).  T = 0.1801 + 4e-5 = 0.18014 (eq. 4).
         const Cluster c = plainTwoNodes("V100-16GB", "V100-16GB", 2);
         const ModelSpec m = test::toyModel(4);
         const CostModel costs(m, jobWithBatch(4), flatProfile("V100-16GB", 4, 0.01, 0.02));
         const AmpCostModel amp(c, costs);
         const Placement p = megatronPlacement(c, {2, 2, 1});
         const AmpEstimate e = amp.estimate(p, 1, 2, {0, 2, 4});
-        QVERIFY(std::abs(e.pipelineSeconds - 0.1802) < 1e-12);
+        QVERIFY(std::abs(e.pipelineSeconds - 0.1801) < 1e-12);
         QVERIFY(std::abs(e.syncSeconds - 4e-5) < 1e-15);
-        QVERIFY(std::abs(e.seconds - 0.18024) < 1e-12);
-        // The DP finds that split (any other: a 3-layer stage → (2−1)·0.09 + 2e-4 + 0.12 = 0.2102).
+        QVERIFY(std::abs(e.seconds - 0.18014) < 1e-12);
+        // The DP finds that split (any other: a 3-layer stage → (2−1)·0.09 + 1e-4 + 0.12 = 0.2101).
         const AmpEstimate best = amp.evaluate(p, 1, 2);
         QCOMPARE(best.bounds, (std::vector<int>{0, 2, 4}));
-        QVERIFY(std::abs(amp.estimate(p, 1, 2, {0, 3, 4}).pipelineSeconds - 0.2102) < 1e-12);
+        QVERIFY(std::abs(amp.estimate(p, 1, 2, {0, 3, 4}).pipelineSeconds - 0.2101) < 1e-12);
     }
 
     void costHeterogeneousReplicas()
@@ -148,11 +148,11 @@ private slots:
         QVERIFY(std::abs(e.seconds - 0.488) < 1e-12);
 
         // Same two GPUs as a 2-stage pipeline (pp 2, dp 1), gas 4: the DP puts 3 layers on the V100:
-        // t = (0.09, 0.06), e = 2e-4 → 3·0.09 + 2e-4 + 0.15 = 0.4202, no sync (dp 1). The even split would
-        // cost 3·0.12 + 2e-4 + 0.18 = 0.5402.
+        // t = (0.09, 0.06), e = 1e-4 → 3·0.09 + 1e-4 + 0.15 = 0.4201, no sync (dp 1). The even split would
+        // cost 3·0.12 + 1e-4 + 0.18 = 0.5401.
         const AmpEstimate pipe = amp.evaluate(megatronPlacement(c, {2, 1, 1}), 1, 4);
         QCOMPARE(pipe.bounds, (std::vector<int>{0, 3, 4}));
-        QVERIFY(std::abs(pipe.seconds - 0.4202) < 1e-12);
+        QVERIFY(std::abs(pipe.seconds - 0.4201) < 1e-12);
         QCOMPARE(pipe.syncSeconds, 0.0);
     }
 

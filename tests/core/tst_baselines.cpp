@@ -103,6 +103,42 @@ private slots:
         QCOMPARE(tpPp, (std::set<std::pair<int, int>>{{1, 4}, {2, 2}, {4, 1}}));
     }
 
+    void megatronBlockSplitAsAmpRanIt()
+    {
+        // AMP's GPT-2 has 30 entries: embedding, a no-op, 24 blocks, two no-ops, the output layer, a no-op.
+        // Its table 8 lists Megatron's assignments [0, 14, 30] (pp 2) and [0, 8, 14, 20, 30] (pp 4): 12 or 6
+        // blocks per stage, the embedding (and no-op) with the first, the tail with the last.
+        ModelSpec m;
+        m.name = "amp-gpt2";
+        for (int i = 0; i < 30; ++i) {
+            LayerSpec l;
+            l.kind = (i >= 2 && i < 26) ? LayerKind::Transformer : LayerKind::Other;
+            m.layers.push_back(l);
+        }
+        m.layers[0].kind = LayerKind::Embedding;
+        m.layers[28].kind = LayerKind::Head;
+        QCOMPARE(blockBounds(m, 2), (std::vector<int>{0, 14, 30}));
+        QCOMPARE(blockBounds(m, 4), (std::vector<int>{0, 8, 14, 20, 30}));
+        // 24 blocks over 5 stages: 4, 5, 5, 5, 5 blocks (the extra ones last, like uniformBounds): stage
+        // starts at blocks 0, 4, 9, 14, 19 → layers 0, 6, 11, 16, 21.
+        QCOMPARE(blockBounds(m, 5), (std::vector<int>{0, 6, 11, 16, 21, 30}));
+        // Fewer blocks than stages: the plain layer split.
+        QCOMPARE(blockBounds(m, 25), uniformBounds(30, 25));
+    }
+
+    void zeroTwoKeepsOneStage()
+    {
+        // DeepSpeed refuses ZeRO-2/3 with pipeline parallelism (so does the simulator): the search keeps only
+        // one-stage strategies and says how many it dropped.
+        PlanRequest req = hetRequest();
+        req.job.zeroStage = 2;
+        for (const char* name : {"amp", "random"}) {
+            const Plan plan = run(name, req);
+            QCOMPARE(int(plan.pipelines[0].stages.size()), 1);
+            QVERIFY(plan.search.extra.at("dropped_for_zero") > 0);
+        }
+    }
+
     void megatronSplits()
     {
         // GPT-2's embedding and head carry far more parameters than a block: split=params moves layers
@@ -115,10 +151,11 @@ private slots:
         const Plan byParams = run("megatron", req);
         checkPlan(byLayers);
         checkPlan(byParams);
-        for (const Candidate& c : byLayers.candidates) {
-            const auto [lo, hi] = std::minmax_element(c.layersPerStage.begin(), c.layersPerStage.end());
-            QVERIFY(*hi - *lo <= 1);
-        }
+        // split=layers divides GPT-2's 24 blocks evenly, the embedding with the first stage and the head with
+        // the last (pp = 2: 13 + 13 layers = 1 + 12 blocks and 12 blocks + 1).
+        for (const Candidate& c : byLayers.candidates)
+            if (c.pp > 1)
+                QCOMPARE(c.layersPerStage.front(), 24 / c.pp + 1);
         bool uneven = false;
         for (const Candidate& c : byParams.candidates)
             if (c.pp > 1)

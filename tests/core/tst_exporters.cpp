@@ -10,6 +10,8 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
@@ -168,6 +170,9 @@ private slots:
     void megatronLayoutErrors();
     void hostfileAndRankTable();
     void launchersRefuseScatteredRanks();
+    void frameworkRankOrder();
+    void megatronScriptRuns();
+    void megatronArchitectureFlags();
     void chromeTraceOfFourStages();
     void chromeTraceSplitsOverlaps();
     void exportDispatch();
@@ -335,10 +340,11 @@ void TestExporters::megatronArgumentsUneven()
     QVERIFY(hasArg(a, "--use-distributed-optimizer")); // job ZeRO-1
     QCOMPARE(parseMegatronLayout(argValue(a, "--pipeline-model-parallel-layout")), (std::vector<int>{10, 6, 8, 8}));
 
-    // The shell text quotes the layout ('|' and '*' are special) and continues lines.
+    // The script's ARGS array has one argument per element and quotes the layout ('|' and '*' are special).
     const std::string text = megatronArgumentText(unevenPlan());
-    QVERIFY(text.find("--pipeline-model-parallel-layout 'Et*10|t*6|t*8|t*8L'") != std::string::npos);
-    QVERIFY(text.find("--tensor-model-parallel-size 2 \\\n--pipeline-model-parallel-size 4") != std::string::npos);
+    QVERIFY(text.find("\n    --pipeline-model-parallel-layout 'Et*10|t*6|t*8|t*8L'\n") != std::string::npos);
+    QVERIFY(text.find("ARGS=(\n    --tensor-model-parallel-size 2\n    --pipeline-model-parallel-size 4\n") !=
+            std::string::npos);
 
     // dp = 2 inside stages: Megatron's micro-batch is per data-parallel rank: 4 / 2 = 2.
     QCOMPARE(argValue(megatronArguments(unevenPlan(2, 1, 2)), "--micro-batch-size"), std::string("2"));
@@ -464,18 +470,179 @@ void TestExporters::launchersRefuseScatteredRanks()
     const Plan gap = placed({0, 2, 3, 4});
     for (const Plan* p : {&interleaved, &swapped, &gap}) {
         QCOMPARE(refusal([&] { hostfile(*p); }), expected);
-        QCOMPARE(refusal([&] { megatronArguments(*p); }), expected);
         QCOMPARE(refusal([&] { exportPlan(*p, "hostfile"); }), expected);
         // The rank table states the mapping explicitly, so it still works.
         QCOMPARE(countLines(rankTable(*p)), 5);
     }
     QCOMPARE(rankTable(interleaved),
              std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,b/0,b,0\n2,a/1,a,1\n3,b/1,b,1\n"));
+    // The Megatron script places ranks itself (one torchrun launch node per run of ranks on one host, each
+    // seeing only its GPUs in rank order), so these launch as planned: (changed from a refusal, issue 9).
+    auto nodesOf = [](const Plan& p) {
+        std::string out;
+        for (const MegatronLaunchNode& n : megatronLaunchNodes(p)) {
+            out += n.host + ":";
+            for (int g : n.gpus)
+                out += std::to_string(g);
+            out += " ";
+        }
+        return out;
+    };
+    QCOMPARE(nodesOf(interleaved), std::string("a:0 b:0 a:1 b:1 "));
+    QCOMPARE(nodesOf(swapped), std::string("a:1023 "));
+    QCOMPARE(nodesOf(gap), std::string("a:0234 "));
+    // Runs of 2 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun cannot run 2 and 1 processes per node.
+    QVERIFY(refusal([&] { megatronArgumentText(placed({0, 1, 8, 2})); }).startsWith("ranks: "));
 
     // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
     const Plan bFirst = placed({8, 9, 0, 1});
     QCOMPARE(hostfile(bFirst), std::string("b slots=2\na slots=2\n"));
-    QVERIFY(refusal([&] { megatronArguments(bFirst); }).isEmpty());
+    QVERIFY(refusal([&] { megatronArgumentText(bFirst); }).isEmpty());
+    QCOMPARE(nodesOf(bFirst), std::string("b:01 a:01 "));
+}
+
+// Four 2-stage pipelines (layers [0,17) and [17,34)), one GPU per stage: two on host "v" (V100s, pipeline 0
+// on v/0 → v/1, pipeline 1 on v/2 → v/3) and two on host "t" (T4s: t/0 → t/1, t/2 → t/3).
+Plan fourPipelines()
+{
+    Cluster c = testCluster({{"V100-16GB", 4}, {"T4", 4}}, 1e11, 1.25e9, 5e-6, 2e-5);
+    c.nodes[0].name = "v";
+    c.nodes[1].name = "t";
+    Job j;
+    j.globalBatchSize = 4 * 2 * 4;
+    Plan plan = makePlan(c, gptLike(), j, Profile());
+    plan.planner = "fixture";
+    for (int p = 0; p < 4; ++p)
+        plan.pipelines.push_back(makePipeline({0, 17, 34}, {{2 * p}, {2 * p + 1}}, 1, 2, 4));
+    return plan;
+}
+
+void TestExporters::frameworkRankOrder()
+{
+    // Megatron (and DeepSpeed's pipe/data/model topology) number ranks tp fastest, then dp, then pp: with
+    // pp = 2, dp = 4, tp = 1, rank r runs stage r / 4 of data-parallel replica r % 4. Replica d is pipeline d,
+    // so by hand: stage 0 = v/0 v/2 t/0 t/2 (ranks 0-3), stage 1 = v/1 v/3 t/1 t/3 (ranks 4-7).
+    const Plan plan = fourPipelines();
+    QCOMPARE(rankTable(plan), std::string("rank,gpu,host,local_rank\n"
+                                          "0,v/0,v,0\n1,v/2,v,2\n2,t/0,t,0\n3,t/2,t,2\n"
+                                          "4,v/1,v,1\n5,v/3,v,3\n6,t/1,t,1\n7,t/3,t,3\n"));
+    // A hostfile gives each host one block of ranks in local-GPU order: v would get ranks 0-3 (two of them
+    // stage 1 GPUs). Not expressible: refused with the reason.
+    QVERIFY(refusal([&] { hostfile(plan); }).startsWith("ranks: ranks are not contiguous per host"));
+    // The Megatron script: launch nodes v(0,2) t(0,2) v(1,3) t(1,3), 2 processes each. Replay torchrun:
+    // launch node i, local rank k → global rank 2i + k on the k-th visible GPU of its host; every rank must
+    // land on the GPU the plan gives its (stage, replica).
+    const std::vector<MegatronLaunchNode> nodes = megatronLaunchNodes(plan);
+    QCOMPARE(int(nodes.size()), 4);
+    for (int i = 0; i < 4; ++i)
+        for (int k = 0; k < 2; ++k) {
+            const int rank = 2 * i + k;
+            const int stage = rank / 4, replica = rank % 4;
+            const int planned = plan.pipelines[replica].stages[stage].gpus[0];
+            QCOMPARE(plan.cluster.gpuName(planned), nodes[i].host + "/" + std::to_string(nodes[i].gpus[k]));
+        }
+    const std::string script = megatronArgumentText(plan);
+    QVERIFY(script.find("HOSTS=(v t v t)\n") != std::string::npos);
+    QVERIFY(script.find("GPUS=('0,2' '0,2' '1,3' '1,3')\n") != std::string::npos);
+    QVERIFY(script.find("--nproc-per-node 2 ") != std::string::npos);
+}
+
+namespace {
+
+// Runs `script` with bash, torchrun replaced by a function printing its arguments one per line.
+QStringList runScript(const std::string& script, int nodeRank, int* exitCode)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("launch.sh");
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(QByteArray::fromStdString(script));
+    f.close();
+    QProcess bash;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("NODE_RANK", QString::number(nodeRank));
+    env.insert("MEGATRON_DIR", "/m");
+    bash.setProcessEnvironment(env);
+    bash.start("bash", {"-c", "torchrun() { printf '%s\\n' \"CVD=$CUDA_VISIBLE_DEVICES\" \"$@\"; }; . \"$0\"", path});
+    bash.waitForFinished();
+    *exitCode = bash.exitCode();
+    return QString::fromUtf8(bash.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+}
+
+} // namespace
+
+void TestExporters::megatronScriptRuns()
+{
+    const Plan plan = unevenPlan();
+    const std::string script = megatronArgumentText(plan);
+    // bash -n: the script parses.
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("s.sh"));
+        f.open(QIODevice::WriteOnly);
+        f.write(QByteArray::fromStdString(script));
+        f.close();
+        QCOMPARE(QProcess::execute("bash", {"-n", f.fileName()}), 0);
+    }
+    // torchrun gets: its launch options, pretrain_gpt.py, then exactly the argument tokens, one per element
+    // (the layout 'Et*10|t*6|t*8|t*8L' arrives as one word), then the data and training arguments.
+    int rc = -1;
+    const QStringList got = runScript(script, 0, &rc);
+    QCOMPARE(rc, 0);
+    QStringList expected{"CVD=0,1,2,3,4,5,6,7",
+                         "--nnodes",
+                         "2",
+                         "--node-rank",
+                         "0",
+                         "--nproc-per-node",
+                         "8",
+                         "--master-addr",
+                         "a",
+                         "--master-port",
+                         "6000",
+                         "/m/pretrain_gpt.py"};
+    for (const std::string& a : megatronArguments(plan))
+        expected << QString::fromStdString(a);
+    expected << "--mock-data"
+             << "--tokenizer-type"
+             << "NullTokenizer"
+             << "--vocab-size"
+             << "50257"
+             << "--train-iters"
+             << "100"
+             << "--lr"
+             << "1.0e-4"
+             << "--lr-decay-style"
+             << "constant";
+    QCOMPARE(got, expected);
+    QVERIFY(got.contains("Et*10|t*6|t*8|t*8L"));
+    // Launch node 1 is host b with its own GPUs.
+    QCOMPARE(runScript(script, 1, &rc).value(0), QString("CVD=0,1,2,3,4,5,6,7"));
+}
+
+void TestExporters::megatronArchitectureFlags()
+{
+    // A Llama-family model (32 heads, 4 KV heads, untied): every flag Megatron needs to build it, with the
+    // names of Megatron-LM's arguments.py.
+    Plan llama = unevenPlan();
+    llama.model.arch.family = "llama";
+    llama.model.arch.heads = 32;
+    llama.model.arch.kvHeads = 4;
+    llama.model.arch.tiedEmbeddings = false;
+    const std::vector<std::string> a = megatronArguments(llama);
+    for (const char* flag :
+         {"--swiglu", "--disable-bias-linear", "--untie-embeddings-and-output-weights", "--group-query-attention"})
+        QVERIFY2(hasArg(a, flag), flag);
+    QCOMPARE(argValue(a, "--normalization"), std::string("RMSNorm"));
+    QCOMPARE(argValue(a, "--position-embedding-type"), std::string("rope"));
+    QCOMPARE(argValue(a, "--num-query-groups"), std::string("4"));
+    // GPT-2 with tied embeddings is Megatron's default model: none of these flags.
+    Plan gpt = unevenPlan();
+    gpt.model.arch.tiedEmbeddings = true;
+    const std::vector<std::string> g = megatronArguments(gpt);
+    for (const char* flag : {"--swiglu", "--normalization", "--position-embedding-type", "--disable-bias-linear",
+                             "--untie-embeddings-and-output-weights", "--group-query-attention"})
+        QVERIFY2(!hasArg(g, flag), flag);
 }
 
 void TestExporters::chromeTraceOfFourStages()

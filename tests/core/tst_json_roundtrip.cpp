@@ -87,6 +87,25 @@ private slots:
         }
     }
 
+    void tiedEmbeddingsDefaultByFamily()
+    {
+        // A model file that does not say: GPT-2 and OPT tie the output layer to the word embedding, Llama
+        // does not; an explicit value wins.
+        for (auto [family, tied] : {std::pair{"gpt2", true}, {"opt", true}, {"llama", false}, {"custom", false}}) {
+            QJsonObject o = toJson(buildExampleModel("gpt2-amp"));
+            QJsonObject arch = o["arch"].toObject();
+            arch.remove("tied_embeddings");
+            arch["family"] = family;
+            o["arch"] = arch;
+            writeJsonFile(path("t.json"), o);
+            QCOMPARE(readModel(path("t.json")).arch.tiedEmbeddings, tied);
+            arch["tied_embeddings"] = !tied;
+            o["arch"] = arch;
+            writeJsonFile(path("t.json"), o);
+            QCOMPARE(readModel(path("t.json")).arch.tiedEmbeddings, !tied);
+        }
+    }
+
     void job()
     {
         Job j;

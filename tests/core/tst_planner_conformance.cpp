@@ -58,6 +58,16 @@ Plan withoutTimings(Plan p)
     return p;
 }
 
+// Whether a pipeline's stages have different tensor- or data-parallel degrees.
+bool mixesStageDegrees(const Plan& plan)
+{
+    for (const Pipeline& p : plan.pipelines)
+        for (const Stage& st : p.stages)
+            if (st.tensorParallel != p.stages[0].tensorParallel || st.dataParallel != p.stages[0].dataParallel)
+                return true;
+    return false;
+}
+
 void checkZeroInvariants(const Plan& plan)
 {
     std::set<int> seen;
@@ -124,8 +134,15 @@ private slots:
         // The framework its plan kind is for can run it.
         const std::string framework = nativeFramework(plan);
         QVERIFY(!framework.empty());
-        const FrameworkVerdict& verdict = plan.estimate.frameworks.at(framework);
-        QVERIFY2(verdict.ok, verdict.reasons.empty() ? "" : verdict.reasons.front().c_str());
+        // Heterogeneous-stage planners (ditto, exhaustive, ...) give stages of different GPU counts on purpose;
+        // the framework's one-degree-for-all-stages rule is the only one they may break.
+        for (const std::string& reason : plan.estimate.frameworks.at(framework).reasons) {
+            const bool mixedStages = reason.find("degree for all stages; this plan mixes") != std::string::npos;
+            if (mixedStages && mixesStageDegrees(plan))
+                qInfo("heterogeneous stages (allowed): %s", reason.c_str());
+            else
+                QFAIL(reason.c_str());
+        }
         QVERIFY(plan.search.stopped.empty());
     }
 

@@ -454,6 +454,13 @@ void TestSimulator::randomPlanInvariants()
             // (c) the iteration is at least every GPU's busy time.
             QVERIFY(r.iterationSeconds >= r.busySeconds.at(gpu) - kEps);
         }
+        // (d) Sends block (Megatron's 1F1B): no compute starts on a GPU while its own send is in flight.
+        for (const TimelineEvent& e : r.events) {
+            if (e.kind != EventKind::SendActivation && e.kind != EventKind::SendGradient)
+                continue;
+            for (const TimelineEvent* x : compute[e.gpu])
+                QVERIFY2(x->start <= e.start + kEps || x->start >= e.end - kEps, "compute started during a send");
+        }
         // (b) Dependencies, on every GPU of every stage and replica.
         const Pipeline& pl = plan.pipelines[0];
         for (int rep = 0; rep < R; ++rep)
@@ -476,9 +483,12 @@ void TestSimulator::randomPlanInvariants()
                             QVERIFY(send);
                             QVERIFY(send->start >= Fp->end - kEps);
                             QVERIFY(F->start >= send->end - kEps);
-                            if (dp == 1) {
-                                // One pair: the full micro-batch over the link between the two first GPUs.
-                                LinkParams lp{c.bandwidth(prev[0], mine[0]), c.latency(prev[0], mine[0])};
+                            // Shared NICs only slow a send: never faster than its share over the unshared link.
+                            LinkParams lp{c.bandwidth(prev[0], mine[0]), c.latency(prev[0], mine[0])};
+                            QVERIFY(send->end - send->start >= pointToPoint(bytes / dp, lp) - 1e-12);
+                            if (dp == 1 && tp == 1 && c.sameNode(prev[0], mine[0])) {
+                                // One flow inside a node (nothing shares it): the full micro-batch over the
+                                // link between the two GPUs.
                                 QVERIFY(std::abs((send->end - send->start) - pointToPoint(bytes, lp)) < 1e-12);
                             }
                         }

@@ -171,6 +171,24 @@ private:
 
 std::vector<int> parseMegatronLayout(const std::string& layout) { return LayoutParser(layout).parse(); }
 
+namespace {
+
+// The flags that make Megatron build the planned model rather than its GPT-2-like default (LayerNorm,
+// learned absolute positions, GELU, biases, tied output layer). Names as in Megatron-LM's
+// megatron/training/arguments.py.
+void appendArchitecture(const ModelSpec& m, std::vector<std::string>& a)
+{
+    if (m.arch.family == "llama")
+        a.insert(a.end(), {"--swiglu", "--normalization", "RMSNorm", "--position-embedding-type", "rope",
+                           "--disable-bias-linear"});
+    if (!m.arch.tiedEmbeddings)
+        a.push_back("--untie-embeddings-and-output-weights");
+    if (m.arch.kvHeads > 0 && m.arch.kvHeads != m.arch.heads)
+        a.insert(a.end(), {"--group-query-attention", "--num-query-groups", std::to_string(m.arch.kvHeads)});
+}
+
+} // namespace
+
 std::vector<std::string> megatronArguments(const Plan& plan)
 {
     requireFramework(plan, "megatron");
@@ -231,28 +249,87 @@ std::vector<std::string> megatronArguments(const Plan& plan)
                  {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
     if (pp > 1 && std::any_of(perStage.begin(), perStage.end(), [&](int n) { return n != perStage.front(); }))
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(perStage)});
-    refuseScatteredRanks(plan);
+    appendArchitecture(m, a);
     return a;
 }
 
+std::vector<MegatronLaunchNode> megatronLaunchNodes(const Plan& plan)
+{
+    std::vector<MegatronLaunchNode> nodes;
+    for (const RankInfo& r : plan.ranks()) {
+        if (nodes.empty() || nodes.back().host != r.host)
+            nodes.push_back({r.host, {}});
+        nodes.back().gpus.push_back(r.localRank);
+    }
+    for (const MegatronLaunchNode& n : nodes)
+        if (n.gpus.size() != nodes.front().gpus.size())
+            refuse("ranks", "in Megatron's rank order (tp fastest, then dp, then pp) the plan's GPUs form runs of " +
+                                std::to_string(nodes.front().gpus.size()) + " and " + std::to_string(n.gpus.size()) +
+                                " consecutive ranks on one host; torchrun needs the same number of processes on "
+                                "every launch node — use the rank table (--format rank-table)");
+    return nodes;
+}
+
+namespace {
+
+// `name=(...)`: one element per argument; with `optionLines`, each "--option" starts a line and its values
+// follow on that line.
+std::string bashArray(const std::string& name, const std::vector<std::string>& elements, bool optionLines)
+{
+    std::string out = name + "=(";
+    for (size_t i = 0; i < elements.size(); ++i) {
+        const bool newLine = optionLines && (i == 0 || elements[i].rfind("--", 0) == 0);
+        out += (newLine ? "\n    " : (i == 0 ? "" : " ")) + shellQuote(elements[i]);
+    }
+    return out + (optionLines ? "\n)\n" : ")\n");
+}
+
+std::string joined(const std::vector<int>& v)
+{
+    std::string out;
+    for (int x : v)
+        out += (out.empty() ? "" : ",") + std::to_string(x);
+    return out;
+}
+
+} // namespace
+
 std::string megatronArgumentText(const Plan& plan)
 {
-    const std::vector<std::string> a = megatronArguments(plan);
-    std::string out;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const bool option = a[i].rfind("--", 0) == 0;
-        if (option && i > 0)
-            out += " \\\n";
-        else if (i > 0)
-            out += ' ';
-        out += shellQuote(a[i]);
+    const std::vector<std::string> args = megatronArguments(plan);
+    const std::vector<MegatronLaunchNode> nodes = megatronLaunchNodes(plan);
+    std::vector<std::string> hosts, gpus;
+    for (const MegatronLaunchNode& n : nodes) {
+        hosts.push_back(n.host);
+        gpus.push_back(joined(n.gpus));
     }
-    return out + "\n";
+    const std::string vocab = std::to_string(std::max(1, plan.model.arch.vocab));
+    std::string out = "#!/usr/bin/env bash\n"
+                      "# Megatron-LM launch written by hetplan (planner " +
+                      plan.planner +
+                      "). Run it once per launch node i of HOSTS, on that host, with NODE_RANK=i.\n"
+                      "# Ranks follow Megatron's order (tp fastest, then dp, then pp); each launch node sees only\n"
+                      "# the GPUs listed for it, in that order, so every rank runs where the plan put it.\n"
+                      "set -euo pipefail\n"
+                      "MEGATRON_DIR=${MEGATRON_DIR:-.}\n";
+    out += bashArray("HOSTS", hosts, false);
+    out += bashArray("GPUS", gpus, false);
+    out += "NODE_RANK=${NODE_RANK:?set NODE_RANK to the index of this launch node in HOSTS}\n"
+           "export CUDA_VISIBLE_DEVICES=\"${GPUS[$NODE_RANK]}\"\n";
+    out += bashArray("ARGS", args, true);
+    out += "# Synthetic data and a null tokenizer: replace with --data-path/--tokenizer-type for real data.\n";
+    out += bashArray("DATA_ARGS", {"--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", vocab}, true);
+    out += bashArray("TRAIN_ARGS", {"--train-iters", "100", "--lr", "1.0e-4", "--lr-decay-style", "constant"}, true);
+    out += "torchrun --nnodes \"${#HOSTS[@]}\" --node-rank \"$NODE_RANK\" --nproc-per-node " +
+           std::to_string(nodes.front().gpus.size()) +
+           " \\\n    --master-addr \"${HOSTS[0]}\" --master-port \"${MASTER_PORT:-6000}\" \\\n"
+           "    \"$MEGATRON_DIR/pretrain_gpt.py\" \"${ARGS[@]}\" \"${DATA_ARGS[@]}\" \"${TRAIN_ARGS[@]}\"\n";
+    return out;
 }
 
 void registerMegatronExporter(ExporterRegistry& registry)
 {
-    registry.add({{"megatron", "Megatron-LM arguments (shell snippet)", "*.sh", ".sh"}, megatronArgumentText});
+    registry.add({{"megatron", "Megatron-LM launch script (bash, torchrun)", "*.sh", ".sh"}, megatronArgumentText});
 }
 
 } // namespace hetplan

@@ -110,7 +110,8 @@ AmpCostModel::Layout AmpCostModel::layout(const Placement& p, int mbs, int gas) 
                 list.push_back(pre);
         }
 
-    // Cuts: forward activation + backward gradient over the slowest tp pair between consecutive stages.
+    // Cuts: e_i of eq. 5, one activation transfer over the slowest tp pair between consecutive stages (the
+    // paper counts each stage boundary once).
     lay.link.assign(std::max(0, d.pp - 1), std::vector<LinkParams>(d.dp));
     pb.cut.assign(std::max(0, d.pp - 1), std::vector<double>(L + 1, 0.0));
     for (int s = 0; s + 1 < d.pp; ++s) {
@@ -127,7 +128,7 @@ AmpCostModel::Layout AmpCostModel::layout(const Placement& p, int mbs, int gas) 
         }
         for (int i = 1; i < L; ++i)
             for (auto [bw, lat] : distinct)
-                pb.cut[s][i] = std::max(pb.cut[s][i], 2 * pointToPoint(outputBytes_[i - 1] * mbs, {bw, lat}));
+                pb.cut[s][i] = std::max(pb.cut[s][i], pointToPoint(outputBytes_[i - 1] * mbs, {bw, lat}));
     }
     return lay;
 }
@@ -148,7 +149,7 @@ double AmpCostModel::pipelineSeconds(const Layout& lay, const std::vector<int>& 
             maxT = std::max(maxT, t);
             sum += t;
             if (s + 1 < lay.d.pp)
-                sum += 2 * pointToPoint(outputBytes_[b[s + 1] - 1] * lay.mbs, lay.link[s][r]);
+                sum += pointToPoint(outputBytes_[b[s + 1] - 1] * lay.mbs, lay.link[s][r]);
         }
         worst = std::max(worst, (lay.gas - 1) * maxT + sum);
     }

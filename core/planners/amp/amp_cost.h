@@ -13,8 +13,9 @@
 //   an intra-node group; a tp group that spans nodes (only possible with the domino or random
 //   placements) additionally pays the difference between its layers' tp all-reduces (forward and
 //   backward) at the group's bottleneck link and at the node's own link.
-// - e_{s,r}: the activation goes forward and its gradient comes back, each a p2p of
-//   outputBytes(last layer of s)·mbs over the slowest of the tp rank pairs between the two stages.
+// - e_{s,r}: one p2p of outputBytes(last layer of s)·mbs over the slowest of the tp rank pairs between the
+//   two stages. Eq. 5 counts each stage boundary once (Σ_{i<pp} e_i), as the paper writes it; the
+//   gradient's way back is not added (the shared simulator models both directions).
 // - All replicas share one layer split. The layer-assignment DP therefore uses, per stage, the slowest
 //   replica's stage time and cut time (an upper bound of max_r T_pp(r) that is exact when the replicas
 //   run on the same device types and links); eq. 4 is then evaluated exactly per replica.

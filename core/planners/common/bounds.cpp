@@ -1,5 +1,7 @@
 #include "bounds.h"
 
+#include "core/model/model.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -24,6 +26,22 @@ std::vector<int> uniformBounds(int layers, int stages)
     const int base = layers / stages, extra = layers % stages;
     for (int s = 0; s < stages; ++s)
         b[s + 1] = b[s] + base + (s >= stages - extra ? 1 : 0);
+    return b;
+}
+
+std::vector<int> blockBounds(const ModelSpec& model, int stages)
+{
+    std::vector<int> blocks; // layer index of each block
+    for (int l = 0; l < model.layerCount(); ++l)
+        if (model.layers[l].kind == LayerKind::Transformer || model.layers[l].kind == LayerKind::MoE)
+            blocks.push_back(l);
+    if (int(blocks.size()) < stages)
+        return uniformBounds(model.layerCount(), stages);
+    const std::vector<int> perStage = uniformBounds(int(blocks.size()), stages); // bounds in block numbers
+    std::vector<int> b(stages + 1, 0);
+    for (int s = 1; s < stages; ++s)
+        b[s] = blocks[perStage[s]];
+    b[stages] = model.layerCount();
     return b;
 }
 

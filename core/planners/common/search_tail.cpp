@@ -28,6 +28,15 @@ Plan finishSearch(std::vector<Strategy> strategies, const SearchTail& tail, cons
     std::erase_if(strategies,
                   [&](const Strategy& s) { return s.bounds.empty() || (!s.fitsMemory && !tail.keepInfeasible); });
     const size_t dropped = evaluated - strategies.size();
+    // DeepSpeed refuses ZeRO-2/3 with pipeline parallelism, and so does the simulator: keep one-stage ones.
+    const size_t beforeZero = strategies.size();
+    if (req.job.zeroStage >= 2)
+        std::erase_if(strategies, [](const Strategy& s) { return s.bounds.size() > 2; });
+    const size_t droppedForZero = beforeZero - strategies.size();
+    if (strategies.empty() && droppedForZero > 0 && stopped == StopReason::None)
+        throw InfeasibleError(plannerName + ": ZeRO stage " + std::to_string(req.job.zeroStage) +
+                              " cannot be combined with pipeline parallelism (DeepSpeed refuses it) and none of the " +
+                              std::to_string(evaluated) + " " + tail.what + " has a single stage");
     if (strategies.empty()) {
         if (stopped != StopReason::None)
             throw CancelledError(plannerName + ": stopped (" + toString(stopped) + ") before any feasible plan");
@@ -67,6 +76,8 @@ Plan finishSearch(std::vector<Strategy> strategies, const SearchTail& tail, cons
     best.candidates = std::move(candidates);
     best.search = std::move(stats);
     best.search.extra["dropped_for_memory"] += double(dropped);
+    if (droppedForZero > 0)
+        best.search.extra["dropped_for_zero"] = double(droppedForZero);
     best.search.extra["simulated"] = double(simulated);
     best.search.stopped = toString(stopped);
     return best;

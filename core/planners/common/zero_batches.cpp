@@ -32,7 +32,9 @@ double zeroPeakMemory(const ModelSpec& model, const Job& job, int stage, int ran
 bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,
               const std::string& device, int microBatch)
 {
-    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), costs.device(device));
+    // The device type's catalog runtime overhead (a default Node has no override): groups are per device
+    // type, and a node-level override is not yet looked at by the ZeRO planners.
+    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), Node{}, costs.device(device));
 }
 
 int largestFittingMicroBatch(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,

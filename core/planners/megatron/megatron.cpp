@@ -12,8 +12,10 @@ namespace hetplan {
 
 std::vector<PlannerOption> MegatronPlanner::options() const
 {
-    return {PlannerOption::choice("split", "Layer split", "layers", {"layers", "params"},
-                                  "layer assignment: layers (equal layer counts) or params (balanced parameters)")};
+    return {PlannerOption::choice(
+        "split", "Layer split", "layers", {"layers", "params"},
+        "layer assignment: layers (equal transformer blocks per stage, embedding first, head last) or params "
+        "(balanced parameters)")};
 }
 
 Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
@@ -25,7 +27,11 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
     std::vector<double> params;
     for (const LayerSpec& l : req.model.layers)
         params.push_back(l.params);
-    auto boundsFor = [&](int pp) { return split == "params" ? balancedBounds(params, pp) : uniformBounds(layers, pp); };
+    // "layers": Megatron divides the transformer blocks evenly (embedding with the first stage, head with
+    // the last), as AMP ran it (its table 8).
+    auto boundsFor = [&](int pp) {
+        return split == "params" ? balancedBounds(params, pp) : blockBounds(req.model, pp);
+    };
 
     const std::vector<Degrees> all = enumerateDegrees(gpus, layers, gbs, allowedTensorDegrees(req.model, req.cluster));
     const AmpCostModel amp(req.cluster, costs);

@@ -1,0 +1,150 @@
+#include "stage_costs.h"
+
+#include "core/cost/memory.h"
+#include "core/model/frameworks.h"
+
+#include <algorithm>
+
+namespace hetplan {
+
+TemplateObjective templateObjective(const std::vector<double>& t, int microBatches)
+{
+    TemplateObjective o;
+    if (t.empty())
+        return o;
+    const int S = int(t.size());
+    for (int s = 0; s < S; ++s) {
+        o.t1 += t[s];
+        if (t[s] >= t[o.slowest])
+            o.slowest = s;
+    }
+    const int kStar = o.slowest + 1;
+    o.t2 = double(microBatches - S + kStar - 1) * t[o.slowest];
+    o.t3 = double(S - kStar) * t[o.slowest];
+    return o;
+}
+
+int stageInFlight(const Job& job, int s, int stages, int microBatches)
+{
+    return job.schedule == Schedule::GPipe ? microBatches : std::min(stages - s, microBatches);
+}
+
+StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
+                       int microBatchSize, int microBatches)
+    : job_(job),
+      types_(std::move(types)),
+      maxGpus_(std::move(maxGpus)),
+      layers_(costs.model().layerCount()),
+      microBatchSize_(microBatchSize),
+      microBatches_(microBatches)
+{
+    tables_.resize(types_.size());
+    for (int i = 0; i < typeCount(); ++i) {
+        tables_[i].resize(maxGpus_[i] + 1);
+        for (int g = 1; g <= maxGpus_[i]; ++g)
+            for (int tp = 1; tp <= g; ++tp) {
+                const int dp = g / tp;
+                if (g % tp != 0 || microBatchSize % dp != 0)
+                    continue;
+                if (tp > 1 && !tensorParallelProblem(costs.model(), tp).empty())
+                    continue;
+                addShape(costs, job, i, g, {tp, dp});
+            }
+    }
+}
+
+void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape)
+{
+    const double micro = double(microBatchSize_) / shape.dp;
+    const std::vector<LayerTiming> times = costs.layers(types_[type], shape.tp, micro);
+    Shape s;
+    s.shape = shape;
+    s.prefix.assign(layers_ + 1, 0.0);
+    for (int l = 0; l < layers_; ++l)
+        s.prefix[l + 1] = s.prefix[l] + times[l].forward + times[l].backward;
+    const DeviceType& device = costs.device(types_[type]);
+    Node node; // the catalog's runtime overhead for the type (a node's own override is not seen here)
+    node.deviceType = types_[type];
+    const int shards = job.zeroStage > 0 ? shape.dp : 1;
+    const int most = std::max(1, microBatches_); // 1F1B keeps at most N_b in flight, GPipe exactly N_b
+    s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
+    for (int u = 0; u < layers_; ++u)
+        for (int v = u + 1; v <= layers_; ++v) {
+            auto fits = [&](int k) {
+                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device);
+            };
+            // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
+            if (!fits(1))
+                break; // longer ranges from u only need more memory
+            int lo = 1, hi = most;
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (fits(mid))
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            s.maxInFlight[size_t(u) * (layers_ + 1) + v] = lo;
+        }
+    tables_[type][g].push_back(std::move(s));
+}
+
+StageChoice StageCosts::best(int type, int g, int u, int v, int inFlight) const
+{
+    StageChoice c;
+    if (g < 1 || g > maxGpus_[type])
+        return c;
+    for (const Shape& s : tables_[type][g]) {
+        const double t = s.prefix[v] - s.prefix[u];
+        if (t < c.time && s.maxInFlight[size_t(u) * (layers_ + 1) + v] >= std::max(1, inFlight)) {
+            c.time = t;
+            c.shape = s.shape;
+        }
+    }
+    return c;
+}
+
+double StageCosts::fastest(int type, int g, int u, int v) const
+{
+    double t = kNoStage;
+    if (g < 1 || g > maxGpus_[type])
+        return t;
+    for (const Shape& s : tables_[type][g])
+        t = std::min(t, s.prefix[v] - s.prefix[u]);
+    return t;
+}
+
+PrefixBound::PrefixBound(const StageCosts& costs) : microBatches_(costs.microBatches())
+{
+    const int L = costs.layers();
+    work_.assign(L + 1, 0.0);
+    std::vector<double> ref(L);
+    for (int l = 0; l < L; ++l) {
+        ref[l] = costs.fastest(0, 1, l, l + 1);
+        work_[l + 1] = work_[l] + ref[l];
+    }
+    sigma_.assign(costs.typeCount(), 0.0);
+    for (int i = 0; i < costs.typeCount(); ++i)
+        for (int g = 1; g <= costs.maxGpus(i); ++g) {
+            if (!costs.hasShape(i, g))
+                continue;
+            double rho = kNoStage;
+            for (int l = 0; l < L; ++l)
+                if (ref[l] > 0)
+                    rho = std::min(rho, g * costs.fastest(i, g, l, l + 1) / ref[l]);
+            rho = std::max(rho, 1e-12);
+            sigma_[i] = std::max(sigma_[i], 1.0 / rho);
+            gamma_ = std::max(gamma_, g / rho);
+        }
+}
+
+double PrefixBound::objective(double sum, double max, int u, double capacity) const
+{
+    if (u == 0 || work_[u] <= 0)
+        return objectiveOf(sum, max, microBatches_);
+    if (capacity <= 0)
+        return kNoStage;
+    return objectiveOf(sum + work_[u] / gamma_, std::max(max, work_[u] / capacity), microBatches_);
+}
+
+} // namespace hetplan

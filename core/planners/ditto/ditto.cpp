@@ -1,0 +1,238 @@
+#include "ditto.h"
+
+#include "folding.h"
+#include "recovery.h"
+
+#include "core/base/errors.h"
+#include "core/planners/common/oobleck_templates.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace hetplan {
+
+std::vector<PlannerOption> DittoPlanner::options() const
+{
+    return {PlannerOption::choice("recovery", "Recovery", "dp", {"dp", "greedy"},
+                                  "dp: merge single-GPU virtual stages (algorithm 2); greedy: assign devices to "
+                                  "Oobleck's virtual template (algorithm 1)"),
+            PlannerOption::choice("folding", "Node folding", "plain", {"plain", "comm"},
+                                  "plain: d_i = round(c_w / c_i); comm: also charge communication (5.3.2)"),
+            PlannerOption::integer("beam", "DP states per cell", 64, 1, 4096,
+                                   "states the DP recovery keeps per virtual stage (1 = the paper's single state)"),
+            PlannerOption::choice("merge", "DP merges", "any", {"any", "folded"},
+                                  "folded: x GPUs of type i merge up to x·d_i virtual stages (the paper); any: any "
+                                  "number (section 6.4's remedy, needed when memory binds)"),
+            templateMicroBatchOption()};
+}
+
+namespace {
+
+std::vector<int> boundsOf(const std::vector<TemplateStage>& stages)
+{
+    std::vector<int> b{0};
+    for (const TemplateStage& s : stages)
+        b.push_back(s.end);
+    return b;
+}
+
+// The stored virtual template of `gpus` virtual GPUs (--reuse), if the plan has one made the same way.
+std::optional<std::vector<TemplateStage>> storedTemplate(const PlanRequest& req, const Folding& f,
+                                                         const std::string& weakType, int gpus)
+{
+    auto it = req.reuse.find("ditto");
+    if (it == req.reuse.end())
+        return std::nullopt;
+    const QJsonObject& o = it->second;
+    if (o.value("recovery").toString().toStdString() != req.option("recovery") ||
+        o.value("folding").toObject().value("weakest").toString().toStdString() != weakType)
+        return std::nullopt;
+    for (const QJsonValue& v : o.value("virtual_templates").toArray()) {
+        const QJsonObject t = v.toObject();
+        if (t.value("virtual_gpus").toInt() != gpus)
+            continue;
+        const QJsonArray bounds = t.value("bounds").toArray(), sizes = t.value("gpus").toArray();
+        if (bounds.size() != sizes.size() + 1 || bounds.first().toInt() != 0 ||
+            bounds.last().toInt() != req.model.layerCount())
+            throw InputError("--reuse", "ditto.virtual_templates", "a stored template does not cover the model");
+        std::vector<TemplateStage> stages;
+        for (qsizetype s = 0; s < sizes.size(); ++s) {
+            if (bounds[s + 1].toInt() <= bounds[s].toInt() || sizes[s].toInt() < 1)
+                throw InputError("--reuse", "ditto.virtual_templates", "a stored template has an empty stage");
+            stages.push_back({bounds[s].toInt(), bounds[s + 1].toInt(), f.weakest, sizes[s].toInt(), {}, 0});
+        }
+        return stages;
+    }
+    return std::nullopt;
+}
+
+// Oobleck's templates on the virtual cluster: single-GPU stages for the DP, up to M GPUs for greedy.
+TemplateTable virtualTable(const StageCosts& sc, const Folding& f, bool dp, int gpus, const Progress& progress)
+{
+    return generateTemplates(sc, {f.weakest, f.gpusPerNode, gpus, dp, dp}, &progress);
+}
+
+std::vector<TemplateStage> fromTable(const TemplateTable& table, bool dp, int gpus, int microBatches)
+{
+    const PipelineTemplate* t = dp ? table.at(gpus, gpus) : table.best(gpus, microBatches);
+    return t ? t->stages : std::vector<TemplateStage>{};
+}
+
+QJsonArray dittoTableJson(const TemplateTable& table, bool dp, int upTo, int microBatches)
+{
+    QJsonArray out;
+    for (int g = 1; g <= upTo; ++g) {
+        const std::vector<TemplateStage> s = fromTable(table, dp, g, microBatches);
+        if (s.empty())
+            continue;
+        QJsonArray bounds, sizes;
+        for (int b : boundsOf(s))
+            bounds.append(b);
+        for (const TemplateStage& st : s)
+            sizes.append(st.gpus);
+        out.append(QJsonObject{{"virtual_gpus", g}, {"bounds", bounds}, {"gpus", sizes}});
+    }
+    return out;
+}
+
+QJsonObject foldingJson(const Folding& f, const std::vector<TypeGroup>& groups)
+{
+    QJsonArray types;
+    for (size_t i = 0; i < groups.size(); ++i)
+        types.append(QJsonObject{{"device", QString::fromStdString(groups[i].type)},
+                                 {"d", f.d[i]},
+                                 {"gpus", groups[i].gpus},
+                                 {"virtual_gpus", groups[i].gpus * f.d[i]},
+                                 {"model_seconds", f.modelSeconds[i]}});
+    return QJsonObject{{"mode", QString::fromStdString(f.mode)},
+                       {"weakest", QString::fromStdString(groups[f.weakest].type)},
+                       {"types", types},
+                       {"virtual_gpus", f.virtualGpus},
+                       {"gpus_per_node", f.gpusPerNode},
+                       {"virtual_nodes", double(f.virtualGpus) / f.gpusPerNode}};
+}
+
+} // namespace
+
+namespace {
+
+struct Recovered {
+    std::vector<TemplateStage> virt, real;
+    TemplateTable table; // empty when the stored template was reused
+    bool reused = false;
+    int granularity = 1, stages = 0;
+};
+
+std::string sizesOf(const std::vector<TemplateStage>& stages)
+{
+    std::string sizes;
+    for (const TemplateStage& s : stages)
+        sizes += (sizes.empty() ? "" : ",") + std::to_string(s.gpus);
+    return sizes;
+}
+
+// Greedy on Oobleck's virtual templates of V GPUs, best virtual T first: the first it can recover (a
+// template with more stages than the real GPUs can take, or whose stages fit no real GPU, cannot be).
+void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f, const std::vector<int>& available)
+{
+    std::vector<const PipelineTemplate*> order;
+    for (auto it = r.table.entries.lower_bound({r.stages, 0});
+         it != r.table.entries.end() && it->first.first == r.stages; ++it)
+        order.push_back(&it->second);
+    std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) {
+        return a->objective(sc.microBatches()) < b->objective(sc.microBatches());
+    });
+    for (const PipelineTemplate* t : order) {
+        r.virt = t->stages;
+        r.real = recoverGreedy(sc, f, available, r.virt);
+        if (!r.real.empty())
+            return;
+    }
+}
+
+Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Folding& f, const std::string& weakType,
+                          const std::vector<int>& available, const Progress& progress)
+{
+    const bool dp = req.option("recovery") == "dp";
+    const int L = req.model.layerCount();
+    Recovered r;
+    // The DP's virtual template has one stage per virtual device: at most L (decision 1), and each weakest
+    // GPU split into r = ⌊L / V⌋ virtual devices when the model has room (decision 4).
+    r.granularity = dp ? std::max(1, L / std::max(1, f.virtualGpus)) : 1;
+    r.stages = dp ? std::min(f.virtualGpus * r.granularity, L) : f.virtualGpus;
+    const RecoveryOptions options{req.intOption("beam"), req.option("merge") == "any", r.granularity};
+    if (auto stored = storedTemplate(req, f, weakType, r.stages)) {
+        r.virt = *stored;
+        r.real = dp ? recoverDp(sc, f, available, boundsOf(r.virt), options) : recoverGreedy(sc, f, available, r.virt);
+        r.reused = !r.real.empty();
+        if (r.reused)
+            return r;
+    }
+    progress.report(0.2, "ditto: virtual template");
+    r.table = virtualTable(sc, f, dp, r.stages, progress);
+    progress.report(0.6, "ditto: recovery");
+    if (dp) {
+        r.virt = fromTable(r.table, true, r.stages, sc.microBatches());
+        if (!r.virt.empty())
+            r.real = recoverDp(sc, f, available, boundsOf(r.virt), options);
+    } else {
+        recoverGreedyFromTable(r, sc, f, available);
+    }
+    if (r.real.empty())
+        throw InfeasibleError(std::string("ditto: the ") + (dp ? "DP" : "greedy") +
+                              " recovery found no plan whose stages fit the GPUs' memory with the GPUs available" +
+                              (r.virt.empty() ? std::string(" (no virtual template)")
+                                              : " (virtual template: " + std::to_string(r.virt.size()) + " stages of " +
+                                                    sizesOf(r.virt) + " virtual GPUs)"));
+    return r;
+}
+
+QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<TypeGroup>& groups,
+                         const Recovered& r, int microBatches)
+{
+    const bool dp = req.option("recovery") == "dp";
+    QJsonObject d = objectiveJson(templateObjective(stageTimes(r.real), microBatches));
+    d["recovery"] = QString::fromStdString(req.option("recovery"));
+    d["folding"] = foldingJson(f, groups);
+    d["template"] = templateJson(r.real, groups);
+    d["virtual_template"] =
+        QJsonObject{{"stages", int(r.virt.size())}, {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
+    d["reused"] = r.reused;
+    d["granularity"] = r.granularity;
+    d["micro_batches"] = microBatches;
+    const int L = req.model.layerCount();
+    if (dp && f.virtualGpus > L)
+        d["note"] = QString("the folded cluster has %1 virtual GPUs, more than the model's %2 layers; the DP "
+                            "used the finest template (%2 one-layer stages) and may leave GPUs idle")
+                        .arg(f.virtualGpus)
+                        .arg(L);
+    d["virtual_templates"] = r.reused ? req.reuse.at("ditto").value("virtual_templates").toArray()
+                                      : dittoTableJson(r.table, dp, r.stages, microBatches);
+    return d;
+}
+
+} // namespace
+
+Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    progress.report(0, "ditto: stage costs");
+    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
+    const int mbs = templateMicroBatchSize(req);
+    const int B = req.job.globalBatchSize / mbs;
+    const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B);
+    const Folding f = req.option("folding") == "comm" ? foldWithComm(sc, groups, req.cluster, req.model, req.job)
+                                                      : foldPlain(sc, groups);
+    std::vector<int> available;
+    for (const TypeGroup& g : groups)
+        available.push_back(g.gpus);
+    const Recovered r = recoverTemplate(req, sc, f, groups[f.weakest].type, available, progress);
+    Plan plan;
+    plan.pipelines.push_back(placeTemplate(r.real, req.cluster, groups, mbs, B));
+    plan.plannerEstimate = templateObjective(stageTimes(r.real), B).total();
+    plan.search.candidates = r.table.labels;
+    plan.search.extra["reused_templates"] = r.reused ? 1 : 0;
+    plan.details["ditto"] = dittoDetails(req, f, groups, r, B);
+    return plan;
+}
+
+} // namespace hetplan

@@ -6,6 +6,7 @@
 #include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
+#include "core/cost/spmd_costs.h"
 
 #include <QJsonArray>
 
@@ -164,7 +165,33 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
             r.append(v);
         ratios.append(r);
     }
-    return QJsonObject{{"program", prog}, {"sharding_ratios", ratios}};
+    QJsonObject o{{"program", prog}, {"sharding_ratios", ratios}};
+    if (!sp.segments.empty()) {
+        QJsonArray segs;
+        for (const std::string& n : sp.segments)
+            segs.append(qs(n));
+        o["segments"] = segs;
+    }
+    if (!sp.instructions.empty()) {
+        QJsonArray ins;
+        for (const SpmdInstruction& i : sp.instructions) {
+            QJsonObject j{{"kind", qs(toString(i.kind))}, {"segment", i.segment}, {"group", qs(i.group)},
+                          {"backward", i.backward}, {"bytes", i.bytes}};
+            if (i.kind == SpmdInstruction::Kind::Collective)
+                j["collective"] = qs(i.collective);
+            if (i.fromSegment >= 0)
+                j["from_segment"] = i.fromSegment;
+            if (i.kind == SpmdInstruction::Kind::Compute)
+                j["flops"] = i.flops;
+            if (i.kind != SpmdInstruction::Kind::Collective)
+                j["sharded"] = i.sharded;
+            if (i.kind == SpmdInstruction::Kind::Load)
+                j["parameter"] = i.parameter;
+            ins.append(j);
+        }
+        o["instructions"] = ins;
+    }
+    return o;
 }
 
 QJsonArray ranksToJson(const Plan& p)
@@ -319,6 +346,34 @@ ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& fil
     return zp;
 }
 
+SpmdInstruction spmdInstructionFromJson(const JsonReader& j, int segments)
+{
+    SpmdInstruction i;
+    if (!parseSpmdInstructionKind(j.string("kind"), i.kind))
+        j.fail("kind", "expected load, compute or collective");
+    i.segment = j.integer("segment", 0);
+    if (i.segment < 0 || (segments > 0 && i.segment >= segments))
+        j.fail("segment", "no such row in sharding_ratios");
+    i.group = j.string("group", "");
+    i.backward = j.boolean("backward", false);
+    i.bytes = j.number("bytes", 0);
+    i.flops = j.number("flops", 0);
+    i.sharded = j.boolean("sharded", false);
+    i.parameter = j.boolean("parameter", false);
+    i.fromSegment = j.integer("from_segment", -1);
+    if (i.fromSegment < -1 || (segments > 0 && i.fromSegment >= segments))
+        j.fail("from_segment", "no such row in sharding_ratios");
+    if (i.kind == SpmdInstruction::Kind::Collective) {
+        i.collective = j.string("collective");
+        SpmdCollective c;
+        if (!parseSpmdCollective(i.collective, c))
+            j.fail("collective", "unknown collective '" + i.collective + "'");
+    }
+    if (i.bytes < 0 || i.flops < 0)
+        j.fail(i.bytes < 0 ? "bytes" : "flops", "must not be negative");
+    return i;
+}
+
 SpmdPlan spmdFromJson(const JsonReader& s)
 {
     SpmdPlan sp;
@@ -338,6 +393,17 @@ SpmdPlan spmdFromJson(const JsonReader& s)
                 row.push_back(v.toDouble());
             sp.shardingRatios.push_back(row);
         }
+    }
+    if (s.has("segments"))
+        for (const QJsonValue& v : s.array("segments"))
+            sp.segments.push_back(v.toString().toStdString());
+    if (s.has("instructions")) {
+        const QJsonArray ins = s.array("instructions");
+        if (ins.size() != prog.size())
+            s.fail("instructions", "needs one entry per program line");
+        for (int i = 0; i < ins.size(); ++i)
+            sp.instructions.push_back(
+                spmdInstructionFromJson(s.element(ins, "instructions", i), int(sp.shardingRatios.size())));
     }
     return sp;
 }

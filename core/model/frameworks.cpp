@@ -1,6 +1,7 @@
 #include "frameworks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace hetplan {
@@ -186,9 +187,32 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
     return v;
 }
 
+FrameworkVerdict checkHapRuntime(const Plan& plan)
+{
+    FrameworkVerdict v;
+    if (!plan.spmd || !plan.pipelines.empty() || plan.zero) {
+        fail(v, "the HAP runtime runs SPMD programs only");
+        return v;
+    }
+    if (plan.spmd->instructions.empty())
+        fail(v, "the SPMD program has no instructions");
+    for (const auto& row : plan.spmd->shardingRatios) {
+        double sum = 0;
+        for (double r : row)
+            sum += r;
+        if (int(row.size()) != plan.cluster.gpuCount() || std::abs(sum - 1) > 1e-6)
+            fail(v, "every segment needs one ratio per GPU, summing to 1");
+    }
+    return v;
+}
+
 std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const FrameworkRules& rules)
 {
-    return {{"megatron", checkMegatron(plan, rules)}, {"deepspeed", checkDeepSpeed(plan, rules)}};
+    std::map<std::string, FrameworkVerdict> out = {{"megatron", checkMegatron(plan, rules)},
+                                                   {"deepspeed", checkDeepSpeed(plan, rules)}};
+    if (plan.spmd)
+        out["hap"] = checkHapRuntime(plan);
+    return out;
 }
 
 std::string nativeFramework(const Plan& plan)
@@ -196,7 +220,7 @@ std::string nativeFramework(const Plan& plan)
     switch (plan.kind()) {
     case PlanKind::Pipelines: return "megatron";
     case PlanKind::Zero: return "deepspeed";
-    case PlanKind::Spmd:
+    case PlanKind::Spmd: return "hap";
     case PlanKind::Empty: return "";
     }
     return "";

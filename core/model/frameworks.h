@@ -19,7 +19,8 @@
 //   takes its own micro-batch, accumulation steps and last micro-batch (docs/deepspeed-rank-batches.md);
 //   from ZeRO-2 on every rank must still run the same number of micro-steps (gradients are reduced in
 //   every backward);
-// - neither runs an SPMD program with per-GPU sharding ratios.
+// - neither runs an SPMD program with per-GPU sharding ratios; those run on HAP's runtime ("hap"), which
+//   needs the program's instructions and, per segment, one ratio per GPU summing to 1.
 #include "core/model/cluster.h"
 #include "core/model/model.h"
 #include "core/model/plan.h"
@@ -39,10 +40,12 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp);
 
 FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules = {});
 FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules = {});
-// Both, keyed "megatron" and "deepspeed".
+// HAP's SPMD runtime (PyTorch + NCCL, one program on every GPU).
+FrameworkVerdict checkHapRuntime(const Plan& plan);
+// Both, keyed "megatron" and "deepspeed", and "hap" for SPMD plans.
 std::map<std::string, FrameworkVerdict> checkFrameworks(const Plan& plan, const FrameworkRules& rules = {});
 
-// The framework a plan of this kind is made for: "megatron" for pipelines, "deepspeed" for ZeRO, "" for SPMD.
+// The framework a plan of this kind is made for: "megatron" for pipelines, "deepspeed" for ZeRO, "hap" for SPMD.
 std::string nativeFramework(const Plan& plan);
 
 } // namespace hetplan

@@ -6,6 +6,26 @@
 
 namespace hetplan {
 
+std::string toString(SpmdInstruction::Kind k)
+{
+    switch (k) {
+    case SpmdInstruction::Kind::Load: return "load";
+    case SpmdInstruction::Kind::Compute: return "compute";
+    case SpmdInstruction::Kind::Collective: return "collective";
+    }
+    return "compute";
+}
+
+bool parseSpmdInstructionKind(const std::string& s, SpmdInstruction::Kind& out)
+{
+    for (auto k : {SpmdInstruction::Kind::Load, SpmdInstruction::Kind::Compute, SpmdInstruction::Kind::Collective})
+        if (toString(k) == s) {
+            out = k;
+            return true;
+        }
+    return false;
+}
+
 std::vector<int> Pipeline::stageGpus(int s, int r) const
 {
     const Stage& st = stages[s];

@@ -55,11 +55,33 @@ struct ZeroPlan {
     bool operator==(const ZeroPlan&) const = default;
 };
 
+// One instruction of an SPMD program with what the simulator needs to run it (the plan stays
+// self-contained: no tensor graph is needed to score it). Every GPU runs every instruction.
+struct SpmdInstruction {
+    enum class Kind { Load, Compute, Collective };
+    Kind kind = Kind::Compute;
+    std::string collective; // Collective: "all-reduce", "all-gather", "grouped-broadcast", "reduce-scatter",
+                            // "all-to-all", "slice" (core/cost/spmd_costs.h)
+    int segment = 0;        // index into shardingRatios
+    std::string group;      // op group drawn in the Gantt chart (the model layer it belongs to)
+    bool backward = false;
+    double flops = 0;     // Compute: FLOP of the unsharded op
+    bool sharded = false; // Compute: FLOP and output scale with the GPU's ratio; Load: the tensor is sharded
+    double bytes = 0;     // Collective: unsharded tensor bytes; Load/Compute: bytes of the produced tensor
+    bool parameter = false; // Load: a parameter (model state), not an input
+    int fromSegment = -1;   // Collective "rebalance": the segment whose ratios the tensor leaves
+    bool operator==(const SpmdInstruction&) const = default;
+};
+
 struct SpmdPlan {
     std::vector<std::string> program;                // one instruction per line (HAP's instruction set)
     std::vector<std::vector<double>> shardingRatios; // per segment, per GPU
+    std::vector<SpmdInstruction> instructions;       // program[i] describes instructions[i] (when filled)
+    std::vector<std::string> segments;               // segment names (index = shardingRatios row)
     bool operator==(const SpmdPlan&) const = default;
 };
+std::string toString(SpmdInstruction::Kind k);                      // "load", "compute", "collective"
+bool parseSpmdInstructionKind(const std::string& s, SpmdInstruction::Kind& out); // false if unknown
 
 // Whether a training framework can run the plan as planned, and if not, why (one reason per rule broken).
 struct FrameworkVerdict {

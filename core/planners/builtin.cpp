@@ -19,6 +19,7 @@
     X(registerOobleckPlanner)       \
     X(registerDittoPlanner)         \
     X(registerHetHubPlanner)        \
+    X(registerHapPlanner)           \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

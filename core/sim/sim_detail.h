@@ -50,5 +50,6 @@ double paramsPerRank(const ModelSpec& model, int first, int end, int tp);
 
 void simulatePipelines(const Plan& plan, const CostModel& costs, Recorder& rec);
 void simulateZero(const Plan& plan, const CostModel& costs, Recorder& rec);
+void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec);
 
 } // namespace hetplan::simdetail

@@ -120,11 +120,8 @@ void checkPlan(const Plan& plan)
     const std::string f = "plan";
     if (!plan.pipelines.empty() && plan.zero)
         throw InputError(f, "zero", "a plan has either pipelines or per-GPU ZeRO batches, not both");
-    if (plan.pipelines.empty() && !plan.zero) {
-        if (plan.spmd)
-            throw InputError(f, "spmd", "not supported by the simulator yet");
-        throw InputError(f, "pipelines", "the plan has neither pipelines nor ZeRO batches");
-    }
+    if (plan.pipelines.empty() && !plan.zero && !plan.spmd)
+        throw InputError(f, "pipelines", "the plan has neither pipelines, ZeRO batches nor an SPMD program");
     // DeepSpeed's pipeline engine refuses ZeRO-2/3 (partitioned gradients cannot be accumulated across
     // micro-batches that other stages are still producing); Megatron has no ZeRO-2/3 at all.
     if (plan.job.zeroStage >= 2)
@@ -152,8 +149,8 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     switch (plan.kind()) {
     case PlanKind::Pipelines: simdetail::simulatePipelines(plan, costs, rec); break;
     case PlanKind::Zero: simdetail::simulateZero(plan, costs, rec); break;
-    case PlanKind::Spmd:
-    case PlanKind::Empty: throw std::logic_error("checkPlan() lets only pipeline and ZeRO plans through");
+    case PlanKind::Spmd: simdetail::simulateSpmd(plan, costs, rec); break;
+    case PlanKind::Empty: throw std::logic_error("checkPlan() lets no empty plan through");
     }
 
     double t = 0;

@@ -524,9 +524,9 @@ void TestSimulator::rejectsBadPlans()
     spmd.spmd = SpmdPlan{};
     try {
         simulate(spmd, costs);
-        QFAIL("SPMD plans are not simulated yet");
+        QFAIL("an SPMD plan without instructions cannot be simulated");
     } catch (const InputError& e) {
-        QCOMPARE(QString::fromStdString(e.field()), QString("spmd"));
+        QCOMPARE(QString::fromStdString(e.field()), QString("spmd.instructions"));
     }
 
     Plan badGpu = plan;

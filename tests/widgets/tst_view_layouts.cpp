@@ -75,6 +75,7 @@ private slots:
     void ganttManyPipelines();
     void ganttZeroOneRowPerGpu();
     void ganttSpmdRowsFromEvents();
+    void stageMapSpmdRatios();
     void stageMapPipelineCells();
     void stageMapUnusedGpu();
     void stageMapZeroColoursByBatch();
@@ -181,6 +182,25 @@ void TestViewLayouts::ganttSpmdRowsFromEvents()
     QCOMPARE(l.bars[1].track, 1);
     QVERIFY(l.legend.collective);
     QCOMPARE(l.kind, QString());
+}
+
+void TestViewLayouts::stageMapSpmdRatios()
+{
+    Plan p;
+    p.cluster = twoByTwo();
+    // Two segments; GPUs 0 and 1 (V100) take 30 % and 20 %, the T4s 25 % each on average.
+    p.spmd = SpmdPlan{{}, {{0.3, 0.3, 0.2, 0.2}, {0.3, 0.1, 0.3, 0.3}}, {}, {}};
+    const StageMapLayout l = layoutStageMap(p, SimResult{});
+    QCOMPARE(l.colourMeaning, QStringLiteral("SPMD, colour = sharding ratio"));
+    // Distinct means 20 %, 25 %, 30 %: three colours, smallest first.
+    QCOMPARE(l.legend.size(), size_t(3));
+    QCOMPARE(l.legend[0].name, QStringLiteral("ratio 20.00 %"));
+    QCOMPARE(l.cells[0].colourKey, 2);
+    QCOMPARE(l.cells[1].colourKey, 0);
+    QCOMPARE(l.cells[2].colourKey, 1);
+    QCOMPARE(l.cells[1].lines.at(0), QStringLiteral("ratio 20.00 %"));
+    QCOMPARE(l.cells[1].lines.at(1), QStringLiteral("10.0–30.0 %"));
+    QVERIFY(!l.anyUnused);
 }
 
 void TestViewLayouts::stageMapPipelineCells()

@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -102,6 +103,41 @@ void zeroRoles(const ZeroPlan& zero, std::vector<Role>& roles, std::vector<Stage
             roles[z.gpu] = zeroRole(zero, z, colourOf[z.microBatchSize]);
 }
 
+// SPMD (HAP): every GPU runs the program; colour = its mean sharding ratio across segments (rank among the
+// plan's distinct means, smallest first); the text gives the mean and range over segments.
+void spmdRoles(const SpmdPlan& sp, std::vector<Role>& roles, std::vector<StageMapLegendEntry>& legend)
+{
+    if (sp.shardingRatios.empty())
+        return;
+    std::vector<double> mean(roles.size(), 0), lo(roles.size(), 1), hi(roles.size(), 0);
+    for (const auto& row : sp.shardingRatios)
+        for (size_t g = 0; g < roles.size() && g < row.size(); ++g) {
+            mean[g] += row[g] / double(sp.shardingRatios.size());
+            lo[g] = std::min(lo[g], row[g]);
+            hi[g] = std::max(hi[g], row[g]);
+        }
+    std::map<long long, int> colourOf; // mean in units of 0.01 %
+    for (double m : mean)
+        colourOf.emplace(std::llround(m * 1e4), 0);
+    int k = 0;
+    for (auto& [key, colour] : colourOf) {
+        colour = k++;
+        legend.push_back({stageMapText("ratio %1 %").arg(double(key) / 100, 0, 'f', 2), colour});
+    }
+    for (size_t g = 0; g < roles.size(); ++g) {
+        Role& r = roles[g];
+        r.colourKey = colourOf[std::llround(mean[g] * 1e4)];
+        r.lines = {stageMapText("ratio %1 %").arg(100 * mean[g], 0, 'f', 2)};
+        if (hi[g] - lo[g] > 1e-9)
+            r.lines << stageMapText("%1–%2 %").arg(100 * lo[g], 0, 'f', 1).arg(100 * hi[g], 0, 'f', 1);
+        r.detail = stageMapText("SPMD: mean sharding ratio %1 % over %2 segments (%3 % to %4 %)")
+                       .arg(100 * mean[g], 0, 'f', 3)
+                       .arg(sp.shardingRatios.size())
+                       .arg(100 * lo[g], 0, 'f', 3)
+                       .arg(100 * hi[g], 0, 'f', 3);
+    }
+}
+
 void addMemory(StageMapCell& c, const SimResult& result, double capacity)
 {
     auto peak = result.peakMemoryBytes.find(c.gpu);
@@ -163,6 +199,8 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
     pipelineRoles(plan, roles, layout.legend);
     if (plan.zero)
         zeroRoles(*plan.zero, roles, layout.legend);
+    if (plan.kind() == PlanKind::Spmd)
+        spmdRoles(*plan.spmd, roles, layout.legend);
     layout.zero = plan.zero.has_value();
     for (int g = 0; g < int(roles.size()); ++g) {
         layout.cells.push_back(cellFor(cluster, g, roles[g], result, types));
@@ -171,7 +209,8 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
     }
     axisLabels(cluster, types, layout);
     layout.colourMeaning = plan.zero ? stageMapText("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
-                                     : stageMapText("colour = pipeline stage");
+                           : plan.kind() == PlanKind::Spmd ? stageMapText("SPMD, colour = sharding ratio")
+                                                           : stageMapText("colour = pipeline stage");
     return layout;
 }
 

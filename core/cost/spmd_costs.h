@@ -1,0 +1,35 @@
+#pragma once
+// Costs of SPMD programs (HAP), shared by the hap planner and the simulator so both price a program alike.
+//
+// Collectives run over every GPU of the plan with tensors sharded by per-GPU ratios B_j. The ones whose
+// buffers are shards (padded all-gather, reduce-scatter, all-to-all) are bottlenecked by the largest shard,
+// so their time is affine in z = max_j B_j (HAP section 3.2); all-reduce works on full tensors and grouped
+// broadcast sends every shard once (no padding, one launch per rank), so neither depends on z.
+#include "collectives.h"
+
+#include <string>
+
+namespace hetplan {
+
+struct DeviceType;
+
+// Rebalance: the All-To-All at a ratio-segment boundary (section 5.2); it moves only the rows whose owner
+// changes, so its time is affine in the largest ratio change max_j |B_j - B'_j| (pass that as the share),
+// with no latency term so that a boundary between equal ratios costs nothing.
+enum class SpmdCollective { AllReduce, AllGather, GroupedBroadcast, ReduceScatter, AllToAll, Slice, Rebalance };
+std::string toString(SpmdCollective c);                              // "all-reduce", "all-gather", ...
+bool parseSpmdCollective(const std::string& s, SpmdCollective& out); // false if unknown
+
+struct AffineCost {
+    double fixed = 0, perMaxShare = 0; // seconds, seconds per unit of max share
+    double at(double maxShare) const { return fixed + perMaxShare * maxShare; }
+};
+
+// Time of collective `c` on a tensor of `fullBytes` (the unsharded size) over `ranks` GPUs whose ring
+// bottleneck is `link`. Slice (a local re-shard of a replicated tensor) is free.
+AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, LinkParams link);
+
+// Seconds one GPU of type `d` needs for `flops` (at its saturated efficiency).
+double spmdComputeSeconds(double flops, const DeviceType& d);
+
+} // namespace hetplan

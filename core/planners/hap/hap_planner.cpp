@@ -1,0 +1,213 @@
+#include "hap_planner.h"
+
+#include "graph_builders.h"
+#include "load_balance.h"
+#include "program.h"
+
+#include "core/base/errors.h"
+#include "core/cost/collectives.h"
+
+#include <QJsonArray>
+
+#include <map>
+#include <stdexcept>
+
+namespace hetplan {
+
+using namespace hap;
+
+namespace hap {
+namespace {
+
+struct Devices {
+    std::vector<DeviceClass> classes;
+    std::vector<int> classOf; // per GPU
+};
+
+Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
+{
+    Devices d;
+    std::map<std::string, int> index;
+    for (int g = 0; g < cluster.gpuCount(); ++g) {
+        const std::string& type = cluster.nodeOf(g).deviceType;
+        auto [it, added] = index.try_emplace(type, int(d.classes.size()));
+        if (added) {
+            const DeviceType& dev = costs.device(type);
+            d.classes.push_back({type, 0, dev.peakFlops * dev.effMax});
+        }
+        ++d.classes[it->second].gpus;
+        d.classOf.push_back(it->second);
+    }
+    return d;
+}
+
+SynthesisContext makeContext(const TensorGraph& g, const Cluster& cluster, const Devices& d, bool perLayer)
+{
+    SynthesisContext ctx;
+    ctx.graph = &g;
+    ctx.classes = d.classes;
+    ctx.ranks = cluster.gpuCount();
+    std::vector<int> all(ctx.ranks);
+    for (int i = 0; i < ctx.ranks; ++i)
+        all[i] = i;
+    ctx.link = groupLink(cluster, all);
+    for (int s = 0; s < int(g.segments.size()); ++s)
+        ctx.ratioSegmentOf.push_back(perLayer ? s : 0);
+    ctx.ratios.assign(perLayer ? g.segments.size() : 1, proportionalRatios(d.classes));
+    return ctx;
+}
+
+// Per-GPU ratios with the batch rounded to whole samples (section 5.1), per segment.
+std::vector<std::vector<double>> gpuRatios(const std::vector<std::vector<double>>& perClass, const Devices& d,
+                                           long long batch)
+{
+    std::vector<std::vector<double>> out;
+    for (const auto& row : perClass) {
+        std::vector<double> exact;
+        for (int c : d.classOf)
+            exact.push_back(row[c]);
+        std::vector<double> r;
+        for (long long s : roundShards(exact, batch))
+            r.push_back(double(s) / double(batch));
+        out.push_back(r);
+    }
+    return out;
+}
+
+bool scales(const Op& op, char label)
+{
+    return label != kReplicated && label != kLinear && op.noScale.find(label) == std::string::npos;
+}
+
+SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
+{
+    const TensorGraph& g = *ctx.graph;
+    SpmdInstruction out;
+    out.segment = ins.segment;
+    out.backward = ins.backward;
+    const int producer = g.tensors[ins.tensor].producer;
+    out.group = g.segments[g.ops[producer].segment];
+    out.bytes = g.tensors[ins.tensor].bytes();
+    if (ins.kind == Instruction::Kind::Collective) {
+        out.kind = SpmdInstruction::Kind::Collective;
+        out.collective = toString(ins.collective);
+        out.fromSegment = ins.fromSegment;
+    } else if (ins.kind == Instruction::Kind::Load) {
+        out.kind = SpmdInstruction::Kind::Load;
+        out.sharded = ins.out.isSharded();
+        out.parameter = g.ops[ins.op].kind == OpKind::Parameter;
+        out.bytes = g.ops[ins.op].kind == OpKind::Grad ? 0 : out.bytes; // the loss seed is a scalar
+    } else {
+        const Op& op = g.ops[ins.op];
+        out.kind = SpmdInstruction::Kind::Compute;
+        const bool paramSum = op.forwardOp >= 0 && g.ops[op.forwardOp].isLeaf();
+        out.flops = paramSum ? 0 : op.flops; // parameter-gradient sums belong to the optimizer step
+        out.sharded = scales(op, ins.label);
+    }
+    return out;
+}
+
+QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const SynthesisStats& st)
+{
+    QJsonArray trace, classes, ratios;
+    for (double t : b.trace)
+        trace.append(t);
+    for (const DeviceClass& c : ctx.classes)
+        classes.append(QJsonObject{
+            {"device", QString::fromStdString(c.deviceType)}, {"gpus", c.gpus}, {"flops_per_second", c.flopsRate}});
+    for (const auto& row : b.ratios.perGpu) {
+        QJsonArray r;
+        for (double v : row)
+            r.append(v);
+        ratios.append(r);
+    }
+    QJsonObject o;
+    o["rounds"] = b.rounds;
+    o["stopped_by"] = QString::fromStdString(b.stoppedBy);
+    o["cost_trace"] = trace;
+    o["device_classes"] = classes;
+    o["class_ratios"] = ratios;
+    o["expanded"] = double(st.expanded);
+    o["generated"] = double(st.generated);
+    o["pruned"] = double(st.pruned);
+    return o;
+}
+
+} // namespace
+} // namespace hap
+
+std::string HapPlanner::name() const
+{
+    return mode_ == Mode::Hap ? "hap" : mode_ == Mode::DpEven ? "dp-even" : "dp-proportional";
+}
+
+std::string HapPlanner::description() const
+{
+    switch (mode_) {
+    case Mode::Hap: return "HAP: SPMD program synthesis (A*) with LP sharding ratios for heterogeneous GPUs";
+    case Mode::DpEven: return "Baseline: data parallelism with even batch shares (DDP, HAP's DP-EV)";
+    case Mode::DpProportional: return "Baseline: data parallelism with batch shares proportional to GPU speed (DP-CP)";
+    }
+    return "";
+}
+
+std::vector<PlannerOption> HapPlanner::options() const
+{
+    if (mode_ != Mode::Hap)
+        return {};
+    return {PlannerOption::choice("segments", "Ratio segments", "layer", {"layer", "single"},
+                                  "sharding ratios per model layer (section 5.2) or one set for the whole model"),
+            PlannerOption::integer("rounds", "Rounds", 6, 1, 50, "most synthesize/balance rounds (section 3.1)"),
+            PlannerOption::choice("dominance", "Dominance", "paper", {"paper", "exact"},
+                                  "pruning of equal-property programs: as published (fast) or exact (optimal)")};
+}
+
+Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    const long long batch = req.job.globalBatchSize;
+    const TensorGraph g = buildTensorProgram(req.model, batch);
+    const Devices d = deviceClasses(req.cluster, costs);
+    if (d.classes.size() > 8)
+        throw InfeasibleError("hap: at most 8 GPU types per cluster");
+    const bool hap = mode_ == Mode::Hap;
+    SynthesisContext ctx = makeContext(g, req.cluster, d, hap && req.option("segments") == "layer");
+    BalancedProgram b;
+    SynthesisStats st;
+    if (hap) {
+        ctx.exactDominance = req.option("dominance") == "exact";
+        progress.report(0.05, "hap: synthesizing");
+        b = optimize(
+            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st);
+    } else {
+        ctx.allowedLabels = "b";
+        if (mode_ == Mode::DpEven)
+            ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
+        progress.report(0.05, "hap: data-parallel program");
+        b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+        b.ratios = {ctx.ratios, b.program.cost};
+        b.rounds = 1;
+        b.stoppedBy = "fixed ratios";
+    }
+    if (b.program.steps.empty())
+        throw CancelledError("hap: stopped before a program was found");
+    ctx.ratios = b.ratios.perGpu;
+    const std::vector<Instruction> prog = lower(ctx, b.program);
+    if (const CheckResult c = checkProgram(g, prog); !c.ok)
+        throw std::logic_error("hap: synthesized program fails the checker: " + c.error);
+    Plan plan;
+    SpmdPlan sp;
+    sp.shardingRatios = gpuRatios(b.ratios.perGpu, d, batch);
+    for (const Instruction& ins : prog) {
+        sp.program.push_back(describe(g, ins));
+        sp.instructions.push_back(toPlan(ctx, ins));
+    }
+    sp.segments = ctx.ratioSegments() == 1 ? std::vector<std::string>{"model"} : g.segments;
+    plan.spmd = sp;
+    plan.plannerEstimate = b.ratios.seconds;
+    plan.search.candidates = st.generated;
+    plan.search.extra = {{"expanded", double(st.expanded)}, {"pruned", double(st.pruned)}, {"rounds", b.rounds}};
+    plan.details["hap"] = details(b, ctx, st);
+    return plan;
+}
+
+} // namespace hetplan

@@ -1,0 +1,134 @@
+#include "load_balance.h"
+
+#include <ClpSimplex.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <CoinPackedVector.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace hetplan::hap {
+
+namespace {
+
+struct Lp {
+    std::vector<double> colLo, colHi, obj, rowLo, rowHi;
+    CoinPackedMatrix rows{false, 0, 0};
+    int addCol(double cost, double lo = 0)
+    {
+        colLo.push_back(lo);
+        colHi.push_back(COIN_DBL_MAX);
+        obj.push_back(cost);
+        return int(obj.size()) - 1;
+    }
+    void addRow(const std::vector<std::pair<int, double>>& coefs, double lo, double hi)
+    {
+        CoinPackedVector v;
+        for (const auto& [c, a] : coefs)
+            v.insert(c, a);
+        rows.appendRow(v);
+        rowLo.push_back(lo);
+        rowHi.push_back(hi);
+    }
+};
+
+} // namespace
+
+Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments)
+{
+    const int C = int(classes.size());
+    Lp lp;
+    lp.rows.setDimensions(0, 0);
+    std::vector<std::vector<int>> b(segments, std::vector<int>(C));
+    std::vector<int> z(segments, 0);
+    std::vector<double> zCost(segments, 0);
+    for (const CostTerms::Comm& c : terms.comms) // the fixed parts do not depend on B
+        if (c.fromSegment < 0)
+            zCost[c.segment] += c.cost.perMaxShare;
+    for (int k = 0; k < segments; ++k) {
+        for (int c = 0; c < C; ++c)
+            b[k][c] = lp.addCol(0);
+        z[k] = lp.addCol(zCost[k]);
+    }
+    std::vector<int> u;
+    for (size_t i = 0; i < terms.groups.size(); ++i)
+        u.push_back(lp.addCol(1, -COIN_DBL_MAX));
+    lp.rows.setDimensions(0, int(lp.obj.size()));
+    for (int k = 0; k < segments; ++k) {
+        std::vector<std::pair<int, double>> sum;
+        for (int c = 0; c < C; ++c) {
+            sum.push_back({b[k][c], double(classes[c].gpus)});
+            lp.addRow({{z[k], 1}, {b[k][c], -1}}, 0, COIN_DBL_MAX); // z_k ≥ B_k,c
+        }
+        lp.addRow(sum, 1, 1); // Σ_c gpus_c · B_k,c = 1
+    }
+    for (const CostTerms::Comm& c : terms.comms) { // d ≥ |B[to][c] - B[from][c]| for a re-balance
+        if (c.fromSegment < 0 || c.cost.perMaxShare == 0)
+            continue;
+        const int d = lp.addCol(c.cost.perMaxShare);
+        lp.rows.setDimensions(lp.rows.getNumRows(), int(lp.obj.size()));
+        for (int k = 0; k < C; ++k) {
+            lp.addRow({{d, 1}, {b[c.segment][k], -1}, {b[c.fromSegment][k], 1}}, 0, COIN_DBL_MAX);
+            lp.addRow({{d, 1}, {b[c.segment][k], 1}, {b[c.fromSegment][k], -1}}, 0, COIN_DBL_MAX);
+        }
+    }
+    for (size_t i = 0; i < terms.groups.size(); ++i) {
+        const CostTerms::Group& g = terms.groups[i];
+        for (int c = 0; c < C; ++c) // u_i ≥ α_c B_c + β_c
+            lp.addRow({{u[i], 1}, {b[g.segment][c], -g.alpha[c]}}, g.beta[c], COIN_DBL_MAX);
+    }
+    ClpSimplex model;
+    model.setLogLevel(0);
+    model.loadProblem(lp.rows, lp.colLo.data(), lp.colHi.data(), lp.obj.data(), lp.rowLo.data(), lp.rowHi.data());
+    model.dual();
+    if (!model.isProvenOptimal())
+        throw std::runtime_error("hap: the sharding-ratio LP has no optimum (CLP status " +
+                                 std::to_string(model.status()) + ")");
+    const double* x = model.primalColumnSolution();
+    Ratios r;
+    r.perGpu.assign(segments, std::vector<double>(C));
+    for (int k = 0; k < segments; ++k)
+        for (int c = 0; c < C; ++c)
+            r.perGpu[k][c] = std::max(0.0, x[b[k][c]]);
+    r.seconds = terms.evaluate(r.perGpu);
+    return r;
+}
+
+std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes)
+{
+    double total = 0;
+    for (const DeviceClass& c : classes)
+        total += c.gpus * c.flopsRate;
+    std::vector<double> out;
+    for (const DeviceClass& c : classes)
+        out.push_back(c.flopsRate / total);
+    return out;
+}
+
+std::vector<long long> roundShards(const std::vector<double>& ratios, long long length)
+{
+    std::vector<long long> size;
+    long long sum = 0;
+    for (double r : ratios) {
+        size.push_back(std::llround(r * double(length)));
+        sum += size.back();
+    }
+    // Error a ±1 step adds on shard j; the step with the smallest new error goes first.
+    auto errorAfter = [&](size_t j, int step) { return std::abs(double(size[j] + step) - ratios[j] * double(length)); };
+    while (sum != length) {
+        const int step = sum < length ? 1 : -1;
+        size_t best = size.size();
+        for (size_t j = 0; j < size.size(); ++j)
+            if ((step > 0 || size[j] > 0) && (best == size.size() || errorAfter(j, step) < errorAfter(best, step)))
+                best = j;
+        if (best == size.size())
+            throw std::logic_error("roundShards: no shard can change");
+        size[best] += step;
+        sum += step;
+    }
+    return size;
+}
+
+} // namespace hetplan::hap

@@ -1,0 +1,240 @@
+// HAP: the tensor-program IR (shapes, FLOPs, backward, parameter counts of the example models), the A*
+// synthesizer against the exhaustive oracle, and the independent checker on every synthesized program.
+#include "core/planners/hap/graph_builders.h"
+#include "core/planners/hap/load_balance.h"
+#include "core/planners/hap/program.h"
+#include "core/planners/hap/synthesis.h"
+
+#include <QTest>
+
+#include <numeric>
+#include <random>
+
+using namespace hetplan;
+using namespace hetplan::hap;
+
+namespace {
+
+// Two device classes (a fast and a slow GPU type), `segments` ratio segments.
+SynthesisContext context(const TensorGraph& g, double fastShare, int fast, int slow, bool perLayer)
+{
+    SynthesisContext ctx;
+    ctx.graph = &g;
+    ctx.classes = {{"fast", fast, 4e12}, {"slow", slow, 1e12}};
+    ctx.ranks = fast + slow;
+    ctx.link = {1e9, 1e-5};
+    const int segs = perLayer ? int(g.segments.size()) : 1;
+    for (int s = 0; s < int(g.segments.size()); ++s)
+        ctx.ratioSegmentOf.push_back(perLayer ? s : 0);
+    const double slowShare = (1.0 - fast * fastShare) / slow;
+    ctx.ratios.assign(segs, {fastShare, slowShare});
+    return ctx;
+}
+
+} // namespace
+
+class TestHap : public QObject {
+    Q_OBJECT
+private slots:
+    void mlpShapesFlopsAndBackward()
+    {
+        // batch 4, widths 8 → 16 → 2. Forward: MatMul 2·4·8·16 = 1024, ReLU 8 per element · 4·16 = 512,
+        // MatMul 2·4·16·2 = 256, sum 4·2 = 8 → 1800. Backward: the sum's gradient 8, dW2 and dA1 256 each,
+        // ReLU 512, dW1 1024 (x is an input: no gradient) → 2056.
+        const TensorGraph g = buildMlp(4, {8, 16, 2});
+        QCOMPARE(g.forwardFlops(), 1800.0);
+        QCOMPARE(g.backwardFlops(), 2056.0);
+        QCOMPARE(g.parameterCount(), 8.0 * 16 + 16 * 2);
+        QCOMPARE(int(g.paramGrad.size()), 2);
+        for (const auto& [p, grad] : g.paramGrad)
+            QCOMPARE(g.tensors[grad].shape, g.tensors[p].shape);
+        QCOMPARE(g.tensors[g.loss].shape.size(), size_t(0));
+    }
+
+    void parameterCountsMatchLayerModels_data()
+    {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"bert-base", "vit-base", "vgg19", "bert-moe"})
+            QTest::newRow(m) << QString(m);
+    }
+    void parameterCountsMatchLayerModels()
+    {
+        QFETCH(QString, model);
+        const ModelSpec spec = buildExampleModel(model.toStdString());
+        const TensorGraph g = buildTensorProgram(spec, 2);
+        QCOMPARE(g.parameterCount(), spec.totalParams());
+        QCOMPARE(g.paramGrad.size(), g.parameters().size());
+        // Forward FLOPs per sample within 10 % of the layer model's (attention details differ).
+        const double perSample = g.forwardFlops() / 2;
+        QVERIFY2(std::abs(perSample / spec.totalForwardFlops() - 1) < 0.1,
+                 qPrintable(QString("%1 vs %2").arg(perSample).arg(spec.totalForwardFlops())));
+    }
+
+    void astarEqualsExhaustive_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<double>("fastShare");
+        QTest::addColumn<bool>("perLayer");
+        QTest::addColumn<int>("batch");
+        for (int layers : {2, 3})
+            for (double share : {0.25, 0.4})
+                for (bool perLayer : {false, true})
+                    for (int batch : {8, 512})
+                        QTest::addRow("%d layers, share %.2f, %s, batch %d", layers, share,
+                                      perLayer ? "per layer" : "one segment", batch)
+                            << layers << share << perLayer << batch;
+    }
+    void astarEqualsExhaustive()
+    {
+        QFETCH(int, layers);
+        QFETCH(double, fastShare);
+        QFETCH(bool, perLayer);
+        QFETCH(int, batch);
+        std::vector<long long> widths = {64, 256, 128, 32};
+        widths.resize(layers + 1);
+        const TensorGraph g = buildMlp(batch, widths);
+        SynthesisContext ctx = context(g, fastShare, 2, 2, perLayer);
+        ctx.exactDominance = true;
+        long long programs = 0;
+        const Program oracle = exhaustiveSearch(ctx, &programs);
+        SynthesisStats stats;
+        const Program best = synthesize(ctx, &stats);
+        // The published dominance rule (one program per property set) is a heuristic; on these graphs it
+        // stays within a few per cent of the optimum.
+        ctx.exactDominance = false;
+        const Program paper = synthesize(ctx);
+        qInfo("%lld programs; A* expanded %lld; paper rule %+.3f %%", programs, stats.expanded,
+              100 * (paper.cost / oracle.cost - 1));
+        QVERIFY(paper.cost >= oracle.cost * (1 - 1e-9) && paper.cost <= oracle.cost * 1.05);
+        QVERIFY(programs > 100);
+        QVERIFY(std::isfinite(oracle.cost));
+        QVERIFY(std::abs(best.cost - oracle.cost) <= 1e-9 * oracle.cost);
+        // The cost replayed as affine terms is the search's cost.
+        QVERIFY(std::abs(costTerms(ctx, best).evaluate(ctx.ratios) - best.cost) <= 1e-9 * best.cost);
+        const CheckResult c = checkProgram(g, lower(ctx, best));
+        QVERIFY2(c.ok, c.error.c_str());
+    }
+
+    void checkerRejectsBrokenPrograms()
+    {
+        const TensorGraph g = buildMlp(8, {16, 32, 4});
+        const SynthesisContext ctx = context(g, 0.25, 2, 2, false);
+        const std::vector<Instruction> good = lower(ctx, synthesize(ctx));
+        QVERIFY(checkProgram(g, good).ok);
+        // Dropping any collective, or claiming another output form for a compute, breaks the proof.
+        int broken = 0;
+        for (size_t i = 0; i < good.size(); ++i) {
+            std::vector<Instruction> bad = good;
+            if (bad[i].kind == Instruction::Kind::Collective) {
+                bad.erase(bad.begin() + i);
+            } else if (bad[i].kind == Instruction::Kind::Compute) {
+                bad[i].out = bad[i].out.isPartial() ? Form::identity() : Form::partial();
+            } else {
+                continue;
+            }
+            QVERIFY2(!checkProgram(g, bad).ok, qPrintable(QString::number(i)));
+            ++broken;
+        }
+        QVERIFY(broken > 5);
+    }
+
+    void everyExampleProgramPassesTheChecker_data() { parameterCountsMatchLayerModels_data(); }
+    void everyExampleProgramPassesTheChecker()
+    {
+        QFETCH(QString, model);
+        const ModelSpec spec = buildExampleModel(model.toStdString());
+        const TensorGraph g = buildTensorProgram(spec, 64);
+        SynthesisContext ctx = context(g, 0.1, 2, 6, true);
+        const Program p = synthesize(ctx);
+        const CheckResult c = checkProgram(g, lower(ctx, p));
+        QVERIFY2(c.ok, c.error.c_str());
+        QVERIFY(std::abs(costTerms(ctx, p).evaluate(ctx.ratios) - p.cost) <= 1e-9 * p.cost);
+    }
+
+    void lpOptimumEqualsGrid_data()
+    {
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("batch");
+        for (int d : {2, 3})
+            for (int batch : {16, 1024})
+                QTest::addRow("%d device types, batch %d", d, batch) << d << batch;
+    }
+    void lpOptimumEqualsGrid()
+    {
+        // One segment, 2 or 3 device classes; the LP optimum of t(Q, B) against a fine grid over the simplex
+        // Σ gpus_c · B_c = 1.
+        QFETCH(int, devices);
+        QFETCH(int, batch);
+        const TensorGraph g = buildMlp(batch, {256, 512, 256, 64});
+        SynthesisContext ctx = context(g, 0.25, 2, 2, false);
+        if (devices == 3) {
+            ctx.classes = {{"a", 1, 4e12}, {"b", 2, 2e12}, {"c", 1, 1e12}};
+            ctx.ratios = {{0.4, 0.2, 0.2}};
+        }
+        const CostTerms terms = costTerms(ctx, synthesize(ctx));
+        const Ratios lp = optimalRatios(terms, ctx.classes, 1);
+        double sum = 0;
+        for (size_t c = 0; c < ctx.classes.size(); ++c)
+            sum += ctx.classes[c].gpus * lp.perGpu[0][c];
+        QVERIFY(std::abs(sum - 1) < 1e-9);
+        double grid = 1e300;
+        const int n = devices == 2 ? 100000 : 1000;
+        for (int i = 0; i <= n; ++i) {
+            if (devices == 2) {
+                const double b0 = 0.5 * i / n; // 2 GPUs of each class: 2·b0 + 2·b1 = 1
+                grid = std::min(grid, terms.evaluate({{b0, 0.5 - b0}}));
+                continue;
+            }
+            for (int j = 0; i + j <= n; ++j) { // a + 2b + c = 1 with a = i/n, 2b = j/n
+                const double a = double(i) / n, b = 0.5 * j / n, c = 1 - a - 2 * b;
+                grid = std::min(grid, terms.evaluate({{a, b, c}}));
+            }
+        }
+        qInfo("LP %.9g s, grid %.9g s", lp.seconds, grid);
+        QVERIFY(lp.seconds <= grid * (1 + 1e-9));
+        QVERIFY(lp.seconds >= grid * (1 - 2e-3));
+    }
+
+    void roundShardsByHand()
+    {
+        // 7 rows at 1/2, 1/4, 1/4: 3.5, 1.75, 1.75 round to 4, 2, 2 = 8; one too many. Taking one off the first
+        // leaves an error of 0.5, off another 0.75: {3, 2, 2}.
+        QCOMPARE(roundShards({0.5, 0.25, 0.25}, 7), (std::vector<long long>{3, 2, 2}));
+        // 10 rows in thirds: 3.33 each round to 3 = 9; the missing row goes to the first: {4, 3, 3}.
+        QCOMPARE(roundShards({1 / 3.0, 1 / 3.0, 1 / 3.0}, 10), (std::vector<long long>{4, 3, 3}));
+        // Property: any ratios sum exactly and stay within one row of the exact share.
+        std::mt19937 rng(3);
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<double> r(1 + rng() % 9);
+            double total = 0;
+            for (double& x : r)
+                total += (x = std::uniform_real_distribution<double>(0, 1)(rng));
+            for (double& x : r)
+                x /= total;
+            const long long len = 1 + rng() % 500;
+            const auto s = roundShards(r, len);
+            QCOMPARE(std::accumulate(s.begin(), s.end(), 0LL), len);
+            for (size_t j = 0; j < r.size(); ++j)
+                QVERIFY(std::abs(double(s[j]) - r[j] * len) < 1.0 + 1e-9 && s[j] >= 0);
+        }
+    }
+
+    void alternatingLoopImprovesOnProportional()
+    {
+        const TensorGraph g = buildMlp(64, {512, 2048, 2048, 64});
+        SynthesisContext ctx = context(g, 0.25, 2, 6, true);
+        ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
+        const Program first = synthesize(ctx);
+        const BalancedProgram b = optimize(ctx, 8);
+        qInfo("proportional %.6g s, balanced %.6g s after %d rounds (%s)", first.cost, b.ratios.seconds, b.rounds,
+              b.stoppedBy.c_str());
+        QVERIFY(b.ratios.seconds <= first.cost * (1 + 1e-12));
+        QVERIFY(b.rounds >= 1 && b.rounds <= 8);
+        QVERIFY(b.stoppedBy == "converged" || b.stoppedBy == "oscillation" || b.stoppedBy == "round limit");
+        QVERIFY(std::abs(costTerms(ctx, b.program).evaluate(b.ratios.perGpu) - b.ratios.seconds) < 1e-9);
+        QVERIFY(checkProgram(g, lower(ctx, b.program)).ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHap)
+#include "tst_hap.moc"

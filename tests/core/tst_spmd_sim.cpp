@@ -1,0 +1,128 @@
+// The simulator on SPMD plans: closed-form times (all GPUs meet at each collective, compute scaled by each
+// GPU's ratio), re-balancing by the largest change of share, per-GPU memory, and input checks.
+#include "core/base/errors.h"
+#include "core/cost/spmd_costs.h"
+#include "core/model/device.h"
+#include "core/sim/simulator.h"
+#include "testutil.h"
+
+#include <QTest>
+
+using namespace hetplan;
+
+namespace {
+
+using K = SpmdInstruction::Kind;
+
+SpmdInstruction compute(double flops, bool sharded, bool backward = false, int seg = 0)
+{
+    SpmdInstruction i;
+    i.kind = K::Compute;
+    i.flops = flops;
+    i.sharded = sharded;
+    i.backward = backward;
+    i.segment = seg;
+    i.group = "layer";
+    return i;
+}
+
+SpmdInstruction collective(const std::string& c, double bytes, int seg = 0, int from = -1)
+{
+    SpmdInstruction i;
+    i.kind = K::Collective;
+    i.collective = c;
+    i.bytes = bytes;
+    i.segment = seg;
+    i.fromSegment = from;
+    return i;
+}
+
+Plan spmdPlan(std::vector<SpmdInstruction> ins, std::vector<std::vector<double>> ratios)
+{
+    Plan p;
+    p.cluster = test::twoNodeCluster("V100-16GB", 1, "P100-16GB", 1);
+    p.model = buildExampleModel("bert-base");
+    p.job.globalBatchSize = 8;
+    p.spmd = SpmdPlan{std::vector<std::string>(ins.size(), "instruction"), ratios, ins, {}};
+    return p;
+}
+
+double rate(const char* device)
+{
+    const DeviceType* d = DeviceCatalog::builtin().find(device);
+    return d->peakFlops * d->effMax;
+}
+
+} // namespace
+
+class TestSpmdSim : public QObject {
+    Q_OBJECT
+private slots:
+    void stagesSynchroniseAtCollectives()
+    {
+        // GPU 0 (V100) holds 3/4 of the sharded op, GPU 1 (P100) 1/4. Stage 1: max(0.75 F / r0, 0.25 F / r1);
+        // then the all-reduce of S bytes on the 2-GPU ring; stage 2: the replicated op, max(F / r0, F / r1).
+        const double F = 1e13, S = 64e6;
+        const Plan plan =
+            spmdPlan({compute(F, true), collective("all-reduce", S), compute(F, false, true)}, {{0.75, 0.25}});
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const SimResult r = simulate(plan, costs);
+        const double r0 = rate("V100-16GB"), r1 = rate("P100-16GB");
+        const double ar = ringAllReduce(S, 2, groupLink(plan.cluster, {0, 1}));
+        const double expected = std::max(0.75 * F / r0, 0.25 * F / r1) + ar + std::max(F / r0, F / r1);
+        QVERIFY(std::abs(r.iterationSeconds - expected) < 1e-9 * expected);
+        // Busy time: its own compute only.
+        QVERIFY(std::abs(r.busySeconds.at(0) - (0.75 * F + F) / r0) < 1e-9);
+        QVERIFY(r.feasible);
+    }
+
+    void rebalanceCostsTheLargestChange()
+    {
+        // Segment 0 at (1/2, 1/2), segment 1 at (0.8, 0.2): the largest change is 0.3 of the tensor.
+        const double S = 1e9;
+        Plan plan = spmdPlan({collective("rebalance", S, 1, 0)}, {{0.5, 0.5}, {0.8, 0.2}});
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const double expected =
+            spmdCollectiveCost(SpmdCollective::Rebalance, S, 2, groupLink(plan.cluster, {0, 1})).at(0.3);
+        QVERIFY(expected > 0);
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
+        plan.spmd->shardingRatios[1] = {0.5, 0.5}; // no change, no time
+        QCOMPARE(simulate(plan, costs).iterationSeconds, 0.0);
+    }
+
+    void memoryScalesWithTheShard()
+    {
+        // A sharded parameter of P bytes: weights + gradients + 12 optimizer bytes per parameter = 8 × P per
+        // GPU share; a replicated forward output of A bytes is kept whole.
+        const double P = 1e9, A = 2e8;
+        SpmdInstruction load;
+        load.kind = K::Load;
+        load.parameter = true;
+        load.sharded = true;
+        load.bytes = P;
+        SpmdInstruction fwd = compute(1e9, false);
+        fwd.bytes = A;
+        const Plan plan = spmdPlan({load, fwd}, {{0.75, 0.25}});
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const SimResult r = simulate(plan, costs);
+        // The simulator adds each device's runtime overhead (1 GiB for both Volta and Pascal in the catalog).
+        const double over0 = r.peakMemoryBytes.at(0) - (0.75 * P * 8 + A);
+        const double over1 = r.peakMemoryBytes.at(1) - (0.25 * P * 8 + A);
+        QCOMPARE(over0, over1);
+        QVERIFY(over0 >= 0 && over0 <= 2.0 * (1 << 30));
+    }
+
+    void badSpmdPlansRefused()
+    {
+        Plan plan = spmdPlan({compute(1, true)}, {{1.0}}); // one ratio for two GPUs
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        QVERIFY_THROWS_EXCEPTION(InputError, simulate(plan, costs));
+        plan = spmdPlan({collective("all-sum", 1)}, {{0.5, 0.5}});
+        QVERIFY_THROWS_EXCEPTION(InputError, simulate(plan, costs));
+        plan = spmdPlan({compute(1, true, false, 3)}, {{0.5, 0.5}});
+        QVERIFY_THROWS_EXCEPTION(InputError, simulate(plan, costs));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpmdSim)
+#include "tst_spmd_sim.moc"

@@ -111,7 +111,8 @@ LeafScore Predictor::score(const std::vector<StageSlot>& order) const
         const double ar = ringAllReduce(gradBytes, config_.dp, dataLinks_[order[s].type]);
         sync = std::max(sync, ar + t.update[b[s + 1]] - t.update[b[s]]);
         const double peak = stagePeakMemory(model, b[s], b[s + 1], config_.tp, shards, mbs, std::min(S - s, M), job);
-        out.fits = out.fits && fitsMemory(peak, costs_.device(groups_[order[s].type].device));
+        out.fits = out.fits &&
+                   fitsMemory(peak, cluster_.nodeOf(gpus[s].front()), costs_.device(groups_[order[s].type].device));
     }
     out.seconds = sum + comm + (M - 1) * std::max(tmax, cmax) + sync;
     return out;

@@ -103,12 +103,15 @@ void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, 
         const int S = int(pl.stages.size());
         for (int s = 0; s < S; ++s) {
             const Stage& st = pl.stages[s];
-            const int shards = plan.job.zeroStage > 0 ? pl.replicas : 1;
+            // A stage's data-parallel GPUs split its micro-batch (and, under ZeRO, its states), as in the frameworks.
+            const int shards = plan.job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
+            const double microBatch = double(pl.microBatchSize) / st.dataParallel;
+            const int inFlight =
+                plan.job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
             for (int g : st.gpus) {
                 const Node& node = plan.cluster.nodeOf(g);
-                const double peak =
-                    costsForMemory->stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
-                                              pl.microBatchSize, std::min(S - s, pl.microBatches));
+                const double peak = costsForMemory->stagePeak(st.firstLayer, st.endLayer, node.deviceType,
+                                                              st.tensorParallel, shards, microBatch, inFlight);
                 QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType)));
             }
         }

@@ -279,6 +279,10 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
         throw InputError("plan", "estimate.iteration_seconds",
                          "the simulated iteration time is not a positive finite number: check the model's sizes and "
                          "the cluster's bandwidths and latencies");
+    // The SPMD planners (HAP and its data-parallel baselines) do not search memory (HAP's paper leaves it
+    // out): a program that does not fit is no plan, as for every other planner.
+    if (plan.kind() == PlanKind::Spmd && !plan.estimate.feasible)
+        throw InfeasibleError(plannerName + ": the synthesized program does not fit GPU memory on this cluster");
     progress.report(1, "done");
     return plan;
 }

@@ -311,12 +311,13 @@ private slots:
 
     void memoryRepair()
     {
-        // 1 V100 + 1 T4, 8 toy layers of 2.5e8 params: 16 bytes/param → 4e9 bytes per layer, so at most 4
-        // layers fit a 16 GiB GPU (16e9 + tiny activations ≤ 17.18e9 − 1e9 reserve; 5 layers = 20e9 do
-        // not). Measured times: V100 0.03 s, T4 0.15 s per layer; gbs 1 → only (pp 2, dp 1, tp 1), gas 1,
-        // cost = Σt + e: the memory-blind optimum puts 7 layers on the V100 (0.21 + 0.15 + e), which does
-        // not fit. Repair re-splits with the misfitting stages forbidden → 4 | 4.
-        PlanRequest req = request(plainTwoNodes("V100-16GB", "T4", 1), test::toyModel(8, 1e9, 2.5e8, 1e5), 1);
+        // 1 V100 + 1 T4, 8 toy layers of 2e8 params: 20 bytes/param (fp16, Megatron) → 4e9 bytes per layer,
+        // so at most 4 layers fit a 16 GiB GPU (16e9 + tiny activations ≤ 17.18e9 − 1.07e9 runtime
+        // overhead (1 GiB for both in the catalog); 5 layers = 20e9 do not). Measured times: V100 0.03 s,
+        // T4 0.15 s per layer; gbs 1 → only (pp 2, dp 1, tp 1), gas 1, cost = Σt + e: the memory-blind optimum
+        // puts 7 layers on the V100 (0.21 + 0.15 + e), which does not fit. Repair re-splits with the
+        // misfitting stages forbidden → 4 | 4.
+        PlanRequest req = request(plainTwoNodes("V100-16GB", "T4", 1), test::toyModel(8, 1e9, 2e8, 1e5), 1);
         Profile prof = flatProfile("V100-16GB", 8, 0.01, 0.02);
         prof.merge(flatProfile("T4", 8, 0.05, 0.10));
         req.profile = prof;

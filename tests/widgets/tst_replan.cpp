@@ -242,6 +242,27 @@ private slots:
         QVERIFY(doc.project() == snapshot);   // no run added, the failed marks kept
     }
 
+    void remainingGpusTooSmallKeepsThePreviousPlan()
+    {
+        // Only v100-0 left (2 x V100 16 GB): gpt2-xl's states alone (1.5e9 params x 20 B = 30 GB, fp16
+        // mixed precision) plus the runtime overhead exceed 2 x 16 GB, so no stage split fits.
+        ProjectDocument doc;
+        seedProject(doc);
+        const PlanRef before = *doc.currentPlan();
+        std::vector<int> others(doc.cluster()->nodes.size() - 1);
+        std::iota(others.begin(), others.end(), 1);
+        markNodes(doc, others);
+        const Project snapshot = doc.project();
+        ReplanController rc(&doc);
+        QSignalSpy failed(&rc, &ReplanController::replanFailed);
+        QVERIFY(rc.replan(before));
+        QVERIFY(failed.wait(60000));
+        const QString why = failed.at(0).at(0).toString();
+        QVERIFY2(why.contains("fit") && why.startsWith("without v100-1, "), qPrintable(why));
+        QCOMPARE(*doc.currentPlan(), before);
+        QVERIFY(doc.project() == snapshot);
+    }
+
     void noPlanToReplan()
     {
         ProjectDocument doc;

@@ -116,8 +116,8 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("ex3.json").toStdString();
         writeJsonFile(path, toJson(withFailed(exampleCluster("ditto-ex3"), {"rtx4090-0"})));
-        const std::vector<std::string> common = {"--model", "example:gpt2-xl", "--gbs", "128", "--profile",
-                                                 "example:gpt2-xl-ditto", "--planner", "ditto"};
+        const std::vector<std::string> common = {"--model",   "example:gpt2-xl",       "--gbs",     "128",
+                                                 "--profile", "example:gpt2-xl-ditto", "--planner", "ditto"};
         const auto plan = [&](std::vector<std::string> args, const std::string& out, std::string* errText) {
             args.insert(args.begin(), "plan");
             args.insert(args.end(), common.begin(), common.end());

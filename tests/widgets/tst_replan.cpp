@@ -194,8 +194,7 @@ private slots:
         Progress progress;
         QCOMPARE(p.pipelines, runPlanner("ditto", req, progress).pipelines);
 
-        QCOMPARE(nodeSetLabels({original, p}),
-                 (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
+        QCOMPARE(nodeSetLabels({original, p}), (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
         QVERIFY(nodeSetLabels({original, original}).isEmpty());
     }
 

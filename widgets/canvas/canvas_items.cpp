@@ -111,7 +111,9 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     p->setFont(pixelFont(13, true));
     const bool cpu = node_.communicator == Communicator::CpuEthernet;
     // The header's right end flags the node's state where it is seen first: failed, else the CPU path.
-    const QString badge = failed ? QCoreApplication::translate("NodeItem", "FAILED") : cpu ? QStringLiteral("CPU") : QString();
+    const QString badge = failed ? QCoreApplication::translate("NodeItem", "FAILED")
+                          : cpu  ? QStringLiteral("CPU")
+                                 : QString();
     const QRectF title(r.left() + 8, r.top(), r.width() - (failed ? 76 : cpu ? 52 : 16), nodebox::header);
     p->drawText(title, Qt::AlignVCenter | Qt::AlignLeft,
                 QFontMetricsF(p->font()).elidedText(QString::fromStdString(node_.name), Qt::ElideRight, title.width()));
@@ -265,8 +267,10 @@ void LinkItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     const bool selected = opt->state & QStyle::State_Selected;
     const bool dead = touchesFailedNode(); // no traffic can cross it: faded and dashed
     p->setRenderHint(QPainter::Antialiasing);
-    p->setPen(QPen(selected ? kSelection : dead ? QColor(170, 170, 170) : QColor(85, 85, 85), selected ? 3.5 : 2,
-                   cpuPath_ || dead ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
+    p->setPen(QPen(selected ? kSelection
+                   : dead   ? QColor(170, 170, 170)
+                            : QColor(85, 85, 85),
+                   selected ? 3.5 : 2, cpuPath_ || dead ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     p->drawLine(line_);
 
     const QRectF lr = labelRect();

@@ -124,9 +124,10 @@ void ReplanController::onFinished(const Run& run)
     const RunResult* after = run.results.empty() ? nullptr : &run.results.front();
     if (!after || !after->plan || after->status != "ok") {
         const std::string why = after ? after->message : "no result";
-        emit replanFailed(failedText_.empty() ? QString::fromStdString(why)
-                                              : tr("without %1: %2").arg(QString::fromStdString(failedText_),
-                                                                         QString::fromStdString(why)));
+        emit replanFailed(
+            failedText_.empty()
+                ? QString::fromStdString(why)
+                : tr("without %1: %2").arg(QString::fromStdString(failedText_), QString::fromStdString(why)));
         return;
     }
     const int id = doc_->addRun(resultRun(*after));

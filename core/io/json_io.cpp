@@ -83,7 +83,10 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
 {
     const JsonReader r = documentReader(o, file, "hetplan.cluster/1",
                                         {"schema", "name", "description", "intra_latency", "inter_latency",
-                                         "cpu_intra_bandwidth", "cpu_inter_bandwidth", "nodes", "links"});
+                                         "cpu_intra_bandwidth", "cpu_inter_bandwidth", "nodes", "links",
+                                         "cpu_path_penalty"});
+    // `cpu_path_penalty` (a multiplier on CPU-path links) was retired for the CPU-path bandwidths above; it is
+    // accepted and ignored so that clusters, plans and projects written before keep loading.
     Cluster c;
     c.name = r.string("name");
     c.description = r.string("description", "");

@@ -48,6 +48,18 @@ private slots:
         QCOMPARE(back.bandwidth(0, 5), 7.5e9);
     }
 
+    void retiredCpuPathPenaltyStillLoads()
+    {
+        // Clusters (and plans, which embed their cluster) written before the CPU-path bandwidths replaced the
+        // old multiplier carry `cpu_path_penalty`: they load, the field has no effect, and it is not written.
+        QJsonObject o = toJson(test::twoNodeCluster("T4", 4, "V100-16GB", 2, 3.125e9));
+        o["cpu_path_penalty"] = 4.0;
+        writeJsonFile(path("old.json"), o);
+        const Cluster back = readCluster(path("old.json"));
+        QVERIFY(back == test::twoNodeCluster("T4", 4, "V100-16GB", 2, 3.125e9));
+        QVERIFY(!toJson(back).contains("cpu_path_penalty"));
+    }
+
     void unitsAreParsedExactly()
     {
         writeTextFile(path("u.json"), R"({"name":"u","inter_latency":"20 us","nodes":[{"name":"n","device":"T4",)"

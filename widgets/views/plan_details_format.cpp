@@ -17,7 +17,15 @@ QString number(double v, int digits)
         return QString::number(v, 'g', digits);
     // Fixed notation with `digits` significant digits: 2440.214 -> "2440", 0.40838 -> "0.4084".
     const int decimals = std::max(0, digits - 1 - int(std::floor(std::log10(a > 0 ? a : 1))));
-    return QString::number(v, 'f', decimals);
+    QString text = QString::number(v, 'f', decimals);
+    // 0.3000 -> 0.3: trailing zeros would claim a precision the value does not have.
+    if (text.contains(QLatin1Char('.'))) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(QLatin1Char('.')))
+            text.chop(1);
+    }
+    return text;
 }
 
 QString integer(const QJsonValue& v)
@@ -27,7 +35,9 @@ QString integer(const QJsonValue& v)
 
 QString seconds(const QJsonValue& v)
 {
-    return v.isDouble() ? viewutil::formatDuration(v.toDouble()) : QStringLiteral("–");
+    if (!v.isDouble())
+        return QStringLiteral("–");
+    return v.toDouble() == 0 ? QStringLiteral("0") : viewutil::formatDuration(v.toDouble());
 }
 
 QString percent(double fraction) { return QString::number(fraction * 100, 'f', 1) + QStringLiteral(" %"); }

@@ -32,9 +32,9 @@ private:
 // QObject::tr for the section builders (free functions).
 inline QString tr(const char* text) { return QObject::tr(text); }
 
-QString number(double v, int digits = 4);     // 4 significant digits, no exponent below 1e6
+QString number(double v, int digits = 4);      // 4 significant digits, no exponent below 1e6
 QString integer(const QJsonValue& v);          // "16"; "–" when missing
-QString seconds(const QJsonValue& v);          // "12.3 ms", "1.24 s"; "–" when missing
+QString seconds(const QJsonValue& v);          // "12.3 ms", "1.24 s", "0"; "–" when missing
 QString percent(double fraction);              // "40.8 %"
 QString layerRange(const QJsonValue& pair);    // [0, 14] -> "[0, 14)"
 QString rangesFromBounds(const QJsonArray& b); // [0, 26, 50] -> "[0, 26) [26, 50)"

@@ -26,9 +26,11 @@ DetailsBlock hethubMetrics(SectionReader& r)
         fraction = tokens.toDouble() / bound.toDouble();
     addRow(kv, tr("Throughput per GPU (eq. 2)"), tokensPerGpu(tokens));
     const QJsonValue mfu = r.take("mfu");
-    addRow(kv, tr("MFU (eq. 4, at the job's precision)"), mfu.isDouble() ? percent(mfu.toDouble()) : QStringLiteral("–"));
+    addRow(kv, tr("MFU (eq. 4, at the job's precision)"),
+           mfu.isDouble() ? percent(mfu.toDouble()) : QStringLiteral("–"));
     addRow(kv, tr("Additive upper bound (eq. 3)"), tokensPerGpu(bound));
-    addRow(kv, tr("Throughput / upper bound"), fraction.isDouble() ? percent(fraction.toDouble()) : QStringLiteral("–"));
+    addRow(kv, tr("Throughput / upper bound"),
+           fraction.isDouble() ? percent(fraction.toDouble()) : QStringLiteral("–"));
     const bool fits = !uniformFits.isBool() || uniformFits.toBool();
     addRow(kv, tr("Uniform layer split, same degrees"),
            tokensPerGpu(uniform) + (fits ? QString() : tr(" (does not fit memory)")));

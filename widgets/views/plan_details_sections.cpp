@@ -16,9 +16,9 @@ namespace {
 // Ditto sec. 5.3: d_i virtual GPUs per real GPU of type i, relative to the weakest type.
 DetailsBlock dittoFolding(const QJsonObject& folding)
 {
-    DetailsBlock b = table(tr("Node folding: device type → d_i"),
-                           {tr("Device type"), tr("GPUs"), tr("d_i (virtual GPUs per GPU)"), tr("Virtual GPUs"),
-                            tr("Model time on one GPU (c_i)")});
+    DetailsBlock b =
+        table(tr("Node folding: device type → d_i"), {tr("Device type"), tr("GPUs"), tr("d_i (virtual GPUs per GPU)"),
+                                                      tr("Virtual GPUs"), tr("Model time on one GPU (c_i)")});
     for (const QJsonValue& v : folding.value("types").toArray()) {
         const QJsonObject t = v.toObject();
         b.rows.push_back({t.value("device").toString(), integer(t.value("gpus")), integer(t.value("d")),
@@ -65,8 +65,8 @@ DetailsBlock dittoSummary(SectionReader& r)
 // The recovered (or Oobleck) template: one row per stage.
 DetailsBlock stageTable(const QString& heading, const QJsonArray& stages, int slowest)
 {
-    DetailsBlock b = table(heading, {tr("Stage"), tr("Device type"), tr("Layers"), tr("GPUs"), tr("dp × tp"),
-                                     tr("Stage time")});
+    DetailsBlock b =
+        table(heading, {tr("Stage"), tr("Device type"), tr("Layers"), tr("GPUs"), tr("dp × tp"), tr("Stage time")});
     for (int i = 0; i < int(stages.size()); ++i) {
         const QJsonObject s = stages[i].toObject();
         b.rows.push_back({i + 1 == slowest ? tr("%1 (slowest)").arg(i + 1) : QString::number(i + 1),
@@ -113,14 +113,14 @@ QString stageRanges(const QJsonArray& stages)
 
 DetailsBlock oobleckTemplates(const QJsonArray& templates)
 {
-    DetailsBlock b = table(tr("Pipeline templates: node count → best template"),
-                           {tr("Nodes"), tr("Stages"), tr("Layer ranges"), tr("GPUs per stage"), tr("T"),
-                            tr("T1 + T2 + T3")});
+    DetailsBlock b =
+        table(tr("Pipeline templates: node count → best template"),
+              {tr("Nodes"), tr("Stages"), tr("Layer ranges"), tr("GPUs per stage"), tr("T"), tr("T1 + T2 + T3")});
     for (const QJsonValue& v : templates) {
         const QJsonObject t = v.toObject();
         const QJsonArray stages = t.value("template").toArray();
-        b.rows.push_back({integer(t.value("nodes")), integer(t.value("stages")), stageRanges(stages),
-                          stageGpus(stages), seconds(t.value("T")), objectiveText(t)});
+        b.rows.push_back({integer(t.value("nodes")), integer(t.value("stages")), stageRanges(stages), stageGpus(stages),
+                          seconds(t.value("T")), objectiveText(t)});
     }
     return b;
 }
@@ -141,7 +141,7 @@ DetailsBlock oobleckTByStages(const QJsonArray& templates)
     }
     QStringList columns{tr("Nodes")};
     for (int s = 1; s <= maxStages; ++s)
-        columns << tr("%1 stages").arg(s);
+        columns << (s == 1 ? tr("1 stage") : tr("%1 stages").arg(s));
     DetailsBlock b = table(tr("T by stage count"), columns);
     b.note = tr("T of the best template with each stage count (– : none fits memory or has too few GPUs).");
     for (const auto& [nodes, byStages] : cells) {
@@ -155,8 +155,8 @@ DetailsBlock oobleckTByStages(const QJsonArray& templates)
 
 DetailsBlock oobleckInstance(const QJsonArray& instance)
 {
-    DetailsBlock b = table(tr("Instance on the cluster"),
-                           {tr("Pipeline"), tr("Nodes"), tr("Stages"), tr("Micro-batches"), tr("T")});
+    DetailsBlock b =
+        table(tr("Instance on the cluster"), {tr("Pipeline"), tr("Nodes"), tr("Stages"), tr("Micro-batches"), tr("T")});
     for (int i = 0; i < int(instance.size()); ++i) {
         const QJsonObject p = instance[i].toObject();
         b.rows.push_back({QString::number(i + 1), integer(p.value("nodes")), integer(p.value("stages")),

@@ -117,39 +117,47 @@ QString alignedTable(const DetailsBlock& b)
 
 namespace hetplan {
 
-QString spmdProgramText(const SpmdPlan& spmd, const Cluster& cluster)
+namespace {
+// "  7  F [2] conv1  rebalance from segment 1 6.58 GB  " for each instruction, padded to common widths.
+QStringList instructionPrefixes(const SpmdPlan& spmd)
 {
     using namespace details;
     const int n = int(spmd.program.size());
-    const bool described = spmd.instructions.size() == spmd.program.size();
-    int groupWidth = 0, textWidth = 0;
-    for (int i = 0; i < n; ++i) {
-        textWidth = std::max(textWidth, int(spmd.program[i].size()));
-        if (described)
-            groupWidth = std::max(groupWidth, int(spmd.instructions[i].group.size()));
-    }
-    textWidth = std::min(textWidth, 72); // longer lines push their comment out rather than every line's
     const int indexWidth = int(QString::number(std::max(n, 1)).size());
-    QStringList lines{tr("# %1 instructions, run by every GPU in this order. F/B = forward/backward, [s] = "
-                         "segment (its ratios below), then the layer group, the instruction with its sharding "
-                         "property and collective, and its work.")
-                          .arg(n)};
+    const bool described = spmd.instructions.size() == spmd.program.size();
+    int groupWidth = 0, workWidth = 0;
+    for (int i = 0; described && i < n; ++i) {
+        groupWidth = std::max(groupWidth, int(spmd.instructions[i].group.size()));
+        workWidth = std::max(workWidth, int(instructionWork(spmd.instructions[i]).size()));
+    }
+    QStringList out;
     for (int i = 0; i < n; ++i) {
         QString line = QString::number(i + 1).rightJustified(indexWidth) + QStringLiteral("  ");
         if (described) {
             const SpmdInstruction& ins = spmd.instructions[i];
-            line += QStringLiteral("%1 [%2] %3  ")
+            line += QStringLiteral("%1 [%2] %3  %4  ")
                         .arg(ins.backward ? QLatin1Char('B') : QLatin1Char('F'))
                         .arg(ins.segment)
-                        .arg(qs(ins.group).leftJustified(groupWidth));
-            line += qs(spmd.program[i]).leftJustified(textWidth) + QStringLiteral("  # ") + instructionWork(ins);
-        } else {
-            line += qs(spmd.program[i]);
+                        .arg(qs(ins.group).leftJustified(groupWidth), instructionWork(ins).leftJustified(workWidth));
         }
-        lines << line;
+        out << line;
     }
+    return out;
+}
+} // namespace
+
+QString spmdProgramText(const SpmdPlan& spmd, const Cluster& cluster)
+{
+    using namespace details;
+    QStringList lines{tr("# %1 instructions, run by every GPU in this order.").arg(spmd.program.size()),
+                      tr("# Columns: index, F/B = forward/backward, [segment] (its ratios below), layer group, "
+                         "the work, then the instruction with its sharding property and collective.")};
+    const QStringList prefixes = instructionPrefixes(spmd);
+    for (int i = 0; i < int(spmd.program.size()); ++i)
+        lines << prefixes[i] + qs(spmd.program[i]);
     if (!spmd.shardingRatios.empty())
-        lines << QString() << tr("# Sharding ratios per segment, by device type") << alignedTable(ratioTable(spmd, cluster));
+        lines << QString() << tr("# Sharding ratios per segment, by device type")
+              << alignedTable(ratioTable(spmd, cluster));
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 

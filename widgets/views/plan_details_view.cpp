@@ -23,7 +23,7 @@
 namespace hetplan {
 
 namespace {
-constexpr int kMaxVisibleRows = 14; // longer tables scroll inside themselves
+constexpr int kMaxVisibleRows = 60; // longer tables scroll inside themselves
 
 // Ctrl+C on a table copies its selected cells, tab-separated, one line per row.
 void addCopyAction(QTableWidget* table)

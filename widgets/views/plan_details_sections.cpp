@@ -111,7 +111,7 @@ QString stageRanges(const QJsonArray& stages)
     return out.join(QLatin1Char(' '));
 }
 
-DetailsBlock oobleckTemplates(const QJsonArray& templates)
+DetailsBlock oobleckTemplates(const QJsonArray& templates, const QString& microBatches)
 {
     DetailsBlock b =
         table(tr("Pipeline templates: node count → best template"),
@@ -191,11 +191,12 @@ DetailsSection oobleckSection(const QJsonObject& object)
     addRow(kv, tr("GPUs per node"), integer(r.take("gpus_per_node")));
     addRow(kv, tr("Fewest nodes that fit"), integer(r.take("min_nodes")));
     addRow(kv, tr("Micro-batch size"), integer(r.take("micro_batch_size")));
-    addRow(kv, tr("Micro-batches per iteration (global)"), integer(r.take("micro_batches")));
+    const QString microBatches = integer(r.take("micro_batches"));
+    addRow(kv, tr("Micro-batches per iteration (global)"), microBatches);
     addRow(kv, tr("Templates reused (--reuse)"), scalar(r.take("reused")));
     s.blocks.push_back(kv);
     const QJsonArray templates = r.takeArray("templates");
-    s.blocks.push_back(oobleckTemplates(templates));
+    s.blocks.push_back(oobleckTemplates(templates, microBatches));
     s.blocks.push_back(oobleckTByStages(templates));
     if (r.has("instance"))
         s.blocks.push_back(oobleckInstance(r.takeArray("instance")));

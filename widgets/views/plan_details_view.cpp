@@ -64,8 +64,10 @@ QWidget* tableWidget(const DetailsBlock& b)
     const bool scrolls = int(b.rows.size()) > kMaxVisibleRows;
     t->setVerticalScrollBarPolicy(scrolls ? Qt::ScrollBarAlwaysOn : Qt::ScrollBarAlwaysOff);
     // As wide and as high as the content (up to kMaxVisibleRows rows), so tables read as tables, not bands.
+    // Wider than the tab: the tab scrolls sideways, so no scroll bar inside the table hides its last row.
+    t->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    t->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
+    t->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     const int rows = std::min(int(b.rows.size()), kMaxVisibleRows);
     t->setFixedHeight(t->horizontalHeader()->sizeHint().height() + rows * t->verticalHeader()->defaultSectionSize() +
                       2 * t->frameWidth());

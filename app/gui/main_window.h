@@ -26,6 +26,7 @@ class JobPanel;
 class ModelPanel;
 class PlanDetailsView;
 class ProjectTreeModel;
+class ReplanController;
 class RunController;
 class RunPanel;
 class StageMapView;
@@ -38,6 +39,7 @@ public:
 
     ProjectDocument* document() const { return doc_; }
     RunController* runner() const { return runner_; }
+    ReplanController* replanner() const { return replan_; }
     ClusterEditor* clusterEditor() const { return editor_; }
     GanttView* gantt() const { return gantt_; }
     StageMapView* stageMap() const { return stageMap_; }
@@ -109,6 +111,12 @@ private:
     void onRunResult(const RunResult& result);
     void onRunFinished();
     void showMessage(const QString& text, bool error = false);
+
+    // Re-planning when nodes fail or recover (main_window_replan.cpp).
+    void buildReplan();
+    void replanAfterFailure();
+    void onReplanned(const PlanRef& before, const PlanRef& after);
+    void onReplanFailed(const QString& reason);
     // A failed action: `status` (with %1 = the reason) in the status bar and, when interactive, the reason
     // in a dialog titled `dialogTitle` (critical, or a warning).
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
@@ -121,6 +129,7 @@ private:
 
     ProjectDocument* doc_;
     RunController* runner_;
+    ReplanController* replan_ = nullptr;
     ProjectTreeModel* treeModel_;
     QTreeView* tree_;
     QTabWidget* tabs_;

@@ -1,10 +1,13 @@
 // hetplan, the desktop app. Besides the normal interactive start:
 //   hetplan [project.hetplan]
-//   hetplan --example CLUSTER:MODEL [--run PLANNERS] [--screenshots DIR]
+//   hetplan --example CLUSTER:MODEL [--job FILE] [--profile FILE|example:NAME] [--run PLANNERS]
+//           [--screenshots DIR]
 // With --screenshots the app opens the example, runs the planners, writes one PNG per main view into DIR
 // and exits (works with QT_QPA_PLATFORM=offscreen).
 #include "main_window.h"
 
+#include "core/io/examples.h"
+#include "core/io/json_io.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
 
@@ -24,6 +27,8 @@ struct CommandLine {
     QCommandLineOption run{"run", "Run these planners (comma-separated) on it.", "planners"};
     QCommandLineOption shots{"screenshots", "Write a PNG per main view into DIR, then exit.", "dir"};
     QCommandLineOption timing{"startup-time", "Print the time until the window is shown, then exit."};
+    QCommandLineOption job{"job", "Use this job JSON (batch, sequence, precision, ...) with --example.", "file"};
+    QCommandLineOption profile{"profile", "Use this profile JSON or bundled example:NAME for the model.", "profile"};
 };
 
 void setApplicationNames()
@@ -39,7 +44,7 @@ void parseCommandLine(CommandLine& cli, const QApplication& app)
     cli.parser.setApplicationDescription("Plans training on heterogeneous GPU clusters.");
     cli.parser.addHelpOption();
     cli.parser.addVersionOption();
-    cli.parser.addOptions({cli.example, cli.run, cli.shots, cli.timing});
+    cli.parser.addOptions({cli.example, cli.run, cli.shots, cli.timing, cli.job, cli.profile});
     cli.parser.addPositionalArgument("project", "A .hetplan project to open.");
     cli.parser.process(app);
 }
@@ -76,6 +81,26 @@ bool openExampleArgument(MainWindow& window, const QString& argument)
     window.openExample(parts[0].toStdString(), parts[1].toStdString());
     if (!window.document()->cluster()) {
         std::fprintf(stderr, "error: --example: example: %s\n", qPrintable(window.lastMessage()));
+        return false;
+    }
+    return true;
+}
+
+// --job and --profile for the opened example: one undo step each, as if edited in the Job and Model tabs.
+// False (with the error on stderr) if a file cannot be read.
+bool applyJobAndProfile(MainWindow& window, const CommandLine& cli)
+{
+    ProjectDocument* doc = window.document();
+    try {
+        if (cli.parser.isSet(cli.job))
+            doc->setJob({doc->job() ? doc->job()->name : "default", readJob(cli.parser.value(cli.job).toStdString())});
+        if (cli.parser.isSet(cli.profile) && doc->model()) {
+            const ModelSpec& model = doc->model()->model;
+            const Job job = doc->job() ? doc->job()->job : Job{};
+            doc->setProfile(model.name, loadProfile(cli.parser.value(cli.profile).toStdString(), model, job));
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
         return false;
     }
     return true;
@@ -138,6 +163,8 @@ int main(int argc, char** argv)
         QTimer::singleShot(0, &window, [&window, path] { window.openFile(path); });
     }
     if (cli.parser.isSet(cli.example) && !openExampleArgument(window, cli.parser.value(cli.example)))
+        return 2;
+    if (!applyJobAndProfile(window, cli))
         return 2;
     const std::vector<std::string> planners = plannerList(cli.parser.value(cli.run));
     if (batch)

@@ -97,6 +97,7 @@ void MainWindow::buildTabs()
     tabs_->addTab(stageMap_, tr("Stage map"));
     tabs_->addTab(curves_, tr("Batch → speed"));
     tabs_->addTab(comparison_, tr("Comparison"));
+    buildDetailsTab();
     setCentralWidget(tabs_);
 }
 

@@ -24,6 +24,7 @@ class CurvesView;
 class GanttView;
 class JobPanel;
 class ModelPanel;
+class PlanDetailsView;
 class ProjectTreeModel;
 class ReplanController;
 class RunController;
@@ -44,6 +45,7 @@ public:
     StageMapView* stageMap() const { return stageMap_; }
     CurvesView* curves() const { return curves_; }
     ComparisonView* comparison() const { return comparison_; }
+    PlanDetailsView* planDetails() const { return details_; }
     RunPanel* runPanel() const { return runPanel_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -56,7 +58,8 @@ public:
     // `options` (planner → key → value) add to what the Run tab says.
     bool runPlanners(const std::vector<std::string>& planners,
                      const std::map<std::string, std::map<std::string, std::string>>& options = {});
-    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png (+ run.png, model.png) into dir.
+    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png, details.png (+ run.png, model.png)
+    // into dir.
     bool writeScreenshots(const QString& dir, QString* error = nullptr);
     // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
     void setInteractive(bool on) { interactive_ = on; }
@@ -119,6 +122,10 @@ private:
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
                        bool critical = true);
     void updateTitle();
+    // The Plan details tab (main_window_details.cpp).
+    void buildDetailsTab();
+    void showPlanDetails(const Plan* plan);
+    bool writeDetailsScreenshot(const QString& dir);
 
     ProjectDocument* doc_;
     RunController* runner_;
@@ -133,6 +140,7 @@ private:
     StageMapView* stageMap_;
     CurvesView* curves_;
     ComparisonView* comparison_;
+    PlanDetailsView* details_ = nullptr;
     JobPanel* jobPanel_;
     QLabel* status_;
     QProgressBar* progress_;

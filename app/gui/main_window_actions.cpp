@@ -228,6 +228,7 @@ void MainWindow::onCurrentPlanChanged()
 {
     const auto ref = doc_->currentPlan();
     const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
+    showPlanDetails(plan);
     if (!plan) {
         gantt_->clear();
         stageMap_->clear();
@@ -492,6 +493,7 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
         QApplication::processEvents();
         ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
     }
+    ok = writeDetailsScreenshot(dir) && ok;
     // The Run and Model tabs too, as the whole window sees them.
     for (const auto& [tab, name] :
          {std::pair<QWidget*, const char*>{runPanel_, "run.png"}, {modelPanel_, "model.png"}}) {

@@ -15,6 +15,7 @@
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/curves_view.h"
 #include "widgets/views/gantt_view.h"
+#include "widgets/views/plan_details_view.h"
 #include "widgets/views/stage_map_view.h"
 
 #include <QCryptographicHash>
@@ -23,6 +24,7 @@
 #include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -98,7 +100,8 @@ private slots:
         // Screenshots of every main view.
         const QString shots = dir.filePath("shots");
         QVERIFY(w.writeScreenshots(shots));
-        for (const char* n : {"canvas.png", "gantt.png", "stage-map.png", "curves.png", "comparison.png"})
+        for (const char* n :
+             {"canvas.png", "gantt.png", "stage-map.png", "curves.png", "comparison.png", "details.png"})
             QVERIFY2(QFileInfo(shots + "/" + n).size() > 5000, n);
     }
 
@@ -224,6 +227,45 @@ private slots:
         QVERIFY(w.lastMessage().startsWith("Cannot open"));
         QVERIFY(w.document()->project() == kept); // the user's data stays
         QCOMPARE(fileHash(bad), before);          // and the file is not modified
+    }
+
+    // Selecting a plan fills the Plan details tab with its planner's section; no plan empties it.
+    void selectingAPlanFillsTheDetails()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1400, 900);
+        w.show();
+        w.openExample("ditto-ex1", "gpt2-xl");
+        QVERIFY(w.planDetails()->isEmpty());
+        QVERIFY(w.runPlanners({"ditto", "megatron"}));
+        QVERIFY(waitForRun(w));
+        const Run& run = w.document()->project().runs.back();
+        QCOMPARE(run.results.size(), size_t(2));
+        int ditto = -1;
+        for (int i = 0; i < 2; ++i)
+            if (run.results[i].planner == "ditto")
+                ditto = i;
+        QVERIFY(ditto >= 0 && run.results[0].plan && run.results[1].plan);
+        // megatron's plan has no section of its own, ditto's has one.
+        w.document()->setCurrentPlan(PlanRef{run.id, 1 - ditto});
+        QVERIFY(w.planDetails()->isEmpty());
+        w.document()->setCurrentPlan(PlanRef{run.id, ditto});
+        QVERIFY(!w.planDetails()->isEmpty());
+        const PlanDetailsLayout& l = w.planDetails()->layout();
+        QCOMPARE(l.sections.at(0).key, QStringLiteral("ditto"));
+        QCOMPARE(w.planDetails()->sectionTabs()->count(), int(l.sections.size()));
+        // ditto-ex1 has two device types (V100, RTX 3090): two folding rows; the weakest type has d = 1.
+        const DetailsBlock& folding = l.sections[0].blocks.at(0);
+        QVERIFY(folding.heading.startsWith("Node folding"));
+        QCOMPARE(folding.rows.size(), size_t(2));
+        QCOMPARE(folding.rows[0][0], QStringLiteral("V100-16GB"));
+        QCOMPARE(folding.rows[0][2], QStringLiteral("1"));
+        w.tabs()->setCurrentWidget(w.planDetails());
+        QCoreApplication::processEvents();
+        QVERIFY(distinctColours(w.planDetails()) > 10);
+        w.document()->setCurrentPlan(std::nullopt);
+        QVERIFY(w.planDetails()->isEmpty());
     }
 
     void exportMenuIsTheRegistry()

@@ -125,6 +125,7 @@ void TestViewLayouts::ganttBarsAndTimeAxis()
     QCOMPARE(l.bars[2].event, 2);
     QVERIFY(l.legend.send);
     QVERIFY(!l.legend.collective && !l.legend.recompute && !l.legend.optimizer);
+    QVERIFY(l.legend.microBatches); // the legend explains the micro-batch colours
     const QString tip = ganttEventText(l, sim.events[2]);
     QVERIFY2(tip.startsWith("<b>backward · micro-batch 1</b>"), qPrintable(tip));
     QVERIFY2(tip.contains("stage 1 · layers [3,6) · replica 1"), qPrintable(tip));
@@ -171,6 +172,7 @@ void TestViewLayouts::ganttSpmdRowsFromEvents()
     Plan p;
     p.cluster = twoByTwo();
     p.spmd = SpmdPlan{};
+    p.spmd->program = {"x = Placeholder-Shard(0)", "y | All-Reduce = MatMul(x, w)"};
     SimResult sim;
     sim.iterationSeconds = 0.004;
     sim.events = {timelineEvent(3, EventKind::Forward, 0, 0, -1, 0, 0.002),
@@ -181,7 +183,9 @@ void TestViewLayouts::ganttSpmdRowsFromEvents()
     QCOMPARE(l.bars[0].track, 2);
     QCOMPARE(l.bars[1].track, 1);
     QVERIFY(l.legend.collective);
-    QCOMPARE(l.kind, QString());
+    // Compute per op group (micro-batch -1): no micro-batch colours in the legend; the subtitle names the kind.
+    QVERIFY(!l.legend.microBatches);
+    QCOMPARE(l.kind, QStringLiteral("SPMD, 2 instructions"));
 }
 
 void TestViewLayouts::stageMapSpmdRatios()

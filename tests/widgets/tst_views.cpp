@@ -544,6 +544,23 @@ private slots:
         if (amp_.plannerEstimate)
             QVERIFY(ampTip.contains(QStringLiteral("planner's estimate")));
 
+        // A HetHub section: its MFU and share of the additive bound under its name in the throughput panel,
+        // the bound and the uniform split in the legend. Bound = tokens / 0.8 per GPU, so 80 % of it.
+        Plan het = amp_;
+        het.planner = "hethub";
+        const double perGpu = amp_.estimate.tokensPerSecond / double(amp_.usedGpus().size());
+        het.details["hethub"] = QJsonObject{{"mfu", 0.4},
+                                            {"additive_upper_bound_tokens_per_gpu_second", perGpu / 0.8},
+                                            {"uniform_split_tokens_per_gpu_second", perGpu / 2}};
+        view.setPlans({amp_, het});
+        QCOMPARE(view.throughputTicks(), (QStringList{"amp", "hethub\nMFU 40.0 % · 80 % of bound"}));
+        QStringList legend;
+        for (int i = 0; i < view.plot()->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(view.plot()->legend->item(i)))
+                legend << item->plottable()->name();
+        QVERIFY2(legend.contains("HetHub additive upper bound (eq. 3)"), qPrintable(legend.join(", ")));
+        QVERIFY2(legend.contains("HetHub uniform layer split"), qPrintable(legend.join(", ")));
+
         // A single plan works too; an empty list shows the placeholder.
         view.setPlans({amp_});
         QVERIFY(!view.isEmpty());

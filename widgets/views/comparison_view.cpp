@@ -91,6 +91,7 @@ void ComparisonView::clear()
 {
     rows_.clear();
     names_.clear();
+    throughputTicks_.clear();
     PlotView::clear();
 }
 
@@ -164,7 +165,8 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
     QCustomPlot* p = newPlot();
     const Panels panels = addPanels(p);
     drawTimePanel(p, panels.time, ticks);
-    drawTokensPanel(p, panels.tokens, ticks);
+    throughputTicks_ = withHetHubMetrics(ticks);
+    drawTokensPanel(p, panels.tokens, throughputTicks_);
     drawSearchPanel(p, panels.search, ticks);
 
     p->legend->setVisible(true);
@@ -228,6 +230,24 @@ QStringList ComparisonView::tickNames() const
         if (!rows_[i].feasible)
             ticks[int(i)] += tr("\n(does not fit)");
     return ticks;
+}
+
+// HetHub's MFU (eq. 4) and throughput over its additive upper bound (eq. 3) on a second line under its name,
+// so they read without hovering.
+QStringList ComparisonView::withHetHubMetrics(const QStringList& ticks) const
+{
+    QStringList out = ticks;
+    for (int i = 0; i < int(rows_.size()) && i < int(out.size()); ++i) {
+        const Row& r = rows_[i];
+        QStringList metrics;
+        if (r.mfu)
+            metrics << tr("MFU %1 %").arg(*r.mfu * 100, 0, 'f', 1);
+        if (r.upperBoundTokens && *r.upperBoundTokens > 0)
+            metrics << tr("%1 % of bound").arg(r.tokens / *r.upperBoundTokens * 100, 0, 'f', 0);
+        if (!metrics.isEmpty())
+            out[i] += QLatin1Char('\n') + metrics.join(QStringLiteral(" · "));
+    }
+    return out;
 }
 
 // Panel 1: iteration time, simulated vs the planner's own estimate.
@@ -308,12 +328,25 @@ void ComparisonView::drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double t
         line->setPen(QPen(QColor(40, 40, 40), 1.5, style));
         valueLabel(p, rect, i + 0.3, value * tokenScale, text, QColor(70, 70, 70));
     };
+    bool anyBound = false, anyUniform = false;
     for (int i = 0; i < int(rows_.size()); ++i) {
         if (rows_[i].upperBoundTokens)
             mark(i, *rows_[i].upperBoundTokens, Qt::DashLine, tr("upper bound"));
         if (rows_[i].uniformSplitTokens)
             mark(i, *rows_[i].uniformSplitTokens, Qt::DotLine, tr("uniform"));
+        anyBound |= bool(rows_[i].upperBoundTokens);
+        anyUniform |= bool(rows_[i].uniformSplitTokens);
     }
+    // The marks in the legend: an empty graph carries each line style.
+    auto legendEntry = [&](Qt::PenStyle style, const QString& name) {
+        auto* entry = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        entry->setPen(QPen(QColor(40, 40, 40), 1.5, style));
+        entry->setName(name);
+    };
+    if (anyBound)
+        legendEntry(Qt::DashLine, tr("HetHub additive upper bound (eq. 3)"));
+    if (anyUniform)
+        legendEntry(Qt::DotLine, tr("HetHub uniform layer split"));
 }
 
 // Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,

@@ -22,6 +22,8 @@ public:
     void setPlans(const std::vector<Plan>& plans, const QStringList& labels = {});
     void clear() override;
     QStringList names() const { return names_; }
+    // The throughput panel's tick labels: names, and under a HetHub plan its MFU and share of the bound.
+    QStringList throughputTicks() const { return throughputTicks_; }
 
 public slots:
     void resetZoom() override;
@@ -33,6 +35,7 @@ protected:
 private:
     void collectRows(const std::vector<Plan>& plans, const QStringList& labels);
     QStringList tickNames() const; // names_, with the plans that do not fit memory marked
+    QStringList withHetHubMetrics(const QStringList& ticks) const;
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
@@ -48,6 +51,7 @@ private:
     void drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const;
     std::vector<Row> rows_;
     QStringList names_;
+    QStringList throughputTicks_;
 };
 
 } // namespace hetplan

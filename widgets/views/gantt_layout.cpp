@@ -155,6 +155,7 @@ GanttLegendNeeds legendNeeds(const std::vector<TimelineEvent>& events)
         n.optimizer |= e.kind == EventKind::Optimizer;
         n.send |= send;
         n.collective |= isCommunication(e.kind) && !send;
+        n.microBatches |= !isCommunication(e.kind) && e.microBatch >= 0;
     }
     return n;
 }
@@ -163,6 +164,8 @@ QString kindText(const Plan& plan)
 {
     if (plan.zero)
         return ganttText("ZeRO-%1").arg(plan.zero->stage);
+    if (plan.spmd)
+        return ganttText("SPMD, %1 instructions").arg(plan.spmd->program.size());
     if (plan.pipelines.empty())
         return {};
     const size_t stages = plan.pipelines[0].stages.size();

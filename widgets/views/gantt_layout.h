@@ -46,6 +46,7 @@ struct GanttBarLayout {
 // Which kinds of events occur, so the legend names only those.
 struct GanttLegendNeeds {
     bool recompute = false, optimizer = false, send = false, collective = false;
+    bool microBatches = false; // compute is per micro-batch (pipelines, ZeRO), not per op group (SPMD)
 };
 
 struct GanttLayout {
@@ -56,7 +57,7 @@ struct GanttLayout {
     double timeScale = 1e3; // seconds → time-axis units
     double span = 0;        // end of the iteration (or of the last event) in axis units
     GanttLegendNeeds legend;
-    QString kind; // "ZeRO-2", "3 stages", "" (for the subtitle)
+    QString kind; // "ZeRO-2", "3 stages", "SPMD, 273 instructions", "" (for the subtitle)
     // For hover texts.
     std::vector<QString> gpuText;   // per GPU: "node/i (type)"
     std::vector<QString> stageText; // per flattened stage: "stage 2 · layers [7,14)"

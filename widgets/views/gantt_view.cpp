@@ -85,11 +85,16 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
         const GanttStyle& s = styles[size_t(style)];
         new LegendSwatch(x, y, name, s.fill, s.hatch, s.hatchColour);
     };
-    auto* colours = new LegendSwatch(x, y, GanttView::tr("colour = micro-batch"), {});
-    colours->setStripes({palette::microBatchColor(0), palette::microBatchColor(1), palette::microBatchColor(2),
-                         palette::microBatchColor(3), palette::microBatchColor(4)});
-    new LegendSwatch(x, y, GanttView::tr("forward (light)"), styles[0].fill);
-    new LegendSwatch(x, y, GanttView::tr("backward (dark)"), styles[1].fill);
+    // SPMD compute is drawn per op group, not per micro-batch: no micro-batch colours to explain.
+    if (needs.microBatches) {
+        auto* colours = new LegendSwatch(x, y, GanttView::tr("colour = micro-batch"), {});
+        colours->setStripes({palette::microBatchColor(0), palette::microBatchColor(1), palette::microBatchColor(2),
+                             palette::microBatchColor(3), palette::microBatchColor(4)});
+    }
+    new LegendSwatch(x, y, needs.microBatches ? GanttView::tr("forward (light)") : GanttView::tr("forward"),
+                     styles[0].fill);
+    new LegendSwatch(x, y, needs.microBatches ? GanttView::tr("backward (dark)") : GanttView::tr("backward"),
+                     styles[1].fill);
     if (needs.recompute)
         swatch(GanttView::tr("recompute"), 2);
     if (needs.optimizer)
@@ -98,6 +103,18 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
         swatch(GanttView::tr("p2p send"), kSend);
     if (needs.collective)
         swatch(GanttView::tr("collective"), kCollective);
+}
+// "gpt2 on lab · 3 stages · 1.24 s (simulated)"; parts that are empty are left out.
+QString subtitleOf(const Plan& plan, const QString& kind, const SimResult& result)
+{
+    QStringList parts{GanttView::tr("%1 on %2")
+                          .arg(QString::fromStdString(plan.model.name), QString::fromStdString(plan.cluster.name))};
+    if (!kind.isEmpty())
+        parts << kind;
+    parts << GanttView::tr("%1 (simulated)").arg(viewutil::formatDuration(result.iterationSeconds));
+    if (!result.feasible)
+        parts << GanttView::tr("does not fit memory");
+    return parts.join(QStringLiteral(" · "));
 }
 } // namespace
 
@@ -151,10 +168,7 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     placeLegendInRow(p->legend, 0, 7);
     addTitle(
         tr("Timeline of one iteration — %1").arg(QString::fromStdString(plan.planner.empty() ? "plan" : plan.planner)),
-        tr("%1 on %2 · %3 · %4 (simulated)%5")
-            .arg(QString::fromStdString(plan.model.name), QString::fromStdString(plan.cluster.name), layout_.kind,
-                 viewutil::formatDuration(result.iterationSeconds),
-                 result.feasible ? QString() : tr(" · does not fit memory")));
+        subtitleOf(plan, layout_.kind, result));
 
     // Lay out once so the row labels are thinned for the real axis height before the first paint.
     p->plotLayout()->update(QCPLayoutElement::upPreparation);

@@ -1,0 +1,42 @@
+#pragma once
+// The "Plan details" tab: what the selected plan's planner wrote about its own decision (Ditto's folding,
+// Oobleck's templates, HetHub's metrics, HAP's synthesized program, any other planner section), one tab
+// per section, with tables, a monospace program listing and key/value trees. What it shows comes from
+// layoutPlanDetails() (plan_details_layout.h); this widget only builds the widgets for it. "Copy section"
+// puts the current section on the clipboard as text; Ctrl+C copies the selected table cells.
+#include "plan_details_layout.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+
+namespace hetplan {
+
+class PlanDetailsView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlanDetailsView(QWidget* parent = nullptr);
+    void setPlan(const Plan& plan);
+    void clear();
+
+    bool isEmpty() const { return layout_.sections.empty(); }
+    const PlanDetailsLayout& layout() const { return layout_; }
+    QTabWidget* sectionTabs() const { return tabs_; }
+    QString currentSectionText() const; // what "Copy section" copies
+
+private:
+    void showMessage(const QString& text);
+    void copySection();
+
+    QLabel* summary_;
+    QPushButton* copy_;
+    QStackedWidget* stack_;
+    QLabel* message_;
+    QTabWidget* tabs_;
+    PlanDetailsLayout layout_;
+};
+
+} // namespace hetplan

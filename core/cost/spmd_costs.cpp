@@ -1,5 +1,7 @@
 #include "spmd_costs.h"
 
+#include "analytic.h"
+
 #include "core/model/device.h"
 
 #include <array>
@@ -55,9 +57,11 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
     return {};
 }
 
-double spmdComputeSeconds(double flops, const DeviceType& d)
+double spmdFlopsRate(const DeviceType& d, Precision precision) { return precisionPeakFlops(d, precision) * d.effMax; }
+
+double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision)
 {
-    const double rate = d.peakFlops * d.effMax;
+    const double rate = spmdFlopsRate(d, precision);
     return rate > 0 ? flops / rate : 0;
 }
 

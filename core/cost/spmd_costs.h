@@ -7,6 +7,8 @@
 // broadcast sends every shard once (no padding, one launch per rank), so neither depends on z.
 #include "collectives.h"
 
+#include "core/model/job.h"
+
 #include <string>
 
 namespace hetplan {
@@ -29,7 +31,10 @@ struct AffineCost {
 // bottleneck is `link`. Slice (a local re-shard of a replicated tensor) is free.
 AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, LinkParams link);
 
-// Seconds one GPU of type `d` needs for `flops` (at its saturated efficiency).
-double spmdComputeSeconds(double flops, const DeviceType& d);
+// FLOP/s one GPU of type `d` sustains at `precision`: the matrix-product peak of that precision (fp32 runs
+// on CUDA cores, or TF32 tensor cores where NVIDIA has them) at the device's saturated efficiency.
+double spmdFlopsRate(const DeviceType& d, Precision precision);
+// Seconds one GPU of type `d` needs for `flops` at `precision`.
+double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision);
 
 } // namespace hetplan

@@ -2,14 +2,16 @@
 //  - every GPU runs every instruction in order; a collective synchronises all GPUs (it starts when the last
 //    one arrives) and lasts the affine time of core/cost/spmd_costs.h at the segment's largest ratio;
 //  - a compute instruction takes its FLOP × (the GPU's ratio if sharded, else 1) at the GPU's sustained
-//    rate (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one event;
+//    rate for the job's precision (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one event;
 //  - a re-balance at a ratio-segment boundary lasts as long as moving the largest change of share;
 //  - then each GPU runs its optimizer step over the parameters it holds;
-//  - memory per GPU: the parameters it holds (weights, gradients and optimizer states) plus every forward
-//    output (kept for the backward), each scaled by the ratio when sharded.
+//  - memory per GPU: the parameters it holds (weights, gradients and optimizer states at Megatron's bytes
+//    per parameter, core/cost/memory.h) plus every forward output (kept for the backward), each scaled by
+//    the ratio when sharded. Instruction bytes are at the job's precision (bytesPerValue per value).
 #include "sim_detail.h"
 
 #include "core/base/errors.h"
+#include "core/cost/memory.h"
 #include "core/cost/spmd_costs.h"
 
 #include <algorithm>
@@ -92,7 +94,7 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
                     flush(g);
                     open[g] = {t[g], ins.group, ins.backward};
                 }
-                t[g] += spmdComputeSeconds(ins.flops * (ins.sharded ? r[g] : 1.0), *dev[g]);
+                t[g] += spmdComputeSeconds(ins.flops * (ins.sharded ? r[g] : 1.0), *dev[g], plan.job.precision);
                 if (!ins.backward)
                     activations[g] += ins.bytes * (ins.sharded ? r[g] : 1.0);
             }
@@ -113,12 +115,14 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
             }
         }
     }
-    const double statesPerValue = (2.0 + 2.0 + costs.job().optimizerBytesPerParam) / 2.0; // per fp16 byte
+    const StateBytesPerParam per = stateBytesPerParam(plan.job);
+    const double valueBytes = plan.job.bytesPerValue();
     for (int g = 0; g < n; ++g) {
         flush(g);
-        const double update = optimizerSeconds(costs, dev[g]->name, 0, params[g] / 2.0, 1);
+        const double count = params[g] / valueBytes; // parameter values this GPU holds
+        const double update = optimizerSeconds(costs, dev[g]->name, 0, count, 1);
         rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, t[g], t[g] + update);
-        rec.result.peakMemoryBytes[g] = params[g] * statesPerValue + activations[g] * costs.job().activationScale();
+        rec.result.peakMemoryBytes[g] = count * (per.weights + per.gradients + per.optimizer) + activations[g];
     }
 }
 

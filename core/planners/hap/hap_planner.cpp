@@ -6,6 +6,7 @@
 
 #include "core/base/errors.h"
 #include "core/cost/collectives.h"
+#include "core/cost/spmd_costs.h"
 
 #include <QJsonArray>
 
@@ -24,7 +25,7 @@ struct Devices {
     std::vector<int> classOf; // per GPU
 };
 
-Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
+Devices deviceClasses(const Cluster& cluster, const CostModel& costs, Precision precision)
 {
     Devices d;
     std::map<std::string, int> index;
@@ -33,7 +34,7 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
         auto [it, added] = index.try_emplace(type, int(d.classes.size()));
         if (added) {
             const DeviceType& dev = costs.device(type);
-            d.classes.push_back({type, 0, dev.peakFlops * dev.effMax});
+            d.classes.push_back({type, 0, spmdFlopsRate(dev, precision)});
         }
         ++d.classes[it->second].gpus;
         d.classOf.push_back(it->second);
@@ -41,10 +42,12 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
     return d;
 }
 
-SynthesisContext makeContext(const TensorGraph& g, const Cluster& cluster, const Devices& d, bool perLayer)
+SynthesisContext makeContext(const TensorGraph& g, const PlanRequest& req, const Devices& d, bool perLayer)
 {
+    const Cluster& cluster = req.cluster;
     SynthesisContext ctx;
     ctx.graph = &g;
+    ctx.valueBytes = req.job.bytesPerValue();
     ctx.classes = d.classes;
     ctx.ranks = cluster.gpuCount();
     std::vector<int> all(ctx.ranks);
@@ -87,7 +90,7 @@ SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
     out.backward = ins.backward;
     const int producer = g.tensors[ins.tensor].producer;
     out.group = g.segments[g.ops[producer].segment];
-    out.bytes = g.tensors[ins.tensor].bytes();
+    out.bytes = g.tensors[ins.tensor].elements() * ctx.valueBytes;
     if (ins.kind == Instruction::Kind::Collective) {
         out.kind = SpmdInstruction::Kind::Collective;
         out.collective = toString(ins.collective);
@@ -166,11 +169,11 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
 {
     const long long batch = req.job.globalBatchSize;
     const TensorGraph g = buildTensorProgram(req.model, batch);
-    const Devices d = deviceClasses(req.cluster, costs);
+    const Devices d = deviceClasses(req.cluster, costs, req.job.precision);
     if (d.classes.size() > 8)
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
     const bool hap = mode_ == Mode::Hap;
-    SynthesisContext ctx = makeContext(g, req.cluster, d, hap && req.option("segments") == "layer");
+    SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
     BalancedProgram b;
     SynthesisStats st;
     if (hap) {

@@ -45,6 +45,7 @@ struct SynthesisContext {
     std::vector<int> ratioSegmentOf;         // graph segment → ratio segment
     int ranks = 1;                           // GPUs in all
     LinkParams link;                         // ring bottleneck over all GPUs
+    double valueBytes = 2;                   // bytes per tensor value (the job's precision)
     std::vector<std::vector<double>> ratios; // [ratio segment][class]: share of ONE GPU of the class
     // Dominance between partial programs with equal properties. Exact (tests): a program is dropped only
     // if another is no worse whatever follows (closed cost plus the worst per-device excess of its open

@@ -8,8 +8,10 @@
 #include "collectives.h"
 
 #include "core/model/job.h"
+#include "core/model/plan.h"
 
 #include <string>
+#include <vector>
 
 namespace hetplan {
 
@@ -36,5 +38,21 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
 double spmdFlopsRate(const DeviceType& d, Precision precision);
 // Seconds one GPU of type `d` needs for `flops` at `precision`.
 double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision);
+
+// Per-GPU memory of an SPMD program, affine in the GPU's ratio in each segment: the parameters it holds
+// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h) and every
+// forward output and input kept for the backward, whole when replicated, times the ratio when sharded. The
+// simulator charges this (plus the runtime overhead); the hap planner bounds it in its load balancer.
+struct SpmdMemoryTerms {
+    double fixedParamBytes = 0, fixedActivationBytes = 0; // replicated tensors (instruction bytes)
+    std::vector<double> paramBytes, activationBytes;      // [segment] sharded tensors, bytes per unit of ratio
+    // Parameter values one GPU holds at `ratios` ([segment] → its ratio there).
+    double paramValues(const std::vector<double>& ratios, const Job& job) const;
+    // States + activations at `ratios`, without the runtime overhead.
+    double peakBytes(const std::vector<double>& ratios, const Job& job) const;
+};
+SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments);
+// Bytes of model state per byte of parameter values at the job's precision (20 / 2 for fp16).
+double spmdStateBytesPerValueByte(const Job& job);
 
 } // namespace hetplan

@@ -6,10 +6,14 @@
 
 #include "core/base/errors.h"
 #include "core/cost/collectives.h"
+#include "core/cost/memory.h"
 #include "core/cost/spmd_costs.h"
 
 #include <QJsonArray>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -110,6 +114,29 @@ SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
     return out;
 }
 
+// What each GPU of a class has for states and activations: its memory less the runtime overhead
+// (the smallest over the class's GPUs, as a node may override the overhead).
+MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const Devices& d)
+{
+    MemoryLimit m;
+    m.job = req.job;
+    m.roundingSlack = 1.0 / double(std::max<long long>(1, req.job.globalBatchSize));
+    m.capacity.assign(d.classes.size(), std::numeric_limits<double>::infinity());
+    for (int g = 0; g < int(d.classOf.size()); ++g) {
+        const Node& node = req.cluster.nodeOf(g);
+        const DeviceType& dev = costs.device(node.deviceType);
+        double& cap = m.capacity[d.classOf[g]];
+        cap = std::min(cap, dev.memoryBytes - gpuPeakMemory(0, node, dev));
+    }
+    m.terms = [](const SynthesisContext& ctx, const Program& p) {
+        std::vector<SpmdInstruction> ins;
+        for (const Instruction& i : lower(ctx, p))
+            ins.push_back(toPlan(ctx, i));
+        return spmdMemoryTerms(ins, ctx.ratioSegments());
+    };
+    return m;
+}
+
 QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const SynthesisStats& st)
 {
     QJsonArray trace, classes, ratios;
@@ -179,8 +206,11 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     if (hap) {
         ctx.exactDominance = req.option("dominance") == "exact";
         progress.report(0.05, "hap: synthesizing");
+        const MemoryLimit memory = memoryLimit(req, costs, d);
         b = optimize(
-            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st);
+            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st, &memory);
+        if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds))
+            throw InfeasibleError("hap: no sharding ratios fit GPU memory for the synthesized programs");
     } else {
         ctx.allowedLabels = "b";
         if (mode_ == Mode::DpEven)

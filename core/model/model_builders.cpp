@@ -215,7 +215,9 @@ const std::vector<std::pair<std::string, Builder>>& registry()
          [](const std::string& n, int s) { return buildLlm(n, llamaLike(40, 5120, 40, 40, 13824, 32000, 4096), s); }},
         {"bert-base", [](const std::string& n, int s) { return buildLlm(n, bertBase(), s); }},
         {"vit-base", [](const std::string& n, int s) { return buildVitBase(n, s); }},
-        {"vgg19", [](const std::string& n, int s) { return buildVgg19(n, s); }},
+        {"vgg19", [](const std::string& n, int) { return buildVgg19(n); }},
+        // HAP's VGG19 (its Table 1: 133 Mi parameters): CIFAR-10, 32×32 images and 10 classes.
+        {"vgg19-cifar", [](const std::string& n, int) { return buildVgg19(n, 32, 10); }},
         // HAP's BERT-MoE: BERT-base with every second FFN replaced by an MoE layer as in GShard; we fix 8
         // experts (HAP scales the count with the devices) and top-2 routing.
         {"bert-moe",

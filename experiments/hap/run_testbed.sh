@@ -5,20 +5,30 @@
 # as the paper's artifact does (`run_all worker.py k`), so every size has the same V100:P100 mix.
 # Precision: fp32 by default, as HAP's own runs (its artifact's config.py sets fp16 = False); pass fp16 to
 # see the mixed-precision case, where a V100's tensor cores are 6.7x a P100 instead of 1.7x.
+# Models: "paper" (default) uses HAP's own sizes where our examples allow: vgg19-cifar (32x32 CIFAR-10
+# images, HAP's Table 1 VGG19), vit-base at 65 tokens (HAP's ViT: 32x32 images in 4x4 patches + [CLS]),
+# bert-base and bert-moe at sequence 128; "imagenet" uses vgg19 and vit-base at 224x224 (197 tokens).
 # A cell that does not fit GPU memory (CLI exit 3) prints "OOM".
-# Usage: experiments/hap/run_testbed.sh [build-dir] [fp32|fp16|bf16]   (prints a Markdown table)
+# Usage: experiments/hap/run_testbed.sh [build-dir] [fp32|fp16|bf16] [paper|imagenet]   (a Markdown table)
 set -euo pipefail
 build=${1:-build}
 precision=${2:-fp32}
+set=${3:-paper}
+if [ "$set" = paper ]; then
+  models="vgg19-cifar:0 vit-base:65 bert-base:128 bert-moe:128"
+else
+  models="vgg19:0 vit-base:197 bert-base:128 bert-moe:128"
+fi
 cli="$build/app/cli/hetplan-cli"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "| model | GPUs | hap (s) | dp-proportional (s) | dp-even (s) | hap speed-up vs best DP | HAP <= DP-CP <= DP-EV |"
 echo "|---|---|---|---|---|---|---|"
-for model in vgg19 vit-base bert-base bert-moe; do
+for entry in $models; do
+  model=${entry%:*}
   seq=()
-  [ "$model" = bert-base ] || [ "$model" = bert-moe ] && seq=(--seq 128)
+  [ "${entry#*:}" != 0 ] && seq=(--seq "${entry#*:}")
   per=64
   [ "$model" = bert-moe ] && per=32
   for k in 1 2 4 8; do

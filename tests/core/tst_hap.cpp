@@ -59,7 +59,7 @@ private slots:
     void parameterCountsMatchLayerModels_data()
     {
         QTest::addColumn<QString>("model");
-        for (const char* m : {"bert-base", "vit-base", "vgg19", "bert-moe"})
+        for (const char* m : {"bert-base", "vit-base", "vgg19", "vgg19-cifar", "bert-moe"})
             QTest::newRow(m) << QString(m);
     }
     void parameterCountsMatchLayerModels()
@@ -278,6 +278,32 @@ private slots:
         // Twice the batch: not even equal shares fit (a P100 alone would hold 128 samples); HAP refuses.
         req.job.globalBatchSize = 1024 * 2;
         QVERIFY_THROWS_EXCEPTION(InfeasibleError, runPlanner("hap", req, progress));
+    }
+
+    void dataParallelBaselinesAreDdp()
+    {
+        // dp-even / dp-proportional are PyTorch DDP: every batched op runs on the GPU's own samples and the
+        // only collectives are the All-Reduces of the parameter gradients, once each: for vgg19-cifar in fp32
+        // 4 · 139,611,210 bytes in all (plus the scalar loss), no All-Gather, no replicated full-batch compute.
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
+        req.model = buildExampleModel("vgg19-cifar");
+        req.job.globalBatchSize = 256;
+        req.job.precision = Precision::FP32;
+        Progress progress;
+        for (const char* planner : {"dp-even", "dp-proportional"}) {
+            const Plan plan = runPlanner(planner, req, progress);
+            double reduced = 0;
+            for (const SpmdInstruction& i : plan.spmd->instructions) {
+                if (i.kind == SpmdInstruction::Kind::Collective) {
+                    QCOMPARE(QString::fromStdString(i.collective), QString("all-reduce"));
+                    reduced += i.bytes;
+                }
+                if (i.kind == SpmdInstruction::Kind::Compute && i.flops > 0 && i.group.rfind("conv", 0) == 0)
+                    QVERIFY2(i.sharded, planner); // convolutions and their gradients always have the batch
+            }
+            QVERIFY2(std::abs(reduced - 4 * 139611210.0) <= 8, planner);
+        }
     }
 
     void roundShardsByHand()

@@ -52,7 +52,8 @@ struct SynthesisContext {
     // compute). Paper (default, fig. 10 as published): one program per property set, the cheaper by closed
     // cost plus its open groups' slowest device; much faster, may miss the optimum by a stage's imbalance.
     bool exactDominance = false;
-    // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines).
+    // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines):
+    // every op with one of these labels is sharded on it (no replicated compute), the rest may be replicated.
     std::string allowedLabels;
     int ratioSegments() const { return int(ratios.size()); }
 };

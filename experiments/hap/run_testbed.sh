@@ -7,7 +7,8 @@
 # see the mixed-precision case, where a V100's tensor cores are 6.7x a P100 instead of 1.7x.
 # Models: "paper" (default) uses HAP's own sizes where our examples allow: vgg19-cifar (32x32 CIFAR-10
 # images, HAP's Table 1 VGG19), vit-base at 65 tokens (HAP's ViT: 32x32 images in 4x4 patches + [CLS]),
-# bert-base and bert-moe at sequence 128; "imagenet" uses vgg19 and vit-base at 224x224 (197 tokens).
+# bert-hap (HAP's 8-layer BERT-Base on the WikiText-2 vocabulary), then bert-base and bert-moe at
+# sequence 128; "imagenet" uses vgg19 and vit-base at 224x224 (197 tokens).
 # A cell that does not fit GPU memory (CLI exit 3) prints "OOM".
 # Usage: experiments/hap/run_testbed.sh [build-dir] [fp32|fp16|bf16] [paper|imagenet]   (a Markdown table)
 set -euo pipefail
@@ -15,7 +16,7 @@ build=${1:-build}
 precision=${2:-fp32}
 set=${3:-paper}
 if [ "$set" = paper ]; then
-  models="vgg19-cifar:0 vit-base:65 bert-base:128 bert-moe:128"
+  models="vgg19-cifar:0 vit-base:65 bert-hap:128 bert-base:128 bert-moe:128"
 else
   models="vgg19:0 vit-base:197 bert-base:128 bert-moe:128"
 fi

@@ -59,7 +59,7 @@ private slots:
     void parameterCountsMatchLayerModels_data()
     {
         QTest::addColumn<QString>("model");
-        for (const char* m : {"bert-base", "vit-base", "vgg19", "vgg19-cifar", "bert-moe"})
+        for (const char* m : {"bert-base", "bert-hap", "vit-base", "vgg19", "vgg19-cifar", "bert-moe"})
             QTest::newRow(m) << QString(m);
     }
     void parameterCountsMatchLayerModels()

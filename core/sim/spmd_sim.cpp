@@ -85,9 +85,9 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
     };
     for (const SpmdInstruction& ins : sp.instructions) {
         const std::vector<double>& r = sp.shardingRatios[ins.segment];
-        if (ins.kind == SpmdInstruction::Kind::Load) {
-            continue; // memory only (spmdMemoryTerms)
-        } else if (ins.kind == SpmdInstruction::Kind::Compute) {
+        if (ins.kind == SpmdInstruction::Kind::Load)
+            continue; // takes no time; its memory is in spmdMemoryTerms
+        if (ins.kind == SpmdInstruction::Kind::Compute) {
             for (int g = 0; g < n; ++g) {
                 if (open[g].start < 0 || open[g].group != ins.group || open[g].backward != ins.backward) {
                     flush(g);

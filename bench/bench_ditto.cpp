@@ -74,6 +74,25 @@ void replanAfterFailure(benchmark::State& state)
     state.SetLabel(bench::targetLabel(50));
 }
 
+// The same failure as the GUI sees it: the node marked failed in the cluster (runPlanner leaves it out).
+void replanMarkedFailed(benchmark::State& state)
+{
+    PlanRequest req = dittoRequest("ditto-ex3");
+    Progress first;
+    const Plan full = runPlanner("ditto", req, first);
+    req.cluster.nodes.at(size_t(*req.cluster.findNode("rtx4090-0"))).failed = true;
+    req.reuse = full.details;
+    Plan plan;
+    for (auto _ : state) {
+        Progress progress;
+        plan = runPlanner("ditto", req, progress);
+    }
+    state.counters["gpus"] = plan.cluster.gpuCount();
+    state.counters["iteration_s"] = plan.estimate.iterationSeconds;
+    state.counters["reused"] = plan.details.at("ditto").value("reused").toBool() ? 1 : 0;
+    state.SetLabel(bench::targetLabel(50));
+}
+
 void registerAll()
 {
     for (int e = 1; e <= 5; ++e) {
@@ -90,6 +109,8 @@ void registerAll()
             ->Iterations(1);
     }
     benchmark::RegisterBenchmark("ditto_replan/ditto-ex3-without-rtx4090-0", replanAfterFailure)
+        ->Apply(bench::wallMilliseconds);
+    benchmark::RegisterBenchmark("ditto_replan/ditto-ex3-rtx4090-0-marked-failed", replanMarkedFailed)
         ->Apply(bench::wallMilliseconds);
 }
 

@@ -46,6 +46,9 @@ std::string formatTable(const Registry& registry)
 // --profile, --option, --seed, --time-limit.
 void addRequestOptions(CommandLine& cl);
 PlanRequest requestFromArgs(const CommandLine& a);
+// "note: leaving out failed node(s) …" on `err` when the cluster file marks nodes failed (runPlanner leaves
+// them out, as --without does).
+void noteFailedNodes(const PlanRequest& req, std::ostream& err);
 
 int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 

@@ -42,6 +42,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
         return Ok;
     const std::vector<std::string> planners = plannerList(cl.get("planners"));
     const PlanRequest req = requestFromArgs(cl);
+    noteFailedNodes(req, err);
 
     QJsonArray plans, failures;
     std::vector<Plan> done;

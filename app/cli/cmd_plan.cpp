@@ -115,6 +115,7 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         return Ok;
     const std::string planner = cl.get("planner");
     PlanRequest req = requestFromArgs(cl);
+    noteFailedNodes(req, err);
     for (const std::string& w : profileWarnings(req.job, req.profile))
         err << "warning: " << w << "\n";
     Progress progress({}, req.timeLimitSeconds);

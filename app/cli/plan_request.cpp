@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <sstream>
 
 namespace hetplan::cli {
@@ -97,6 +98,17 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
         throw InputError("--time-limit", "argument", "must be a non-negative number of seconds");
 }
 } // namespace
+
+void noteFailedNodes(const PlanRequest& req, std::ostream& err)
+{
+    const std::vector<std::string> failed = failedNodeNames(req.cluster);
+    if (failed.empty())
+        return;
+    std::string list;
+    for (const std::string& n : failed)
+        list += (list.empty() ? "" : ", ") + n;
+    err << "note: leaving out the node(s) the cluster marks failed: " << list << "\n";
+}
 
 PlanRequest requestFromArgs(const CommandLine& a)
 {

@@ -45,6 +45,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connectDocument();
     connectPanels();
     connectRunner();
+    buildReplan();
     doc_->newProject();
     restoreSettings();
     updateTitle();

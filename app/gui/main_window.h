@@ -25,6 +25,7 @@ class GanttView;
 class JobPanel;
 class ModelPanel;
 class ProjectTreeModel;
+class ReplanController;
 class RunController;
 class RunPanel;
 class StageMapView;
@@ -37,6 +38,7 @@ public:
 
     ProjectDocument* document() const { return doc_; }
     RunController* runner() const { return runner_; }
+    ReplanController* replanner() const { return replan_; }
     ClusterEditor* clusterEditor() const { return editor_; }
     GanttView* gantt() const { return gantt_; }
     StageMapView* stageMap() const { return stageMap_; }
@@ -106,6 +108,12 @@ private:
     void onRunResult(const RunResult& result);
     void onRunFinished();
     void showMessage(const QString& text, bool error = false);
+
+    // Re-planning when nodes fail or recover (main_window_replan.cpp).
+    void buildReplan();
+    void replanAfterFailure();
+    void onReplanned(const PlanRef& before, const PlanRef& after);
+    void onReplanFailed(const QString& reason);
     // A failed action: `status` (with %1 = the reason) in the status bar and, when interactive, the reason
     // in a dialog titled `dialogTitle` (critical, or a warning).
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
@@ -114,6 +122,7 @@ private:
 
     ProjectDocument* doc_;
     RunController* runner_;
+    ReplanController* replan_ = nullptr;
     ProjectTreeModel* treeModel_;
     QTreeView* tree_;
     QTabWidget* tabs_;

@@ -9,6 +9,7 @@
 #include "core/sim/simulator.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/controller/replan_controller.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
 #include "widgets/panels/job_panel.h"
@@ -254,7 +255,7 @@ void MainWindow::onCurrentPlanChanged()
         for (const RunResult& r : run->results)
             if (r.plan)
                 plans.push_back(*r.plan);
-    comparison_->setPlans(plans);
+    comparison_->setPlans(plans, nodeSetLabels(plans)); // a re-plan's before/after: which nodes each had
     const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->result);
     if (idx.isValid())
         tree_->setCurrentIndex(idx);
@@ -296,10 +297,13 @@ void MainWindow::onEditorClusterChanged()
     if (syncing_)
         return;
     const Cluster c = editor_->cluster();
+    const bool failuresChanged = doc_->cluster() && failedNodeNames(*doc_->cluster()) != failedNodeNames(c);
     syncing_ = true;
     doc_->syncCluster(editorCluster_, c);
     editorCluster_ = c.name;
     syncing_ = false;
+    if (failuresChanged) // marked failed or healthy (or such a step undone): re-plan the current plan
+        replanAfterFailure();
 }
 
 void MainWindow::onJobEdited(const Job& job)

@@ -62,6 +62,8 @@ QJsonObject toJson(const Cluster& c)
         j["communicator"] = n.communicator == Communicator::CpuEthernet ? "cpu-ethernet" : "gpu-rdma";
         if (n.runtimeOverhead >= 0)
             j["runtime_overhead"] = n.runtimeOverhead;
+        if (n.failed) // a state worth keeping, written only when set so healthy files stay as they were
+            j["failed"] = true;
         j["x"] = n.x;
         j["y"] = n.y;
         nodes.append(j);
@@ -93,7 +95,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
     for (int i = 0; i < nodes.size(); ++i) {
         JsonReader n = r.element(nodes, "nodes", i);
         n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "runtime_overhead",
-                     "x", "y"});
+                     "failed", "x", "y"});
         Node node;
         node.name = n.string("name");
         node.deviceType = n.string("device");
@@ -114,6 +116,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
         node.runtimeOverhead = n.quantity("runtime_overhead", Dimension::Bytes, -1);
         if (n.has("runtime_overhead") && !(node.runtimeOverhead >= 0))
             n.fail("runtime_overhead", "must be at least 0");
+        node.failed = n.boolean("failed", false);
         node.x = n.number("x", 0);
         node.y = n.number("y", 0);
         c.nodes.push_back(node);

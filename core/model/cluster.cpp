@@ -207,4 +207,18 @@ Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& nam
     return c;
 }
 
+std::vector<std::string> failedNodeNames(const Cluster& cluster)
+{
+    std::vector<std::string> names;
+    for (const Node& n : cluster.nodes)
+        if (n.failed)
+            names.push_back(n.name);
+    return names;
+}
+
+Cluster withoutFailedNodes(const Cluster& cluster)
+{
+    return withoutNodes(cluster, failedNodeNames(cluster), "cluster");
+}
+
 } // namespace hetplan

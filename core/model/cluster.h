@@ -31,6 +31,9 @@ struct Node {
     // software stack differs from the catalog's figure for its device type; < 0 = the catalog's figure.
     // Last, so aggregate initialisers that stop at the canvas position keep their meaning.
     double runtimeOverhead = -1;
+    // Marked failed (the GUI's "Mark failed", `"failed": true` in the cluster file): the node stays in the
+    // cluster as a state, but planning leaves it out exactly as `--without` does (see withoutFailedNodes).
+    bool failed = false;
     bool operator==(const Node&) const = default;
 };
 
@@ -93,5 +96,10 @@ public:
 // The cluster minus the named nodes (failed ones) and the links that touch them. Throws
 // InputError(file, "node", reason) for a name the cluster does not have.
 Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& names, const std::string& file);
+
+// The names of the nodes marked failed, in node order.
+std::vector<std::string> failedNodeNames(const Cluster& cluster);
+// What planning sees: the cluster minus its failed nodes and their links (withoutNodes of the failed names).
+Cluster withoutFailedNodes(const Cluster& cluster);
 
 } // namespace hetplan

@@ -254,6 +254,12 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     PlanRequest resolved = request;
     resolved.options = resolveOptions(*planner, request.options);
     request.cluster.validate(DeviceCatalog::builtin(), "cluster");
+    // Nodes marked failed are left out here, once, so every front end (CLI, GUI, benchmarks) plans on the
+    // same GPUs and `"failed": true` means what `--without` means. The plan's cluster is the remainder.
+    resolved.cluster = withoutFailedNodes(request.cluster);
+    if (resolved.cluster.nodes.empty())
+        throw InfeasibleError(plannerName + ": every node of cluster '" + request.cluster.name +
+                              "' is marked failed: no GPU is left to plan on");
     request.model.validate("model");
     request.job.validate("job");
     const CostModel costs(request.model, request.job, request.profile);
@@ -265,7 +271,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
 
     plan.planner = plannerName;
     plan.options = resolved.options; // every option, defaults included, so the plan says how it was made
-    plan.cluster = request.cluster;
+    plan.cluster = resolved.cluster;
     plan.model = request.model;
     plan.job = request.job;
     std::set<std::string> types;

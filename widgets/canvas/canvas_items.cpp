@@ -4,6 +4,7 @@
 
 #include "core/model/device.h"
 
+#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -27,6 +28,14 @@ const QColor kSelection(0x00, 0x5A, 0x9C);
 
 } // namespace
 
+namespace {
+QString toolTipText(const Node& n)
+{
+    const QString name = QString::fromStdString(n.name);
+    return n.failed ? QCoreApplication::translate("NodeItem", "%1 — failed: planning leaves it out").arg(name) : name;
+}
+} // namespace
+
 // ---- NodeItem ---------------------------------------------------------------------------------------
 
 NodeItem::NodeItem(const Node& node) : node_(node)
@@ -35,7 +44,7 @@ NodeItem::NodeItem(const Node& node) : node_(node)
     setPos(node.x, node.y);
     setZValue(1); // above links
     setAcceptHoverEvents(true);
-    setToolTip(QString::fromStdString(node.name));
+    setToolTip(toolTipText(node));
 }
 
 void NodeItem::setNode(const Node& node)
@@ -43,7 +52,7 @@ void NodeItem::setNode(const Node& node)
     if (node.gpus != node_.gpus)
         prepareGeometryChange();
     node_ = node;
-    setToolTip(QString::fromStdString(node.name));
+    setToolTip(toolTipText(node));
     if (pos() != QPointF(node.x, node.y))
         setPos(node.x, node.y);
     for (LinkItem* l : links_)
@@ -62,9 +71,21 @@ QPainterPath NodeItem::shape() const
     return path;
 }
 
+namespace {
+// A failed node keeps its place and shape but loses its colour: grey header, pale body, hollow GPUs.
+DeviceStyle failedStyle(DeviceStyle st)
+{
+    st.color = QColor(0x9E, 0x9E, 0x9E);
+    st.fill = QColor(0xF2, 0xF2, 0xF2);
+    st.onColor = Qt::white;
+    return st;
+}
+} // namespace
+
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
 {
-    const DeviceStyle st = deviceStyle(node_.deviceType);
+    const bool failed = node_.failed;
+    const DeviceStyle st = failed ? failedStyle(deviceStyle(node_.deviceType)) : deviceStyle(node_.deviceType);
     const QRectF r = box();
     const bool selected = opt->state & QStyle::State_Selected;
     p->setRenderHint(QPainter::Antialiasing);
@@ -89,18 +110,27 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     p->setPen(st.onColor);
     p->setFont(pixelFont(13, true));
     const bool cpu = node_.communicator == Communicator::CpuEthernet;
-    const QRectF title(r.left() + 8, r.top(), r.width() - (cpu ? 52 : 16), nodebox::header);
+    // The header's right end flags the node's state where it is seen first: failed, else the CPU path.
+    const QString badge = failed ? QCoreApplication::translate("NodeItem", "FAILED")
+                          : cpu  ? QStringLiteral("CPU")
+                                 : QString();
+    const QRectF title(r.left() + 8, r.top(), r.width() - (failed ? 76 : cpu ? 52 : 16), nodebox::header);
     p->drawText(title, Qt::AlignVCenter | Qt::AlignLeft,
                 QFontMetricsF(p->font()).elidedText(QString::fromStdString(node_.name), Qt::ElideRight, title.width()));
-    if (cpu) { // HetHub-style CPU communicator: flag it where it is seen first
+    if (!badge.isEmpty()) {
         p->setFont(pixelFont(10, true));
-        p->drawText(QRectF(r.right() - 44, r.top(), 38, nodebox::header), Qt::AlignVCenter | Qt::AlignRight,
-                    QStringLiteral("CPU"));
+        p->setPen(failed ? QColor(0xB0, 0x00, 0x20) : st.onColor);
+        const QRectF area(r.right() - (failed ? 66 : 44), r.top() + 4, failed ? 60 : 38, nodebox::header - 8);
+        if (failed) { // a white pill so the red word reads on grey
+            p->setBrush(Qt::white);
+            p->drawRoundedRect(area, 3, 3);
+        }
+        p->drawText(area, Qt::AlignCenter | (failed ? Qt::AlignHCenter : Qt::AlignRight), badge);
     }
 
-    // One small square per GPU.
+    // One small square per GPU (hollow when the node has failed: its GPUs are not planned on).
     p->setPen(QPen(st.color.darker(150), 0.8));
-    p->setBrush(st.color);
+    p->setBrush(failed ? QBrush(Qt::NoBrush) : QBrush(st.color));
     const double sq = nodebox::gpuSlot - 2.5;
     const double top = r.top() + nodebox::header + nodebox::pad;
     for (int g = 0; g < node_.gpus; ++g) {
@@ -113,7 +143,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     const double textTop = top + nodebox::gpuRows(node_.gpus) * nodebox::gpuSlot + 4;
     const QRectF line1(r.left() + nodebox::pad, textTop, r.width() - 2 * nodebox::pad, 17);
     const QRectF line2 = line1.translated(0, 16);
-    p->setPen(QColor(25, 25, 25));
+    p->setPen(failed ? QColor(120, 120, 120) : QColor(25, 25, 25));
     p->setFont(pixelFont(12, true));
     const QString kind = QStringLiteral("%1 × %2").arg(node_.gpus).arg(QString::fromStdString(node_.deviceType));
     p->drawText(line1, Qt::AlignLeft | Qt::AlignVCenter,
@@ -191,6 +221,8 @@ QString LinkItem::label() const
     return cpuPath_ ? text + QStringLiteral(" · CPU path") : text;
 }
 
+bool LinkItem::touchesFailedNode() const { return (a_ && a_->node().failed) || (b_ && b_->node().failed); }
+
 void LinkItem::setCpuPath(bool cpu)
 {
     if (cpu == cpuPath_)
@@ -233,19 +265,22 @@ void LinkItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     if (line_.isNull())
         return;
     const bool selected = opt->state & QStyle::State_Selected;
+    const bool dead = touchesFailedNode(); // no traffic can cross it: faded and dashed
     p->setRenderHint(QPainter::Antialiasing);
-    p->setPen(QPen(selected ? kSelection : QColor(85, 85, 85), selected ? 3.5 : 2,
-                   cpuPath_ ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
+    p->setPen(QPen(selected ? kSelection
+                   : dead   ? QColor(170, 170, 170)
+                            : QColor(85, 85, 85),
+                   selected ? 3.5 : 2, cpuPath_ || dead ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     p->drawLine(line_);
 
     const QRectF lr = labelRect();
     p->setPen(QPen(selected ? kSelection : QColor(150, 150, 150), 1));
-    p->setBrush(QColor(255, 255, 255, 235));
+    p->setBrush(QColor(255, 255, 255, dead ? 170 : 235));
     p->drawRoundedRect(lr, 4, 4);
     QFont f;
     f.setPixelSize(11);
     p->setFont(f);
-    p->setPen(QColor(30, 30, 30));
+    p->setPen(dead ? QColor(150, 150, 150) : QColor(30, 30, 30));
     p->drawText(lr, Qt::AlignCenter, label());
 }
 

@@ -11,6 +11,7 @@ namespace hetplan {
 class LinkItem;
 
 // A node: rounded box with a coloured header (name), a row of GPU squares and the type/bandwidth text.
+// A node marked failed is drawn grey with a FAILED badge and hollow GPU squares.
 class NodeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 1 };
@@ -51,6 +52,8 @@ public:
     // Whether the unified communicator routes this pair over the CPU path (drawn dashed, labelled).
     void setCpuPath(bool cpu);
     bool cpuPath() const { return cpuPath_; }
+    // Whether either end is marked failed (drawn dashed and faded).
+    bool touchesFailedNode() const;
     NodeItem* endA() const { return a_; }
     NodeItem* endB() const { return b_; }
     const Link& link() const { return link_; }

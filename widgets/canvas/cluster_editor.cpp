@@ -7,12 +7,14 @@
 #include "device_style.h"
 #include "property_panel.h"
 
+#include "widgets/commands/cluster_fields.h"
 #include "widgets/commands/link_commands.h"
 
 #include "core/model/device.h"
 
 #include <QAction>
 #include <QActionGroup>
+#include <QMenu>
 #include <QSplitter>
 #include <QTimer>
 #include <QToolBar>
@@ -68,6 +70,11 @@ ClusterEditor::ClusterEditor(QUndoStack* undoStack, QWidget* parent) : QWidget(p
             addNode(palette_->currentDeviceType(), palette_->gpusPerNode(), pos);
     });
     connect(palette_, &DevicePalette::addRequested, this, &ClusterEditor::addNodeAtFreeSpot);
+    connect(scene_, &ClusterScene::nodeMenuRequested, this, [this](int node, QPoint screenPos) {
+        QMenu* menu = nodeMenu(node, this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(screenPos);
+    });
     updatePanel();
 }
 
@@ -223,6 +230,33 @@ bool ClusterEditor::deleteSelection()
         return false;
     undo_->push(new RemoveItemsCommand(doc_, nodes, links));
     return true;
+}
+
+bool ClusterEditor::setNodeFailed(int node, bool failed)
+{
+    if (node < 0 || node >= doc_->nodeCount() || doc_->node(node).failed == failed)
+        return false;
+    undo_->push(changeValue(doc_, node, failed ? nodeField::markFailed : nodeField::markHealthy, failed));
+    return true;
+}
+
+QMenu* ClusterEditor::nodeMenu(int node, QWidget* parent)
+{
+    auto* menu = new QMenu(parent);
+    if (node < 0 || node >= doc_->nodeCount())
+        return menu;
+    const bool failed = doc_->node(node).failed;
+    QAction* state = menu->addAction(failed ? tr("Mark healthy") : tr("Mark failed"), this,
+                                     [this, node, failed] { setNodeFailed(node, !failed); });
+    state->setObjectName(failed ? QStringLiteral("markHealthy") : QStringLiteral("markFailed"));
+    state->setStatusTip(failed ? tr("Put the node back into the cluster and re-plan the current plan")
+                               : tr("Leave the node out of planning and re-plan the current plan"));
+    menu->addSeparator();
+    menu->addAction(tr("Delete"), this, [this, node] {
+        selectItems({node});
+        deleteSelection();
+    });
+    return menu;
 }
 
 void ClusterEditor::autoLayout()

@@ -11,6 +11,7 @@
 #include <vector>
 
 class QAction;
+class QMenu;
 class QUndoStack;
 class QToolBar;
 
@@ -45,6 +46,11 @@ public:
     bool addLink(int fromNode, int toNode);
     bool deleteSelection();
     void autoLayout();
+    // Marks a node failed or healthy again (one undo step, "Mark <node> failed" / "... healthy"); false when
+    // the index is out of range or the node is already in that state. Planning leaves failed nodes out.
+    bool setNodeFailed(int node, bool failed);
+    // The node's context menu ("Mark failed" or "Mark healthy", "Delete"), owned by `parent`.
+    QMenu* nodeMenu(int node, QWidget* parent);
 
     void zoomIn();
     void zoomOut();

@@ -1,6 +1,7 @@
 #include "cluster_scene.h"
 
 #include <QGraphicsLineItem>
+#include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneDragDropEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QMimeData>
@@ -268,6 +269,19 @@ void ClusterScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e)
         return;
     }
     QGraphicsScene::mouseDoubleClickEvent(e);
+}
+
+void ClusterScene::contextMenuEvent(QGraphicsSceneContextMenuEvent* e)
+{
+    NodeItem* n = nodeAt(e->scenePos());
+    if (!n) {
+        QGraphicsScene::contextMenuEvent(e);
+        return;
+    }
+    if (!n->isSelected()) // the menu acts on the node under the pointer; show which
+        selectOnly({n->index});
+    e->accept();
+    emit nodeMenuRequested(n->index, e->screenPos());
 }
 
 void ClusterScene::dragEnterEvent(QGraphicsSceneDragDropEvent* e)

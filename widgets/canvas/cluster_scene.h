@@ -7,6 +7,7 @@
 #include "cluster_document.h"
 
 #include <QGraphicsScene>
+#include <QPoint>
 #include <QPointF>
 
 #include <vector>
@@ -45,12 +46,15 @@ signals:
     void linkRequested(int fromNode, int toNode);
     void deviceDropped(const QString& deviceType, QPointF scenePos);
     void backgroundDoubleClicked(QPointF scenePos);
+    // A right click (or the menu key) on a node: the editor shows the node's menu at `screenPos`.
+    void nodeMenuRequested(int node, QPoint screenPos);
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
     void mouseMoveEvent(QGraphicsSceneMouseEvent* e) override;
     void mouseReleaseEvent(QGraphicsSceneMouseEvent* e) override;
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;
+    void contextMenuEvent(QGraphicsSceneContextMenuEvent* e) override;
     void dragEnterEvent(QGraphicsSceneDragDropEvent* e) override;
     void dragMoveEvent(QGraphicsSceneDragDropEvent* e) override;
     void dropEvent(QGraphicsSceneDragDropEvent* e) override;

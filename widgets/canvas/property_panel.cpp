@@ -236,7 +236,6 @@ void PropertyPanel::refresh()
     if (node_ >= 0) {
         const Node& n = doc_->node(node_);
         const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType);
-        title_->setText(tr("Node %1").arg(qs(n.name)));
         nodeName_->setText(qs(n.name));
         nodeType_->setCurrentIndex(nodeType_->findText(qs(n.deviceType)));
         nodeGpus_->setValue(n.gpus);
@@ -253,6 +252,10 @@ void PropertyPanel::refresh()
                                    .arg(n.gpus * d->memoryBytes / (1u << 30), 0, 'f', 0)
                                    .arg(n.gpus * d->peakFlops / 1e12, 0, 'f', 0)
                              : tr("Unknown device type"));
+        if (n.failed) // the state has no editor of its own: say it where the node's facts are
+            nodeInfo_->setText(nodeInfo_->text() +
+                               tr("\n\nFailed: planning leaves this node out (right-click it: Mark healthy)"));
+        title_->setText(n.failed ? tr("Node %1 (failed)").arg(qs(n.name)) : tr("Node %1").arg(qs(n.name)));
         showPage(nodePage_);
     } else if (link_ >= 0) {
         const Link& l = doc_->link(link_);

@@ -20,6 +20,12 @@ inline constexpr auto nicBandwidth = memberField<&Node::nicBandwidth>(
     NodeNicBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change NIC bandwidth of %1"));
 inline constexpr auto communicator =
     memberField<&Node::communicator>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change communicator of %1"));
+// Node::failed, with one step text per direction (a failure and a recovery read differently in the
+// history); each is a step of its own.
+inline constexpr auto markFailed =
+    memberField<&Node::failed>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Mark %1 failed"));
+inline constexpr auto markHealthy =
+    memberField<&Node::failed>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Mark %1 healthy"));
 } // namespace nodeField
 
 namespace linkField {

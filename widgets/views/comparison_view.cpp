@@ -154,12 +154,12 @@ QString planName(const Plan& plan)
 }
 } // namespace
 
-void ComparisonView::setPlans(const std::vector<Plan>& plans)
+void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList& labels)
 {
     clear();
     if (plans.empty())
         return;
-    collectRows(plans);
+    collectRows(plans, labels.size() == qsizetype(plans.size()) ? labels : QStringList());
     const QStringList ticks = tickNames();
     QCustomPlot* p = newPlot();
     const Panels panels = addPanels(p);
@@ -199,11 +199,12 @@ void readHetHubMetrics(const Plan& plan, Row& r)
 }
 } // namespace
 
-// One row per plan; a planner that appears more than once gets " #2", " #3", ... after its name.
-void ComparisonView::collectRows(const std::vector<Plan>& plans)
+// One row per plan; a name that appears more than once gets " #2", " #3", ... after it.
+void ComparisonView::collectRows(const std::vector<Plan>& plans, const QStringList& labels)
 {
     std::map<QString, int> seen;
-    for (const Plan& plan : plans) {
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const Plan& plan = plans[i];
         Row r;
         r.iteration = plan.estimate.iterationSeconds;
         r.tokens = plan.estimate.tokensPerSecond;
@@ -213,7 +214,7 @@ void ComparisonView::collectRows(const std::vector<Plan>& plans)
         r.feasible = plan.estimate.feasible;
         readHetHubMetrics(plan, r);
         rows_.push_back(r);
-        QString name = planName(plan);
+        QString name = labels.isEmpty() ? planName(plan) : labels[qsizetype(i)];
         if (const int n = ++seen[name]; n > 1)
             name += QStringLiteral(" #%1").arg(n);
         names_ << name;

@@ -17,7 +17,9 @@ class ComparisonView : public PlotView {
     Q_OBJECT
 public:
     explicit ComparisonView(QWidget* parent = nullptr);
-    void setPlans(const std::vector<Plan>& plans);
+    // `labels` (one per plan) replace the planner names on the axes, e.g. "ditto\n24 GPUs" and "ditto\n20 GPUs
+    // without rtx4090-0" for a re-plan after a node failure (nodeSetLabels); empty = the planner names.
+    void setPlans(const std::vector<Plan>& plans, const QStringList& labels = {});
     void clear() override;
     QStringList names() const { return names_; }
 
@@ -29,7 +31,7 @@ protected:
     void adaptToSize(const QSize& size) override;
 
 private:
-    void collectRows(const std::vector<Plan>& plans);
+    void collectRows(const std::vector<Plan>& plans, const QStringList& labels);
     QStringList tickNames() const; // names_, with the plans that do not fit memory marked
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;

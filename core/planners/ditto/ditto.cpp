@@ -123,6 +123,14 @@ struct Recovered {
     int granularity = 1, stages = 0;
 };
 
+int virtualGpusOf(const std::vector<TemplateStage>& stages)
+{
+    int g = 0;
+    for (const TemplateStage& s : stages)
+        g += s.gpus;
+    return g;
+}
+
 std::string sizesOf(const std::vector<TemplateStage>& stages)
 {
     std::string sizes;
@@ -131,22 +139,27 @@ std::string sizesOf(const std::vector<TemplateStage>& stages)
     return sizes;
 }
 
-// Greedy on Oobleck's virtual templates of V GPUs, best virtual T first: the first it can recover (a
-// template with more stages than the real GPUs can take, or whose stages fit no real GPU, cannot be).
+// Greedy on Oobleck's virtual templates, best virtual T first: the first it can recover. Algorithm 1 keeps
+// Oobleck's rule of at most one node of virtual GPUs per stage and gives each stage ceil(g_j / d_i) real
+// GPUs, so a template of all V virtual GPUs often has more stages than the real GPUs can take (Ex2-Ex5:
+// V = 24-44 virtual GPUs, at least V / M stages, on 12-22 real GPUs). Decision: the greedy then falls back
+// to Oobleck's templates for fewer virtual GPUs (V - 1, V - 2, ...), i.e. it under-uses the strong GPUs,
+// which is the waste section 6.1 describes and the DP recovery removes.
 void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f, const std::vector<int>& available)
 {
-    std::vector<const PipelineTemplate*> order;
-    for (auto it = r.table.entries.lower_bound({r.stages, 0});
-         it != r.table.entries.end() && it->first.first == r.stages; ++it)
-        order.push_back(&it->second);
-    std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) {
-        return a->objective(sc.microBatches()) < b->objective(sc.microBatches());
-    });
-    for (const PipelineTemplate* t : order) {
-        r.virt = t->stages;
-        r.real = recoverGreedy(sc, f, available, r.virt);
-        if (!r.real.empty())
-            return;
+    for (int g = r.stages; g >= 1; --g) {
+        std::vector<const PipelineTemplate*> order;
+        for (auto it = r.table.entries.lower_bound({g, 0}); it != r.table.entries.end() && it->first.first == g; ++it)
+            order.push_back(&it->second);
+        std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) {
+            return a->objective(sc.microBatches()) < b->objective(sc.microBatches());
+        });
+        for (const PipelineTemplate* t : order) {
+            r.virt = t->stages;
+            r.real = recoverGreedy(sc, f, available, r.virt);
+            if (!r.real.empty())
+                return;
+        }
     }
 }
 
@@ -161,13 +174,16 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
     r.granularity = dp ? std::max(1, L / std::max(1, f.virtualGpus)) : 1;
     r.stages = dp ? std::min(f.virtualGpus * r.granularity, L) : f.virtualGpus;
     const RecoveryOptions options{req.intOption("beam"), req.option("merge") == "any", r.granularity};
-    if (auto stored = storedTemplate(req, f, weakType, r.stages)) {
-        r.virt = *stored;
-        r.real = dp ? recoverDp(sc, f, available, boundsOf(r.virt), options) : recoverGreedy(sc, f, available, r.virt);
-        r.reused = !r.real.empty();
-        if (r.reused)
-            return r;
-    }
+    // A stored template is reused when it recovers; the greedy falls back to fewer virtual GPUs as below.
+    for (int g = r.stages; g >= (dp ? r.stages : 1); --g)
+        if (auto stored = storedTemplate(req, f, weakType, g)) {
+            r.virt = *stored;
+            r.real =
+                dp ? recoverDp(sc, f, available, boundsOf(r.virt), options) : recoverGreedy(sc, f, available, r.virt);
+            r.reused = !r.real.empty();
+            if (r.reused)
+                return r;
+        }
     progress.report(0.2, "ditto: virtual template");
     r.table = virtualTable(sc, f, dp, r.stages, progress);
     progress.report(0.6, "ditto: recovery");
@@ -195,8 +211,9 @@ QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::ve
     d["recovery"] = QString::fromStdString(req.option("recovery"));
     d["folding"] = foldingJson(f, groups);
     d["template"] = templateJson(r.real, groups);
-    d["virtual_template"] =
-        QJsonObject{{"stages", int(r.virt.size())}, {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
+    d["virtual_template"] = QJsonObject{{"stages", int(r.virt.size())},
+                                        {"virtual_gpus", virtualGpusOf(r.virt)},
+                                        {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
     d["reused"] = r.reused;
     d["granularity"] = r.granularity;
     d["micro_batches"] = microBatches;

@@ -1,0 +1,106 @@
+// Re-planning from the main window (offscreen): after a ditto run on ditto-ex3, marking a node failed on
+// the canvas re-plans at once (the current plan, the Gantt chart, the stage map and the comparison follow),
+// undo re-plans back onto every node, and a change that leaves no plan says so and keeps the plan shown.
+#include "testutil.h"
+
+#include "app/gui/main_window.h"
+#include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h"
+#include "widgets/controller/replan_controller.h"
+#include "widgets/views/comparison_view.h"
+#include "widgets/views/gantt_view.h"
+#include "widgets/views/stage_map_view.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace hetplan;
+
+class TestReplanWindow : public QObject {
+    Q_OBJECT
+
+    // A window with a finished ditto run on ditto-ex3 / gpt2-xl.
+    static void planDitto(MainWindow& w)
+    {
+        w.setInteractive(false);
+        w.resize(1400, 900);
+        w.show();
+        w.openExample("ditto-ex3", "gpt2-xl");
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QVERIFY(w.runPlanners({"ditto"}));
+        QVERIFY(finished.wait(60000));
+        QVERIFY(w.document()->currentPlan());
+    }
+
+    static int nodeIndex(const MainWindow& w, const std::string& name)
+    {
+        return *w.document()->cluster()->findNode(name);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName("hetplan-tests");
+        QCoreApplication::setApplicationName("tst_replan_window");
+    }
+
+    void markFailedReplansAndUndoReplansBack()
+    {
+        MainWindow w;
+        planDitto(w);
+        if (QTest::currentTestFailed())
+            return;
+        const PlanRef first = *w.document()->currentPlan();
+        QCOMPARE(w.document()->plan(first)->cluster.gpuCount(), 22);
+        QSignalSpy done(w.replanner(), &ReplanController::replanned);
+
+        QVERIFY(w.clusterEditor()->setNodeFailed(nodeIndex(w, "rtx4090-0"), true));
+        QVERIFY(w.replanner()->isRunning() || done.count() == 1);
+        QVERIFY(done.count() == 1 || done.wait(60000));
+        const PlanRef after = *w.document()->currentPlan();
+        QVERIFY(after.runId != first.runId);
+        const Plan* p = w.document()->plan(after);
+        QCOMPARE(p->cluster.gpuCount(), 20);
+        QVERIFY(!p->cluster.findNode("rtx4090-0"));
+        QVERIFY(w.document()->cluster()->nodes[size_t(nodeIndex(w, "rtx4090-0"))].failed); // kept, not deleted
+        // The comparison shows the plan before and after, named by their nodes.
+        QCOMPARE(w.comparison()->names(), (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
+        QVERIFY2(w.lastMessage().startsWith("Re-planned with ditto without rtx4090-0"), qPrintable(w.lastMessage()));
+
+        // Undo (the document's one stack) marks it healthy again, which re-plans on all 22 GPUs.
+        w.document()->undoStack()->undo();
+        QVERIFY(done.wait(60000));
+        const Plan* back = w.document()->plan(*w.document()->currentPlan());
+        QCOMPARE(back->cluster.gpuCount(), 22);
+        QCOMPARE(back->pipelines, w.document()->plan(first)->pipelines); // the same plan as the first run
+        QVERIFY2(w.lastMessage().contains("on every node"), qPrintable(w.lastMessage()));
+    }
+
+    void noPlanLeftIsReportedAndThePlanStays()
+    {
+        MainWindow w;
+        planDitto(w);
+        if (QTest::currentTestFailed())
+            return;
+        const PlanRef shown = *w.document()->currentPlan();
+        const size_t runs = w.document()->project().runs.size();
+        QSignalSpy failed(w.replanner(), &ReplanController::replanFailed);
+        // Every node but v100-0 fails, one menu click after another (the re-plans coalesce): 2 x V100 16 GB
+        // cannot hold gpt2-xl (1.5e9 params x 20 B of states alone is 30 GB).
+        const int nodes = int(w.document()->cluster()->nodes.size());
+        for (int i = 1; i < nodes; ++i)
+            w.clusterEditor()->setNodeFailed(i, true);
+        QVERIFY(failed.wait(60000));
+        QTRY_VERIFY(!w.replanner()->isRunning());
+        QVERIFY2(w.lastMessage().startsWith("No plan after the node change"), qPrintable(w.lastMessage()));
+        QVERIFY2(w.lastMessage().contains("fit"), qPrintable(w.lastMessage()));
+        QCOMPARE(*w.document()->currentPlan(), shown);
+        QCOMPARE(w.document()->project().runs.size(), runs);
+        QCOMPARE(int(failedNodeNames(*w.document()->cluster()).size()), nodes - 1);
+        QVERIFY(!w.gantt()->isEmpty()); // the plan before is still drawn
+    }
+};
+
+QTEST_MAIN(TestReplanWindow)
+#include "tst_replan_window.moc"

@@ -1,5 +1,8 @@
 #include "spmd_costs.h"
 
+#include "analytic.h"
+#include "memory.h"
+
 #include "core/model/device.h"
 
 #include <array>
@@ -55,10 +58,53 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
     return {};
 }
 
-double spmdComputeSeconds(double flops, const DeviceType& d)
+double spmdFlopsRate(const DeviceType& d, Precision precision) { return precisionPeakFlops(d, precision) * d.effMax; }
+
+double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision)
 {
-    const double rate = d.peakFlops * d.effMax;
+    const double rate = spmdFlopsRate(d, precision);
     return rate > 0 ? flops / rate : 0;
+}
+
+SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments)
+{
+    SpmdMemoryTerms m;
+    m.paramBytes.assign(segments, 0);
+    m.activationBytes.assign(segments, 0);
+    for (const SpmdInstruction& ins : program) {
+        const bool kept =
+            ins.kind == SpmdInstruction::Kind::Load || (ins.kind == SpmdInstruction::Kind::Compute && !ins.backward);
+        if (!kept || ins.segment < 0 || ins.segment >= segments)
+            continue;
+        const bool param = ins.kind == SpmdInstruction::Kind::Load && ins.parameter;
+        if (ins.sharded)
+            (param ? m.paramBytes : m.activationBytes)[ins.segment] += ins.bytes;
+        else
+            (param ? m.fixedParamBytes : m.fixedActivationBytes) += ins.bytes;
+    }
+    return m;
+}
+
+double SpmdMemoryTerms::paramValues(const std::vector<double>& ratios, const Job& job) const
+{
+    double bytes = fixedParamBytes;
+    for (size_t k = 0; k < paramBytes.size() && k < ratios.size(); ++k)
+        bytes += paramBytes[k] * ratios[k];
+    return bytes / job.bytesPerValue();
+}
+
+double SpmdMemoryTerms::peakBytes(const std::vector<double>& ratios, const Job& job) const
+{
+    double act = fixedActivationBytes;
+    for (size_t k = 0; k < activationBytes.size() && k < ratios.size(); ++k)
+        act += activationBytes[k] * ratios[k];
+    return paramValues(ratios, job) * job.bytesPerValue() * spmdStateBytesPerValueByte(job) + act;
+}
+
+double spmdStateBytesPerValueByte(const Job& job)
+{
+    const StateBytesPerParam per = stateBytesPerParam(job);
+    return (per.weights + per.gradients + per.optimizer) / job.bytesPerValue();
 }
 
 } // namespace hetplan

@@ -7,7 +7,11 @@
 // broadcast sends every shard once (no padding, one launch per rank), so neither depends on z.
 #include "collectives.h"
 
+#include "core/model/job.h"
+#include "core/model/plan.h"
+
 #include <string>
+#include <vector>
 
 namespace hetplan {
 
@@ -29,7 +33,26 @@ struct AffineCost {
 // bottleneck is `link`. Slice (a local re-shard of a replicated tensor) is free.
 AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, LinkParams link);
 
-// Seconds one GPU of type `d` needs for `flops` (at its saturated efficiency).
-double spmdComputeSeconds(double flops, const DeviceType& d);
+// FLOP/s one GPU of type `d` sustains at `precision`: the matrix-product peak of that precision (fp32 runs
+// on CUDA cores, or TF32 tensor cores where NVIDIA has them) at the device's saturated efficiency.
+double spmdFlopsRate(const DeviceType& d, Precision precision);
+// Seconds one GPU of type `d` needs for `flops` at `precision`.
+double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision);
+
+// Per-GPU memory of an SPMD program, affine in the GPU's ratio in each segment: the parameters it holds
+// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h) and every
+// forward output and input kept for the backward, whole when replicated, times the ratio when sharded. The
+// simulator charges this (plus the runtime overhead); the hap planner bounds it in its load balancer.
+struct SpmdMemoryTerms {
+    double fixedParamBytes = 0, fixedActivationBytes = 0; // replicated tensors (instruction bytes)
+    std::vector<double> paramBytes, activationBytes;      // [segment] sharded tensors, bytes per unit of ratio
+    // Parameter values one GPU holds at `ratios` ([segment] → its ratio there).
+    double paramValues(const std::vector<double>& ratios, const Job& job) const;
+    // States + activations at `ratios`, without the runtime overhead.
+    double peakBytes(const std::vector<double>& ratios, const Job& job) const;
+};
+SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments);
+// Bytes of model state per byte of parameter values at the job's precision (20 / 2 for fp16).
+double spmdStateBytesPerValueByte(const Job& job);
 
 } // namespace hetplan

@@ -211,6 +211,10 @@ QJsonObject toJson(const ModelSpec& m)
         arch["kv_heads"] = a.kvHeads;
     if (a.embedDim > 0)
         arch["embed_dim"] = a.embedDim;
+    if (a.imageSize > 0)
+        arch["image_size"] = a.imageSize;
+    if (a.classes > 0)
+        arch["classes"] = a.classes;
     arch["tied_embeddings"] = a.tiedEmbeddings;
     o["arch"] = arch;
     QJsonArray layers;
@@ -254,6 +258,8 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         m.arch.experts = a.integer("experts", 0);
         m.arch.bytesPerParam = a.integer("bytes_per_param", 2);
         m.arch.embedDim = a.integer("embed_dim", 0);
+        m.arch.imageSize = a.integer("image_size", 0);
+        m.arch.classes = a.integer("classes", 0);
         m.arch.tiedEmbeddings = a.boolean("tied_embeddings", familyTiesEmbeddings(m.arch.family));
     }
     const QJsonArray layers = r.array("layers");

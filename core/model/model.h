@@ -65,6 +65,8 @@ struct ModelArch {
     // the stage holding the head keeps its own copy and all-reduces its gradient with the first stage.
     bool tiedEmbeddings = false;
     int embedDim = 0; // width of the word embedding when it differs from hidden (OPT-350m: 512); 0 = hidden
+    // Image classifiers (vgg): the input side in pixels and the classes; 0 = ImageNet's 224 and 1000.
+    int imageSize = 0, classes = 0;
     bool operator==(const ModelArch&) const = default;
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
     // Parameters of the word-embedding matrix (vocab × embedding width).

@@ -214,8 +214,21 @@ const std::vector<std::pair<std::string, Builder>>& registry()
         {"llama2-13b",
          [](const std::string& n, int s) { return buildLlm(n, llamaLike(40, 5120, 40, 40, 13824, 32000, 4096), s); }},
         {"bert-base", [](const std::string& n, int s) { return buildLlm(n, bertBase(), s); }},
+        // HAP's "BERT-Base" (its artifact's RTransformer): 8 layers of BERT-base width on WikiText-2's
+        // 33,278-word vocabulary at sequence 128. HAP's decoder is untied (102 Mi parameters); ours keeps
+        // BERT's tied decoder (83.9 M), the same compute per token.
+        {"bert-hap",
+         [](const std::string& n, int s) {
+             LlmConfig c = bertBase();
+             c.layers = 8;
+             c.vocab = 33278;
+             c.sequence = 128;
+             return buildLlm(n, c, s);
+         }},
         {"vit-base", [](const std::string& n, int s) { return buildVitBase(n, s); }},
-        {"vgg19", [](const std::string& n, int s) { return buildVgg19(n, s); }},
+        {"vgg19", [](const std::string& n, int) { return buildVgg19(n); }},
+        // HAP's VGG19 (its Table 1: 133 Mi parameters): CIFAR-10, 32×32 images and 10 classes.
+        {"vgg19-cifar", [](const std::string& n, int) { return buildVgg19(n, 32, 10); }},
         // HAP's BERT-MoE: BERT-base with every second FFN replaced by an MoE layer as in GShard; we fix 8
         // experts (HAP scales the count with the devices) and top-2 routing.
         {"bert-moe",

@@ -60,7 +60,7 @@ ModelSpec buildVitBase(const std::string& name, int sequence)
 
 // ---------------------------------------------------------------- VGG19
 
-ModelSpec buildVgg19(const std::string& name, int /*sequence*/)
+ModelSpec buildVgg19(const std::string& name, int side, int classes)
 {
     // Configuration E: channel counts of the 16 3×3 convolutions; a 2×2 max-pool follows the marked ones
     // and is folded into that layer (its output is the pooled map).
@@ -74,7 +74,9 @@ ModelSpec buildVgg19(const std::string& name, int /*sequence*/)
     ModelSpec m;
     m.name = name;
     m.arch = {"vgg", 19, 0, 0, 4096, 0, 1, 0, 2};
-    double c = 3, hw = 224; // channels and side of the current feature map
+    m.arch.imageSize = side == 224 ? 0 : side;
+    m.arch.classes = classes == 1000 ? 0 : classes;
+    double c = 3, hw = side; // channels and side of the current feature map
     int idx = 0;
     for (const Conv& k : convs) {
         LayerSpec l;
@@ -93,8 +95,8 @@ ModelSpec buildVgg19(const std::string& name, int /*sequence*/)
         c = k.out;
         hw = outSide;
     }
-    // Classifier: 512·7·7 → 4096 → 4096 → 1000 with ReLU and dropout between.
-    const double fc[][2] = {{c * hw * hw, 4096}, {4096, 4096}, {4096, 1000}};
+    // Classifier: 512·7·7 (after the adaptive pool) → 4096 → 4096 → classes with ReLU and dropout between.
+    const double fc[][2] = {{c * 7 * 7, 4096}, {4096, 4096}, {4096, double(classes)}};
     for (int i = 0; i < 3; ++i) {
         const double in = fc[i][0], out = fc[i][1];
         LayerSpec l;

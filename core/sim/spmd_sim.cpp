@@ -2,11 +2,13 @@
 //  - every GPU runs every instruction in order; a collective synchronises all GPUs (it starts when the last
 //    one arrives) and lasts the affine time of core/cost/spmd_costs.h at the segment's largest ratio;
 //  - a compute instruction takes its FLOP × (the GPU's ratio if sharded, else 1) at the GPU's sustained
-//    rate (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one event;
+//    rate for the job's precision (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one
+//    event;
 //  - a re-balance at a ratio-segment boundary lasts as long as moving the largest change of share;
 //  - then each GPU runs its optimizer step over the parameters it holds;
-//  - memory per GPU: the parameters it holds (weights, gradients and optimizer states) plus every forward
-//    output (kept for the backward), each scaled by the ratio when sharded.
+//  - memory per GPU: the parameters it holds (weights, gradients and optimizer states at Megatron's bytes
+//    per parameter, core/cost/memory.h) plus every forward output (kept for the backward), each scaled by
+//    the ratio when sharded. Instruction bytes are at the job's precision (bytesPerValue per value).
 #include "sim_detail.h"
 
 #include "core/base/errors.h"
@@ -74,7 +76,7 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
     std::vector<const DeviceType*> dev(n);
     for (int g = 0; g < n; ++g)
         dev[g] = &costs.device(plan.cluster.nodeOf(g).deviceType);
-    std::vector<double> t(n, 0.0), params(n, 0.0), activations(n, 0.0);
+    std::vector<double> t(n, 0.0);
     std::vector<Open> open(n);
     auto flush = [&](int g) {
         if (open[g].start >= 0 && t[g] > open[g].start)
@@ -83,18 +85,15 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
     };
     for (const SpmdInstruction& ins : sp.instructions) {
         const std::vector<double>& r = sp.shardingRatios[ins.segment];
-        if (ins.kind == SpmdInstruction::Kind::Load) {
-            for (int g = 0; g < n; ++g)
-                (ins.parameter ? params : activations)[g] += ins.bytes * (ins.sharded ? r[g] : 1.0);
-        } else if (ins.kind == SpmdInstruction::Kind::Compute) {
+        if (ins.kind == SpmdInstruction::Kind::Load)
+            continue; // takes no time; its memory is in spmdMemoryTerms
+        if (ins.kind == SpmdInstruction::Kind::Compute) {
             for (int g = 0; g < n; ++g) {
                 if (open[g].start < 0 || open[g].group != ins.group || open[g].backward != ins.backward) {
                     flush(g);
                     open[g] = {t[g], ins.group, ins.backward};
                 }
-                t[g] += spmdComputeSeconds(ins.flops * (ins.sharded ? r[g] : 1.0), *dev[g]);
-                if (!ins.backward)
-                    activations[g] += ins.bytes * (ins.sharded ? r[g] : 1.0);
+                t[g] += spmdComputeSeconds(ins.flops * (ins.sharded ? r[g] : 1.0), *dev[g], plan.job.precision);
             }
         } else {
             SpmdCollective c;
@@ -113,12 +112,15 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
             }
         }
     }
-    const double statesPerValue = (2.0 + 2.0 + costs.job().optimizerBytesPerParam) / 2.0; // per fp16 byte
+    const SpmdMemoryTerms mem = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()));
     for (int g = 0; g < n; ++g) {
         flush(g);
-        const double update = optimizerSeconds(costs, dev[g]->name, 0, params[g] / 2.0, 1);
+        std::vector<double> mine; // this GPU's ratio in each segment
+        for (const std::vector<double>& row : sp.shardingRatios)
+            mine.push_back(row[g]);
+        const double update = optimizerSeconds(costs, dev[g]->name, 0, mem.paramValues(mine, plan.job), 1);
         rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, t[g], t[g] + update);
-        rec.result.peakMemoryBytes[g] = params[g] * statesPerValue + activations[g] * costs.job().activationScale();
+        rec.result.peakMemoryBytes[g] = mem.peakBytes(mine, plan.job);
     }
 }
 

@@ -34,13 +34,13 @@ private slots:
     {
         CliResult r = runCli({"list", "examples"});
         QCOMPARE(r.exitCode, 0);
-        for (const char* n :
-             {"ditto-ex1",       "ditto-ex2",     "ditto-ex3",     "ditto-ex4",       "ditto-ex5",    "amp-homogeneous",
-              "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",        "hap-testbed",  "hethub-pair", "hethub-3types",
-              "amp-scale-2x2",   "amp-scale-4x4", "amp-scale-8x8", "amp-scale-16x16", "gpt2-amp",     "gpt2-xl",
-              "transgan-amp",    "llama2-7b",     "llama2-13b",    "bert-base",       "vit-base",     "vgg19",
-              "bert-moe",        "llama-0.5b",    "llama-1.1b",    "opt-350m",        "gpt-neo-2.7b", "llama3-8b",
-              "opt-30b"})
+        for (const char* n : {"ditto-ex1",       "ditto-ex2",       "ditto-ex3",     "ditto-ex4",     "ditto-ex5",
+                              "amp-homogeneous", "amp-het-cluster", "poplar-a",      "poplar-b",      "poplar-c",
+                              "hap-testbed",     "hethub-pair",     "hethub-3types", "amp-scale-2x2", "amp-scale-4x4",
+                              "amp-scale-8x8",   "amp-scale-16x16", "gpt2-amp",      "gpt2-xl",       "transgan-amp",
+                              "llama2-7b",       "llama2-13b",      "bert-base",     "bert-hap",      "vit-base",
+                              "vgg19",           "vgg19-cifar",     "bert-moe",      "llama-0.5b",    "llama-1.1b",
+                              "opt-350m",        "gpt-neo-2.7b",    "llama3-8b",     "opt-30b"})
             QVERIFY2(r.out.contains(QString(" ") + n + " "), n);
         QCOMPARE(runCli({"list", "planners"}).exitCode, 0);
         QVERIFY(runCli({"list", "devices"}).out.contains("MI300X"));

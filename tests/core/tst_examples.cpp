@@ -217,9 +217,10 @@ private slots:
     void allModelsValidate()
     {
         const std::vector<std::string> names = exampleModelNames();
-        const std::vector<std::string> design = {"gpt2-amp",   "gpt2-xl",  "transgan-amp", "llama2-7b", "llama2-13b",
-                                                 "bert-base",  "vit-base", "vgg19",        "bert-moe",  "llama-0.5b",
-                                                 "llama-1.1b", "opt-350m", "gpt-neo-2.7b", "llama3-8b", "opt-30b"};
+        const std::vector<std::string> design = {"gpt2-amp",  "gpt2-xl",    "transgan-amp", "llama2-7b", "llama2-13b",
+                                                 "bert-base", "bert-hap",   "vit-base",     "vgg19",     "vgg19-cifar",
+                                                 "bert-moe",  "llama-0.5b", "llama-1.1b",   "opt-350m",  "gpt-neo-2.7b",
+                                                 "llama3-8b", "opt-30b"};
         QCOMPARE(names, design);
         for (const std::string& n : names) {
             const ModelSpec m = buildExampleModel(n);
@@ -262,6 +263,11 @@ private slots:
         QTest::newRow("opt-350m") << "opt-350m" << 331e6 << 331196416.0;
         // vgg19 (torchvision): 143,667,240.
         QTest::newRow("vgg19") << "vgg19" << 143.7e6 << 143667240.0;
+        // bert-hap: embeddings (33278 + 512 + 2 + 2)·768 = 25,953,792 + 8 × 7,087,872 + head (pooler and
+        // transform 2 × 590,592, norm 1,536, decoder bias 33,278) 1,215,998. HAP's own (untied) is 102 Mi.
+        QTest::newRow("bert-hap") << "bert-hap" << 83.9e6 << 83872766.0;
+        // vgg19-cifar: the same less 990 classes (4096·990 + 990); HAP's Table 1 says 133 "M" = 133·2^20.
+        QTest::newRow("vgg19-cifar") << "vgg19-cifar" << 133 * 1048576.0 << 139611210.0;
         // vit-base: patch conv 590,592 + cls 768 + pos 197·768 + 12 × 7,087,872 + norm 1,536 + 769,000.
         QTest::newRow("vit-base") << "vit-base" << 86e6 << 86567656.0;
         // TinyLlama: 22·(2·2048² + 2·2048·256 + 3·2048·5632 + 2·2048) + 2·32000·2048 + 2048.

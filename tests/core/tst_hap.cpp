@@ -1,12 +1,17 @@
 // HAP: the tensor-program IR (shapes, FLOPs, backward, parameter counts of the example models), the A*
 // synthesizer against the exhaustive oracle, and the independent checker on every synthesized program.
+#include "core/base/errors.h"
 #include "core/planners/hap/graph_builders.h"
 #include "core/planners/hap/load_balance.h"
 #include "core/planners/hap/program.h"
 #include "core/planners/hap/synthesis.h"
+#include "core/planners/planner.h"
+#include "core/sim/simulator.h"
+#include "testutil.h"
 
 #include <QTest>
 
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -54,7 +59,7 @@ private slots:
     void parameterCountsMatchLayerModels_data()
     {
         QTest::addColumn<QString>("model");
-        for (const char* m : {"bert-base", "vit-base", "vgg19", "bert-moe"})
+        for (const char* m : {"bert-base", "bert-hap", "vit-base", "vgg19", "vgg19-cifar", "bert-moe"})
             QTest::newRow(m) << QString(m);
     }
     void parameterCountsMatchLayerModels()
@@ -193,6 +198,112 @@ private slots:
         qInfo("LP %.9g s, grid %.9g s", lp.seconds, grid);
         QVERIFY(lp.seconds <= grid * (1 + 1e-9));
         QVERIFY(lp.seconds >= grid * (1 - 2e-3));
+    }
+
+    void lpRespectsMemory()
+    {
+        // One segment, 2 fast + 2 slow GPUs, a program whose memory grows by M bytes per unit of a GPU's
+        // share (activations only; no parameters) on top of F replicated bytes. Capacity F + 0.15 M caps the
+        // fast GPUs' share at 0.15, below what they take without a limit (checked first).
+        const TensorGraph g = buildMlp(512, {256, 512, 256, 64});
+        const SynthesisContext ctx = context(g, 0.25, 2, 2, false);
+        const CostTerms terms = costTerms(ctx, synthesize(ctx));
+        const Ratios free = optimalRatios(terms, ctx.classes, 1);
+        QVERIFY(free.perGpu[0][0] > 0.2); // without a limit the fast GPUs take more than 0.15
+        const double M = 8e9, F = 1e9;
+        SpmdMemoryTerms mem;
+        mem.paramBytes = {0};
+        mem.activationBytes = {M};
+        mem.fixedActivationBytes = F;
+        MemoryLimit limit;
+        limit.capacity = {F + 0.15 * M, F + 0.5 * M};
+        const Ratios capped = optimalRatios(terms, ctx.classes, 1, &mem, &limit);
+        QVERIFY(capped.perGpu[0][0] <= 0.15 + 1e-9);
+        // Oracle: the grid over the simplex 2·b0 + 2·b1 = 1 restricted to b0 ≤ 0.15 (b1 = 0.5 − b0 ≤ 0.5).
+        double grid = 1e300;
+        for (int i = 0; i <= 15000; ++i) {
+            const double b0 = 0.15 * i / 15000;
+            grid = std::min(grid, terms.evaluate({{b0, 0.5 - b0}}));
+        }
+        QVERIFY(capped.seconds <= grid * (1 + 1e-9) && capped.seconds >= grid * (1 - 1e-6));
+        // Rounding headroom: with slack 1/100 the row reads F + M·(b0 + 0.01) ≤ F + 0.15 M, so b0 ≤ 0.14.
+        limit.roundingSlack = 0.01;
+        QVERIFY(optimalRatios(terms, ctx.classes, 1, &mem, &limit).perGpu[0][0] <= 0.14 + 1e-9);
+        // Less than the replicated bytes on a GPU: no ratios fit.
+        limit.capacity = {0.5 * F, F + 0.5 * M};
+        QVERIFY(std::isinf(optimalRatios(terms, ctx.classes, 1, &mem, &limit).seconds));
+    }
+
+    void memoryTermsMatchTheSimulator()
+    {
+        // spmdMemoryTerms is what the simulator charges: at any ratios, its peak + the runtime overhead is the
+        // simulated peak of a HAP plan. 2 V100 + 2 P100, vgg19, fp32, 32 samples per GPU.
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
+        req.model = buildExampleModel("vgg19");
+        req.job.globalBatchSize = 128;
+        req.job.precision = Precision::FP32;
+        Progress progress;
+        const Plan plan = runPlanner("hap", req, progress);
+        const SpmdPlan& sp = *plan.spmd;
+        const SpmdMemoryTerms m = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()));
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const SimResult r = simulate(plan, costs);
+        for (int g = 0; g < 4; ++g) {
+            std::vector<double> mine;
+            for (const auto& row : sp.shardingRatios)
+                mine.push_back(row[g]);
+            QCOMPARE(r.peakMemoryBytes.at(g) - m.peakBytes(mine, plan.job), double(1 << 30)); // V100/P100: 1 GiB
+        }
+    }
+
+    void hapFitsWhereComputeProportionalDoesNot()
+    {
+        // vgg19 at 224 × 224 in fp32 on 2 V100 + 6 P100 with 64 samples per GPU: compute-proportional
+        // shares give a V100 0.18 of the batch (13.4 vs 7.9 TFLOP/s sustained: 13.4 / (2·13.4 + 6·7.9)),
+        // 92 samples, beyond 16 GiB; even shares (64 each) fit. HAP's memory rows keep it within memory.
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 6);
+        req.model = buildExampleModel("vgg19");
+        req.job.globalBatchSize = 512;
+        req.job.precision = Precision::FP32;
+        Progress progress;
+        QVERIFY_THROWS_EXCEPTION(InfeasibleError, runPlanner("dp-proportional", req, progress));
+        const Plan even = runPlanner("dp-even", req, progress);
+        const Plan hap = runPlanner("hap", req, progress);
+        QVERIFY(hap.estimate.feasible);
+        for (const auto& [gpu, peak] : hap.estimate.peakMemoryBytes)
+            QVERIFY(peak <= 16.0 * (1 << 30));
+        QVERIFY(hap.estimate.iterationSeconds <= even.estimate.iterationSeconds);
+        // Twice the batch: not even equal shares fit (a P100 alone would hold 128 samples); HAP refuses.
+        req.job.globalBatchSize = 1024 * 2;
+        QVERIFY_THROWS_EXCEPTION(InfeasibleError, runPlanner("hap", req, progress));
+    }
+
+    void dataParallelBaselinesAreDdp()
+    {
+        // dp-even / dp-proportional are PyTorch DDP: every batched op runs on the GPU's own samples and the
+        // only collectives are the All-Reduces of the parameter gradients, once each: for vgg19-cifar in fp32
+        // 4 · 139,611,210 bytes in all (plus the scalar loss), no All-Gather, no replicated full-batch compute.
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
+        req.model = buildExampleModel("vgg19-cifar");
+        req.job.globalBatchSize = 256;
+        req.job.precision = Precision::FP32;
+        Progress progress;
+        for (const char* planner : {"dp-even", "dp-proportional"}) {
+            const Plan plan = runPlanner(planner, req, progress);
+            double reduced = 0;
+            for (const SpmdInstruction& i : plan.spmd->instructions) {
+                if (i.kind == SpmdInstruction::Kind::Collective) {
+                    QCOMPARE(QString::fromStdString(i.collective), QString("all-reduce"));
+                    reduced += i.bytes;
+                }
+                if (i.kind == SpmdInstruction::Kind::Compute && i.flops > 0 && i.group.rfind("conv", 0) == 0)
+                    QVERIFY2(i.sharded, planner); // convolutions and their gradients always have the batch
+            }
+            QVERIFY2(std::abs(reduced - 4 * 139611210.0) <= 8, planner);
+        }
     }
 
     void roundShardsByHand()

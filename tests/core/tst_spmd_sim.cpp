@@ -47,10 +47,10 @@ Plan spmdPlan(std::vector<SpmdInstruction> ins, std::vector<std::vector<double>>
     return p;
 }
 
-double rate(const char* device)
+double rate(const char* device, Precision precision = Precision::FP16)
 {
     const DeviceType* d = DeviceCatalog::builtin().find(device);
-    return d->peakFlops * d->effMax;
+    return (precision == Precision::FP32 ? d->peakFlopsFp32 : d->peakFlops) * d->effMax;
 }
 
 } // namespace
@@ -92,8 +92,9 @@ private slots:
 
     void memoryScalesWithTheShard()
     {
-        // A sharded parameter of P bytes: weights + gradients + 12 optimizer bytes per parameter = 8 × P per
-        // GPU share; a replicated forward output of A bytes is kept whole.
+        // A sharded parameter of P bytes of fp16 values = P / 2 parameters at Megatron's 20 B per parameter
+        // (weights 2, gradients 2, optimizer 12 + the fp32 gradient copy 4) = 10 × P per GPU share; a
+        // replicated forward output of A bytes is kept whole.
         const double P = 1e9, A = 2e8;
         SpmdInstruction load;
         load.kind = K::Load;
@@ -102,14 +103,33 @@ private slots:
         load.bytes = P;
         SpmdInstruction fwd = compute(1e9, false);
         fwd.bytes = A;
-        const Plan plan = spmdPlan({load, fwd}, {{0.75, 0.25}});
+        Plan plan = spmdPlan({load, fwd}, {{0.75, 0.25}});
         const CostModel costs(plan.model, plan.job, plan.profile);
         const SimResult r = simulate(plan, costs);
         // The simulator adds each device's runtime overhead (1 GiB for both Volta and Pascal in the catalog).
-        const double over0 = r.peakMemoryBytes.at(0) - (0.75 * P * 8 + A);
-        const double over1 = r.peakMemoryBytes.at(1) - (0.25 * P * 8 + A);
+        const double over0 = r.peakMemoryBytes.at(0) - (0.75 * P * 10 + A);
+        const double over1 = r.peakMemoryBytes.at(1) - (0.25 * P * 10 + A);
         QCOMPARE(over0, over1);
-        QVERIFY(over0 >= 0 && over0 <= 2.0 * (1 << 30));
+        QCOMPARE(over0, double(1 << 30));
+        // fp32: the same P bytes are P / 4 parameters at 16 B (weights 4, gradients 4, Adam moments 8) = 4 × P.
+        plan.job.precision = Precision::FP32;
+        const CostModel costs32(plan.model, plan.job, plan.profile);
+        const SimResult r32 = simulate(plan, costs32);
+        QCOMPARE(r32.peakMemoryBytes.at(0) - (0.75 * P * 4 + A), double(1 << 30));
+    }
+
+    void fp32RunsAtTheFp32Peak()
+    {
+        // An fp32 job prices compute at the fp32 matrix peak (V100 15.7, P100 9.3 TFLOPS) × efficiency_max,
+        // not the fp16 tensor-core peak: one sharded op of F FLOP at (0.6, 0.4) takes max(0.6 F / r0, 0.4 F / r1).
+        const double F = 1e13;
+        Plan plan = spmdPlan({compute(F, true)}, {{0.6, 0.4}});
+        plan.job.precision = Precision::FP32;
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const double expected =
+            std::max(0.6 * F / rate("V100-16GB", Precision::FP32), 0.4 * F / rate("P100-16GB", Precision::FP32));
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
+        QVERIFY(rate("V100-16GB", Precision::FP32) > 0 && rate("V100-16GB", Precision::FP32) < rate("V100-16GB"));
     }
 
     void badSpmdPlansRefused()

@@ -261,21 +261,23 @@ int convLayer(TensorGraph& g, int x, long long out, bool pool, int idx)
                   g.tensors[y].elements()});
 }
 
-TensorGraph buildVgg19(long long b)
+TensorGraph buildVgg19(long long b, long long side, long long classes)
 {
     const std::pair<long long, bool> convs[] = {
         {64, false},  {64, true},   {128, false}, {128, true}, {256, false}, {256, false}, {256, false}, {256, true},
         {512, false}, {512, false}, {512, false}, {512, true}, {512, false}, {512, false}, {512, false}, {512, true}};
     TensorGraph g;
     g.beginSegment("conv1");
-    int x = g.placeholder("images", {b, 3, 224, 224});
+    int x = g.placeholder("images", {b, 3, side, side});
     int idx = 0;
     for (const auto& [out, pool] : convs)
         x = convLayer(g, x, out, pool, ++idx);
+    if (g.tensors[x].shape[2] != 7) // torchvision's adaptive average pool to 7×7 (copies a 1×1 map)
+        x = g.add({K::Pool, "avgpool", {x}, {"bchw"}, "bchw", 0, "hw", "", false, {b, 512, 7, 7}, 49.0 * b * 512});
     const Shape s = g.tensors[x].shape;
     const long long flat = s[1] * s[2] * s[3];
     x = g.add({K::Reshape, "flatten", {x}, {"bchw"}, "bc", 0, "hw", "", false, {b, flat}, 0});
-    const long long widths[] = {flat, 4096, 4096, 1000};
+    const long long widths[] = {flat, 4096, 4096, classes};
     for (int i = 0; i < 3; ++i) {
         g.beginSegment("fc" + std::to_string(i + 1));
         Builder B{g, "fc" + std::to_string(i + 1)};
@@ -322,7 +324,7 @@ TensorGraph buildTensorProgram(const ModelSpec& model, long long batch)
     } else if (a.family == "vit") {
         g = buildVit(batch, a.sequence, a.layers);
     } else if (a.family == "vgg") {
-        g = buildVgg19(batch);
+        g = buildVgg19(batch, a.imageSize > 0 ? a.imageSize : 224, a.classes > 0 ? a.classes : 1000);
     } else {
         throw InfeasibleError("hap: no tensor program for model family '" + a.family +
                               "' (supported: bert, moe, gpt2, vit, vgg)");

@@ -6,9 +6,14 @@
 
 #include "core/base/errors.h"
 #include "core/cost/collectives.h"
+#include "core/cost/memory.h"
+#include "core/cost/spmd_costs.h"
 
 #include <QJsonArray>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -24,7 +29,7 @@ struct Devices {
     std::vector<int> classOf; // per GPU
 };
 
-Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
+Devices deviceClasses(const Cluster& cluster, const CostModel& costs, Precision precision)
 {
     Devices d;
     std::map<std::string, int> index;
@@ -33,7 +38,7 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
         auto [it, added] = index.try_emplace(type, int(d.classes.size()));
         if (added) {
             const DeviceType& dev = costs.device(type);
-            d.classes.push_back({type, 0, dev.peakFlops * dev.effMax});
+            d.classes.push_back({type, 0, spmdFlopsRate(dev, precision)});
         }
         ++d.classes[it->second].gpus;
         d.classOf.push_back(it->second);
@@ -41,10 +46,12 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs)
     return d;
 }
 
-SynthesisContext makeContext(const TensorGraph& g, const Cluster& cluster, const Devices& d, bool perLayer)
+SynthesisContext makeContext(const TensorGraph& g, const PlanRequest& req, const Devices& d, bool perLayer)
 {
+    const Cluster& cluster = req.cluster;
     SynthesisContext ctx;
     ctx.graph = &g;
+    ctx.valueBytes = req.job.bytesPerValue();
     ctx.classes = d.classes;
     ctx.ranks = cluster.gpuCount();
     std::vector<int> all(ctx.ranks);
@@ -87,7 +94,7 @@ SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
     out.backward = ins.backward;
     const int producer = g.tensors[ins.tensor].producer;
     out.group = g.segments[g.ops[producer].segment];
-    out.bytes = g.tensors[ins.tensor].bytes();
+    out.bytes = g.tensors[ins.tensor].elements() * ctx.valueBytes;
     if (ins.kind == Instruction::Kind::Collective) {
         out.kind = SpmdInstruction::Kind::Collective;
         out.collective = toString(ins.collective);
@@ -105,6 +112,29 @@ SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
         out.sharded = scales(op, ins.label);
     }
     return out;
+}
+
+// What each GPU of a class has for states and activations: its memory less the runtime overhead
+// (the smallest over the class's GPUs, as a node may override the overhead).
+MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const Devices& d)
+{
+    MemoryLimit m;
+    m.job = req.job;
+    m.roundingSlack = 1.0 / double(std::max<long long>(1, req.job.globalBatchSize));
+    m.capacity.assign(d.classes.size(), std::numeric_limits<double>::infinity());
+    for (int g = 0; g < int(d.classOf.size()); ++g) {
+        const Node& node = req.cluster.nodeOf(g);
+        const DeviceType& dev = costs.device(node.deviceType);
+        double& cap = m.capacity[d.classOf[g]];
+        cap = std::min(cap, dev.memoryBytes - gpuPeakMemory(0, node, dev));
+    }
+    m.terms = [](const SynthesisContext& ctx, const Program& p) {
+        std::vector<SpmdInstruction> ins;
+        for (const Instruction& i : lower(ctx, p))
+            ins.push_back(toPlan(ctx, i));
+        return spmdMemoryTerms(ins, ctx.ratioSegments());
+    };
+    return m;
 }
 
 QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const SynthesisStats& st)
@@ -166,18 +196,21 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
 {
     const long long batch = req.job.globalBatchSize;
     const TensorGraph g = buildTensorProgram(req.model, batch);
-    const Devices d = deviceClasses(req.cluster, costs);
+    const Devices d = deviceClasses(req.cluster, costs, req.job.precision);
     if (d.classes.size() > 8)
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
     const bool hap = mode_ == Mode::Hap;
-    SynthesisContext ctx = makeContext(g, req.cluster, d, hap && req.option("segments") == "layer");
+    SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
     BalancedProgram b;
     SynthesisStats st;
     if (hap) {
         ctx.exactDominance = req.option("dominance") == "exact";
         progress.report(0.05, "hap: synthesizing");
+        const MemoryLimit memory = memoryLimit(req, costs, d);
         b = optimize(
-            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st);
+            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st, &memory);
+        if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds))
+            throw InfeasibleError("hap: no sharding ratios fit GPU memory for the synthesized programs");
     } else {
         ctx.allowedLabels = "b";
         if (mode_ == Mode::DpEven)

@@ -11,7 +11,14 @@
 //  - the batch dimension is rounded to whole samples per GPU (section 5.1); the plan stores those ratios;
 //  - compute time is FLOP at each GPU's sustained rate (peak × efficiency_max); the layer-level profile is
 //    not used, since HAP prices individual ops;
-//  - memory is not a search constraint; the simulator reports each GPU's peak and flags misfits.
+//  - memory is a constraint of the load balancer (HAP's paper has none): each class's per-GPU memory
+//    (SpmdMemoryTerms, the simulator's rule) must fit its GPUs' memory less the runtime overhead, with
+//    headroom for integer rounding; a program no ratios fit is skipped for one synthesized at even shares,
+//    and when none fits, `hap` throws InfeasibleError (CLI exit 3). The A* itself prices time only. The
+//    DP baselines keep their fixed ratios; runPlanner refuses their plans when they do not fit;
+//  - the DP baselines are PyTorch DDP: every op with the batch dimension is sharded on it (no replicated
+//    full-batch compute, i.e. no sufficient factor broadcasting), so their only collectives are the
+//    gradient All-Reduces.
 #include "core/planners/planner.h"
 
 namespace hetplan {

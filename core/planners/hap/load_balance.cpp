@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -34,9 +35,26 @@ struct Lp {
     }
 };
 
+// Per class c: Σ_k (states per byte · param_k + activation_k) · B_k,c ≤ capacity_c − the replicated bytes.
+void addMemoryRows(Lp& lp, const std::vector<std::vector<int>>& b, const SpmdMemoryTerms& m, const MemoryLimit& limit)
+{
+    const double states = spmdStateBytesPerValueByte(limit.job);
+    double fixed = m.fixedParamBytes * states + m.fixedActivationBytes;
+    for (size_t k = 0; k < m.paramBytes.size(); ++k)
+        fixed += (m.paramBytes[k] * states + m.activationBytes[k]) * limit.roundingSlack;
+    for (size_t c = 0; c < limit.capacity.size(); ++c) {
+        std::vector<std::pair<int, double>> row;
+        for (size_t k = 0; k < b.size() && k < m.paramBytes.size(); ++k)
+            if (const double perShare = m.paramBytes[k] * states + m.activationBytes[k]; perShare > 0)
+                row.push_back({b[k][c], perShare});
+        lp.addRow(row, -COIN_DBL_MAX, limit.capacity[c] - fixed);
+    }
+}
+
 } // namespace
 
-Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments)
+Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,
+                     const SpmdMemoryTerms* memory, const MemoryLimit* limit)
 {
     const int C = int(classes.size());
     Lp lp;
@@ -79,10 +97,14 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
         for (int c = 0; c < C; ++c) // u_i ≥ α_c B_c + β_c
             lp.addRow({{u[i], 1}, {b[g.segment][c], -g.alpha[c]}}, g.beta[c], COIN_DBL_MAX);
     }
+    if (memory && limit)
+        addMemoryRows(lp, b, *memory, *limit);
     ClpSimplex model;
     model.setLogLevel(0);
     model.loadProblem(lp.rows, lp.colLo.data(), lp.colHi.data(), lp.obj.data(), lp.rowLo.data(), lp.rowHi.data());
     model.dual();
+    if (memory && limit && model.isProvenPrimalInfeasible())
+        return {{}, std::numeric_limits<double>::infinity()};
     if (!model.isProvenOptimal())
         throw std::runtime_error("hap: the sharding-ratio LP has no optimum (CLP status " +
                                  std::to_string(model.status()) + ")");

@@ -4,6 +4,8 @@
 // (section 5.1); and the alternating optimization of section 3.1.
 #include "synthesis.h"
 
+#include "core/cost/spmd_costs.h"
+
 #include <functional>
 #include <vector>
 
@@ -14,9 +16,24 @@ struct Ratios {
     double seconds = 0;                      // t(Q, B) at these ratios
 };
 
+// Memory in the search: a program's per-GPU memory is affine in its ratios (SpmdMemoryTerms, the
+// simulator's rule), so "every GPU fits" is one linear row per class of the LP. HAP's paper leaves memory
+// out; we add it because compute-proportional shares overflow the fast GPUs (V100s take 1.7x a P100's
+// samples in fp32, 6.7x in fp16) where even shares fit.
+struct MemoryLimit {
+    Job job;                      // precision and optimizer bytes (Megatron's bytes per parameter)
+    std::vector<double> capacity; // [class] bytes a GPU has for states and activations (memory − overhead)
+    // Headroom for section 5.1's rounding: a GPU's rounded share may exceed its LP share by up to this much
+    // (1 / batch when the batch is the sharded dimension), so the LP keeps it free in every segment.
+    double roundingSlack = 0;
+    std::function<SpmdMemoryTerms(const SynthesisContext&, const Program&)> terms; // of a program
+};
+
 // min_B Σ stages (comm(max_c B) + max_c comp_c(B_c)) subject to Σ_c gpus_c · B_c = 1 and B ≥ 0 per
-// segment. Throws std::runtime_error if the solver fails.
-Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments);
+// segment, and with `memory`, fixed_c + Σ_k perShare_k · B_k,c ≤ capacity_c per class. Returns
+// seconds = +inf when no ratios fit memory; throws std::runtime_error if the solver fails otherwise.
+Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,
+                     const SpmdMemoryTerms* memory = nullptr, const MemoryLimit* limit = nullptr);
 
 // Ratios proportional to the classes' compute speed (the starting point B(0), and DP-CP's ratios).
 std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes);
@@ -36,7 +53,9 @@ struct BalancedProgram {
 // Section 3.1: B(0) proportional to compute, then Q(s) = argmin_Q t(Q, B(s-1)) and B(s) = argmin_B t(Q(s), B)
 // until B repeats (convergence), a program repeats (oscillation) or `maxRounds`; returns the best pair.
 // `stop` is passed to the synthesizer; a stop keeps the best pair found so far.
+// With `memory`, each round's ratios must fit it; a program for which no ratios fit is skipped, and when no
+// round's program fits, the result has seconds = +inf (the caller reports no feasible plan).
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop = {},
-                         SynthesisStats* stats = nullptr);
+                         SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr);
 
 } // namespace hetplan::hap

@@ -33,9 +33,17 @@ std::string signature(const Program& p)
     return s;
 }
 
+// Equal shares for every GPU in every segment: the least memory on the fastest GPUs.
+std::vector<std::vector<double>> evenRatios(const SynthesisContext& ctx)
+{
+    return std::vector<std::vector<double>>(ctx.ratioSegments(),
+                                            std::vector<double>(ctx.classes.size(), 1.0 / ctx.ranks));
+}
+
 } // namespace
 
-BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats)
+BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats,
+                         const MemoryLimit* memory)
 {
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
@@ -53,9 +61,19 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
         if (q.steps.empty())
             break; // stopped
         best.rounds = round + 1;
-        const Ratios b = optimalRatios(costTerms(ctx, q), ctx.classes, ctx.ratioSegments());
-        best.trace.push_back(b.seconds);
-        if (b.seconds < best.ratios.seconds) {
+        const CostTerms terms = costTerms(ctx, q);
+        Ratios b;
+        if (memory) {
+            const SpmdMemoryTerms m = memory->terms(ctx, q);
+            b = optimalRatios(terms, ctx.classes, ctx.ratioSegments(), &m, memory);
+            if (!std::isfinite(b.seconds)) // no ratios fit this program: next, a program for even shares
+                b = {evenRatios(ctx), std::numeric_limits<double>::infinity()};
+        } else {
+            b = optimalRatios(terms, ctx.classes, ctx.ratioSegments());
+        }
+        if (std::isfinite(b.seconds))
+            best.trace.push_back(b.seconds);
+        if (b.seconds < best.ratios.seconds || best.program.steps.empty()) {
             best.program = q;
             best.program.cost = b.seconds;
             best.ratios = b;

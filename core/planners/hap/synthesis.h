@@ -45,13 +45,15 @@ struct SynthesisContext {
     std::vector<int> ratioSegmentOf;         // graph segment → ratio segment
     int ranks = 1;                           // GPUs in all
     LinkParams link;                         // ring bottleneck over all GPUs
+    double valueBytes = 2;                   // bytes per tensor value (the job's precision)
     std::vector<std::vector<double>> ratios; // [ratio segment][class]: share of ONE GPU of the class
     // Dominance between partial programs with equal properties. Exact (tests): a program is dropped only
     // if another is no worse whatever follows (closed cost plus the worst per-device excess of its open
     // compute). Paper (default, fig. 10 as published): one program per property set, the cheaper by closed
     // cost plus its open groups' slowest device; much faster, may miss the optimum by a stage's imbalance.
     bool exactDominance = false;
-    // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines).
+    // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines):
+    // every op with one of these labels is sharded on it (no replicated compute), the rest may be replicated.
     std::string allowedLabels;
     int ratioSegments() const { return int(ratios.size()); }
 };

@@ -39,7 +39,7 @@ struct Prepared {
     std::vector<std::vector<double>> lbF, lbG; // [pos][class]: lower bound of the remaining compute
     explicit Prepared(const SynthesisContext& c);
     int segment(int op) const { return ctx.ratioSegmentOf[g.ops[op].segment]; }
-    double bytes(int t) const { return g.tensors[t].bytes(); }
+    double bytes(int t) const { return g.tensors[t].elements() * ctx.valueBytes; }
     double maxShare(int seg) const;
     AffineCost comm(SpmdCollective c, int t) const;
 };

@@ -36,11 +36,17 @@ Prepared::Prepared(const SynthesisContext& c) : ctx(c), g(*c.graph), classes(int
         if (!g.ops[i].isLeaf()) {
             order.push_back(i);
             std::vector<Rule> rs = rulesFor(g.ops[i]);
-            if (!ctx.allowedLabels.empty())
+            if (!ctx.allowedLabels.empty()) {
+                // Data parallelism (PyTorch DDP): an op with the batch dimension runs on each GPU's own
+                // samples; replicating it (full-batch compute after an All-Gather, i.e. sufficient factor
+                // broadcasting) is HAP's choice, not DDP's.
+                const bool batched = g.ops[i].labels().find_first_of(ctx.allowedLabels) != std::string::npos;
                 std::erase_if(rs, [&](const Rule& r) {
-                    return r.label != kReplicated && r.label != kLinear &&
-                           ctx.allowedLabels.find(r.label) == std::string::npos;
+                    if (r.label == kReplicated)
+                        return batched;
+                    return r.label != kLinear && ctx.allowedLabels.find(r.label) == std::string::npos;
                 });
+            }
             rules.push_back(std::move(rs));
         }
     }

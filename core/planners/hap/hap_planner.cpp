@@ -137,6 +137,42 @@ MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const De
     return m;
 }
 
+// DP-CP's shares: proportional to compute, but no GPU above what its memory holds (a DDP user lowers the
+// batch of a GPU that runs out of memory and gives the rest to the others, in proportion to their speed).
+// The data-parallel program's memory is affine in the one batch ratio r: peak(r) = a + b·r, so a class's
+// largest share is (capacity − a) / b less the rounding headroom. Water-filling: clamp the classes over
+// their cap, spread what is left over the others by speed, repeat. Empty when even the caps cannot hold
+// the whole batch.
+std::vector<double> cappedProportional(const SynthesisContext& ctx, const Program& p, const MemoryLimit& m)
+{
+    const SpmdMemoryTerms t = m.terms(ctx, p);
+    const double a = t.peakBytes({0.0}, m.job), b = t.peakBytes({1.0}, m.job) - a;
+    const std::vector<DeviceClass>& cls = ctx.classes;
+    std::vector<double> cap(cls.size()), r(cls.size(), 0);
+    for (size_t c = 0; c < cls.size(); ++c) {
+        cap[c] = b > 0 ? (m.capacity[c] - a) / b - m.roundingSlack : 1.0;
+        if (cap[c] < 0)
+            return {}; // the replicated model states alone overflow this GPU
+    }
+    std::vector<bool> clamped(cls.size(), false);
+    for (size_t round = 0; round <= cls.size(); ++round) {
+        double left = 1, speed = 0;
+        for (size_t c = 0; c < cls.size(); ++c)
+            clamped[c] ? left -= cls[c].gpus * cap[c] : speed += cls[c].gpus * cls[c].flopsRate;
+        if (speed <= 0)
+            return {};
+        bool changed = false;
+        for (size_t c = 0; c < cls.size(); ++c) {
+            r[c] = clamped[c] ? cap[c] : left * cls[c].flopsRate / speed;
+            if (!clamped[c] && r[c] > cap[c])
+                clamped[c] = changed = true;
+        }
+        if (!changed)
+            return left >= -1e-12 ? r : std::vector<double>{};
+    }
+    return {};
+}
+
 QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const SynthesisStats& st)
 {
     QJsonArray trace, classes, ratios;
@@ -217,6 +253,15 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
         progress.report(0.05, "hap: data-parallel program");
         b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+        if (mode_ == Mode::DpProportional && !b.program.steps.empty()) {
+            const std::vector<double> capped = cappedProportional(ctx, b.program, memoryLimit(req, costs, d));
+            if (capped.empty())
+                throw InfeasibleError("dp-proportional: the GPUs' memory cannot hold the global batch");
+            if (capped != ctx.ratios.front()) {
+                ctx.ratios.assign(1, capped);
+                b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+            }
+        }
         b.ratios = {ctx.ratios, b.program.cost};
         b.rounds = 1;
         b.stoppedBy = "fixed ratios";

@@ -7,29 +7,12 @@
 
 namespace hetplan::hap::detail {
 
-namespace {
-
-std::vector<bool> gradRequired(const TensorGraph& g)
-{
-    std::vector<bool> rg(g.tensors.size(), false);
-    for (int i = 0; i < g.forwardOps; ++i) {
-        const Op& op = g.ops[i];
-        bool any = op.kind == OpKind::Parameter;
-        for (int in : op.inputs)
-            any = any || rg[in];
-        rg[op.output] = any;
-    }
-    return rg;
-}
-
-} // namespace
-
 Prepared::Prepared(const SynthesisContext& c) : ctx(c), g(*c.graph), classes(int(c.classes.size()))
 {
     lastUse.assign(g.tensors.size(), -1);
     gradFlops.assign(g.ops.size(), 0);
     accFlops.assign(g.ops.size(), 0);
-    needsGrad = gradRequired(g);
+    needsGrad = requiresGrad(g);
     for (int i = 0; i < g.forwardOps; ++i) {
         for (int in : g.ops[i].inputs)
             lastUse[in] = std::max(lastUse[in], i);

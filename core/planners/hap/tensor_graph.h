@@ -119,4 +119,8 @@ private:
     int addGradOp(int f, int q, int dy);
 };
 
+// Forward tensors that depend on a parameter: only those need gradients (the backward pass and the
+// synthesizer's bookkeeping both ask).
+std::vector<bool> requiresGrad(const TensorGraph& g);
+
 } // namespace hetplan::hap

@@ -57,9 +57,6 @@ int TensorGraph::addGradOp(int f, int q, int dy)
     return t;
 }
 
-namespace {
-
-// Forward tensors that depend on a parameter (only those need gradients).
 std::vector<bool> requiresGrad(const TensorGraph& g)
 {
     std::vector<bool> rg(g.tensors.size(), false);
@@ -72,8 +69,6 @@ std::vector<bool> requiresGrad(const TensorGraph& g)
     }
     return rg;
 }
-
-} // namespace
 
 void TensorGraph::generateBackward()
 {

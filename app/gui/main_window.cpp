@@ -61,6 +61,7 @@ void MainWindow::buildDocks()
     tree_->header()->hide();
     connect(tree_, &QTreeView::activated, this, &MainWindow::onTreeActivated);
     connect(tree_, &QTreeView::clicked, this, &MainWindow::onTreeActivated);
+    buildTreeActions();
     auto* treeDock = new QDockWidget(tr("Project"), this);
     treeDock->setObjectName("ProjectDock");
     treeDock->setWidget(tree_);
@@ -123,6 +124,8 @@ void MainWindow::connectDocument()
     connect(doc_, &ProjectDocument::currentPlanChanged, this, &MainWindow::onCurrentPlanChanged);
     connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::updateCurrentMarks);
+    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::updateCurrentMarks);
 }
 
 // Edits in the canvas and the panels flow into the project (their undo commands are on the document's
@@ -161,6 +164,7 @@ void MainWindow::buildActions()
     for (const ExportFormat& f : ExporterRegistry::instance().formats())
         exp->addAction(QString::fromStdString(f.description) + "…", this,
                        [this, name = QString::fromStdString(f.name)] { exportPlan(name); });
+    buildJsonMenus(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -25,7 +25,9 @@ class GanttView;
 class JobPanel;
 class ModelPanel;
 class PlanDetailsView;
+class ProjectTreeActions;
 class ProjectTreeModel;
+enum class JsonItem;
 class ReplanController;
 class RunController;
 class RunPanel;
@@ -66,6 +68,15 @@ public:
     QString lastMessage() const { return lastMessage_; }
     // Default dock sizes (the saved window state is ignored), e.g. for reproducible screenshots.
     void resetLayout();
+
+    // The project tree, its context menu's actions and File ▸ Import / Export JSON (main_window_project.cpp).
+    QTreeView* projectTree() const { return tree_; }
+    ProjectTreeActions* treeActions() const { return treeActions_; }
+    // Reads / writes a cluster, model or plan JSON file (the CLI's formats); false with the reason shown.
+    bool importJsonFile(JsonItem kind, const QString& path);
+    bool exportJsonFile(JsonItem kind, const QString& path);
+    // The context menu the tree shows for `index` (tests look at it).
+    QMenu* treeMenu(const QModelIndex& index);
 
 signals:
     void runFinished();
@@ -122,6 +133,14 @@ private:
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
                        bool critical = true);
     void updateTitle();
+    // main_window_project.cpp
+    void buildTreeActions();
+    void buildJsonMenus(QMenu* file);
+    void askJsonImport(JsonItem kind);
+    void askJsonExport(JsonItem kind);
+    // After each change: the current items in bold in the tree, an empty canvas when no cluster is current,
+    // and the Run tab's notice (no cluster / model; a profile measured at another sequence or precision).
+    void updateCurrentMarks();
     // The Plan details tab (main_window_details.cpp).
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);
@@ -131,6 +150,7 @@ private:
     RunController* runner_;
     ReplanController* replan_ = nullptr;
     ProjectTreeModel* treeModel_;
+    ProjectTreeActions* treeActions_ = nullptr;
     QTreeView* tree_;
     QTabWidget* tabs_;
     ClusterEditor* editor_;

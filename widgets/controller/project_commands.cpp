@@ -1,5 +1,8 @@
 #include "project_commands.h"
 
+#include <QObject>
+
+#include <algorithm>
 #include <iterator>
 
 namespace hetplan {
@@ -21,6 +24,68 @@ unsigned editedFields(const NamedJob& before, const NamedJob& after)
         if (differs[i])
             bits |= 1u << i;
     return bits;
+}
+
+ItemsCommand::ItemsCommand(ProjectDocument* doc, const QString& text, ItemsState before, ItemsState after)
+    : doc_(doc), before_(std::move(before)), after_(std::move(after))
+{
+    setText(text);
+}
+
+void ItemsCommand::redo() { doc_->restoreItems(after_); }
+void ItemsCommand::undo() { doc_->restoreItems(before_); }
+
+RemoveRunCommand::RemoveRunCommand(ProjectDocument* doc, size_t position)
+    : doc_(doc), position_(position), run_(doc->runs().at(position)), plan_(doc->currentPlan())
+{
+    setText(QObject::tr("Delete run %1").arg(run_.id));
+}
+
+void RemoveRunCommand::redo()
+{
+    std::vector<Run>& runs = doc_->runs();
+    runs.erase(std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == run_.id; }));
+    doc_->runsChanged(plan_ && plan_->runId == run_.id ? std::nullopt : plan_);
+}
+
+void RemoveRunCommand::undo()
+{
+    std::vector<Run>& runs = doc_->runs();
+    runs.insert(runs.begin() + std::ptrdiff_t(std::min(position_, runs.size())), run_);
+    doc_->runsChanged(plan_);
+}
+
+RemoveResultCommand::RemoveResultCommand(ProjectDocument* doc, int runId, int result)
+    : doc_(doc), runId_(runId), index_(result), result_(run()->results.at(size_t(result))), plan_(doc->currentPlan())
+{
+    setText(QObject::tr("Delete %1 result of run %2").arg(QString::fromStdString(result_.planner)).arg(runId));
+}
+
+Run* RemoveResultCommand::run() const
+{
+    for (Run& r : doc_->runs())
+        if (r.id == runId_)
+            return &r;
+    return nullptr;
+}
+
+void RemoveResultCommand::redo()
+{
+    Run* r = run();
+    r->results.erase(r->results.begin() + index_);
+    std::optional<PlanRef> plan = plan_;
+    if (plan && plan->runId == runId_ && plan->result == index_)
+        plan.reset();
+    else if (plan && plan->runId == runId_ && plan->result > index_)
+        --plan->result; // the results after it move up
+    doc_->runsChanged(plan);
+}
+
+void RemoveResultCommand::undo()
+{
+    Run* r = run();
+    r->results.insert(r->results.begin() + index_, result_);
+    doc_->runsChanged(plan_);
 }
 
 } // namespace hetplan

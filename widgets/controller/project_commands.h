@@ -1,7 +1,9 @@
 #pragma once
-// The undo command for the project's named items (clusters, models, jobs): an item put in place (added or
-// replaced) and/or made current. Job edits, model choices, profile imports and new clusters are these;
+// The project's undo commands. PutItemCommand: a named item (cluster, model, job) put in place (added or
+// replaced) and/or made current — job edits, model choices, profile imports and new clusters are these;
 // undo puts back what was there (removing an item the step added) and the previous selection.
+// ItemsCommand: renaming, duplicating or deleting items (the project tree's menu) — both states whole.
+// RemoveRunCommand / RemoveResultCommand: a run, or one result of it, deleted; undo puts it back in place.
 #include "project_document.h"
 #include "widgets/commands/command_ids.h"
 
@@ -75,6 +77,47 @@ private:
     bool makeCurrent_;
     std::string previous_; // the current item's name before the step
     unsigned fields_ = 0;
+};
+
+// The item lists and current names before and after a step (they are small: a few clusters, models, jobs).
+class ItemsCommand : public QUndoCommand {
+public:
+    ItemsCommand(ProjectDocument* doc, const QString& text, ItemsState before, ItemsState after);
+    void redo() override;
+    void undo() override;
+
+private:
+    ProjectDocument* doc_;
+    ItemsState before_, after_;
+};
+
+// Runs are addressed by id, results by (run id, index): other runs may be added while the step is on the
+// stack, so these put back only what they took.
+class RemoveRunCommand : public QUndoCommand {
+public:
+    RemoveRunCommand(ProjectDocument* doc, size_t position);
+    void redo() override;
+    void undo() override;
+
+private:
+    ProjectDocument* doc_;
+    size_t position_;
+    Run run_;
+    std::optional<PlanRef> plan_; // the current plan before the step
+};
+
+class RemoveResultCommand : public QUndoCommand {
+public:
+    RemoveResultCommand(ProjectDocument* doc, int runId, int result);
+    void redo() override;
+    void undo() override;
+
+private:
+    Run* run() const;
+    ProjectDocument* doc_;
+    int runId_, index_;
+    RunResult result_;
+    std::optional<PlanRef> plan_;
 };
 
 } // namespace hetplan

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QUndoStack>
 #include <algorithm>
+#include <type_traits>
 
 namespace hetplan {
 
@@ -198,6 +199,141 @@ void ProjectDocument::syncCluster(const std::string& from, const Cluster& c)
     emit changed();
 }
 
+// ---------------------------------------------------------------- managing items
+
+std::string uniqueName(const std::string& wanted, const std::function<bool(const std::string&)>& taken)
+{
+    if (!taken(wanted))
+        return wanted;
+    std::string base = wanted;
+    if (const size_t open = base.rfind(" ("); open != std::string::npos && base.back() == ')' &&
+                                                base.size() > open + 3 &&
+                                                std::all_of(base.begin() + std::ptrdiff_t(open) + 2, base.end() - 1,
+                                                            [](char ch) { return ch >= '0' && ch <= '9'; }))
+        base.erase(open);
+    for (int n = 2;; ++n)
+        if (const std::string name = base + " (" + std::to_string(n) + ")"; !taken(name))
+            return name;
+}
+
+ItemsState ProjectDocument::itemsState() const
+{
+    return {project_.clusters, project_.models, project_.jobs, currentCluster_, currentModel_, currentJob_};
+}
+
+bool ProjectDocument::hasItem(ItemKind kind, const std::string& name) const
+{
+    switch (kind) {
+    case ItemKind::Cluster: return project_.findCluster(name) != nullptr;
+    case ItemKind::Model: return project_.findModel(name) != nullptr;
+    case ItemKind::Job: return project_.findJob(name) != nullptr;
+    }
+    return false;
+}
+
+namespace {
+
+QString kindWord(ItemKind kind)
+{
+    switch (kind) {
+    case ItemKind::Cluster: return ProjectDocument::tr("cluster");
+    case ItemKind::Model: return ProjectDocument::tr("model");
+    case ItemKind::Job: return ProjectDocument::tr("job");
+    }
+    return {};
+}
+
+std::string& nameOf(Cluster& c) { return c.name; }
+std::string& nameOf(ProjectModel& m) { return m.model.name; }
+std::string& nameOf(NamedJob& j) { return j.name; }
+
+// The list of `kind` in `s` and its current name, handed to `f(list, current)`.
+template <class F>
+void withItems(ItemsState& s, ItemKind kind, F&& f)
+{
+    switch (kind) {
+    case ItemKind::Cluster: f(s.clusters, s.cluster); break;
+    case ItemKind::Model: f(s.models, s.model); break;
+    case ItemKind::Job: f(s.jobs, s.job); break;
+    }
+}
+
+template <class Item>
+typename std::vector<Item>::iterator findIn(std::vector<Item>& v, const std::string& name)
+{
+    return std::find_if(v.begin(), v.end(), [&](Item& x) { return nameOf(x) == name; });
+}
+
+} // namespace
+
+void ProjectDocument::pushItems(const QString& text, const ItemsState& after)
+{
+    undo_->push(new ItemsCommand(this, text, itemsState(), after));
+}
+
+void ProjectDocument::restoreItems(const ItemsState& s)
+{
+    project_.clusters = s.clusters;
+    project_.models = s.models;
+    project_.jobs = s.jobs;
+    currentCluster_ = s.cluster;
+    currentModel_ = s.model;
+    currentJob_ = s.job;
+    announce(true, true);
+}
+
+bool ProjectDocument::renameItem(ItemKind kind, const std::string& from, const std::string& to)
+{
+    if (to.empty() || to == from || !hasItem(kind, from) || hasItem(kind, to))
+        return false;
+    ItemsState after = itemsState();
+    withItems(after, kind, [&](auto& list, std::string& current) {
+        auto& item = *findIn(list, from);
+        nameOf(item) = to;
+        if constexpr (std::is_same_v<std::decay_t<decltype(item)>, ProjectModel>)
+            if (item.profile.model == from) // the profile names the model it belongs to
+                item.profile.model = to;
+        if (current == from)
+            current = to;
+    });
+    pushItems(tr("Rename %1 %2 to %3").arg(kindWord(kind), QString::fromStdString(from), QString::fromStdString(to)),
+              after);
+    return true;
+}
+
+std::string ProjectDocument::duplicateItem(ItemKind kind, const std::string& name)
+{
+    if (!hasItem(kind, name))
+        return {};
+    const std::string copy = uniqueName(name, [&](const std::string& n) { return hasItem(kind, n); });
+    ItemsState after = itemsState();
+    withItems(after, kind, [&](auto& list, std::string&) {
+        auto it = findIn(list, name);
+        auto item = *it;
+        nameOf(item) = copy;
+        if constexpr (std::is_same_v<decltype(item), ProjectModel>)
+            if (item.profile.model == name)
+                item.profile.model = copy;
+        list.insert(it + 1, std::move(item));
+    });
+    pushItems(tr("Duplicate %1 %2").arg(kindWord(kind), QString::fromStdString(name)), after);
+    return copy;
+}
+
+bool ProjectDocument::removeItem(ItemKind kind, const std::string& name)
+{
+    if (!hasItem(kind, name))
+        return false;
+    ItemsState after = itemsState();
+    withItems(after, kind, [&](auto& list, std::string& current) {
+        list.erase(findIn(list, name));
+        if (current == name) // never a dangling name: the first one left, or none
+            current = list.empty() ? std::string() : nameOf(list.front());
+    });
+    pushItems(tr("Delete %1 %2").arg(kindWord(kind), QString::fromStdString(name)), after);
+    return true;
+}
+
 // ---------------------------------------------------------------- runs
 
 int ProjectDocument::addRun(Run run)
@@ -218,13 +354,32 @@ void ProjectDocument::addRunResult(int runId, const RunResult& r)
         }
 }
 
-void ProjectDocument::removeRun(int runId)
+bool ProjectDocument::removeRun(int runId)
 {
-    auto& runs = project_.runs;
-    runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == runId; }), runs.end());
-    if (currentPlan_ && currentPlan_->runId == runId)
-        setCurrentPlan(std::nullopt);
-    changeOutsideHistory();
+    for (size_t i = 0; i < project_.runs.size(); ++i)
+        if (project_.runs[i].id == runId) {
+            undo_->push(new RemoveRunCommand(this, i));
+            return true;
+        }
+    return false;
+}
+
+bool ProjectDocument::removeRunResult(int runId, int result)
+{
+    const Run* r = run(runId);
+    if (!r || result < 0 || result >= int(r->results.size()))
+        return false;
+    undo_->push(new RemoveResultCommand(this, runId, result));
+    return true;
+}
+
+void ProjectDocument::runsChanged(std::optional<PlanRef> currentPlan)
+{
+    emit changed();
+    currentPlan_.reset(); // the views re-read the plan even when its reference is the same
+    setCurrentPlan(currentPlan);
+    if (!currentPlan)
+        emit currentPlanChanged();
 }
 
 // ---------------------------------------------------------------- selection

@@ -5,13 +5,19 @@
 // Dirty state: the user's edits are commands on undoStack() (cluster canvas edits, jobs, models, profile
 // imports), so undoing back to the saved state makes the document clean again. Planner runs are results,
 // not edits: they are not undone, yet an unsaved run must not be lost on close. So isDirty() is
-// `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult /
-// removeRun (and when history is dropped while unsaved, see setCurrentCluster) and cleared by save, open,
-// new and loadExample.
+// `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult
+// (and when history is dropped while unsaved, see setCurrentCluster) and cleared by save, open, new and
+// loadExample. Deleting runs and results, on the other hand, is an undo step: a deleted run comes back.
+//
+// Managing items (renameItem / duplicateItem / removeItem) snapshots the three item lists and the current
+// names (ItemsState): undo puts back exactly what was there. Runs keep the cluster / model / job names they
+// were made with when an item is renamed or deleted: a run records what it ran on (its plans carry full
+// copies of the cluster, model and job).
 #include "core/model/project.h"
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <optional>
 
 class QUndoStack;
@@ -26,6 +32,24 @@ struct PlanRef {
 
 template <class Item>
 class PutItemCommand;
+class ItemsCommand;
+class RemoveRunCommand;
+class RemoveResultCommand;
+
+enum class ItemKind { Cluster, Model, Job };
+
+// The project's items and which of them are current: what an ItemsCommand restores.
+struct ItemsState {
+    std::vector<Cluster> clusters;
+    std::vector<ProjectModel> models;
+    std::vector<NamedJob> jobs;
+    std::string cluster, model, job; // current names ("" = none)
+    bool operator==(const ItemsState&) const = default;
+};
+
+// `wanted` if `taken(wanted)` is false, else "wanted (2)", "wanted (3)", ... (a trailing " (N)" of `wanted`
+// is replaced, so copies of "a (2)" are "a (3)", not "a (2) (2)").
+std::string uniqueName(const std::string& wanted, const std::function<bool(const std::string&)>& taken);
 
 class ProjectDocument : public QObject {
     Q_OBJECT
@@ -59,10 +83,21 @@ public:
     // on undoStack() already, so this only brings the project up to date. `from` is the name before.
     void syncCluster(const std::string& from, const Cluster& c);
 
-    // Planner results (not undoable; they make the document dirty until saved).
+    // Managing items (the project tree's menu): one undo step each, false / "" (and no step) when the item
+    // is missing or the new name is empty or taken. Removing the current item makes the first one left
+    // current (none if none is left); the copy of duplicateItem is called uniqueName(name) and put after it.
+    bool renameItem(ItemKind kind, const std::string& from, const std::string& to);
+    std::string duplicateItem(ItemKind kind, const std::string& name);
+    bool removeItem(ItemKind kind, const std::string& name);
+    bool hasItem(ItemKind kind, const std::string& name) const;
+    ItemsState itemsState() const;
+
+    // Planner results: adding them is not undoable (they make the document dirty until saved); removing a
+    // run or one result of it is an undo step. False when there is no such run / result.
     int addRun(Run run); // assigns the id, returns it
     void addRunResult(int runId, const RunResult& r);
-    void removeRun(int runId);
+    bool removeRun(int runId);
+    bool removeRunResult(int runId, int result);
 
     // Current selection (navigation, not edits).
     std::string currentCluster() const { return currentCluster_; }
@@ -91,6 +126,9 @@ signals:
 private:
     template <class Item>
     friend class PutItemCommand;
+    friend class ItemsCommand;
+    friend class RemoveRunCommand;
+    friend class RemoveResultCommand;
 
     // Swaps in a whole project (new, opened or example): clean, no history, defaults selected, everyone told.
     void replaceProject(Project p, const QString& path);
@@ -107,6 +145,10 @@ private:
     void put(const std::string& name, const std::optional<Item>& item);
     bool select(std::string& current, const std::string& name); // true if it changed
     void announce(bool data, bool selection);
+    void restoreItems(const ItemsState& s); // ItemsCommand: puts the lists and current names back, announces
+    void pushItems(const QString& text, const ItemsState& after);
+    std::vector<Run>& runs() { return project_.runs; }
+    void runsChanged(std::optional<PlanRef> currentPlan); // the run commands: announce, move the current plan
     // Pushes a PutItemCommand unless it would change nothing.
     template <class Item>
     void push(const QString& text, const std::string& name, std::optional<Item> after, bool makeCurrent);

@@ -36,6 +36,12 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
                                        "Options start at their defaults; hover over one for its meaning.")));
+    notice_ = new QLabel;
+    notice_->setObjectName("runNotice");
+    notice_->setWordWrap(true);
+    notice_->setStyleSheet("color: #b00020");
+    notice_->setVisible(false);
+    topLayout->addWidget(notice_);
     topLayout->addWidget(planners_);
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run planners"));
@@ -180,5 +186,13 @@ void RunPanel::showRun(const Run& run)
             addDetailRows(it, *r.plan);
     }
 }
+
+void RunPanel::setNotice(const QString& text)
+{
+    notice_->setText(text);
+    notice_->setVisible(!text.isEmpty());
+}
+
+QString RunPanel::notice() const { return notice_->text(); }
 
 } // namespace hetplan

@@ -10,6 +10,7 @@
 #include <map>
 
 class QPushButton;
+class QLabel;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -30,6 +31,10 @@ public:
     // Shows the results of one run (replacing what was shown).
     void showRun(const Run& run);
     QTreeWidget* results() const { return results_; }
+    // A warning above the planners (nothing current to plan on, a profile that does not match the job);
+    // hidden when empty.
+    void setNotice(const QString& text);
+    QString notice() const;
 
 signals:
     void runRequested();
@@ -38,6 +43,7 @@ signals:
 
 private:
     void addPlanner(const Planner& planner);
+    QLabel* notice_ = nullptr;
 
     QTreeWidget* planners_;
     std::map<std::string, std::vector<OptionEditor>> editors_; // per planner, in declaration order

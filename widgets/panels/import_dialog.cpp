@@ -1,6 +1,7 @@
 #include "import_dialog.h"
 
 #include "core/base/errors.h"
+#include "core/io/device_guess.h"
 #include "core/io/importers.h"
 #include "core/model/device.h"
 
@@ -8,18 +9,41 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 
 namespace hetplan {
 
+namespace {
+const char* kGroup = "importDialog";
+
+// The error label sits in a scroll area: a long importer message (a path and a field and a reason, or a
+// list of them) is shown whole, word-wrapped, never clipped by the dialog's size.
+QScrollArea* scrolling(QLabel* label)
+{
+    auto* area = new QScrollArea;
+    area->setObjectName("errorArea");
+    area->setWidget(label);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setMinimumHeight(label->fontMetrics().lineSpacing() * 3);
+    area->setMaximumHeight(label->fontMetrics().lineSpacing() * 12);
+    return area;
+}
+} // namespace
+
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
 {
     setWindowTitle(tr("Import profile"));
+    setMinimumWidth(520);
     auto* form = new QFormLayout(this);
     format_ = new QComboBox;
     format_->setObjectName("format");
@@ -27,41 +51,51 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
         format_->addItem(QString::fromStdString(f.description), QString::fromStdString(f.name));
     auto* pathRow = new QHBoxLayout;
     path_ = new QLineEdit;
+    path_->setObjectName("path");
     auto* browse = new QPushButton(tr("Browse…"));
     pathRow->addWidget(path_);
     pathRow->addWidget(browse);
     device_ = new QComboBox;
+    device_->setObjectName("device");
     for (const DeviceType& d : DeviceCatalog::builtin().all())
         device_->addItem(QString::fromStdString(d.name));
+    deviceHint_ = new QLabel;
+    deviceHint_->setObjectName("deviceHint");
     tp_ = new QSpinBox;
     tp_->setRange(1, 64);
     compact_ = new QCheckBox(tr("fold AMP's GPT-2 no-op entries (30 → 26 layers)"));
-    compact_->setChecked(true);
     error_ = new QLabel;
+    error_->setObjectName("error");
     error_->setWordWrap(true);
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    error_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     error_->setStyleSheet("color: #b00020");
     form->addRow(tr("Format"), format_);
     form->addRow(tr("File"), pathRow);
     form->addRow(tr("Measured on"), device_);
+    form->addRow(QString(), deviceHint_);
     form->addRow(tr("Tensor parallel"), tp_);
     form->addRow(QString(), compact_);
-    form->addRow(error_);
+    form->addRow(scrolling(error_));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     form->addRow(buttons);
     connect(browse, &QPushButton::clicked, this, &ImportDialog::browse);
-    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-        if (tryImport())
-            accept();
-    });
+    connect(buttons, &QDialogButtonBox::accepted, this, &ImportDialog::tryAccept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto sync = [this] {
-        const ImportNeeds needs = format() ? format()->needs : ImportNeeds{};
-        device_->setEnabled(needs.device);
-        tp_->setEnabled(needs.tp);
-        compact_->setEnabled(needs.ampOptions);
+    connect(format_, &QComboBox::currentIndexChanged, this, &ImportDialog::syncFields);
+    connect(path_, &QLineEdit::textChanged, this, &ImportDialog::onPathEdited);
+    confirmReplace = [this](const QString& question) {
+        return QMessageBox::question(this, tr("Replace measurements?"), question) == QMessageBox::Yes;
     };
-    connect(format_, &QComboBox::currentIndexChanged, this, sync);
-    sync();
+    restore();
+    syncFields();
+}
+
+void ImportDialog::setTarget(const ModelSpec* model, const Profile* existing)
+{
+    model_ = model ? std::optional<ModelSpec>(*model) : std::nullopt;
+    existing_ = existing ? *existing : Profile{};
+    syncFields();
 }
 
 const ImportFormat* ImportDialog::format() const
@@ -69,14 +103,48 @@ const ImportFormat* ImportDialog::format() const
     return ImporterRegistry::instance().find(format_->currentData().toString().toStdString());
 }
 
+bool ImportDialog::foldOffered() const
+{
+    if (!format() || !format()->needs.ampOptions)
+        return false;
+    const QString path = path_->text().toLower();
+    return path.contains("gpt2") || path.contains("gpt-2") || (model_ && model_->arch.family == "gpt2");
+}
+
+void ImportDialog::syncFields()
+{
+    const ImportNeeds needs = format() ? format()->needs : ImportNeeds{};
+    device_->setEnabled(needs.device);
+    tp_->setEnabled(needs.tp);
+    const bool offered = foldOffered();
+    if (offered != compact_->isEnabled())
+        compact_->setChecked(offered); // folding is the default where it applies, never elsewhere
+    compact_->setEnabled(offered);
+}
+
+void ImportDialog::onPathEdited()
+{
+    const std::string guess = guessDeviceType(path_->text().toStdString());
+    if (!guess.empty()) {
+        device_->setCurrentText(QString::fromStdString(guess));
+        deviceHint_->setText(tr("%1, as the file's path or content says").arg(QString::fromStdString(guess)));
+    } else {
+        deviceHint_->clear();
+    }
+    syncFields();
+}
+
 void ImportDialog::browse()
 {
     if (!format())
         return;
     const ImportFormat& f = *format();
+    const QString start = path_->text().isEmpty() ? QSettings().value(QString(kGroup) + "/folder").toString()
+                                                  : QFileInfo(path_->text()).absolutePath();
     const QString filters = QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)");
-    const QString p = f.needs.directory ? QFileDialog::getExistingDirectory(this, QString::fromStdString(f.description))
-                                        : QFileDialog::getOpenFileName(this, tr("Profile file"), QString(), filters);
+    const QString p = f.needs.directory
+                          ? QFileDialog::getExistingDirectory(this, QString::fromStdString(f.description), start)
+                          : QFileDialog::getOpenFileName(this, tr("Profile file"), start, filters);
     if (!p.isEmpty())
         path_->setText(p);
 }
@@ -85,7 +153,8 @@ void ImportDialog::setInput(const QString& format, const QString& path, const QS
 {
     format_->setCurrentIndex(format_->findData(format));
     path_->setText(path);
-    device_->setCurrentText(device);
+    if (!device.isEmpty())
+        device_->setCurrentText(device);
     tp_->setValue(tp);
 }
 
@@ -94,9 +163,18 @@ bool ImportDialog::tryImport()
     ImportOptions o;
     o.deviceType = device_->currentText().toStdString();
     o.tp = tp_->value();
-    o.ampCompactGpt2 = format() && format()->needs.ampOptions && compact_->isChecked();
+    o.ampCompactGpt2 = compact_->isEnabled() && compact_->isChecked();
+    const std::string path = path_->text().toStdString();
     try {
-        profile_ = importProfile(format_->currentData().toString().toStdString(), path_->text().toStdString(), o);
+        Profile p = importProfile(format_->currentData().toString().toStdString(), path, o);
+        if (model_ && p.layerCount() != model_->layerCount())
+            throw InputError(path, "layers",
+                             "the profile has " + std::to_string(p.layerCount()) + " layers, model '" + model_->name +
+                                 "' has " + std::to_string(model_->layerCount()) +
+                                 (foldOffered() && !o.ampCompactGpt2 ? " (fold AMP's GPT-2 no-op entries?)" : ""));
+        Profile merged = existing_;
+        merged.merge(p); // another sequence length or precision than the measurements it has: refused here
+        profile_ = std::move(p);
         error_->clear();
         return true;
     } catch (const InputError& e) {
@@ -107,6 +185,56 @@ bool ImportDialog::tryImport()
     return false;
 }
 
+QString ImportDialog::replacedTables() const
+{
+    QStringList hits;
+    for (const auto& [key, table] : profile_.tables())
+        if (existing_.table(key)) {
+            const QString entry = tr("%1 tp %2").arg(QString::fromStdString(key.deviceType)).arg(key.tp);
+            if (!hits.contains(entry))
+                hits << entry;
+        }
+    return hits.join(", ");
+}
+
+bool ImportDialog::tryAccept()
+{
+    if (!tryImport())
+        return false;
+    if (const QString replaced = replacedTables(); !replaced.isEmpty()) {
+        const QString question = tr("%1 already has measured times for %2. Replace them with this file's?")
+                                     .arg(model_ ? QString::fromStdString(model_->name) : tr("The model"), replaced);
+        if (!confirmReplace(question)) {
+            error_->setText(tr("Not imported: the measurements for %1 are kept.").arg(replaced));
+            return false;
+        }
+    }
+    remember();
+    accept();
+    return true;
+}
+
 QString ImportDialog::error() const { return error_->text(); }
+QString ImportDialog::device() const { return device_->currentText(); }
+
+void ImportDialog::remember() const
+{
+    QSettings s;
+    s.beginGroup(kGroup);
+    s.setValue("format", format_->currentData());
+    s.setValue("device", device_->currentText());
+    const QFileInfo info(path_->text());
+    s.setValue("folder", info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+}
+
+void ImportDialog::restore()
+{
+    QSettings s;
+    s.beginGroup(kGroup);
+    if (const int i = format_->findData(s.value("format")); i >= 0)
+        format_->setCurrentIndex(i);
+    if (const int i = device_->findText(s.value("device").toString()); i >= 0)
+        device_->setCurrentIndex(i);
+}
 
 } // namespace hetplan

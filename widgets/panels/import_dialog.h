@@ -1,11 +1,19 @@
 #pragma once
 // Asks for a profile file (or directory), its format, and the GPU type/tp it was measured on, imports it,
-// and shows the importer's error (file: field: reason) without closing on failure. The formats, their
-// file filters and which fields apply come from ImporterRegistry.
+// and shows the importer's error (file: field: reason) in full without closing. The formats, their file
+// filters and which fields apply come from ImporterRegistry.
+//
+// It remembers the last format, device and folder (QSettings group "importDialog"), guesses the device
+// from the path or the file (core/io/device_guess.h), offers AMP's GPT-2 no-op folding only for an AMP
+// file of a GPT-2, checks the layer count against the model it imports for before accepting, and asks
+// before replacing measurements the model already has for the same device and tp.
 #include "core/io/importers.h"
+#include "core/model/model.h"
 #include "core/model/profile.h"
 
 #include <QDialog>
+#include <functional>
+#include <optional>
 
 class QComboBox;
 class QLineEdit;
@@ -20,21 +28,39 @@ class ImportDialog : public QDialog {
 public:
     explicit ImportDialog(QWidget* parent = nullptr);
     const Profile& profile() const { return profile_; }
-    // Non-interactive use (tests): set the fields and call tryImport().
+    // The model the profile is for and the profile it has now (either may be null).
+    void setTarget(const ModelSpec* model, const Profile* existing);
+    // Non-interactive use (tests): set the fields and call tryImport() / tryAccept().
     void setInput(const QString& format, const QString& path, const QString& device, int tp);
+    // Imports and checks the result against the target's layer count; false with error() set.
     bool tryImport();
+    // tryImport(), then the replacement question; on success remembers the choices and accepts.
+    bool tryAccept();
     QString error() const;
+    QString device() const;
+    // Whether the GPT-2 folding is offered for the current format and path (and the model).
+    bool foldOffered() const;
+    // Asked before replacing measured tables; the default shows a question box. Tests replace it.
+    std::function<bool(const QString& question)> confirmReplace;
 
 private:
     const ImportFormat* format() const; // the one chosen in the combo box, if any
     void browse();
+    void syncFields();
+    void onPathEdited();
+    void remember() const;
+    void restore();
+    QString replacedTables() const; // "A100-80GB tp 1, …" the import would replace, "" if none
     QComboBox* format_;
     QLineEdit* path_;
     QComboBox* device_;
+    QLabel* deviceHint_;
     QSpinBox* tp_;
     QCheckBox* compact_;
     QLabel* error_;
     Profile profile_;
+    std::optional<ModelSpec> model_;
+    Profile existing_;
 };
 
 } // namespace hetplan

@@ -1,6 +1,7 @@
 #include "model_panel.h"
 
 #include "import_dialog.h"
+#include "profile_notice.h"
 #include "widgets/models/profile_table.h"
 
 #include <QComboBox>
@@ -41,6 +42,11 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent)
     summary_ = new QLabel;
     summary_->setWordWrap(true);
     layout->addWidget(summary_);
+    profileNotice_ = new QLabel;
+    profileNotice_->setObjectName("profileNotice");
+    profileNotice_->setWordWrap(true);
+    profileNotice_->setVisible(false);
+    layout->addWidget(profileNotice_);
     tableModel_ = new ProfileTableModel(this);
     proxy_ = new QSortFilterProxyModel(this);
     proxy_->setSourceModel(tableModel_);
@@ -76,6 +82,9 @@ void ModelPanel::refresh()
 {
     if (!model_) {
         summary_->setText(tr("No model yet: load an example model or open a project."));
+        profileNotice_->clear();
+        profileNotice_->setVisible(false);
+        table_->setToolTip(QString());
         tableModel_->setData({}, job_, {}, {}, 1, 1);
         return;
     }
@@ -99,15 +108,24 @@ void ModelPanel::refresh()
                                     : tr(" Bold cells are measured (%1 profile); the rest are analytic.")
                                           .arg(QString::fromStdString(model_->profile.source));
     summary_->setText(text);
+    // The measured (bold) cells are flagged when they were measured at another sequence length or precision.
+    const ProfileNotice notice = hetplan::profileNotice(job_, model_->profile);
+    profileNotice_->setText(notice.text);
+    profileNotice_->setStyleSheet(notice.refused ? "color: #b00020" : "color: #9a6700");
+    profileNotice_->setVisible(!notice.text.isEmpty());
+    table_->setToolTip(notice.text);
     tableModel_->setData(m, job_, model_->profile, devices, mbs_->value(), tp_->value());
 }
 
 void ModelPanel::importProfile()
 {
     ImportDialog dialog(this);
+    dialog.setTarget(model_ ? &model_->model : nullptr, model_ ? &model_->profile : nullptr);
     if (dialog.exec() != QDialog::Accepted)
         return;
     emit profileImported(dialog.profile());
 }
+
+QString ModelPanel::profileNotice() const { return profileNotice_->text(); }
 
 } // namespace hetplan

@@ -22,6 +22,9 @@ public:
     // Shows `model` with its profile for the device types of `cluster`.
     void show(const ProjectModel* model, const Cluster* cluster, const Job& job);
     QTableView* table() const { return table_; }
+    // The flag over the table: the profile was measured at another sequence length / precision than the
+    // job (profile_notice.h), "" when it matches.
+    QString profileNotice() const;
 
 signals:
     void exampleModelChosen(const QString& name);
@@ -35,6 +38,7 @@ private:
     QSpinBox* mbs_;
     QSpinBox* tp_;
     QLabel* summary_;
+    QLabel* profileNotice_;
     QTableView* table_;
     ProfileTableModel* tableModel_;
     QSortFilterProxyModel* proxy_;

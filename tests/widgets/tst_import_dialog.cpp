@@ -1,19 +1,45 @@
-// The import dialog offers exactly the registered import formats, and enables the fields each one needs.
+// The import dialog offers exactly the registered import formats and enables the fields each one needs;
+// it remembers the last format, device and folder, guesses the device from the path, offers the GPT-2 fold
+// only for AMP GPT-2 files, shows errors (a layer count that does not fit the model too) inline without
+// closing, and asks before replacing measurements the model has.
 #include "testutil.h"
 
+#include "core/io/examples.h"
 #include "core/io/importers.h"
 #include "widgets/panels/import_dialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace hetplan;
 
+namespace {
+QString fixturePath(const char* rel) { return QString::fromStdString(test::fixture(rel)); }
+} // namespace
+
 class TestImportDialog : public QObject {
     Q_OBJECT
+    QTemporaryDir settingsDir;
+
 private slots:
+    void initTestCase()
+    {
+        // The dialog's memory goes to a throw-away settings file, never the user's.
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+        QCoreApplication::setOrganizationName("hetplan-tests");
+        QCoreApplication::setApplicationName("tst_import_dialog");
+        QSettings().clear();
+    }
+
     void formatComboIsTheRegistry()
     {
         ImportDialog d;
@@ -38,6 +64,7 @@ private slots:
         const auto* tp = d.findChild<QSpinBox*>();
         const auto* compact = d.findChild<QCheckBox*>();
         QVERIFY(device && tp && compact);
+        d.findChild<QLineEdit*>("path")->setText("runs/gpt2/times.npy"); // a GPT-2 file: the fold can apply
         for (const ImportFormat& f : ImporterRegistry::instance().formats()) {
             combo->setCurrentIndex(combo->findData(QString::fromStdString(f.name)));
             QCOMPARE(device->isEnabled(), f.needs.device);
@@ -52,6 +79,124 @@ private slots:
         d.setInput("xlsx", "x.xlsx", "T4", 1);
         QVERIFY(!d.tryImport());
         QVERIFY2(d.error().contains("unknown format"), qPrintable(d.error()));
+    }
+
+    void remembersFormatDeviceAndFolder()
+    {
+        {
+            ImportDialog d;
+            d.setInput("amp-npy", fixturePath("profiles/amp/small_v1.npy"), "V100-32GB", 2);
+            QVERIFY2(d.tryAccept(), qPrintable(d.error()));
+            QCOMPARE(d.result(), int(QDialog::Accepted));
+        }
+        ImportDialog again;
+        QCOMPARE(again.findChild<QComboBox*>("format")->currentData().toString(), QStringLiteral("amp-npy"));
+        QCOMPARE(again.device(), QStringLiteral("V100-32GB"));
+        QCOMPARE(QDir(QSettings().value("importDialog/folder").toString()),
+                 QDir(fixturePath("profiles/amp")));
+        // A failed import remembers nothing.
+        again.setInput("csv", "/nonexistent/x.csv", "T4", 1);
+        QVERIFY(!again.tryAccept());
+        QCOMPARE(ImportDialog().device(), QStringLiteral("V100-32GB"));
+    }
+
+    void guessesTheDeviceFromThePath()
+    {
+        ImportDialog d;
+        auto* path = d.findChild<QLineEdit*>("path");
+        path->setText("/data/profiles/A100-80/profile.json");
+        QCOMPARE(d.device(), QStringLiteral("A100-80GB"));
+        QVERIFY(d.findChild<QLabel*>("deviceHint")->text().contains("A100-80GB"));
+        path->setText("/data/t4/gpt2.npy");
+        QCOMPARE(d.device(), QStringLiteral("T4"));
+        path->setText("/data/unknown/gpt2.npy"); // no guess: the last choice stays
+        QCOMPARE(d.device(), QStringLiteral("T4"));
+        QVERIFY(d.findChild<QLabel*>("deviceHint")->text().isEmpty());
+    }
+
+    void gpt2FoldOnlyForAmpGpt2Files()
+    {
+        ImportDialog d;
+        auto* compact = d.findChild<QCheckBox*>();
+        d.setInput("amp-npy", fixturePath("profiles/amp/gpt2_30.npy"), "T4", 1);
+        QVERIFY(d.foldOffered());
+        QVERIFY(compact->isEnabled() && compact->isChecked());
+        d.setInput("amp-npy", fixturePath("profiles/amp/small_v1.npy"), "T4", 1);
+        QVERIFY(!d.foldOffered()); // an AMP file of another model
+        QVERIFY(!compact->isEnabled() && !compact->isChecked());
+        QVERIFY2(d.tryImport(), qPrintable(d.error()));
+        QCOMPARE(d.profile().layerCount(), 5); // not folded
+        d.setInput("csv", "runs/gpt2/layer_times.csv", "T4", 1);
+        QVERIFY(!d.foldOffered()); // not an AMP file
+        // An AMP file whose path says nothing, for a GPT-2 model: offered.
+        const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
+        d.setTarget(&gpt2, nullptr);
+        d.setInput("amp-npy", fixturePath("profiles/amp/small_v1.npy"), "T4", 1);
+        QVERIFY(d.foldOffered());
+    }
+
+    void layerMismatchIsShownInlineAndKeepsTheDialogOpen()
+    {
+        ImportDialog d;
+        ModelSpec toy = test::toyModel(10);
+        toy.name = "toy";
+        d.setTarget(&toy, nullptr);
+        d.setInput("amp-npy", fixturePath("profiles/amp/gpt2_30.npy"), "T4", 1);
+        QVERIFY(!d.tryAccept());
+        QVERIFY(d.result() != QDialog::Accepted);
+        // Folded (the default for a GPT-2 file): 26 entries against the model's 10.
+        QVERIFY2(d.error().contains("layers: the profile has 26 layers, model 'toy' has 10"), qPrintable(d.error()));
+        QVERIFY(d.error().startsWith(fixturePath("profiles/amp/gpt2_30.npy"))); // file: field: reason
+        d.findChild<QCheckBox*>()->setChecked(false);
+        QVERIFY(!d.tryAccept());
+        QVERIFY2(d.error().contains("has 30 layers") && d.error().contains("fold"), qPrintable(d.error()));
+        // The label wraps inside a scroll area: a long message is never clipped.
+        auto* label = d.findChild<QLabel*>("error");
+        QVERIFY(label->wordWrap());
+        QCOMPARE(d.findChild<QScrollArea*>("errorArea")->widget(), label);
+        // The right model: accepted.
+        const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
+        d.setTarget(&gpt2, nullptr);
+        d.findChild<QCheckBox*>()->setChecked(true);
+        QVERIFY2(d.tryAccept(), qPrintable(d.error()));
+        QCOMPARE(d.profile().layerCount(), gpt2.layerCount());
+        QVERIFY(d.error().isEmpty());
+    }
+
+    void replacingMeasurementsAsksFirst()
+    {
+        const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
+        ImportOptions o;
+        o.deviceType = "T4";
+        o.ampCompactGpt2 = true;
+        const Profile existing = importProfile("amp-npy", test::fixture("profiles/amp/gpt2_30.npy"), o);
+        QStringList asked;
+        bool answer = false;
+        auto makeDialog = [&](ImportDialog& d, const char* device) {
+            d.setTarget(&gpt2, &existing);
+            d.confirmReplace = [&](const QString& q) {
+                asked << q;
+                return answer;
+            };
+            d.setInput("amp-npy", fixturePath("profiles/amp/gpt2_30.npy"), device, 1);
+        };
+        {
+            ImportDialog d;
+            makeDialog(d, "T4");
+            QVERIFY(!d.tryAccept()); // "no": the dialog stays, nothing replaced
+            QCOMPARE(asked.size(), 1);
+            QVERIFY2(asked[0].contains("gpt2-amp") && asked[0].contains("T4 tp 1"), qPrintable(asked[0]));
+            QVERIFY(d.error().contains("kept"));
+            answer = true;
+            QVERIFY(d.tryAccept());
+            QCOMPARE(asked.size(), 2);
+        }
+        {
+            ImportDialog d; // another device: nothing to replace, no question
+            makeDialog(d, "V100-16GB");
+            QVERIFY(d.tryAccept());
+            QCOMPARE(asked.size(), 2);
+        }
     }
 };
 

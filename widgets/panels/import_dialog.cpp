@@ -164,6 +164,8 @@ bool ImportDialog::tryImport()
     o.deviceType = device_->currentText().toStdString();
     o.tp = tp_->value();
     o.ampCompactGpt2 = compact_->isEnabled() && compact_->isChecked();
+    if (model_)
+        o.model = model_->name;
     const std::string path = path_->text().toStdString();
     try {
         Profile p = importProfile(format_->currentData().toString().toStdString(), path, o);

@@ -12,8 +12,10 @@
 
 #include <QAction>
 #include <QFileDialog>
+#include <QFont>
 #include <QMenu>
 #include <QMenuBar>
+#include <QStandardItem>
 #include <QTreeView>
 
 namespace hetplan {

@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QInputDialog>
+#include <QLineEdit>
 
 namespace hetplan {
 

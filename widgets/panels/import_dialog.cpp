@@ -19,6 +19,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStringList>
 
 namespace hetplan {
 

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "app/gui/main_window.h"
+#include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
@@ -253,8 +254,8 @@ private slots:
         if (screenshotDir().isEmpty())
             QSKIP("set HETPLAN_SCREENSHOTS to write docs/screenshots/import-error.png");
         ImportDialog d;
-        const ModelSpec toy = test::toyModel(10);
-        d.setTarget(&toy, nullptr);
+        const ModelSpec llama = buildExampleModel("llama2-7b"); // a GPT-2 file for a Llama: the layers differ
+        d.setTarget(&llama, nullptr);
         d.setInput("amp-npy", QString::fromStdString(test::fixture("profiles/amp/gpt2_30.npy")), "T4", 1);
         d.show();
         QVERIFY(QTest::qWaitForWindowExposed(&d));

@@ -44,7 +44,7 @@ QScrollArea* scrolling(QLabel* label)
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
 {
     setWindowTitle(tr("Import profile"));
-    setMinimumWidth(520);
+    setMinimumWidth(640);
     auto* form = new QFormLayout(this);
     format_ = new QComboBox;
     format_->setObjectName("format");
@@ -62,6 +62,7 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
         device_->addItem(QString::fromStdString(d.name));
     deviceHint_ = new QLabel;
     deviceHint_->setObjectName("deviceHint");
+    deviceHint_->setVisible(false);
     tp_ = new QSpinBox;
     tp_->setRange(1, 64);
     compact_ = new QCheckBox(tr("fold AMP's GPT-2 no-op entries (30 → 26 layers)"));
@@ -73,8 +74,10 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     error_->setStyleSheet("color: #b00020");
     form->addRow(tr("Format"), format_);
     form->addRow(tr("File"), pathRow);
-    form->addRow(tr("Measured on"), device_);
-    form->addRow(QString(), deviceHint_);
+    auto* deviceRow = new QHBoxLayout;
+    deviceRow->addWidget(device_, 1);
+    deviceRow->addWidget(deviceHint_);
+    form->addRow(tr("Measured on"), deviceRow);
     form->addRow(tr("Tensor parallel"), tp_);
     form->addRow(QString(), compact_);
     form->addRow(scrolling(error_));
@@ -128,10 +131,11 @@ void ImportDialog::onPathEdited()
     const std::string guess = guessDeviceType(path_->text().toStdString());
     if (!guess.empty()) {
         device_->setCurrentText(QString::fromStdString(guess));
-        deviceHint_->setText(tr("%1, as the file's path or content says").arg(QString::fromStdString(guess)));
+        deviceHint_->setText(tr("guessed from the path or file: %1").arg(QString::fromStdString(guess)));
     } else {
         deviceHint_->clear();
     }
+    deviceHint_->setVisible(!guess.empty());
     syncFields();
 }
 

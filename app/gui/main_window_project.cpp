@@ -27,9 +27,9 @@ struct JsonItemText {
     const char* label;      // menu entry
     const char* objectName; // for tests
 };
-constexpr JsonItemText kJsonItems[] = {{JsonItem::Cluster, QT_TRANSLATE_NOOP("MainWindow", "&Cluster JSON…"), "cluster"},
-                                       {JsonItem::Model, QT_TRANSLATE_NOOP("MainWindow", "&Model JSON…"), "model"},
-                                       {JsonItem::Plan, QT_TRANSLATE_NOOP("MainWindow", "&Plan JSON…"), "plan"}};
+constexpr JsonItemText kJsonItems[] = {{JsonItem::Cluster, QT_TRANSLATE_NOOP("MainWindow", "&Cluster…"), "cluster"},
+                                       {JsonItem::Model, QT_TRANSLATE_NOOP("MainWindow", "&Model…"), "model"},
+                                       {JsonItem::Plan, QT_TRANSLATE_NOOP("MainWindow", "&Plan…"), "plan"}};
 
 QString kindName(JsonItem kind)
 {
@@ -80,9 +80,9 @@ QMenu* MainWindow::treeMenu(const QModelIndex& index)
 
 void MainWindow::buildJsonMenus(QMenu* file)
 {
-    QMenu* in = file->addMenu(tr("&Import"));
+    QMenu* in = file->addMenu(tr("&Import JSON"));
     in->setObjectName("importJson");
-    QMenu* out = file->addMenu(tr("E&xport"));
+    QMenu* out = file->addMenu(tr("E&xport JSON"));
     out->setObjectName("exportJson");
     for (const JsonItemText& item : kJsonItems) {
         in->addAction(tr(item.label), this, [this, k = item.kind] { askJsonImport(k); })->setObjectName(item.objectName);
@@ -153,8 +153,8 @@ void MainWindow::updateCurrentMarks()
     }
     QStringList notes;
     if (!doc_->cluster())
-        notes << tr("No cluster is current: add one (File ▸ New Cluster or Import ▸ Cluster JSON) or pick one in "
-                    "the project tree.");
+        notes << tr("No cluster is current: add one (File ▸ New Cluster, or File ▸ Import JSON ▸ Cluster) or "
+                    "pick one in the project tree.");
     if (!doc_->model())
         notes << tr("No model is current: choose one in the Model tab or import a model JSON.");
     if (doc_->model()) {

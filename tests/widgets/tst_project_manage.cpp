@@ -183,9 +183,13 @@ private slots:
         QCOMPARE(doc->project().findJob("long (2)")->job.sequenceLength, 2048);
         QCOMPARE(doc->duplicateItem(ItemKind::Job, "missing"), std::string());
         QCOMPARE(doc->undoStack()->count(), 3);
+        const Snapshot after = snapshot(*doc);
         while (doc->undoStack()->canUndo())
             doc->undoStack()->undo();
         QVERIFY(snapshot(*doc) == before);
+        while (doc->undoStack()->canRedo())
+            doc->undoStack()->redo();
+        QVERIFY(snapshot(*doc) == after);
     }
 
     void deletingTheCurrentItemLeavesAValidOne()
@@ -205,10 +209,15 @@ private slots:
         QVERIFY(!doc->removeItem(ItemKind::Model, "toy"));
         QCOMPARE(doc->project().runs.size(), size_t(2)); // runs are not items' children
         QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Delete model toy"));
+        const Snapshot after = snapshot(*doc);
         while (doc->undoStack()->canUndo())
             doc->undoStack()->undo();
         QVERIFY(snapshot(*doc) == before);
         QVERIFY(!doc->isDirty());
+        while (doc->undoStack()->canRedo())
+            doc->undoStack()->redo();
+        QVERIFY(snapshot(*doc) == after);
+        QCOMPARE(doc->currentCluster(), std::string());
     }
 
     void deletingRunsAndResultsIsUndone()
@@ -233,12 +242,17 @@ private slots:
         doc->undoStack()->undo();
         QVERIFY(snapshot(*doc) == before);
 
-        // A whole run, in the middle of the list: back in its place.
+        // A whole run, at the front of the list: back in its place; redo takes it again.
         QVERIFY(doc->removeRun(1));
         QCOMPARE(doc->project().runs.size(), size_t(1));
+        QCOMPARE(doc->project().runs[0].id, 2);
         QCOMPARE(doc->currentPlan(), std::nullopt);
+        const Snapshot withoutRun = snapshot(*doc);
         doc->undoStack()->undo();
         QVERIFY(snapshot(*doc) == before);
+        doc->undoStack()->redo();
+        QVERIFY(snapshot(*doc) == withoutRun);
+        doc->undoStack()->undo();
         QVERIFY(!doc->removeRun(7));
         QVERIFY(!doc->removeRunResult(1, 3));
         QVERIFY(!doc->isDirty());

@@ -160,7 +160,7 @@ void MainWindow::updateCurrentMarks()
     if (doc_->model()) {
         const ProfileNotice n = profileNotice(doc_->job() ? doc_->job()->job : Job{}, doc_->model()->profile);
         if (!n.text.isEmpty())
-            notes << (n.refused ? tr("The planners will refuse the measured profile: %1") : tr("Measured profile: %1"))
+            notes << (n.refused ? tr("⚠ The planners will refuse this model's measured profile: %1") : tr("⚠ %1"))
                          .arg(n.text);
     }
     runPanel_->setNotice(notes.join('\n'));

@@ -25,6 +25,7 @@
 #include <QMenuBar>
 #include <QPainter>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -240,6 +241,14 @@ private slots:
                                 .arg(job.job.sequenceLength);
         QVERIFY2(w.runPanel()->notice().contains(seq), qPrintable(w.runPanel()->notice()));
         QVERIFY(w.modelPanel()->profileNotice().contains(seq));
+        if (!screenshotDir().isEmpty()) {
+            w.resize(1280, 800);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.tabs()->setCurrentWidget(w.modelPanel());
+            QApplication::processEvents();
+            QVERIFY(w.grab().save(QDir(screenshotDir()).filePath("profile-flag.png")));
+        }
 
         job.job.sequenceLength = p.sequenceLength;
         job.job.precision = Precision::FP32;

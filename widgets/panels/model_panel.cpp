@@ -110,7 +110,7 @@ void ModelPanel::refresh()
     summary_->setText(text);
     // The measured (bold) cells are flagged when they were measured at another sequence length or precision.
     const ProfileNotice notice = hetplan::profileNotice(job_, model_->profile);
-    profileNotice_->setText(notice.text);
+    profileNotice_->setText(notice.text.isEmpty() ? QString() : tr("⚠ %1").arg(notice.text));
     profileNotice_->setStyleSheet(notice.refused ? "color: #b00020" : "color: #9a6700");
     profileNotice_->setVisible(!notice.text.isEmpty());
     table_->setToolTip(notice.text);

@@ -157,6 +157,9 @@ void MainWindow::updateCurrentMarks()
                     "pick one in the project tree.");
     if (!doc_->model())
         notes << tr("No model is current: choose one in the Model tab or import a model JSON.");
+    if (!doc_->job())
+        notes << tr("No job is current: runs use the default job settings (New Job in the project tree's Jobs "
+                    "menu adds one).");
     if (doc_->model()) {
         const ProfileNotice n = profileNotice(doc_->job() ? doc_->job()->job : Job{}, doc_->model()->profile);
         if (!n.text.isEmpty())

@@ -133,6 +133,14 @@ private slots:
         QVERIFY(w.document()->project().findModel("gpt2-amp"));
         QCOMPARE(w.document()->currentModel(), std::string("gpt2-amp"));
         QVERIFY(!w.runPanel()->notice().contains("No model"));
+        tree->setCurrentIndex(treeItem(tree, TreeKind::Job, "default"));
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_Delete);
+        QVERIFY(w.document()->project().jobs.empty());
+        QVERIFY(w.runPanel()->notice().contains("No job"));
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->currentJob(), std::string("default"));
+        QCOMPARE(w.runPanel()->notice(), QString());
 
         // Deleting the shown cluster empties the canvas and says why nothing can run; undo brings it back.
         const Cluster shown = w.clusterEditor()->cluster();

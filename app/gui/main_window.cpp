@@ -23,6 +23,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -123,6 +124,9 @@ void MainWindow::connectDocument()
     connect(doc_, &ProjectDocument::currentPlanChanged, this, &MainWindow::onCurrentPlanChanged);
     connect(doc_, &ProjectDocument::dirtyChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::updateContext); // renames, undo
+    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::updateContext);
+    connect(doc_, &ProjectDocument::projectReplaced, this, &MainWindow::onProjectReplaced);
 }
 
 // Edits in the canvas and the panels flow into the project (their undo commands are on the document's
@@ -197,8 +201,7 @@ void MainWindow::buildActions()
     tb->addAction(tr("Open"), this, &MainWindow::openProject);
     tb->addAction(tr("Save"), this, &MainWindow::save);
     tb->addSeparator();
-    tb->addAction(undo);
-    tb->addAction(redo);
+    addUndoButtons(tb);
     tb->addSeparator();
     tb->addAction(tr("Run"), this, &MainWindow::startRun);
 }
@@ -262,10 +265,51 @@ void MainWindow::closeEvent(QCloseEvent* e)
     e->accept();
 }
 
+void MainWindow::addUndoButtons(QToolBar* tb)
+{
+    QUndoStack* stack = doc_->undoStack();
+    const auto add = [&](const QString& text, void (QUndoStack::*trigger)(), bool (QUndoStack::*can)() const,
+                         void (QUndoStack::*canChanged)(bool), void (QUndoStack::*textChanged)(const QString&),
+                         QString (QUndoStack::*stepText)() const, const QString& objectName) {
+        QAction* a = tb->addAction(text, stack, trigger);
+        a->setObjectName(objectName);
+        a->setEnabled((stack->*can)());
+        const auto tip = [a, stack, text, stepText] {
+            const QString step = (stack->*stepText)();
+            a->setToolTip(step.isEmpty() ? text : text + QLatin1Char(' ') + step);
+        };
+        tip();
+        connect(stack, canChanged, a, &QAction::setEnabled);
+        connect(stack, textChanged, a, tip);
+    };
+    add(tr("Undo"), &QUndoStack::undo, &QUndoStack::canUndo, &QUndoStack::canUndoChanged,
+        &QUndoStack::undoTextChanged, &QUndoStack::undoText, "ToolBarUndo");
+    add(tr("Redo"), &QUndoStack::redo, &QUndoStack::canRedo, &QUndoStack::canRedoChanged,
+        &QUndoStack::redoTextChanged, &QUndoStack::redoText, "ToolBarRedo");
+}
+
 void MainWindow::updateTitle()
 {
-    setWindowTitle(doc_->displayName() + "[*] — hetplan");
+    setWindowTitle(doc_->displayName() + "[*] — " + doc_->contextText() + " — hetplan");
     setWindowModified(doc_->isDirty());
+}
+
+void MainWindow::updateContext()
+{
+    runPanel_->setContext(doc_->contextText());
+    updateTitle();
+}
+
+void MainWindow::fitProjectTree()
+{
+    auto* dock = findChild<QDockWidget*>("ProjectDock");
+    if (!dock || !dock->isVisible() || dock->isFloating())
+        return;
+    const int needed = tree_->sizeHintForColumn(0) + 2 * tree_->frameWidth() +
+                       tree_->verticalScrollBar()->sizeHint().width() + dock->width() - tree_->width();
+    const int wanted = std::min(needed, width() / 3);
+    if (dock->width() < wanted)
+        resizeDocks({dock}, {wanted}, Qt::Horizontal);
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

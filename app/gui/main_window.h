@@ -12,6 +12,7 @@
 class QLabel;
 class QProgressBar;
 class QTabWidget;
+class QToolBar;
 class QToolButton;
 class QTreeView;
 class QMenu;
@@ -49,6 +50,7 @@ public:
     RunPanel* runPanel() const { return runPanel_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     QTabWidget* tabs() const { return tabs_; }
+    QTreeView* projectTree() const { return tree_; }
 
     // Opens an example cluster + model (replacing the project; asks to save unsaved changes when interactive).
     void openExample(const std::string& cluster, const std::string& model);
@@ -122,6 +124,15 @@ private:
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
                        bool critical = true);
     void updateTitle();
+    // The current cluster · model · job in the window title and the Run tab's header (main_window.cpp).
+    void updateContext();
+    // A new, opened or example project: no view keeps the previous one's run or plan.
+    void onProjectReplaced();
+    // Widens the project dock (up to a third of the window) when its longest name would be cut off.
+    void fitProjectTree();
+    // Undo/Redo tool buttons with fixed text ("Undo"/"Redo"): the step's name goes to the tooltip, so
+    // the buttons after them do not move when it changes.
+    void addUndoButtons(QToolBar* toolBar);
     // The Plan details tab (main_window_details.cpp).
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);

@@ -322,17 +322,22 @@ void PropertyPanel::commitDeviceType()
     const DeviceType* to = DeviceCatalog::builtin().find(nodeType_->currentText().toStdString());
     if (!to || to->name == n.deviceType)
         return;
-    // An intra-node bandwidth that was the old type's default follows the new type's default, in the same
-    // undo step as the type.
-    const bool follows =
+    // What was the old type's default follows the new type's, in the same undo step as the type: the
+    // intra-node bandwidth, and the name while it is still the default one ("a100-3" → "h100-3").
+    const bool bandwidthFollows =
         from && n.intraBandwidth == from->intraNodeBandwidth && n.intraBandwidth != to->intraNodeBandwidth;
-    if (follows)
+    const std::string newName = doc_->nameForNewType(node_, to->name);
+    const bool macro = bandwidthFollows || !newName.empty();
+    if (macro)
         undo_->beginMacro(stepText(nodeField::deviceType.text, qs(n.name), {}));
-    pushChange(node_, nodeField::deviceType, to->name);
-    if (follows) {
-        pushChange(node_, nodeField::intraBandwidth, to->intraNodeBandwidth);
+    const int index = node_; // the panel refreshes (and may re-read the selection) after each step
+    pushChange(index, nodeField::deviceType, to->name);
+    if (bandwidthFollows)
+        pushChange(index, nodeField::intraBandwidth, to->intraNodeBandwidth);
+    if (!newName.empty())
+        pushChange(index, nodeField::name, newName);
+    if (macro)
         undo_->endMacro();
-    }
 }
 
 void PropertyPanel::commitClusterName()

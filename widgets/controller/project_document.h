@@ -8,6 +8,9 @@
 // `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult /
 // removeRun (and when history is dropped while unsaved, see setCurrentCluster) and cleared by save, open,
 // new and loadExample.
+//
+// The selection (current cluster, model, job and plan) is saved with the file and restored on open.
+#include "core/io/project_store.h"
 #include "core/model/project.h"
 
 #include <QObject>
@@ -80,6 +83,9 @@ public:
     const Cluster* cluster() const; // current ones (nullptr if none)
     const ProjectModel* model() const;
     const NamedJob* job() const;
+    // What planning would run on, in one line: "cluster-1 · opt-350m · gbs 64 · seq 2048" ("no cluster",
+    // "no model" for missing parts; the job's part only when there is a job).
+    QString contextText() const;
 
 signals:
     void changed(); // project data changed
@@ -87,17 +93,22 @@ signals:
     void currentChanged(); // current cluster/model/job changed
     void currentPlanChanged();
     void fileChanged(const QString& path);
+    void projectReplaced(); // new, opened or example: before changed() and the current*Changed() signals
 
 private:
     template <class Item>
     friend class PutItemCommand;
 
-    // Swaps in a whole project (new, opened or example): clean, no history, defaults selected, everyone told.
-    void replaceProject(Project p, const QString& path);
+    // Swaps in a whole project (new, opened or example): clean, no history, `selection` or else the defaults
+    // selected, everyone told.
+    void replaceProject(Project p, const QString& path, const ProjectSelection& selection = {});
     void markSaved();
     void changeOutsideHistory();
     void updateDirty();
     void pickDefaults();
+    // The selection a file was saved with, where it still names something in the project.
+    void applySelection(const ProjectSelection& selection);
+    ProjectSelection selection() const;
 
     // What the item commands change, silently (they announce() once both parts are done): a named cluster,
     // model or job put in place, replaced or (nullopt) removed; and which one is current.

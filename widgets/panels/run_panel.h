@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <map>
 
+class QLabel;
 class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -30,6 +31,9 @@ public:
     // Shows the results of one run (replacing what was shown).
     void showRun(const Run& run);
     QTreeWidget* results() const { return results_; }
+    // The header line: what a run would plan for ("cluster-1 · opt-350m · gbs 64 · seq 2048").
+    void setContext(const QString& text);
+    QString context() const;
 
 signals:
     void runRequested();
@@ -39,6 +43,7 @@ signals:
 private:
     void addPlanner(const Planner& planner);
 
+    QLabel* context_;
     QTreeWidget* planners_;
     std::map<std::string, std::vector<OptionEditor>> editors_; // per planner, in declaration order
     QTreeWidget* results_;

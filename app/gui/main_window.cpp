@@ -26,11 +26,14 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace hetplan {
 
@@ -212,7 +215,7 @@ void MainWindow::resetLayout()
     auto* tree = findChild<QDockWidget*>("ProjectDock");
     auto* props = findChild<QDockWidget*>("PropertiesDock");
     if (tree && props)
-        resizeDocks({tree, props}, {260, 320}, Qt::Horizontal);
+        resizeDocks({tree, props}, {260, 260}, Qt::Horizontal); // fits 1024 px with the canvas's tool bar
 }
 
 void MainWindow::restoreSettings()
@@ -303,13 +306,21 @@ void MainWindow::updateContext()
 void MainWindow::fitProjectTree()
 {
     auto* dock = findChild<QDockWidget*>("ProjectDock");
-    if (!dock || !dock->isVisible() || dock->isFloating())
+    if (!dock || !isVisible() || dock->isHidden() || dock->isFloating())
         return;
-    const int needed = tree_->sizeHintForColumn(0) + 2 * tree_->frameWidth() +
-                       tree_->verticalScrollBar()->sizeHint().width() + dock->width() - tree_->width();
+    // QTreeView's override (indentation included) is protected; QAbstractItemView's declaration is public.
+    const int column = static_cast<const QAbstractItemView*>(tree_)->sizeHintForColumn(0);
+    const int needed = column + 2 * tree_->frameWidth() + tree_->verticalScrollBar()->sizeHint().width() +
+                       2 * style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, dock);
     const int wanted = std::min(needed, width() / 3);
     if (dock->width() < wanted)
         resizeDocks({dock}, {wanted}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* e)
+{
+    QMainWindow::showEvent(e);
+    fitProjectTree();
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

@@ -8,6 +8,7 @@
 #include "app/gui/main_window.h"
 #include "core/io/examples.h"
 #include "widgets/canvas/cluster_editor.h"
+#include "widgets/canvas/property_panel.h"
 #include "widgets/commands/cluster_fields.h"
 #include "widgets/panels/example_picker.h"
 #include "widgets/panels/job_panel.h"

@@ -40,8 +40,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     auto* top = new QWidget;
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
-                                       "Options start at their defaults; hover over one for its meaning.")));
+    auto* hint = new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
+                               "Options start at their defaults; hover over one for its meaning."));
+    hint->setWordWrap(true); // one long line would set the window's minimum width
+    topLayout->addWidget(hint);
     topLayout->addWidget(planners_);
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run planners"));

@@ -215,7 +215,7 @@ void MainWindow::resetLayout()
     auto* tree = findChild<QDockWidget*>("ProjectDock");
     auto* props = findChild<QDockWidget*>("PropertiesDock");
     if (tree && props)
-        resizeDocks({tree, props}, {260, 260}, Qt::Horizontal); // fits 1024 px with the canvas's tool bar
+        resizeDocks({tree, props}, {260, width() >= 1280 ? 320 : 260}, Qt::Horizontal); // 260: fits 1024 px
 }
 
 void MainWindow::restoreSettings()

@@ -22,6 +22,7 @@
 #include <QDockWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -213,10 +214,16 @@ private slots:
                 QVERIFY2(tb->rect().contains(button->geometry()), qPrintable(tb->objectName() + ": " + a->text()));
             }
         }
-        // Docks are at least as wide as they need.
-        for (QDockWidget* d : w.findChildren<QDockWidget*>())
-            if (d->isVisible())
-                QVERIFY2(d->width() >= d->minimumSizeHint().width(), qPrintable(d->objectName()));
+        // Docks are at least as wide as they need, and what scrolls inside them needs no sideways scrolling.
+        for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
+            if (!d->isVisible())
+                continue;
+            QVERIFY2(d->width() >= d->minimumSizeHint().width(), qPrintable(d->objectName()));
+            for (QScrollArea* area : d->findChildren<QScrollArea*>())
+                if (area->widget() && area->widgetResizable())
+                    QVERIFY2(area->widget()->minimumSizeHint().width() <= area->viewport()->width(),
+                             qPrintable(d->objectName()));
+        }
         // The project tree shows its longest name whole: indentation + text fit the column.
         QTreeView* tree = w.projectTree();
         std::vector<std::pair<QString, int>> texts;

@@ -110,6 +110,7 @@ QWidget* PropertyPanel::buildClusterPage()
     auto* page = new QVBoxLayout(w);
     page->setContentsMargins(0, 0, 0, 0);
     auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock puts labels above their fields
     page->addLayout(form);
     page->addWidget(clusterInfo_); // below the form, not in it: QFormLayout squeezes wrapped labels
     form->addRow(tr("Name:"), clusterName_);
@@ -157,6 +158,7 @@ QWidget* PropertyPanel::buildNodePage()
     auto* page = new QVBoxLayout(w);
     page->setContentsMargins(0, 0, 0, 0);
     auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock puts labels above their fields
     page->addLayout(form);
     page->addWidget(nodeInfo_);
     form->addRow(tr("Name:"), nodeName_);
@@ -185,6 +187,7 @@ QWidget* PropertyPanel::buildLinkPage()
     linkBw_ = numberBox(w, "linkBandwidth", 0.01, 1e5, 2, QStringLiteral(" Gbps"));
     linkLat_ = numberBox(w, "linkLatency", 0, 1e6, 2, QStringLiteral(" µs"));
     auto* form = new QFormLayout(w);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Between:"), linkEnds_);
     form->addRow(tr("Bandwidth:"), linkBw_);
     form->addRow(tr("Latency:"), linkLat_);

@@ -285,10 +285,10 @@ void MainWindow::addUndoButtons(QToolBar* tb)
         connect(stack, canChanged, a, &QAction::setEnabled);
         connect(stack, textChanged, a, tip);
     };
-    add(tr("Undo"), &QUndoStack::undo, &QUndoStack::canUndo, &QUndoStack::canUndoChanged,
-        &QUndoStack::undoTextChanged, &QUndoStack::undoText, "ToolBarUndo");
-    add(tr("Redo"), &QUndoStack::redo, &QUndoStack::canRedo, &QUndoStack::canRedoChanged,
-        &QUndoStack::redoTextChanged, &QUndoStack::redoText, "ToolBarRedo");
+    add(tr("Undo"), &QUndoStack::undo, &QUndoStack::canUndo, &QUndoStack::canUndoChanged, &QUndoStack::undoTextChanged,
+        &QUndoStack::undoText, "ToolBarUndo");
+    add(tr("Redo"), &QUndoStack::redo, &QUndoStack::canRedo, &QUndoStack::canRedoChanged, &QUndoStack::redoTextChanged,
+        &QUndoStack::redoText, "ToolBarRedo");
 }
 
 void MainWindow::updateTitle()

@@ -330,7 +330,8 @@ std::string megatronLaunchScript(const Plan& plan)
 void registerMegatronExporter(ExporterRegistry& registry)
 {
     // It used to be called "megatron" when it wrote only the argument list; that name stays an alias.
-    registry.add({{"megatron-launch", "Megatron-LM launch script (.sh)", "*.sh", ".sh", {"megatron"}}, megatronLaunchScript});
+    registry.add(
+        {{"megatron-launch", "Megatron-LM launch script (.sh)", "*.sh", ".sh", {"megatron"}}, megatronLaunchScript});
 }
 
 } // namespace hetplan

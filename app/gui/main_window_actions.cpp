@@ -191,6 +191,7 @@ void MainWindow::onDocumentChanged()
 {
     treeModel_->rebuild(doc_->project());
     tree_->expandAll();
+    fitProjectTree(); // a new run or a renamed item may be longer than the dock is wide
     if (!syncing_)
         onCurrentChanged();
 }

@@ -192,14 +192,15 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
-        w.resetLayout();
-        w.openExample("amp-het-cluster", "gpt2-amp");
-        QVERIFY(runAndWait(w, {"uniform", "data-parallel"})); // the tree holds runs and results too
-        QVERIFY2(w.minimumSizeHint().width() <= 1024, qPrintable(QString::number(w.minimumSizeHint().width())));
-        QVERIFY(w.minimumSizeHint().height() <= 700);
         w.resize(1024, 700);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.resetLayout();
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        QVERIFY(runAndWait(w, {"uniform", "data-parallel"})); // the tree holds runs and results too
+        QCoreApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().width() <= 1024, qPrintable(QString::number(w.minimumSizeHint().width())));
+        QVERIFY(w.minimumSizeHint().height() <= 700);
         QCOMPARE(w.size(), QSize(1024, 700));
 
         // Every tool bar action is visible and inside the tool bar (none pushed into an overflow menu).

@@ -23,13 +23,17 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace hetplan {
 
@@ -126,6 +130,9 @@ void MainWindow::connectDocument()
     connect(doc_, &ProjectDocument::fileChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::updateCurrentMarks);
     connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::updateCurrentMarks);
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::updateContext); // renames, undo
+    connect(doc_, &ProjectDocument::currentChanged, this, &MainWindow::updateContext);
+    connect(doc_, &ProjectDocument::projectReplaced, this, &MainWindow::onProjectReplaced);
 }
 
 // Edits in the canvas and the panels flow into the project (their undo commands are on the document's
@@ -201,8 +208,7 @@ void MainWindow::buildActions()
     tb->addAction(tr("Open"), this, &MainWindow::openProject);
     tb->addAction(tr("Save"), this, &MainWindow::save);
     tb->addSeparator();
-    tb->addAction(undo);
-    tb->addAction(redo);
+    addUndoButtons(tb);
     tb->addSeparator();
     tb->addAction(tr("Run"), this, &MainWindow::startRun);
 }
@@ -213,7 +219,7 @@ void MainWindow::resetLayout()
     auto* tree = findChild<QDockWidget*>("ProjectDock");
     auto* props = findChild<QDockWidget*>("PropertiesDock");
     if (tree && props)
-        resizeDocks({tree, props}, {260, 320}, Qt::Horizontal);
+        resizeDocks({tree, props}, {260, width() >= 1280 ? 320 : 260}, Qt::Horizontal); // 260: fits 1024 px
 }
 
 void MainWindow::restoreSettings()
@@ -266,10 +272,59 @@ void MainWindow::closeEvent(QCloseEvent* e)
     e->accept();
 }
 
+void MainWindow::addUndoButtons(QToolBar* tb)
+{
+    QUndoStack* stack = doc_->undoStack();
+    const auto add = [&](const QString& text, void (QUndoStack::*trigger)(), bool (QUndoStack::*can)() const,
+                         void (QUndoStack::*canChanged)(bool), void (QUndoStack::*textChanged)(const QString&),
+                         QString (QUndoStack::*stepText)() const, const QString& objectName) {
+        QAction* a = tb->addAction(text, stack, trigger);
+        a->setObjectName(objectName);
+        a->setEnabled((stack->*can)());
+        const auto tip = [a, stack, text, stepText] {
+            const QString step = (stack->*stepText)();
+            a->setToolTip(step.isEmpty() ? text : text + QLatin1Char(' ') + step);
+        };
+        tip();
+        connect(stack, canChanged, a, &QAction::setEnabled);
+        connect(stack, textChanged, a, tip);
+    };
+    add(tr("Undo"), &QUndoStack::undo, &QUndoStack::canUndo, &QUndoStack::canUndoChanged, &QUndoStack::undoTextChanged,
+        &QUndoStack::undoText, "ToolBarUndo");
+    add(tr("Redo"), &QUndoStack::redo, &QUndoStack::canRedo, &QUndoStack::canRedoChanged, &QUndoStack::redoTextChanged,
+        &QUndoStack::redoText, "ToolBarRedo");
+}
+
 void MainWindow::updateTitle()
 {
-    setWindowTitle(doc_->displayName() + "[*] — hetplan");
+    setWindowTitle(doc_->displayName() + "[*] — " + doc_->contextText() + " — hetplan");
     setWindowModified(doc_->isDirty());
+}
+
+void MainWindow::updateContext()
+{
+    runPanel_->setContext(doc_->contextText());
+    updateTitle();
+}
+
+void MainWindow::fitProjectTree()
+{
+    auto* dock = findChild<QDockWidget*>("ProjectDock");
+    if (!dock || !isVisible() || dock->isHidden() || dock->isFloating())
+        return;
+    // QTreeView's override (indentation included) is protected; QAbstractItemView's declaration is public.
+    const int column = static_cast<const QAbstractItemView*>(tree_)->sizeHintForColumn(0);
+    const int needed = column + 2 * tree_->frameWidth() + tree_->verticalScrollBar()->sizeHint().width() +
+                       2 * style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, dock);
+    const int wanted = std::min(needed, width() / 3);
+    if (dock->width() < wanted)
+        resizeDocks({dock}, {wanted}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* e)
+{
+    QMainWindow::showEvent(e);
+    fitProjectTree();
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

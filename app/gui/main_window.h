@@ -12,6 +12,7 @@
 class QLabel;
 class QProgressBar;
 class QTabWidget;
+class QToolBar;
 class QToolButton;
 class QTreeView;
 class QMenu;
@@ -84,6 +85,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildTabs();
@@ -141,6 +143,15 @@ private:
     // After each change: the current items in bold in the tree, an empty canvas when no cluster is current,
     // and the Run tab's notice (no cluster / model; a profile measured at another sequence or precision).
     void updateCurrentMarks();
+    // The current cluster · model · job in the window title and the Run tab's header (main_window.cpp).
+    void updateContext();
+    // A new, opened or example project: no view keeps the previous one's run or plan.
+    void onProjectReplaced();
+    // Widens the project dock (up to a third of the window) when its longest name would be cut off.
+    void fitProjectTree();
+    // Undo/Redo tool buttons with fixed text ("Undo"/"Redo"): the step's name goes to the tooltip, so
+    // the buttons after them do not move when it changes.
+    void addUndoButtons(QToolBar* toolBar);
     // The Plan details tab (main_window_details.cpp).
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);

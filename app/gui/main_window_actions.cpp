@@ -12,6 +12,7 @@
 #include "widgets/controller/replan_controller.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
+#include "widgets/panels/example_picker.h"
 #include "widgets/panels/job_panel.h"
 #include "widgets/panels/model_panel.h"
 #include "widgets/panels/run_panel.h"
@@ -126,25 +127,9 @@ bool MainWindow::saveAs()
 
 void MainWindow::openExampleDialog()
 {
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Open example"));
-    auto* form = new QFormLayout(&dialog);
-    auto* clusters = new QComboBox;
-    for (const std::string& n : exampleClusterNames())
-        clusters->addItem(QString::fromStdString(n));
-    clusters->setCurrentText("amp-het-cluster");
-    auto* models = new QComboBox;
-    for (const std::string& n : exampleModelNames())
-        models->addItem(QString::fromStdString(n));
-    models->setCurrentText("gpt2-amp");
-    form->addRow(tr("Cluster"), clusters);
-    form->addRow(tr("Model"), models);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() == QDialog::Accepted)
-        openExample(clusters->currentText().toStdString(), models->currentText().toStdString());
+    ExamplePicker picker(this);
+    if (picker.exec() == QDialog::Accepted && !picker.cluster().empty())
+        openExample(picker.cluster(), picker.model());
 }
 
 void MainWindow::openExample(const std::string& cluster, const std::string& model)
@@ -206,6 +191,7 @@ void MainWindow::onDocumentChanged()
 {
     treeModel_->rebuild(doc_->project());
     tree_->expandAll();
+    fitProjectTree(); // a new run or a renamed item may be longer than the dock is wide
     if (!syncing_)
         onCurrentChanged();
 }
@@ -216,6 +202,11 @@ void MainWindow::onCurrentChanged()
     if (c && (c->name != editorCluster_ || !syncing_) && !(editor_->cluster() == *c)) {
         syncing_ = true;
         editor_->setCluster(*c);
+        syncing_ = false;
+    }
+    if (!c && !(editor_->cluster() == Cluster{})) { // a project without clusters: an empty canvas
+        syncing_ = true;
+        editor_->setCluster(Cluster{});
         syncing_ = false;
     }
     editorCluster_ = c ? c->name : "";
@@ -261,6 +252,18 @@ void MainWindow::onCurrentPlanChanged()
     if (idx.isValid())
         tree_->setCurrentIndex(idx);
     emit viewsUpdated();
+}
+
+void MainWindow::onProjectReplaced()
+{
+    // The Run tab shows the run of the restored plan, or nothing; the plan views follow
+    // currentPlanChanged(), the panels and the canvas currentChanged().
+    const auto ref = doc_->currentPlan();
+    const Run* run = ref ? doc_->run(ref->runId) : nullptr;
+    runPanel_->showRun(run ? *run : Run{});
+    treeModel_->rebuild(doc_->project());
+    tree_->expandAll();
+    fitProjectTree();
 }
 
 void MainWindow::onTreeActivated(const QModelIndex& index)

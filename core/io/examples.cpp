@@ -59,6 +59,16 @@ Cluster exampleCluster(const std::string& name)
     return clusterFromJson(doc.object(), path);
 }
 
+std::vector<ExampleClusterInfo> exampleClusterInfos()
+{
+    std::vector<ExampleClusterInfo> out;
+    for (const std::string& name : exampleClusterNames()) {
+        const Cluster c = exampleCluster(name);
+        out.push_back({name, c.description, c.gpuCount()});
+    }
+    return out;
+}
+
 Cluster loadCluster(const std::string& spec)
 {
     if (!isExampleSpec(spec))

@@ -14,6 +14,13 @@ namespace hetplan {
 std::vector<std::string> exampleClusterNames();
 Cluster exampleCluster(const std::string& name); // throws InputError if unknown
 
+// What a picker shows of each bundled cluster, by name: its one-paragraph description and GPU count.
+struct ExampleClusterInfo {
+    std::string name, description;
+    int gpus = 0;
+};
+std::vector<ExampleClusterInfo> exampleClusterInfos();
+
 // "example:NAME" or a JSON file path.
 Cluster loadCluster(const std::string& spec);
 ModelSpec loadModel(const std::string& spec, int sequence = 0);

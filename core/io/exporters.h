@@ -49,7 +49,7 @@ std::vector<MegatronLaunchNode> megatronLaunchNodes(const Plan& plan);
 // A bash launch script: HOSTS and GPUS arrays (one launch node each), CUDA_VISIBLE_DEVICES from NODE_RANK,
 // ARGS (one argument per element), DATA_ARGS (mock data, null tokenizer), TRAIN_ARGS, and
 // `torchrun ... pretrain_gpt.py "${ARGS[@]}" ...`.
-std::string megatronArgumentText(const Plan& plan);
+std::string megatronLaunchScript(const Plan& plan);
 
 // Transformer layers per stage → Megatron's layout string: E (embedding) opens the first stage, L (loss/head)
 // closes the last, stages separated by '|', "t*N" for N transformer layers: {10,6,8,8} → "Et*10|t*6|t*8|t*8L".

@@ -11,6 +11,7 @@
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QString>
 
 #include <sqlite3.h>
 
@@ -339,6 +340,37 @@ void readRunResults(const Conn& c, Project& p, const std::map<long long, size_t>
     }
 }
 
+int intOr(const QString& text, int fallback)
+{
+    bool ok = false;
+    const int v = text.toInt(&ok);
+    return ok ? v : fallback;
+}
+
+// The selection rows of meta; a value that does not parse counts as absent (it is view state only).
+ProjectSelection readSelection(const Conn& c)
+{
+    ProjectSelection sel;
+    Stmt s = c.prepare("SELECT key, value FROM meta", "meta");
+    while (c.step(s.get(), "meta")) {
+        if (sqlite3_column_type(s.get(), 0) != SQLITE_TEXT || sqlite3_column_type(s.get(), 1) != SQLITE_TEXT)
+            continue;
+        const std::string key = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+        const QString value = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1)));
+        if (key == "selected_cluster")
+            sel.cluster = value.toStdString();
+        else if (key == "selected_model")
+            sel.model = value.toStdString();
+        else if (key == "selected_job")
+            sel.job = value.toStdString();
+        else if (key == "selected_run")
+            sel.run = intOr(value, sel.run);
+        else if (key == "selected_result")
+            sel.result = intOr(value, sel.result);
+    }
+    return sel;
+}
+
 Project readProject(const Conn& c)
 {
     requireTables(c);
@@ -400,7 +432,22 @@ private:
     int n_ = 0;
 };
 
-void writeProject(const Conn& c, const Project& p)
+void writeSelection(const Conn& c, const ProjectSelection& sel)
+{
+    Insert meta(c, "INSERT INTO meta (key, value) VALUES (?, ?)", "meta");
+    const std::pair<const char*, std::string> rows[] = {
+        {"selected_cluster", sel.cluster},
+        {"selected_model", sel.model},
+        {"selected_job", sel.job},
+        {"selected_run", sel.run > 0 ? std::to_string(sel.run) : std::string()},
+        {"selected_result", sel.result >= 0 ? std::to_string(sel.result) : std::string()},
+    };
+    for (const auto& [key, value] : rows)
+        if (!value.empty())
+            meta.t(key).t(value).run();
+}
+
+void writeProject(const Conn& c, const Project& p, const ProjectSelection& selection)
 {
     c.exec("BEGIN", "file");
     c.exec(("PRAGMA application_id = " + std::to_string(kProjectApplicationId) +
@@ -456,6 +503,7 @@ void writeProject(const Conn& c, const Project& p)
     }
     Insert meta(c, "INSERT INTO meta (key, value) VALUES (?, ?)", "meta");
     meta.t("content_sha256").t(contentHash(c)).run();
+    writeSelection(c, selection);
     c.exec("COMMIT", "file");
 }
 
@@ -463,7 +511,7 @@ void writeProject(const Conn& c, const Project& p)
 
 int projectSchemaVersion() { return kSchemaVersion; }
 
-Project loadProject(const std::string& path)
+Project loadProject(const std::string& path, ProjectSelection* selection)
 {
     checkHeader(path);
     Conn file = openReadOnly(path);
@@ -472,12 +520,18 @@ Project loadProject(const std::string& path)
     checkIntegrity(file);
     if (h.userVersion >= 1)
         checkContentHash(file);
+    const auto read = [selection](const Conn& c) {
+        Project p = readProject(c);
+        if (selection)
+            *selection = readSelection(c);
+        return p;
+    };
     if (h.userVersion < kSchemaVersion)
-        return readProject(migrateInMemory(file, int(h.userVersion)));
-    return readProject(file);
+        return read(migrateInMemory(file, int(h.userVersion)));
+    return read(file);
 }
 
-void saveProject(const Project& project, const std::string& requestedPath)
+void saveProject(const Project& project, const std::string& requestedPath, const ProjectSelection& selection)
 {
     // Saving through a symbolic link replaces the file it points to, not the link.
     std::string path = requestedPath;
@@ -519,7 +573,7 @@ void saveProject(const Project& project, const std::string& requestedPath)
         // fsync below makes the finished file durable before the rename.
         c.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;", "file");
         hook("opened");
-        writeProject(c, project);
+        writeProject(c, project, selection);
         hook("written");
         c.close();
         syncPath(tmp, false);

@@ -12,7 +12,10 @@
 //   run_results(run_position, position, planner, options, status, message, duration_seconds, plan)
 //                                               options = JSON object of strings; plan = hetplan.plan/1
 //                                               JSON or NULL
-//   meta(key, value)                            'content_sha256': hash over every other table's rows
+//   meta(key, value)                            'content_sha256': hash over every other table's rows;
+//                                               'selected_cluster', 'selected_model', 'selected_job',
+//                                               'selected_run', 'selected_result': what the user had
+//                                               selected (ProjectSelection; absent in older files)
 // Items are stored as their JSON documents (the same readers/writers as the CLI's files, so they
 // round-trip exactly), with the names repeated in indexed columns for outside tools (sqlite3, scripts).
 //
@@ -38,8 +41,19 @@ constexpr std::int32_t kProjectApplicationId = 0x48455450; // "HETP"
 
 int projectSchemaVersion(); // the version saveProject writes
 
-void saveProject(const Project& project, const std::string& path);
-Project loadProject(const std::string& path);
+// What the user had selected when the project was saved: view state, not project data, so it lives in
+// meta rows outside the content hash, and a missing or unreadable value just reads as "none" (the app
+// then picks its defaults) instead of refusing the file.
+struct ProjectSelection {
+    std::string cluster, model, job; // names; "" = none
+    int run = 0;                     // run id; 0 = none
+    int result = -1;                 // index in that run's results; -1 = none
+    bool operator==(const ProjectSelection&) const = default;
+};
+
+void saveProject(const Project& project, const std::string& path, const ProjectSelection& selection = {});
+// `selection`, when given, receives the stored selection ({} when the file has none).
+Project loadProject(const std::string& path, ProjectSelection* selection = nullptr);
 
 // A cheap look at a file without loading it (never throws): is it a hetplan project this build can
 // open, which schema version, and how many items. No integrity or hash check (loadProject does those).

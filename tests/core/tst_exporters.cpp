@@ -341,7 +341,7 @@ void TestExporters::megatronArgumentsUneven()
     QCOMPARE(parseMegatronLayout(argValue(a, "--pipeline-model-parallel-layout")), (std::vector<int>{10, 6, 8, 8}));
 
     // The script's ARGS array has one argument per element and quotes the layout ('|' and '*' are special).
-    const std::string text = megatronArgumentText(unevenPlan());
+    const std::string text = megatronLaunchScript(unevenPlan());
     QVERIFY(text.find("\n    --pipeline-model-parallel-layout 'Et*10|t*6|t*8|t*8L'\n") != std::string::npos);
     QVERIFY(text.find("ARGS=(\n    --tensor-model-parallel-size 2\n    --pipeline-model-parallel-size 4\n") !=
             std::string::npos);
@@ -492,12 +492,12 @@ void TestExporters::launchersRefuseScatteredRanks()
     QCOMPARE(nodesOf(swapped), std::string("a:1023 "));
     QCOMPARE(nodesOf(gap), std::string("a:0234 "));
     // Runs of 2 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun cannot run 2 and 1 processes per node.
-    QVERIFY(refusal([&] { megatronArgumentText(placed({0, 1, 8, 2})); }).startsWith("ranks: "));
+    QVERIFY(refusal([&] { megatronLaunchScript(placed({0, 1, 8, 2})); }).startsWith("ranks: "));
 
     // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
     const Plan bFirst = placed({8, 9, 0, 1});
     QCOMPARE(hostfile(bFirst), std::string("b slots=2\na slots=2\n"));
-    QVERIFY(refusal([&] { megatronArgumentText(bFirst); }).isEmpty());
+    QVERIFY(refusal([&] { megatronLaunchScript(bFirst); }).isEmpty());
     QCOMPARE(nodesOf(bFirst), std::string("b:01 a:01 "));
 }
 
@@ -541,7 +541,7 @@ void TestExporters::frameworkRankOrder()
             const int planned = plan.pipelines[replica].stages[stage].gpus[0];
             QCOMPARE(plan.cluster.gpuName(planned), nodes[i].host + "/" + std::to_string(nodes[i].gpus[k]));
         }
-    const std::string script = megatronArgumentText(plan);
+    const std::string script = megatronLaunchScript(plan);
     QVERIFY(script.find("HOSTS=(v t v t)\n") != std::string::npos);
     QVERIFY(script.find("GPUS=('0,2' '0,2' '1,3' '1,3')\n") != std::string::npos);
     QVERIFY(script.find("--nproc-per-node 2 ") != std::string::npos);
@@ -574,7 +574,7 @@ QStringList runScript(const std::string& script, int nodeRank, int* exitCode)
 void TestExporters::megatronScriptRuns()
 {
     const Plan plan = unevenPlan();
-    const std::string script = megatronArgumentText(plan);
+    const std::string script = megatronLaunchScript(plan);
     // bash -n: the script parses.
     {
         QTemporaryDir dir;

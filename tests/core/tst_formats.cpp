@@ -46,11 +46,15 @@ private slots:
     void builtinExporters()
     {
         const ExporterRegistry& r = ExporterRegistry::instance();
-        QCOMPARE(r.names(),
-                 (Names{"plan", "deepspeed", "deepspeed-ranks", "megatron", "hostfile", "rank-table", "chrome-trace"}));
+        QCOMPARE(r.names(), (Names{"plan", "deepspeed", "deepspeed-ranks", "megatron-launch", "hostfile", "rank-table",
+                                   "chrome-trace"}));
         checkDeclarations(r);
         QCOMPARE(r.find("ranks"), r.find("rank-table")); // DESIGN.md's short name
-        QCOMPARE(r.get("megatron").suffix, std::string(".sh"));
+        // The Megatron export writes a launch script and is named so; its old name still works.
+        QCOMPARE(r.find("megatron"), r.find("megatron-launch"));
+        QCOMPARE(r.get("megatron-launch").suffix, std::string(".sh"));
+        QCOMPARE(r.get("megatron-launch").description, std::string("Megatron-LM launch script (.sh)"));
+        QCOMPARE(r.get("megatron-launch").nameFilter(), std::string("Megatron-LM launch script (.sh) (*.sh)"));
     }
 
     void unknownFormatNamesTheKnownOnes()
@@ -63,9 +67,10 @@ private slots:
                  std::string("unknown format 'xlsx' (known: native, csv, oobleck, sailor, amp-npy, metis)"));
         e = errorOf([] { exportPlan(Plan{}, "pdf"); });
         QVERIFY(e);
-        QCOMPARE(e->reason(),
-                 std::string("unknown format 'pdf' (known: plan, deepspeed, deepspeed-ranks, megatron, hostfile, "
-                             "rank-table, chrome-trace)"));
+        QCOMPARE(
+            e->reason(),
+            std::string("unknown format 'pdf' (known: plan, deepspeed, deepspeed-ranks, megatron-launch, hostfile, "
+                        "rank-table, chrome-trace)"));
     }
 
     void namesAreUnique()

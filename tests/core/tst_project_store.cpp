@@ -82,6 +82,29 @@ private slots:
         QVERIFY(loadProject(p) == Project{});
     }
 
+    // The selection rides in meta rows beside the checksum: it round-trips, files without it (older
+    // ones, or saved with none) read as "no selection", and a garbled value only loses that value.
+    void selectionRoundTrip()
+    {
+        const ProjectSelection chosen{"hethub-pair", sample.models[1].model.name, sample.jobs[1].name, 7, 1};
+        const std::string p = path("selected.hetplan");
+        saveProject(sample, p, chosen);
+        ProjectSelection back;
+        QVERIFY(loadProject(p, &back) == sample);
+        QVERIFY(back == chosen);
+
+        ProjectSelection none{"stale", "stale", "stale", 3, 3};
+        QVERIFY(loadProject(savedSample("unselected.hetplan"), &none) == sample);
+        QVERIFY(none == ProjectSelection{});
+
+        // Edited by hand (outside the checksum): a run id that is not a number is dropped, the rest stays.
+        sql(p, "UPDATE meta SET value = 'seven' WHERE key = 'selected_run';");
+        QVERIFY(loadProject(p, &back) == sample);
+        QCOMPARE(back.run, 0);
+        QCOMPARE(back.cluster, std::string("hethub-pair"));
+        QCOMPARE(back.result, 1);
+    }
+
     void fileIdentityAndOutsideQueries()
     {
         const std::string p = savedSample("ident.hetplan");

@@ -33,6 +33,7 @@ class TestClusterPanel : public QObject {
 private slots:
     void panelEditsNode();
     void deviceTypeChangeFollowsDefaultBandwidth();
+    void deviceTypeChangeRenamesDefaultNames();
     void renameUpdatesLinks();
     void clusterPropertiesAndEmptyName();
     void shiftDragDrawsLink();
@@ -91,6 +92,52 @@ void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()
     ed.undoStack()->undo();
     ed.undoStack()->undo();
     QVERIFY(ed.cluster() == triangle());
+}
+
+// A node still called by its default name ("<type stem>-<k>") takes the new type's name with the same
+// number, in the same undo step as the type; a name the user chose stays.
+void TestClusterPanel::deviceTypeChangeRenamesDefaultNames()
+{
+    Cluster start;
+    start.name = "names";
+    start.nodes = {Node{"a100-3", "A100-40GB", 8, 0, 25e9, Communicator::GpuRdma, 0, 0},
+                   Node{"mine", "A100-40GB", 8, 0, 25e9, Communicator::GpuRdma, 240, 0},
+                   Node{"t4-1", "T4", 4, 0, 3.125e9, Communicator::GpuRdma, 480, 0},
+                   Node{"t4-3", "T4", 4, 0, 3.125e9, Communicator::GpuRdma, 720, 0}};
+    start.links = {Link{"a100-3", "mine", 5e9, 5e-6}};
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
+    ed.setCluster(start);
+    auto* type = child<QComboBox>(ed.propertyPanel(), "nodeDeviceType");
+    const auto changeType = [&](int node, const char* to) {
+        ed.selectItems({node});
+        type->setCurrentIndex(type->findText(QString::fromLatin1(to)));
+        emit type->activated(type->currentIndex());
+    };
+
+    changeType(0, "V100-16GB");
+    QCOMPARE(ed.cluster().nodes[0].name, std::string("v100-3"));
+    QCOMPARE(ed.cluster().links[0].a, std::string("v100-3")); // the link follows the rename
+    QCOMPARE(undo.count(), 1);
+    QCOMPARE(undo.undoText(), QStringLiteral("Change device type of a100-3"));
+    undo.undo(); // one step reverts type and name
+    QVERIFY(ed.cluster() == start);
+
+    changeType(1, "V100-16GB"); // renamed by the user: keeps its name
+    QCOMPARE(ed.cluster().nodes[1].deviceType, std::string("V100-16GB"));
+    QCOMPARE(ed.cluster().nodes[1].name, std::string("mine"));
+    undo.undo();
+
+    changeType(2, "A100-40GB"); // "a100-1" is free
+    QCOMPARE(ed.cluster().nodes[2].name, std::string("a100-1"));
+    undo.undo();
+    changeType(0, "T4"); // "t4-3" is taken: the first free T4 name
+    QCOMPARE(ed.cluster().nodes[0].name, std::string("t4-0"));
+    changeType(0, "A100-40GB"); // back: "a100-0" (the number it had as t4-0)
+    QCOMPARE(ed.cluster().nodes[0].name, std::string("a100-0"));
+    while (undo.canUndo())
+        undo.undo();
+    QVERIFY(ed.cluster() == start);
 }
 
 void TestClusterPanel::renameUpdatesLinks()

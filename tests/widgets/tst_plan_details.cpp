@@ -167,6 +167,7 @@ private slots:
     void sectionOrderAndGenericTree();
     void sectionTextForTheClipboard();
     void viewTabsAndMessages();
+    void optionsByTheirLabels();
 };
 
 void TestPlanDetails::dittoFoldingAndTemplates()
@@ -394,6 +395,28 @@ void TestPlanDetails::viewTabsAndMessages()
     QVERIFY(view.currentSectionText().isEmpty());
     view.clear();
     QVERIFY(view.isEmpty());
+}
+
+// The options a plan was made with read as the Run tab labels them (AMP declares top_k "Strategies
+// simulated", keep_infeasible "Keep memory misfits", dp "Layer DP", in that order), not as CLI keys.
+void TestPlanDetails::optionsByTheirLabels()
+{
+    Plan p;
+    p.planner = "amp";
+    p.options = {{"dp", "paper"}, {"keep_infeasible", "false"}, {"top_k", "5"}, {"from_the_future", "x"}};
+    const PlanDetailsLayout l = layoutPlanDetails(p);
+    QCOMPARE(l.options, QStringLiteral("Options: Strategies simulated 5 · Keep memory misfits no · Layer DP paper · "
+                                       "from_the_future x"));
+    PlanDetailsView view;
+    view.setPlan(p);
+    QVERIFY(view.summaryText().endsWith(QStringLiteral("\n") + l.options));
+    QVERIFY(!view.summaryText().contains(QStringLiteral("top_k")));
+    p.options.clear();
+    QVERIFY(layoutPlanDetails(p).options.isEmpty());
+    // A planner nobody registered keeps its keys.
+    p.planner = "retired";
+    p.options = {{"k", "1"}};
+    QCOMPARE(layoutPlanDetails(p).options, QStringLiteral("Options: k 1"));
 }
 
 QTEST_MAIN(TestPlanDetails)

@@ -177,4 +177,17 @@ std::string ClusterDocument::uniqueNodeName(const std::string& deviceType) const
     }
 }
 
+std::string ClusterDocument::nameForNewType(int index, const std::string& deviceType) const
+{
+    const Node& n = node(index);
+    const std::string oldStem = nodeNameStem(n.deviceType), newStem = nodeNameStem(deviceType);
+    static const QRegularExpression number(QStringLiteral("^\\d+$"));
+    const std::string prefix = oldStem + "-";
+    if (oldStem == newStem || n.name.rfind(prefix, 0) != 0 ||
+        !number.match(QString::fromStdString(n.name.substr(prefix.size()))).hasMatch())
+        return {};
+    const std::string sameNumber = newStem + n.name.substr(oldStem.size());
+    return findNode(sameNumber) < 0 ? sameNumber : uniqueNodeName(deviceType);
+}
+
 } // namespace hetplan

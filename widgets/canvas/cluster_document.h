@@ -60,6 +60,10 @@ public:
     QString checkNodeName(int index, const QString& name) const;
     // "a100-0", "a100-1", ...: the first free name derived from the device type.
     std::string uniqueNodeName(const std::string& deviceType) const;
+    // The name node `index` takes when its type becomes `deviceType`, so default names follow the type:
+    // "a100-3" → "h100-3" (the first free "h100-k" when that is taken). Empty when the name is not the
+    // default pattern "<stem of its type>-<k>" (the user named it) or the stem stays the same.
+    std::string nameForNewType(int index, const std::string& deviceType) const;
 
 signals:
     void reset();

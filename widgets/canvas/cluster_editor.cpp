@@ -138,8 +138,9 @@ void ClusterEditor::buildToolBar()
                           void (ClusterEditor::*slot)()) {
         toolBar_->addAction(icon(iconName), text, this, slot)->setToolTip(tip);
     };
-    zoom(tr("Zoom in"), "zoom-in", tr("Zoom in (or Ctrl+wheel)"), &ClusterEditor::zoomIn);
-    zoom(tr("Zoom out"), "zoom-out", tr("Zoom out (or Ctrl+wheel)"), &ClusterEditor::zoomOut);
+    // "+" and "−": short enough that the whole tool bar fits a 1024-pixel-wide window's canvas.
+    zoom(QStringLiteral("+"), "zoom-in", tr("Zoom in (or Ctrl+wheel)"), &ClusterEditor::zoomIn);
+    zoom(QStringLiteral("−"), "zoom-out", tr("Zoom out (or Ctrl+wheel)"), &ClusterEditor::zoomOut);
     zoom(tr("Fit"), "zoom-fit-best", tr("Show the whole cluster"), &ClusterEditor::zoomToFit);
 }
 

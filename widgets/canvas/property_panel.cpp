@@ -110,6 +110,7 @@ QWidget* PropertyPanel::buildClusterPage()
     auto* page = new QVBoxLayout(w);
     page->setContentsMargins(0, 0, 0, 0);
     auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock puts labels above their fields
     page->addLayout(form);
     page->addWidget(clusterInfo_); // below the form, not in it: QFormLayout squeezes wrapped labels
     form->addRow(tr("Name:"), clusterName_);
@@ -157,6 +158,7 @@ QWidget* PropertyPanel::buildNodePage()
     auto* page = new QVBoxLayout(w);
     page->setContentsMargins(0, 0, 0, 0);
     auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock puts labels above their fields
     page->addLayout(form);
     page->addWidget(nodeInfo_);
     form->addRow(tr("Name:"), nodeName_);
@@ -185,6 +187,7 @@ QWidget* PropertyPanel::buildLinkPage()
     linkBw_ = numberBox(w, "linkBandwidth", 0.01, 1e5, 2, QStringLiteral(" Gbps"));
     linkLat_ = numberBox(w, "linkLatency", 0, 1e6, 2, QStringLiteral(" µs"));
     auto* form = new QFormLayout(w);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Between:"), linkEnds_);
     form->addRow(tr("Bandwidth:"), linkBw_);
     form->addRow(tr("Latency:"), linkLat_);
@@ -322,17 +325,22 @@ void PropertyPanel::commitDeviceType()
     const DeviceType* to = DeviceCatalog::builtin().find(nodeType_->currentText().toStdString());
     if (!to || to->name == n.deviceType)
         return;
-    // An intra-node bandwidth that was the old type's default follows the new type's default, in the same
-    // undo step as the type.
-    const bool follows =
+    // What was the old type's default follows the new type's, in the same undo step as the type: the
+    // intra-node bandwidth, and the name while it is still the default one ("a100-3" → "h100-3").
+    const bool bandwidthFollows =
         from && n.intraBandwidth == from->intraNodeBandwidth && n.intraBandwidth != to->intraNodeBandwidth;
-    if (follows)
+    const std::string newName = doc_->nameForNewType(node_, to->name);
+    const bool macro = bandwidthFollows || !newName.empty();
+    if (macro)
         undo_->beginMacro(stepText(nodeField::deviceType.text, qs(n.name), {}));
-    pushChange(node_, nodeField::deviceType, to->name);
-    if (follows) {
-        pushChange(node_, nodeField::intraBandwidth, to->intraNodeBandwidth);
+    const int index = node_; // the panel refreshes (and may re-read the selection) after each step
+    pushChange(index, nodeField::deviceType, to->name);
+    if (bandwidthFollows)
+        pushChange(index, nodeField::intraBandwidth, to->intraNodeBandwidth);
+    if (!newName.empty())
+        pushChange(index, nodeField::name, newName);
+    if (macro)
         undo_->endMacro();
-    }
 }
 
 void PropertyPanel::commitClusterName()

@@ -7,6 +7,7 @@
 #include "core/io/project_store.h"
 
 #include <QFileInfo>
+#include <QStringList>
 #include <QUndoStack>
 #include <algorithm>
 #include <type_traits>
@@ -62,13 +63,37 @@ void ProjectDocument::pickDefaults()
             }
 }
 
-void ProjectDocument::replaceProject(Project p, const QString& path)
+void ProjectDocument::applySelection(const ProjectSelection& s)
+{
+    if (project_.findCluster(s.cluster))
+        currentCluster_ = s.cluster;
+    if (project_.findModel(s.model))
+        currentModel_ = s.model;
+    if (project_.findJob(s.job))
+        currentJob_ = s.job;
+    if (s.run > 0 && plan(PlanRef{s.run, s.result}))
+        currentPlan_ = PlanRef{s.run, s.result};
+}
+
+ProjectSelection ProjectDocument::selection() const
+{
+    ProjectSelection s{currentCluster_, currentModel_, currentJob_};
+    if (currentPlan_) {
+        s.run = currentPlan_->runId;
+        s.result = currentPlan_->result;
+    }
+    return s;
+}
+
+void ProjectDocument::replaceProject(Project p, const QString& path, const ProjectSelection& selection)
 {
     undo_->clear(); // before the project changes: the commands refer to the old one
     project_ = std::move(p);
     path_ = path;
     pickDefaults();
+    applySelection(selection);
     markSaved();
+    emit projectReplaced();
     emit fileChanged(path_);
     emit changed();
     emit currentChanged();
@@ -79,20 +104,22 @@ void ProjectDocument::newProject() { replaceProject(Project{}, QString()); }
 
 void ProjectDocument::open(const QString& path)
 {
-    replaceProject(loadProject(path.toStdString()), path); // loadProject throws: nothing changes on failure
+    ProjectSelection selection;
+    Project p = loadProject(path.toStdString(), &selection); // throws: nothing changes on failure
+    replaceProject(std::move(p), path, selection);
 }
 
 void ProjectDocument::save()
 {
     if (path_.isEmpty())
         throw InputError("project", "file", "no file name yet (use Save As)");
-    saveProject(project_, path_.toStdString());
+    saveProject(project_, path_.toStdString(), selection());
     markSaved();
 }
 
 void ProjectDocument::saveAs(const QString& path)
 {
-    saveProject(project_, path.toStdString());
+    saveProject(project_, path.toStdString(), selection());
     path_ = path;
     markSaved();
     emit fileChanged(path_);
@@ -433,5 +460,14 @@ const Plan* ProjectDocument::plan(const PlanRef& ref) const
 const Cluster* ProjectDocument::cluster() const { return project_.findCluster(currentCluster_); }
 const ProjectModel* ProjectDocument::model() const { return project_.findModel(currentModel_); }
 const NamedJob* ProjectDocument::job() const { return project_.findJob(currentJob_); }
+
+QString ProjectDocument::contextText() const
+{
+    QStringList parts{cluster() ? QString::fromStdString(cluster()->name) : tr("no cluster"),
+                      model() ? QString::fromStdString(model()->model.name) : tr("no model")};
+    if (const NamedJob* j = job())
+        parts << tr("gbs %1").arg(j->job.globalBatchSize) << tr("seq %1").arg(j->job.sequenceLength);
+    return parts.join(QStringLiteral(" · "));
+}
 
 } // namespace hetplan

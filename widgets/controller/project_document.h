@@ -13,6 +13,9 @@
 // names (ItemsState): undo puts back exactly what was there. Runs keep the cluster / model / job names they
 // were made with when an item is renamed or deleted: a run records what it ran on (its plans carry full
 // copies of the cluster, model and job).
+//
+// The selection (current cluster, model, job and plan) is saved with the file and restored on open.
+#include "core/io/project_store.h"
 #include "core/model/project.h"
 
 #include <QObject>
@@ -115,6 +118,9 @@ public:
     const Cluster* cluster() const; // current ones (nullptr if none)
     const ProjectModel* model() const;
     const NamedJob* job() const;
+    // What planning would run on, in one line: "cluster-1 · opt-350m · gbs 64 · seq 2048" ("no cluster",
+    // "no model" for missing parts; the job's part only when there is a job).
+    QString contextText() const;
 
 signals:
     void changed(); // project data changed
@@ -122,6 +128,7 @@ signals:
     void currentChanged(); // current cluster/model/job changed
     void currentPlanChanged();
     void fileChanged(const QString& path);
+    void projectReplaced(); // new, opened or example: before changed() and the current*Changed() signals
 
 private:
     template <class Item>
@@ -130,12 +137,16 @@ private:
     friend class RemoveRunCommand;
     friend class RemoveResultCommand;
 
-    // Swaps in a whole project (new, opened or example): clean, no history, defaults selected, everyone told.
-    void replaceProject(Project p, const QString& path);
+    // Swaps in a whole project (new, opened or example): clean, no history, `selection` or else the defaults
+    // selected, everyone told.
+    void replaceProject(Project p, const QString& path, const ProjectSelection& selection = {});
     void markSaved();
     void changeOutsideHistory();
     void updateDirty();
     void pickDefaults();
+    // The selection a file was saved with, where it still names something in the project.
+    void applySelection(const ProjectSelection& selection);
+    ProjectSelection selection() const;
 
     // What the item commands change, silently (they announce() once both parts are done): a named cluster,
     // model or job put in place, replaced or (nullopt) removed; and which one is current.

@@ -11,6 +11,7 @@ namespace hetplan {
 JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
 {
     auto* form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock puts labels above their fields
     gbs_ = new QSpinBox;
     gbs_->setRange(1, 1 << 20);
     gbs_->setToolTip(tr("Samples per training iteration across the whole cluster"));

@@ -33,7 +33,12 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent)
     tp_ = new QSpinBox;
     tp_->setRange(1, 64);
     tp_->setPrefix(tr("tp "));
-    bar->addWidget(models_);
+    // The combo may shrink below its longest entry (up to which it grows), so the bar does not set the
+    // window's minimum width.
+    models_->setMaximumWidth(models_->sizeHint().width());
+    models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    models_->setMinimumContentsLength(8);
+    bar->addWidget(models_, 1);
     bar->addWidget(import);
     bar->addStretch();
     bar->addWidget(mbs_);

@@ -19,6 +19,12 @@ namespace {} // namespace
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
+    context_ = new QLabel;
+    context_->setObjectName("RunContext");
+    context_->setTextFormat(Qt::PlainText);
+    context_->setStyleSheet(QStringLiteral("font-weight: bold"));
+    context_->setToolTip(tr("The current cluster, model and job (batch size, sequence length) a run plans for"));
+    layout->addWidget(context_);
     auto* split = new QSplitter(Qt::Vertical);
     planners_ = new QTreeWidget;
     planners_->setHeaderLabels({tr("Planner / option"), tr("Value"), tr("Description")});
@@ -34,8 +40,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     auto* top = new QWidget;
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
-                                       "Options start at their defaults; hover over one for its meaning.")));
+    auto* hint = new QLabel(tr("Tick the planners to run on the current cluster, model and job. "
+                               "Options start at their defaults; hover over one for its meaning."));
+    hint->setWordWrap(true); // one long line would set the window's minimum width
+    topLayout->addWidget(hint);
     notice_ = new QLabel;
     notice_->setObjectName("runNotice");
     notice_->setWordWrap(true);
@@ -129,6 +137,10 @@ QWidget* RunPanel::optionEditor(const std::string& planner, const std::string& k
             return e.widget();
     return nullptr;
 }
+
+void RunPanel::setContext(const QString& text) { context_->setText(text); }
+
+QString RunPanel::context() const { return context_->text(); }
 
 void RunPanel::setRunning(bool running)
 {

@@ -9,8 +9,8 @@
 #include <QWidget>
 #include <map>
 
-class QPushButton;
 class QLabel;
+class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -35,6 +35,9 @@ public:
     // hidden when empty.
     void setNotice(const QString& text);
     QString notice() const;
+    // The header line: what a run would plan for ("cluster-1 · opt-350m · gbs 64 · seq 2048").
+    void setContext(const QString& text);
+    QString context() const;
 
 signals:
     void runRequested();
@@ -45,6 +48,7 @@ private:
     void addPlanner(const Planner& planner);
     QLabel* notice_ = nullptr;
 
+    QLabel* context_;
     QTreeWidget* planners_;
     std::map<std::string, std::vector<OptionEditor>> editors_; // per planner, in declaration order
     QTreeWidget* results_;

@@ -4,6 +4,7 @@
 #include "plan_details_sections.h"
 
 #include "core/base/qstrings.h"
+#include "core/planners/planner.h"
 
 #include <QJsonArray>
 #include <QObject>
@@ -75,6 +76,27 @@ std::vector<DetailsTreeNode> jsonTree(const QJsonObject& object)
     return out;
 }
 
+QStringList plannerOptionItems(const std::string& planner, const std::map<std::string, std::string>& options)
+{
+    registerBuiltinPlanners();
+    const auto declared = PlannerRegistry::instance().create(planner);
+    std::map<std::string, std::string> rest = options;
+    QStringList out;
+    for (const PlannerOption& o : declared ? declared->options() : std::vector<PlannerOption>{}) {
+        const auto it = rest.find(o.key);
+        if (it == rest.end())
+            continue;
+        const QString value = o.type != OptionType::Bool ? qs(it->second)
+                              : it->second == "true"     ? QObject::tr("yes")
+                                                         : QObject::tr("no");
+        out << qs(o.label) + QLatin1Char(' ') + value;
+        rest.erase(it);
+    }
+    for (const auto& [key, value] : rest)
+        out << qs(key) + QLatin1Char(' ') + qs(value);
+    return out;
+}
+
 PlanDetailsLayout layoutPlanDetails(const Plan& plan)
 {
     PlanDetailsLayout layout;
@@ -82,6 +104,8 @@ PlanDetailsLayout layoutPlanDetails(const Plan& plan)
     layout.summary = plan.cluster.name.empty()
                          ? planner
                          : QObject::tr("%1 on %2 · %3").arg(planner, qs(plan.cluster.name), qs(plan.model.name));
+    if (const QStringList items = plannerOptionItems(plan.planner, plan.options); !items.isEmpty())
+        layout.options = QObject::tr("Options: %1").arg(items.join(QStringLiteral(" · ")));
     if (plan.spmd && !plan.spmd->program.empty())
         layout.sections.push_back(details::spmdSection(plan));
     if (const auto own = plan.details.find(plan.planner); own != plan.details.end())

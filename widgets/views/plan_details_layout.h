@@ -14,6 +14,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace hetplan {
@@ -42,6 +44,9 @@ struct DetailsSection {
 
 struct PlanDetailsLayout {
     QString summary; // "ditto on ditto-ex3 · gpt2-xl"
+    // The options the plan was made with, by their labels in the planner's declaration order:
+    // "Options: Strategies simulated 5 · Layer DP paper"; empty when it has none.
+    QString options;
     std::vector<DetailsSection> sections;
 };
 
@@ -52,6 +57,11 @@ PlanDetailsLayout layoutPlanDetails(const Plan& plan);
 // One line per instruction: index, direction and segment, the instruction as the planner wrote it (its
 // sharding property and collective), then its FLOP or bytes; the sharding ratios per segment follow.
 QString spmdProgramText(const SpmdPlan& spmd, const Cluster& cluster);
+
+// A plan's options as "label value" items: declared options by their PlannerOption label in declaration
+// order (booleans as yes/no), then keys the planner does not declare (e.g. a plan from a newer hetplan)
+// by key.
+QStringList plannerOptionItems(const std::string& planner, const std::map<std::string, std::string>& options);
 
 // A JSON value as tree nodes (objects by key, arrays by index; numbers to 6 significant digits).
 std::vector<DetailsTreeNode> jsonTree(const QJsonObject& object);

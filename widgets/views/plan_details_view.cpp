@@ -149,6 +149,7 @@ PlanDetailsView::PlanDetailsView(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
     summary_ = new QLabel;
+    summary_->setWordWrap(true); // the options line can be long
     copy_ = new QPushButton(tr("Copy section"));
     copy_->setToolTip(tr("Copy the shown section as text (tables tab-separated)"));
     copy_->setEnabled(false);
@@ -196,7 +197,8 @@ void PlanDetailsView::setPlan(const Plan& plan)
                    "decision.")
                     .arg(QString::fromStdString(plan.planner)));
     layout_ = std::move(layout);
-    summary_->setText(layout_.summary);
+    summary_->setText(layout_.options.isEmpty() ? layout_.summary
+                                                : layout_.summary + QLatin1Char('\n') + layout_.options);
     if (layout_.sections.empty())
         return;
     for (const DetailsSection& s : layout_.sections)
@@ -216,6 +218,8 @@ QString PlanDetailsView::currentSectionText() const
         return {};
     return detailsSectionText(layout_.sections[i]);
 }
+
+QString PlanDetailsView::summaryText() const { return summary_->text(); }
 
 void PlanDetailsView::copySection() { QApplication::clipboard()->setText(currentSectionText()); }
 

@@ -26,6 +26,7 @@ public:
     const PlanDetailsLayout& layout() const { return layout_; }
     QTabWidget* sectionTabs() const { return tabs_; }
     QString currentSectionText() const; // what "Copy section" copies
+    QString summaryText() const;        // the line(s) above the sections: planner, inputs, options
 
 private:
     void showMessage(const QString& text);

@@ -294,7 +294,7 @@ std::string joined(const std::vector<int>& v)
 
 } // namespace
 
-std::string megatronArgumentText(const Plan& plan)
+std::string megatronLaunchScript(const Plan& plan)
 {
     const std::vector<std::string> args = megatronArguments(plan);
     const std::vector<MegatronLaunchNode> nodes = megatronLaunchNodes(plan);
@@ -329,7 +329,9 @@ std::string megatronArgumentText(const Plan& plan)
 
 void registerMegatronExporter(ExporterRegistry& registry)
 {
-    registry.add({{"megatron", "Megatron-LM launch script (bash, torchrun)", "*.sh", ".sh"}, megatronArgumentText});
+    // It used to be called "megatron" when it wrote only the argument list; that name stays an alias.
+    registry.add(
+        {{"megatron-launch", "Megatron-LM launch script (.sh)", "*.sh", ".sh", {"megatron"}}, megatronLaunchScript});
 }
 
 } // namespace hetplan

@@ -6,10 +6,13 @@
 
 #include "core/model/project.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <map>
 
+class QPlainTextEdit;
 class QPushButton;
+class QTimer;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -27,9 +30,22 @@ public:
     // The editor of one option (nullptr if there is none), e.g. for tests.
     QWidget* optionEditor(const std::string& planner, const std::string& key) const;
     void setRunning(bool running);
-    // Shows the results of one run (replacing what was shown).
+    // Shows the results of one run (replacing what was shown), then the running planner's row if its
+    // result is not among them yet.
     void showRun(const Run& run);
     QTreeWidget* results() const { return results_; }
+    // The selected result's planner, status and whole message (messages are never cut off).
+    QPlainTextEdit* details() const { return details_; }
+
+    // The planner at `index` of the run starts: a "running" row with its progress and elapsed time
+    // follows the finished ones until its result arrives (showRun) or the run ends (setRunning(false)).
+    void startPlanner(int index, const QString& planner);
+    // Progress text from the run ("amp: trying pp=4" or "trying pp=4") for the running row.
+    void setPlannerProgress(const QString& text);
+    // The running row (nullptr when no planner runs), e.g. for tests.
+    QTreeWidgetItem* runningRow() const { return runningItem_; }
+    // Elapsed time as the running row shows it: "0.4 s", "12.0 s", "2 min 05 s".
+    static QString elapsedText(double seconds);
 
 signals:
     void runRequested();
@@ -38,12 +54,22 @@ signals:
 
 private:
     void addPlanner(const Planner& planner);
+    void refreshRunningRow();
+    void showDetails(QTreeWidgetItem* item);
 
     QTreeWidget* planners_;
     std::map<std::string, std::vector<OptionEditor>> editors_; // per planner, in declaration order
     QTreeWidget* results_;
     QPushButton* run_;
     QPushButton* cancel_;
+    QPlainTextEdit* details_;
+    // The running planner: its position in the run, name, latest progress text and clock.
+    int runningIndex_ = -1;
+    size_t shownResults_ = 0;
+    QString runningPlanner_, runningText_;
+    QElapsedTimer runningClock_;
+    QTimer* tick_;
+    QTreeWidgetItem* runningItem_ = nullptr;
 };
 
 } // namespace hetplan

@@ -50,6 +50,14 @@ private:
     bool keepsPlan_;
 };
 
+// With HETPLAN_TEST_SHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
+void saveShot(QWidget* widget, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("HETPLAN_TEST_SHOTS");
+    if (!dir.isEmpty())
+        widget->grab().save(dir + "/" + name);
+}
+
 bool waitForRun(MainWindow& w, int ms = 60000)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
@@ -85,6 +93,8 @@ private slots:
         w.setInteractive(false);
         w.show();
         QVERIFY(startWaitingPlanner(w, kHoldsPlan));
+        w.tabs()->setCurrentWidget(w.runPanel());
+        saveShot(&w, "running-row.png");
         QTreeWidgetItem* row = w.runPanel()->runningRow();
         QCOMPARE(row->text(0), QString(kHoldsPlan));
         QCOMPARE(row->text(1), QStringLiteral("running…"));
@@ -118,6 +128,8 @@ private slots:
         const QString expected = QStringLiteral("Run %1 cancelled — best plan so far by %2, ").arg(runId).arg(kHoldsPlan);
         QVERIFY2(w.lastMessage().startsWith(expected), qPrintable(w.lastMessage()));
         QVERIFY(!w.lastMessageIsError());
+        w.tabs()->setCurrentWidget(w.runPanel());
+        saveShot(&w, "cancelled-run.png");
     }
 
     void cancelBeforeAnyPlanSaysCancelled()
@@ -149,6 +161,7 @@ private slots:
                              "the per-GPU batch 2"});
         w.tabs()->setCurrentWidget(w.comparison());
         QVERIFY(w.comparison()->failureList()->isVisible());
+        saveShot(&w, "comparison-failed-planner.png");
         // The run tab has the same words, whole, in the message's tooltip.
         QCOMPARE(w.runPanel()->results()->topLevelItem(1)->toolTip(6),
                  QStringLiteral("Option “Micro-batch” of data-parallel (Run tab): must divide the per-GPU batch 2"));
@@ -167,6 +180,8 @@ private slots:
         QVERIFY(w.comparison()->isEmpty());
         QCOMPARE(w.comparison()->failureLines().size(), 1);
         QVERIFY(w.comparison()->failureLines().front().startsWith("data-parallel (error): Option “Micro-batch”"));
+        w.tabs()->setCurrentWidget(w.comparison());
+        saveShot(&w, "comparison-no-plan.png");
     }
 };
 

@@ -103,6 +103,14 @@ QAction* menuAction(QMainWindow& w, const QString& menu, const QString& item)
     return nullptr;
 }
 
+// With HETPLAN_TEST_SHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
+void saveShot(QWidget* widget, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("HETPLAN_TEST_SHOTS");
+    if (!dir.isEmpty())
+        widget->grab().save(dir + "/" + name);
+}
+
 bool waitForRun(MainWindow& w)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
@@ -270,6 +278,7 @@ private slots:
         QVERIFY(dialog->isVisible());
         auto* table = dialog->findChild<QTableWidget*>();
         QVERIFY(table);
+        saveShot(dialog, "keyboard-shortcuts.png");
         QStringList rows;
         for (int r = 0; r < table->rowCount(); ++r)
             rows << table->item(r, 0)->text() + " | " + table->item(r, 1)->text() + " | " + table->item(r, 2)->text();
@@ -301,6 +310,10 @@ private slots:
         QVERIFY2(a, qPrintable(m.captured(0)));
         QCOMPARE(a->shortcut().toString(), m.captured(3)); // the key it names is the item's
         QVERIFY(!text.contains("Compare)"));
+        w.resize(1200, 700);
+        w.show();
+        w.tabs()->setCurrentWidget(w.comparison());
+        saveShot(&w, "comparison-placeholder.png");
     }
 };
 

@@ -119,8 +119,8 @@ private slots:
         RunPanel panel;
         Run run;
         run.id = 3;
-        panel.setRunning(true);
         panel.showRun(run);
+        panel.setRunning(true); // run 3 is the one running
         panel.startPlanner(0, "amp");
         QTreeWidgetItem* row = panel.runningRow();
         QVERIFY(row);
@@ -142,6 +142,12 @@ private slots:
         QCOMPARE(panel.runningRow()->text(0), QStringLiteral("megatron"));
         panel.showRun(run); // a repaint of the same results keeps it
         QCOMPARE(panel.results()->topLevelItemCount(), 2);
+        Run older; // another run, picked in the project tree meanwhile: not its row
+        older.id = 2;
+        panel.showRun(older);
+        QVERIFY(!panel.runningRow());
+        panel.showRun(run);
+        QVERIFY(panel.runningRow());
         panel.setRunning(false); // the run ends: no planner is running
         QVERIFY(!panel.runningRow());
         QCOMPARE(panel.results()->topLevelItemCount(), 1);

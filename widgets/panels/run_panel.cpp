@@ -145,8 +145,10 @@ void RunPanel::setRunning(bool running)
 {
     run_->setEnabled(!running);
     cancel_->setEnabled(running);
-    if (running)
+    if (running) {
+        runningRunId_ = shownRunId_;
         return;
+    }
     runningIndex_ = -1;
     runningPlanner_.clear();
     tick_->stop();
@@ -185,7 +187,8 @@ QString RunPanel::elapsedText(double seconds)
 // The running row follows the results, until the running planner's own result is among them.
 void RunPanel::refreshRunningRow()
 {
-    const bool show = !runningPlanner_.isEmpty() && shownResults_ <= size_t(runningIndex_);
+    const bool show =
+        !runningPlanner_.isEmpty() && shownRunId_ == runningRunId_ && shownResults_ <= size_t(runningIndex_);
     if (!show) {
         delete runningItem_;
         runningItem_ = nullptr;
@@ -271,6 +274,7 @@ void RunPanel::showRun(const Run& run)
             addDetailRows(it, *r.plan);
     }
     shownResults_ = run.results.size();
+    shownRunId_ = run.id;
     refreshRunningRow();
 }
 

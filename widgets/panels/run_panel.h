@@ -29,9 +29,10 @@ public:
     std::map<std::string, std::map<std::string, std::string>> options() const;
     // The editor of one option (nullptr if there is none), e.g. for tests.
     QWidget* optionEditor(const std::string& planner, const std::string& key) const;
+    // true: the run shown now is the one that runs (call after showRun() of the new run).
     void setRunning(bool running);
-    // Shows the results of one run (replacing what was shown), then the running planner's row if its
-    // result is not among them yet.
+    // Shows the results of one run (replacing what was shown), then, when it is the running run, the
+    // running planner's row if its result is not among them yet.
     void showRun(const Run& run);
     QTreeWidget* results() const { return results_; }
     // The selected result's planner, status and whole message (messages are never cut off).
@@ -65,6 +66,7 @@ private:
     QPlainTextEdit* details_;
     // The running planner: its position in the run, name, latest progress text and clock.
     int runningIndex_ = -1;
+    int runningRunId_ = -1, shownRunId_ = -1;
     size_t shownResults_ = 0;
     QString runningPlanner_, runningText_;
     QElapsedTimer runningClock_;

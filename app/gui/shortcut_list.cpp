@@ -93,7 +93,7 @@ std::vector<ShortcutEntry> collectShortcuts(QMainWindow* window)
     for (QShortcut* s : window->findChildren<QShortcut*>())
         if (!s->keys().isEmpty())
             out.push_back({s->whatsThis().isEmpty() ? s->objectName() : s->whatsThis(), keysText(s->keys()),
-                           placeOf(s->parentWidget(), window)});
+                           placeOf(qobject_cast<QWidget*>(s->parent()), window)});
     for (QAbstractButton* b : window->findChildren<QAbstractButton*>())
         if (!b->shortcut().isEmpty())
             out.push_back({plainCommandText(b->text()), keysText({b->shortcut()}), placeOf(b, window)});

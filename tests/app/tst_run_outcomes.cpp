@@ -10,6 +10,7 @@
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/gantt_view.h"
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>

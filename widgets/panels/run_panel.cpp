@@ -70,6 +70,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(0, 3); // the option editors need the room more than a few result rows
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 0);
+    split->setSizes({360, 150, 60}); // the details pane: a few lines; it scrolls, or drag it taller
     layout->addWidget(split);
     tick_ = new QTimer(this);
     tick_->setInterval(250); // the running row's elapsed time

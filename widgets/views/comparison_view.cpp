@@ -88,7 +88,8 @@ void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, 
 
 // The placeholder names the menu item that fills the view (a test checks that it exists).
 ComparisonView::ComparisonView(QWidget* parent)
-    : PlotView(tr("To compare planners side by side, tick them on the Run tab and choose Run ▸ Run Planners (F5)."),
+    : PlotView(tr("Run several planners to see their plans side by side: tick them on the Run tab, then choose "
+                  "Run ▸ Run Planners (F5)."),
                parent)
 {
     failureList_ = new QLabel(this);

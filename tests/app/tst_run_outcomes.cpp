@@ -11,6 +11,7 @@
 #include "widgets/views/gantt_view.h"
 
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>
@@ -166,6 +167,10 @@ private slots:
         // The run tab has the same words, whole, in the message's tooltip.
         QCOMPARE(w.runPanel()->results()->topLevelItem(1)->toolTip(6),
                  QStringLiteral("Option “Micro-batch” of data-parallel (Run tab): must divide the per-GPU batch 2"));
+        w.tabs()->setCurrentWidget(w.runPanel());
+        w.runPanel()->results()->setCurrentItem(w.runPanel()->results()->topLevelItem(1));
+        QVERIFY(w.runPanel()->details()->toPlainText().endsWith("must divide the per-GPU batch 2"));
+        saveShot(&w, "run-error-details.png");
     }
 
     void runWithoutAnyPlanIsRedAndTheComparisonSaysWhy()

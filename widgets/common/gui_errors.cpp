@@ -91,7 +91,8 @@ QString withoutCliFlags(const QString& text)
     for (const auto& [flag, words] : kFlags)
         out.replace(QRegularExpression(QStringLiteral("%1\\b").arg(QRegularExpression::escape(flag))), tr(words));
     // Job flags become the Job panel's labels.
-    static const QRegularExpression jobFlag(QStringLiteral("--([a-z][a-z-]*)"));
+    // Not static: run results are formatted on the worker thread, errors elsewhere on the GUI thread.
+    const QRegularExpression jobFlag(QStringLiteral("--([a-z][a-z-]*)"));
     QString result;
     qsizetype last = 0;
     for (auto it = jobFlag.globalMatch(out); it.hasNext();) {

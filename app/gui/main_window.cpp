@@ -152,6 +152,10 @@ void MainWindow::connectPanels()
 void MainWindow::connectRunner()
 {
     connect(runner_, &RunController::progress, this, &MainWindow::onRunProgress);
+    // The Run tab lists the planner still searching, with its progress and elapsed time.
+    connect(runner_, &RunController::plannerStarted, runPanel_, &RunPanel::startPlanner);
+    connect(runner_, &RunController::progress, runPanel_,
+            [this](double, const QString& text) { runPanel_->setPlannerProgress(text); });
     connect(runner_, &RunController::resultReady, this, &MainWindow::onRunResult);
     connect(runner_, &RunController::finished, this, &MainWindow::onRunFinished);
 }
@@ -183,10 +187,12 @@ void MainWindow::buildActions()
     edit->addAction(undo);
     edit->addAction(redo);
 
+    // Zoom acts on the current tab: the canvas, or the plot of a plan view (main_window_shortcuts.cpp).
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, editor_, &ClusterEditor::zoomIn);
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, editor_, &ClusterEditor::zoomOut);
-    view->addAction(tr("Zoom to &Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), editor_, &ClusterEditor::zoomToFit);
+    QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [this] { zoomActiveView(1.25); });
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { zoomActiveView(1 / 1.25); });
+    view->addAction(tr("Zoom to &Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), this, &MainWindow::resetActiveView);
     view->addAction(tr("&Auto Layout"), QKeySequence(Qt::CTRL | Qt::Key_L), editor_, &ClusterEditor::autoLayout);
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -197,6 +203,7 @@ void MainWindow::buildActions()
     run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), runner_, &RunController::cancel);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::Key_F1), this, &MainWindow::showKeyboardShortcuts);
     help->addAction(tr("&About hetplan"), this, [this] {
         showMessage(tr("hetplan %1 — plans training on heterogeneous GPU clusters (GPL-3.0-or-later)")
                         .arg(QApplication::applicationVersion()));
@@ -330,7 +337,9 @@ void MainWindow::showEvent(QShowEvent* e)
 void MainWindow::showMessage(const QString& text, bool error)
 {
     lastMessage_ = text;
+    lastMessageIsError_ = error;
     status_->setText(text);
+    status_->setToolTip(text); // a long message does not fit the status bar: the tooltip has it whole
     status_->setStyleSheet(error ? "color: #b00020" : QString());
 }
 

@@ -67,6 +67,7 @@ public:
     // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
     void setInteractive(bool on) { interactive_ = on; }
     QString lastMessage() const { return lastMessage_; }
+    bool lastMessageIsError() const { return lastMessageIsError_; } // shown red in the status bar
     // Default dock sizes (the saved window state is ignored), e.g. for reproducible screenshots.
     void resetLayout();
 
@@ -152,6 +153,10 @@ private:
     // Undo/Redo tool buttons with fixed text ("Undo"/"Redo"): the step's name goes to the tooltip, so
     // the buttons after them do not move when it changes.
     void addUndoButtons(QToolBar* toolBar);
+    // Keyboard zoom and Help ▸ Keyboard Shortcuts (main_window_shortcuts.cpp).
+    void zoomActiveView(double factor);
+    void resetActiveView();
+    void showKeyboardShortcuts();
     // The Plan details tab (main_window_details.cpp).
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);
@@ -182,6 +187,7 @@ private:
     bool interactive_ = true;
     bool syncing_ = false;
     QString lastMessage_;
+    bool lastMessageIsError_ = false;
 };
 
 } // namespace hetplan

@@ -9,6 +9,7 @@
 #include "core/sim/simulator.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/common/gui_errors.h"
 #include "widgets/controller/replan_controller.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
@@ -71,13 +72,14 @@ void MainWindow::openProject()
 void MainWindow::reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
                                bool critical)
 {
-    showMessage(status.arg(e.what()), true);
+    const QString reason = guiErrorText(e);
+    showMessage(status.arg(reason), true);
     if (!interactive_)
         return;
     if (critical)
-        QMessageBox::critical(this, dialogTitle, QString::fromUtf8(e.what()));
+        QMessageBox::critical(this, dialogTitle, reason);
     else
-        QMessageBox::warning(this, dialogTitle, QString::fromUtf8(e.what()));
+        QMessageBox::warning(this, dialogTitle, reason);
 }
 
 void MainWindow::openFile(const QString& path)
@@ -141,7 +143,7 @@ void MainWindow::openExample(const std::string& cluster, const std::string& mode
         tabs_->setCurrentWidget(editor_);
         showMessage(tr("Example %1 with %2").arg(QString::fromStdString(cluster), QString::fromStdString(model)));
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot open example: %1").arg(e.what()), true);
+        showMessage(tr("Cannot open example: %1").arg(guiErrorText(e)), true);
     }
 }
 
@@ -215,6 +217,19 @@ void MainWindow::onCurrentChanged()
     modelPanel_->show(doc_->model(), c, j ? j->job : Job{});
 }
 
+namespace {
+// The run's planners that gave no plan, and why, for the comparison view.
+std::vector<ComparisonView::FailedPlanner> failedPlanners(const Run* run)
+{
+    std::vector<ComparisonView::FailedPlanner> out;
+    for (size_t i = 0; run && i < run->results.size(); ++i)
+        if (const RunResult& r = run->results[i]; !r.plan)
+            out.push_back({QString::fromStdString(r.planner), QString::fromStdString(r.status),
+                           QString::fromStdString(r.message)});
+    return out;
+}
+} // namespace
+
 void MainWindow::onCurrentPlanChanged()
 {
     const auto ref = doc_->currentPlan();
@@ -240,7 +255,7 @@ void MainWindow::onCurrentPlanChanged()
         stageMap_->setPlan(*plan, sim);
         curves_->setData(plan->cluster, costs, plan);
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot show this plan: %1").arg(e.what()), true);
+        showMessage(tr("Cannot show this plan: %1").arg(guiErrorText(e)), true);
     }
     std::vector<Plan> plans;
     if (const Run* run = doc_->run(ref->runId))
@@ -248,6 +263,7 @@ void MainWindow::onCurrentPlanChanged()
             if (r.plan)
                 plans.push_back(*r.plan);
     comparison_->setPlans(plans, nodeSetLabels(plans)); // a re-plan's before/after: which nodes each had
+    comparison_->setFailures(failedPlanners(doc_->run(ref->runId)));
     const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->result);
     if (idx.isValid())
         tree_->setCurrentIndex(idx);
@@ -460,15 +476,23 @@ void MainWindow::onRunFinished()
     cancel_->setVisible(false);
     runPanel_->setRunning(false);
     const Run* run = doc_->run(activeRun_);
+    // A cancel is the user's choice, not a failure: it keeps the best plan found so far and is not red.
+    const bool cancelled = runner_->wasCancelled();
     if (const int best = bestFeasibleResult(run); best >= 0) {
         doc_->setCurrentPlan(PlanRef{activeRun_, best});
         onCurrentPlanChanged(); // the comparison view needs every result, not only the current plan
-        showMessage(tr("Run %1 finished: best plan by %2, %3 s per iteration")
+        showMessage((cancelled ? tr("Run %1 cancelled — best plan so far by %2, %3 s per iteration")
+                               : tr("Run %1 finished: best plan by %2, %3 s per iteration"))
                         .arg(activeRun_)
                         .arg(QString::fromStdString(run->results[best].planner))
                         .arg(run->results[best].plan->estimate.iterationSeconds, 0, 'f', 4));
+    } else if (cancelled) {
+        comparison_->setFailures(failedPlanners(run));
+        showMessage(tr("Run %1 cancelled").arg(activeRun_));
     } else {
-        showMessage(tr("Run %1 finished without a feasible plan").arg(activeRun_), true);
+        comparison_->setFailures(failedPlanners(run));
+        showMessage(tr("Run %1 finished without a feasible plan: the Run and Comparison tabs say why").arg(activeRun_),
+                    true);
     }
     emit runFinished();
 }

@@ -1,6 +1,7 @@
 #include "run_controller.h"
 
 #include "core/base/errors.h"
+#include "widgets/common/gui_errors.h"
 
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
@@ -81,6 +82,8 @@ void RunController::cancel()
         shared_->current->cancel();
 }
 
+bool RunController::wasCancelled() const { return shared_ && shared_->cancelled; }
+
 void RunController::wait() { watcher_.waitForFinished(); }
 
 namespace {
@@ -108,13 +111,14 @@ void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
                 (stopped == "cancelled" ? "cancelled" : "time limit reached") + std::string(" — best plan so far");
     } catch (const InfeasibleError& e) {
         result.status = "infeasible";
-        result.message = e.what();
+        result.message = guiErrorText(e, result.planner).toStdString();
     } catch (const CancelledError& e) {
         result.status = "cancelled";
-        result.message = e.what();
+        result.message = guiErrorText(e, result.planner).toStdString();
     } catch (const std::exception& e) {
+        // Input errors name the Job panel's fields and the Run tab's options, not the CLI's flags.
         result.status = "error";
-        result.message = e.what();
+        result.message = guiErrorText(e, result.planner).toStdString();
     }
 }
 } // namespace
@@ -127,9 +131,10 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
     run_ = std::move(run);
     shared_ = std::make_shared<Shared>();
     watcher_.setFuture(QtConcurrent::run(
-        [planners, request, optionsPerPlanner, shared = shared_, deliver = deliverer(), report = reporter(shared_)] {
+        [planners, request, optionsPerPlanner, shared = shared_, deliver = deliverer(), report = reporter(shared_),
+         started = starter()] {
             LowerThreadPriority lower; // the GUI thread wins when the cores are busy
-            runAll(planners, request, optionsPerPlanner, *shared, deliver, report);
+            runAll(planners, request, optionsPerPlanner, *shared, deliver, report, started);
         }));
     return true;
 }
@@ -145,6 +150,19 @@ RunController::Deliver RunController::deliverer()
                     return;
                 self->run_.results.push_back(r);
                 emit self->resultReady(r);
+            },
+            Qt::QueuedConnection);
+    };
+}
+
+RunController::Started RunController::starter()
+{
+    return [self = QPointer<RunController>(this)](int index, const std::string& planner) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, index, name = QString::fromStdString(planner)] {
+                if (self)
+                    emit self->plannerStarted(index, name);
             },
             Qt::QueuedConnection);
     };
@@ -172,7 +190,7 @@ RunController::Report RunController::reporter(std::shared_ptr<Shared> shared)
 // cancel the remaining planners are delivered as cancelled without running.
 void RunController::runAll(const std::vector<std::string>& planners, const PlanRequest& request,
                            const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
-                           Shared& shared, const Deliver& deliver, const Report& report)
+                           Shared& shared, const Deliver& deliver, const Report& report, const Started& started)
 {
     const int n = int(planners.size());
     for (int i = 0; i < n; ++i) {
@@ -190,6 +208,7 @@ void RunController::runAll(const std::vector<std::string>& planners, const PlanR
                               double f, const std::string& text) { report((i + f) / n, name + ": " + text); },
                           req.timeLimitSeconds);
         shared.setCurrent(&progress);
+        started(i, planners[i]);
         const auto t0 = std::chrono::steady_clock::now();
         runInto(result, req, progress);
         shared.setCurrent(nullptr);

@@ -25,10 +25,14 @@ public:
     bool start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
                std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner = {});
     void cancel();
+    // Whether the user cancelled the current (or last) run; a run that ran out of time was not cancelled.
+    bool wasCancelled() const;
     // Blocks until the worker is done (tests and shutdown only).
     void wait();
 
 signals:
+    // The planner at `index` of the run's list starts searching (the one before it has delivered).
+    void plannerStarted(int index, const QString& planner);
     void progress(double fraction, const QString& text);
     void resultReady(const hetplan::RunResult& result);
     void finished(const hetplan::Run& run);
@@ -37,11 +41,13 @@ private:
     struct Shared;
     using Deliver = std::function<void(RunResult)>;
     using Report = std::function<void(double fraction, const std::string& text)>;
+    using Started = std::function<void(int index, const std::string& planner)>;
     Deliver deliverer();
     Report reporter(std::shared_ptr<Shared> shared);
+    Started starter();
     static void runAll(const std::vector<std::string>& planners, const PlanRequest& request,
                        const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
-                       Shared& shared, const Deliver& deliver, const Report& report);
+                       Shared& shared, const Deliver& deliver, const Report& report, const Started& started);
 
     std::shared_ptr<Shared> shared_;
     QFutureWatcher<void> watcher_;

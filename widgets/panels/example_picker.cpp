@@ -15,7 +15,7 @@
 namespace hetplan {
 
 namespace {
-enum Column { kName, kGpus, kDescription };
+enum PickerColumn { kName, kGpus, kDescription };
 
 // "124.4 M params, 14 layers, seq 1024", as `hetplan-cli list examples` says it.
 QString modelSummary(const ModelSpec& m)

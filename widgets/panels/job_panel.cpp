@@ -1,5 +1,7 @@
 #include "job_panel.h"
 
+#include "widgets/common/gui_errors.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -33,14 +35,15 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     optimizer_->setRange(0, 64);
     optimizer_->setSuffix(tr(" B/param"));
     optimizer_->setToolTip(tr("Optimizer state per parameter (Adam, mixed precision: 12)"));
-    form->addRow(tr("Global batch"), gbs_);
-    form->addRow(tr("Sequence length"), seq_);
-    form->addRow(tr("Precision"), precision_);
-    form->addRow(tr("ZeRO stage"), zero_);
-    form->addRow(tr("Schedule"), schedule_);
+    // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
+    form->addRow(jobFieldLabel("global_batch_size"), gbs_);
+    form->addRow(jobFieldLabel("sequence_length"), seq_);
+    form->addRow(jobFieldLabel("precision"), precision_);
+    form->addRow(jobFieldLabel("zero_stage"), zero_);
+    form->addRow(jobFieldLabel("schedule"), schedule_);
     form->addRow(QString(), recompute_);
-    form->addRow(tr("Backward factor"), backward_);
-    form->addRow(tr("Optimizer state"), optimizer_);
+    form->addRow(jobFieldLabel("backward_factor"), backward_);
+    form->addRow(jobFieldLabel("optimizer_bytes_per_param"), optimizer_);
     setJob(Job{});
     for (QSpinBox* s : {gbs_, seq_})
         connect(s, &QSpinBox::valueChanged, this, &JobPanel::emitEdited);

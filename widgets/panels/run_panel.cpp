@@ -3,18 +3,24 @@
 #include "core/base/qstrings.h"
 #include "core/planners/planner.h"
 #include "widgets/models/project_tree.h"
+#include "widgets/views/view_util.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace hetplan {
 
-namespace {} // namespace
+namespace {
+// The results table's columns.
+enum Column { kPlanner, kStatus, kSimulated, kOwnEstimate, kTokens, kSearchTime, kMessage };
+} // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
 {
@@ -52,9 +58,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     topLayout->addWidget(notice_);
     topLayout->addWidget(planners_);
     auto* buttons = new QHBoxLayout;
+    // No shortcut on the button: F5 belongs to Run ▸ Run Planners, which works from every tab (a second
+    // F5 here made the key ambiguous on this tab, and neither fired).
     run_ = new QPushButton(tr("Run planners"));
-    run_->setShortcut(QKeySequence(Qt::Key_F5));
-    run_->setToolTip(tr("Run the ticked planners (F5)"));
+    run_->setToolTip(tr("Run the ticked planners (F5 from any tab)"));
     cancel_ = new QPushButton(tr("Cancel"));
     cancel_->setEnabled(false);
     buttons->addWidget(run_);
@@ -66,17 +73,28 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     results_ = new QTreeWidget;
     results_->setRootIsDecorated(true); // plans with metrics of their own expand to show them
     results_->setHeaderLabels({tr("Planner"), tr("Status"), tr("Simulated s/iter"), tr("Planner's own s/iter"),
-                               tr("Tokens/s"), tr("Search ms"), tr("Message")});
+                               tr("Tokens/s"), tr("Search time"), tr("Message")});
     results_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    results_->header()->setStretchLastSection(true);
     split->addWidget(results_);
+    details_ = new QPlainTextEdit;
+    details_->setReadOnly(true);
+    details_->setPlaceholderText(tr("Select a result to read its whole message here."));
+    split->addWidget(details_);
     split->setStretchFactor(0, 3); // the option editors need the room more than a few result rows
     split->setStretchFactor(1, 1);
+    split->setStretchFactor(2, 0);
+    split->setSizes({360, 150, 60}); // the details pane: a few lines; it scrolls, or drag it taller
     layout->addWidget(split);
+    tick_ = new QTimer(this);
+    tick_->setInterval(250); // the running row's elapsed time
+    connect(tick_, &QTimer::timeout, this, &RunPanel::refreshRunningRow);
 
     connect(run_, &QPushButton::clicked, this, &RunPanel::runRequested);
     connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
     connect(results_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
-        if (it)
+        showDetails(it);
+        if (it && it != runningItem_)
             emit resultActivated(it->data(0, kRoleRun).toInt(), it->data(0, kRoleResult).toInt());
     });
 }
@@ -146,6 +164,81 @@ void RunPanel::setRunning(bool running)
 {
     run_->setEnabled(!running);
     cancel_->setEnabled(running);
+    if (running) {
+        runningRunId_ = shownRunId_;
+        return;
+    }
+    runningIndex_ = -1;
+    runningPlanner_.clear();
+    tick_->stop();
+    delete runningItem_;
+    runningItem_ = nullptr;
+}
+
+void RunPanel::startPlanner(int index, const QString& planner)
+{
+    runningIndex_ = index;
+    runningPlanner_ = planner;
+    runningText_ = tr("starting");
+    runningClock_.start();
+    tick_->start();
+    refreshRunningRow();
+}
+
+void RunPanel::setPlannerProgress(const QString& text)
+{
+    if (runningPlanner_.isEmpty())
+        return;
+    // The run prefixes each report with the planner's name; the row already says it.
+    const QString prefix = runningPlanner_ + QStringLiteral(": ");
+    runningText_ = text.startsWith(prefix) ? text.mid(prefix.size()) : text;
+    refreshRunningRow();
+}
+
+QString RunPanel::elapsedText(double seconds)
+{
+    if (seconds < 60)
+        return tr("%1 s").arg(seconds, 0, 'f', 1);
+    const int whole = int(seconds);
+    return tr("%1 min %2 s").arg(whole / 60).arg(whole % 60, 2, 10, QLatin1Char('0'));
+}
+
+// The running row follows the results, until the running planner's own result is among them.
+void RunPanel::refreshRunningRow()
+{
+    const bool show =
+        !runningPlanner_.isEmpty() && shownRunId_ == runningRunId_ && shownResults_ <= size_t(runningIndex_);
+    if (!show) {
+        delete runningItem_;
+        runningItem_ = nullptr;
+        return;
+    }
+    if (!runningItem_) {
+        runningItem_ = new QTreeWidgetItem(results_);
+        QFont italic = runningItem_->font(kStatus);
+        italic.setItalic(true);
+        runningItem_->setFont(kStatus, italic);
+        runningItem_->setTextAlignment(kSearchTime, Qt::AlignRight | Qt::AlignVCenter);
+    }
+    runningItem_->setText(kPlanner, runningPlanner_);
+    runningItem_->setText(kStatus, tr("running…"));
+    runningItem_->setText(kSearchTime, elapsedText(runningClock_.elapsed() / 1000.0));
+    runningItem_->setText(kMessage, runningText_);
+    runningItem_->setToolTip(kMessage, runningText_);
+    if (results_->currentItem() == runningItem_)
+        showDetails(runningItem_);
+}
+
+void RunPanel::showDetails(QTreeWidgetItem* item)
+{
+    if (!item) {
+        details_->clear();
+        return;
+    }
+    while (item->parent()) // a plan's metric row: its result's message
+        item = item->parent();
+    details_->setPlainText(QStringLiteral("%1 — %2\n%3").arg(item->text(kPlanner), item->text(kStatus),
+                                                              item->toolTip(kMessage)));
 }
 
 namespace {
@@ -174,6 +267,7 @@ void addDetailRows(QTreeWidgetItem* parent, const Plan& plan)
 
 void RunPanel::showRun(const Run& run)
 {
+    runningItem_ = nullptr; // clear() deletes it
     results_->clear();
     for (size_t i = 0; i < run.results.size(); ++i) {
         const RunResult& r = run.results[i];
@@ -182,21 +276,25 @@ void RunPanel::showRun(const Run& run)
             cols << QString::number(r.plan->estimate.iterationSeconds, 'f', 4)
                  << (r.plan->plannerEstimate ? QString::number(*r.plan->plannerEstimate, 'f', 4) : QString("–"))
                  << QString::number(r.plan->estimate.tokensPerSecond, 'f', 0)
-                 << QString::number(r.plan->search.seconds * 1e3, 'f', 2);
+                 << viewutil::formatDuration(r.plan->search.seconds);
         } else {
             cols << "–"
                  << "–"
-                 << "–" << QString::number(r.durationSeconds * 1e3, 'f', 2);
+                 << "–" << viewutil::formatDuration(r.durationSeconds);
         }
         cols << QString::fromStdString(r.message);
         auto* it = new QTreeWidgetItem(results_, cols);
         it->setData(0, kRoleRun, run.id);
         it->setData(0, kRoleResult, int(i));
-        for (int c = 2; c <= 5; ++c)
+        it->setToolTip(kMessage, cols.back()); // long messages: whole in the tooltip and the details pane
+        for (int c = kSimulated; c <= kSearchTime; ++c)
             it->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
         if (r.plan)
             addDetailRows(it, *r.plan);
     }
+    shownResults_ = run.results.size();
+    shownRunId_ = run.id;
+    refreshRunningRow();
 }
 
 void RunPanel::setNotice(const QString& text)

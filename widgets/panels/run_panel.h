@@ -6,11 +6,14 @@
 
 #include "core/model/project.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <map>
 
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
+class QTimer;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -27,8 +30,10 @@ public:
     std::map<std::string, std::map<std::string, std::string>> options() const;
     // The editor of one option (nullptr if there is none), e.g. for tests.
     QWidget* optionEditor(const std::string& planner, const std::string& key) const;
+    // true: the run shown now is the one that runs (call after showRun() of the new run).
     void setRunning(bool running);
-    // Shows the results of one run (replacing what was shown).
+    // Shows the results of one run (replacing what was shown), then, when it is the running run, the
+    // running planner's row if its result is not among them yet.
     void showRun(const Run& run);
     QTreeWidget* results() const { return results_; }
     // A warning above the planners (nothing current to plan on, a profile that does not match the job);
@@ -38,6 +43,18 @@ public:
     // The header line: what a run would plan for ("cluster-1 · opt-350m · gbs 64 · seq 2048").
     void setContext(const QString& text);
     QString context() const;
+    // The selected result's planner, status and whole message (messages are never cut off).
+    QPlainTextEdit* details() const { return details_; }
+
+    // The planner at `index` of the run starts: a "running" row with its progress and elapsed time
+    // follows the finished ones until its result arrives (showRun) or the run ends (setRunning(false)).
+    void startPlanner(int index, const QString& planner);
+    // Progress text from the run ("amp: trying pp=4" or "trying pp=4") for the running row.
+    void setPlannerProgress(const QString& text);
+    // The running row (nullptr when no planner runs), e.g. for tests.
+    QTreeWidgetItem* runningRow() const { return runningItem_; }
+    // Elapsed time as the running row shows it: "0.4 s", "12.0 s", "2 min 05 s".
+    static QString elapsedText(double seconds);
 
 signals:
     void runRequested();
@@ -47,6 +64,8 @@ signals:
 private:
     void addPlanner(const Planner& planner);
     QLabel* notice_ = nullptr;
+    void refreshRunningRow();
+    void showDetails(QTreeWidgetItem* item);
 
     QLabel* context_;
     QTreeWidget* planners_;
@@ -54,6 +73,15 @@ private:
     QTreeWidget* results_;
     QPushButton* run_;
     QPushButton* cancel_;
+    QPlainTextEdit* details_;
+    // The running planner: its position in the run, name, latest progress text and clock.
+    int runningIndex_ = -1;
+    int runningRunId_ = -1, shownRunId_ = -1;
+    size_t shownResults_ = 0;
+    QString runningPlanner_, runningText_;
+    QElapsedTimer runningClock_;
+    QTimer* tick_;
+    QTreeWidgetItem* runningItem_ = nullptr;
 };
 
 } // namespace hetplan

@@ -6,6 +6,9 @@
 
 #include <qcustomplot.h>
 
+#include <QLabel>
+#include <QVBoxLayout>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -83,16 +86,44 @@ void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, 
 }
 } // namespace
 
+// The placeholder names the menu item that fills the view (a test checks that it exists).
 ComparisonView::ComparisonView(QWidget* parent)
-    : PlotView(tr("Run several planners (Compare) to see their plans side by side."), parent)
-{}
+    : PlotView(tr("Run several planners to see their plans side by side: tick them on the Run tab, then choose "
+                  "Run ▸ Run Planners (F5)."),
+               parent)
+{
+    failureList_ = new QLabel(this);
+    failureList_->setWordWrap(true);
+    failureList_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    failureList_->setContentsMargins(8, 4, 8, 6);
+    failureList_->setVisible(false);
+    if (auto* box = qobject_cast<QVBoxLayout*>(layout()))
+        box->addWidget(failureList_);
+}
 
 void ComparisonView::clear()
 {
     rows_.clear();
     names_.clear();
     throughputTicks_.clear();
+    setFailures({});
     PlotView::clear();
+}
+
+void ComparisonView::setFailures(const std::vector<FailedPlanner>& failures)
+{
+    failureLines_.clear();
+    for (const FailedPlanner& f : failures)
+        failureLines_ << tr("%1 (%2): %3").arg(f.planner, f.status, f.reason);
+    QStringList items;
+    for (const QString& line : failureLines_)
+        items << QStringLiteral("<li>%1</li>").arg(line.toHtmlEscaped());
+    failureList_->setText(
+        QStringLiteral("<b>%1</b><ul style=\"margin: 0\">%2</ul>")
+            .arg(failures.size() == 1 ? tr("1 planner gave no plan:") : tr("%1 planners gave no plan:").arg(failures.size()),
+                 items.join(QString())));
+    failureList_->setToolTip(failureLines_.join(QLatin1Char('\n')));
+    failureList_->setVisible(!failures.empty());
 }
 
 namespace {

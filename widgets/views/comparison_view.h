@@ -1,7 +1,8 @@
 #pragma once
 // Planners side by side: simulated iteration time next to each planner's own estimate, throughput
 // (tokens/s), and search time (log scale), one panel each, planner names on the x axes; plans that do
-// not fit memory are hatched red and say so.
+// not fit memory are hatched red and say so. Planners of the run that gave no plan are listed under the
+// plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"
 
 #include "core/model/plan.h"
@@ -10,16 +11,27 @@
 #include <vector>
 
 class QCPAxisRect;
+class QLabel;
 
 namespace hetplan {
 
 class ComparisonView : public PlotView {
     Q_OBJECT
 public:
+    // A planner of the run without a plan: its name, status ("error", "infeasible", "cancelled") and why.
+    struct FailedPlanner {
+        QString planner, status, reason;
+    };
+
     explicit ComparisonView(QWidget* parent = nullptr);
     // `labels` (one per plan) replace the planner names on the axes, e.g. "ditto\n24 GPUs" and "ditto\n20 GPUs
     // without rtx4090-0" for a re-plan after a node failure (nodeSetLabels); empty = the planner names.
     void setPlans(const std::vector<Plan>& plans, const QStringList& labels = {});
+    // The run's planners that gave no plan (set after setPlans(); clear() drops them).
+    void setFailures(const std::vector<FailedPlanner>& failures);
+    // What the list under the plot says, one line per failed planner (empty when none), e.g. for tests.
+    QStringList failureLines() const { return failureLines_; }
+    QLabel* failureList() const { return failureList_; }
     void clear() override;
     QStringList names() const { return names_; }
     // The throughput panel's tick labels: names, and under a HetHub plan its MFU and share of the bound.
@@ -52,6 +64,8 @@ private:
     std::vector<Row> rows_;
     QStringList names_;
     QStringList throughputTicks_;
+    QStringList failureLines_;
+    QLabel* failureList_;
 };
 
 } // namespace hetplan

@@ -28,7 +28,7 @@ constexpr int kMaxVisibleRows = 60; // longer tables scroll inside themselves
 // Ctrl+C on a table copies its selected cells, tab-separated, one line per row.
 void addCopyAction(QTableWidget* table)
 {
-    auto* copy = new QAction(table);
+    auto* copy = new QAction(PlanDetailsView::tr("Copy selected cells"), table); // named in Help ▸ Keyboard Shortcuts
     copy->setShortcut(QKeySequence::Copy);
     copy->setShortcutContext(Qt::WidgetShortcut);
     QObject::connect(copy, &QAction::triggered, table, [table] {

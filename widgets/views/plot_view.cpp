@@ -145,6 +145,18 @@ void PlotView::adaptToSize(const QSize& size)
     }
 }
 
+void PlotView::zoomBy(double factor)
+{
+    if (empty_ || !(factor > 0) || !plot_->interactions().testFlag(QCP::iRangeZoom))
+        return;
+    for (QCPAxisRect* rect : plot_->axisRects())
+        for (Qt::Orientation o : {Qt::Horizontal, Qt::Vertical})
+            if (rect->rangeZoom().testFlag(o))
+                for (QCPAxis* axis : rect->rangeZoomAxes(o))
+                    axis->scaleRange(1.0 / factor);
+    plot_->replot();
+}
+
 void PlotView::clear()
 {
     newPlot();

@@ -41,6 +41,9 @@ public:
 
 public slots:
     virtual void resetZoom();
+    // Keyboard zoom (View ▸ Zoom In/Out): scales the ranges the mouse wheel zooms, about their centres;
+    // factor > 1 zooms in. Views without wheel zoom (the comparison) stay as they are.
+    void zoomBy(double factor);
     void exportPngWithDialog();
     void exportPdfWithDialog();
 

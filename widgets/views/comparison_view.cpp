@@ -85,7 +85,9 @@ void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, 
 
 ComparisonView::ComparisonView(QWidget* parent)
     : PlotView(tr("Run several planners (Compare) to see their plans side by side."), parent)
-{}
+{
+    setViewName(tr("comparison"));
+}
 
 void ComparisonView::clear()
 {

@@ -51,16 +51,16 @@ SimResult timeline(const Plan& p)
     return simulate(p, costs, o);
 }
 
-// 64 nodes × 16 GPUs: A100-40GB nodes first, then V100-16GB nodes (names spelled out in full so tooltips
-// can be checked for them).
+// 64 nodes × 16 GPUs, A100-40GB and V100-16GB nodes alternating, so every stage mixes the two types (long
+// names, so tooltips can be checked for the full one).
 Cluster cluster1024()
 {
     Cluster c;
     c.name = "het-1024";
     for (int n = 0; n < 64; ++n) {
         Node node;
-        node.name = (n < 32 ? "a100-rack-node-" : "v100-rack-node-") + std::to_string(n);
-        node.deviceType = n < 32 ? "A100-40GB" : "V100-16GB";
+        node.name = (n % 2 == 0 ? "a100-rack-node-" : "v100-rack-node-") + std::to_string(n);
+        node.deviceType = n % 2 == 0 ? "A100-40GB" : "V100-16GB";
         node.gpus = 16;
         node.nicBandwidth = 25e9;
         c.nodes.push_back(node);
@@ -111,17 +111,19 @@ double deltaE76(const QColor& a, const QColor& b)
     return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
 }
 
-// Per stage, how many distinct device types its replicas have (a lower bound on its distinct timelines).
-std::vector<int> deviceKindsPerStage(const Plan& p)
+// How many kinds of replica a one-GPU-per-stage pipeline has: replicas whose stages run on the same
+// device types, stage by stage, simulate the same timeline, and others cannot.
+int replicaKinds(const Plan& p)
 {
-    std::vector<int> out;
-    for (const Stage& st : p.pipelines.at(0).stages) {
-        std::set<std::string> types;
-        for (int g : st.gpus)
-            types.insert(p.cluster.nodeOf(g).deviceType);
-        out.push_back(int(types.size()));
+    const Pipeline& pl = p.pipelines.at(0);
+    std::set<std::vector<std::string>> kinds;
+    for (int r = 0; r < pl.replicas; ++r) {
+        std::vector<std::string> types;
+        for (const Stage& st : pl.stages)
+            types.push_back(p.cluster.nodeOf(st.gpus.at(size_t(r))).deviceType);
+        kinds.insert(types);
     }
-    return out;
+    return int(kinds.size());
 }
 
 } // namespace
@@ -208,15 +210,14 @@ private slots:
         view.setPlan(het1024_, sim1024_);
         const GanttLayout& l = view.layout();
         QCOMPARE(int(l.groups.size()), 4);
-        const std::vector<int> kinds = deviceKindsPerStage(het1024_);
+        // Alternating node types: replicas on A100s only and replicas on V100s only.
+        QCOMPARE(replicaKinds(het1024_), 2);
         int rows = 0;
         for (size_t s = 0; s < 4; ++s) {
             const GanttGroupLayout& g = l.groups[s];
             QCOMPARE(g.replicas, 256);
-            // Replicas on different devices cannot be identical; those on the same devices may still differ
-            // through their other stages, but there are far fewer kinds than replicas.
-            QVERIFY2(g.distinctReplicas >= kinds[s] && g.distinctReplicas <= 16,
-                     qPrintable(QStringLiteral("stage %1: %2 distinct").arg(s).arg(g.distinctReplicas)));
+            QCOMPARE(g.distinctReplicas, 2);
+            QVERIFY(g.merged);
             QCOMPARE(int(g.rows.size()), g.distinctReplicas); // tp 1: one row per drawn replica
             int represented = 0;
             for (const GanttRowLayout& r : g.rows) {
@@ -227,13 +228,18 @@ private slots:
             rows += int(g.rows.size());
         }
         QCOMPARE(view.rowCount(), rows);
-        QVERIFY(rows < 64);
+        QCOMPARE(rows, 8);
+        QVERIFY(l.rows()[0]->label.endsWith(QStringLiteral("(A100)")));
+        QVERIFY(l.rows()[1]->label.endsWith(QStringLiteral("(V100)")));
         // Collapsing every group leaves one row per stage.
         GanttLayoutOptions o;
         for (const GanttGroupLayout& g : l.groups)
             o.collapsed.insert(g.key);
         view.setLayoutOptions(o);
         QCOMPARE(view.rowCount(), 4);
+        view.setLayoutOptions({});
+        QCoreApplication::processEvents();
+        snapshot(view, QStringLiteral("gantt-1024"));
         o.collapsed.clear();
         o.mergeIdentical = false;
         view.setLayoutOptions(o);
@@ -326,6 +332,7 @@ private slots:
             QVERIFY(l.tileRows * l.tileColumns >= nodes && (l.tileRows - 1) * l.tileColumns < nodes);
             QCOMPARE(l.innerColumns, 4);
             QCOMPARE(l.innerRows, 4);
+            QCOMPARE(l.mixedDevices, p == &het1024_); // amp-scale-16x16 is all T4
             for (const StageMapNodeTile& t : l.tiles) {
                 QCOMPARE(int(t.cells.size()), 16);
                 const Node& node = p->cluster.nodes[size_t(t.node)];
@@ -405,9 +412,15 @@ private slots:
         analytic.setData(cluster, CostModel(model, job, Profile{}));
         QCOMPARE(int(analytic.curves().size()), 2);
         QCOMPARE(analytic.profiledPointCount(), 0);
-        for (int i = 0; i < analytic.plot()->legend->itemCount(); ++i)
-            if (auto* item = qobject_cast<QCPAbstractLegendItem*>(analytic.plot()->legend->item(i)))
-                QVERIFY(!item->property("text").toString().contains(QStringLiteral("profiled")));
+        const auto legendNames = [](CurvesView& v) {
+            QStringList names;
+            for (int i = 0; i < v.plot()->plottableCount(); ++i)
+                names << v.plot()->plottable(i)->name();
+            return names;
+        };
+        QVERIFY(!legendNames(analytic).contains(QStringLiteral("profiled size")));
+        for (int i = 0; i < analytic.plot()->graphCount(); ++i) // no graph draws scatter dots
+            QCOMPARE(analytic.plot()->graph(i)->scatterStyle().shape(), QCPScatterStyle::ssNone);
         // One device type measured at 3 sizes: exactly those 3 dots, none on the analytic curve.
         Profile prof;
         prof.model = model.name;
@@ -420,6 +433,7 @@ private slots:
         CurvesView measured;
         measured.setData(cluster, CostModel(model, job, prof));
         QCOMPARE(measured.profiledPointCount(), 3);
+        QVERIFY(legendNames(measured).contains(QStringLiteral("profiled size")));
         // Each curve is drawn in its device type's canvas colour.
         for (int i = 0; i < measured.plot()->graphCount(); ++i) {
             const QString name = measured.plot()->graph(i)->name();

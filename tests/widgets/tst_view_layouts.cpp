@@ -281,6 +281,8 @@ void TestViewLayouts::stageMapTilesByNode()
     QCOMPARE(l.tiles.size(), size_t(2));
     QCOMPARE(l.tiles[1].column, 1);
     QCOMPARE(l.tiles[1].label, QStringLiteral("t"));
+    QCOMPARE(l.tiles[1].device, QStringLiteral("T4"));
+    QVERIFY(l.mixedDevices); // V100 and T4 nodes: each tile names its type
     QCOMPARE(l.tiles[1].cells, (std::vector<int>{2, 3}));
     QCOMPARE(l.tiles[0].toolTip, QStringLiteral("<b>v</b> (V100-16GB) · 2 GPUs<br>stage 0: GPU 0–1<br>"
                                                 "highest peak memory 10.00 GiB of 16.0 GiB"));

@@ -10,7 +10,9 @@
 #include <qcustomplot.h>
 
 #include <QMenu>
+#include <QMouseEvent>
 #include <QToolBar>
+#include <QWheelEvent>
 
 #include <algorithm>
 

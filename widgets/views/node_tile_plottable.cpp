@@ -71,8 +71,17 @@ void NodeTilePlottable::drawTile(QCPPainter* painter, const StageMapNodeTile& t,
     // The label when the header strip holds a line of text; the tooltip always has the full name.
     const double headerPx = tile.height() * tilegeom::header / layout_->tileRect(t).height();
     if (headerPx >= fm.height() * 0.9) {
-        const QRectF header(tile.left() + 3, tile.top(), tile.width() - 6, headerPx);
+        QRectF header(tile.left() + 3, tile.top(), tile.width() - 6, headerPx);
         painter->setPen(QColor(40, 40, 40));
+        if (layout_->mixedDevices) { // the device type first: it tells nodes apart at a glance
+            const QFont regular = painter->font();
+            QFont bold = regular;
+            bold.setBold(true);
+            painter->setFont(bold);
+            painter->drawText(header, Qt::AlignRight | Qt::AlignVCenter, t.device);
+            header.setRight(header.right() - QFontMetrics(bold).horizontalAdvance(t.device) - 4);
+            painter->setFont(regular);
+        }
         painter->drawText(header, Qt::AlignLeft | Qt::AlignVCenter,
                           fm.elidedText(t.label, Qt::ElideMiddle, int(header.width())));
     }

@@ -230,8 +230,9 @@ QString tileToolTip(const Node& node, const std::vector<int>& cellIndices, const
 }
 
 // Tiles in a grid about 1.6 times as wide as high (the shape of a plot area), GPU squares near-square.
-void tileByNode(const Cluster& cluster, StageMapLayout& layout)
+void tileByNode(const Cluster& cluster, const std::vector<std::string>& types, StageMapLayout& layout)
 {
+    layout.mixedDevices = types.size() > 1;
     const int nodes = int(cluster.nodes.size());
     layout.byNode = true;
     layout.tileColumns = std::max(1, int(std::ceil(std::sqrt(nodes * 1.6))));
@@ -239,7 +240,7 @@ void tileByNode(const Cluster& cluster, StageMapLayout& layout)
     const int most = std::max(1, layout.columns);
     layout.innerColumns = int(std::ceil(std::sqrt(double(most))));
     layout.innerRows = (most + layout.innerColumns - 1) / layout.innerColumns;
-    std::vector<std::vector<int>> cellsOfNode(size_t(nodes));
+    std::vector<std::vector<int>> cellsOfNode(static_cast<size_t>(nodes));
     for (size_t i = 0; i < layout.cells.size(); ++i)
         cellsOfNode[size_t(layout.cells[i].row)].push_back(int(i));
     for (int n = 0; n < nodes; ++n) {
@@ -248,6 +249,7 @@ void tileByNode(const Cluster& cluster, StageMapLayout& layout)
         t.row = n / layout.tileColumns;
         t.column = n % layout.tileColumns;
         t.label = QString::fromStdString(cluster.nodes[size_t(n)].name);
+        t.device = viewutil::shortDevice(cluster.nodes[size_t(n)].deviceType, types);
         t.cells = cellsOfNode[size_t(n)];
         t.toolTip = tileToolTip(cluster.nodes[size_t(n)], t.cells, layout.cells);
         layout.tiles.push_back(std::move(t));
@@ -292,7 +294,7 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result, int nod
     }
     axisLabels(cluster, types, layout);
     if (cluster.gpuCount() >= nodeTilesFrom)
-        tileByNode(cluster, layout);
+        tileByNode(cluster, types, layout);
     layout.colourMeaning = plan.zero ? stageMapText("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
                            : plan.kind() == PlanKind::Spmd ? stageMapText("SPMD, colour = sharding ratio")
                                                            : stageMapText("colour = pipeline stage");

@@ -41,6 +41,7 @@ struct StageMapNodeTile {
     int node = 0;
     int row = 0, column = 0; // position in the grid of tiles
     QString label;           // the node's name, drawn on the tile (elided when it does not fit)
+    QString device;          // short device type ("A100"), drawn at the header's right in mixed clusters
     QString toolTip;         // HTML: full node name and device type, GPU count, what each role holds, memory
     std::vector<int> cells;  // indices into StageMapLayout::cells, in local GPU order
 };
@@ -67,6 +68,7 @@ struct StageMapLayout {
 
     // Large clusters (byNode): tiles instead of rows × columns of cells.
     bool byNode = false;
+    bool mixedDevices = false; // more than one device type: tiles name theirs
     int tileRows = 0, tileColumns = 0;
     int innerRows = 0, innerColumns = 0; // GPU squares inside each tile
     std::vector<StageMapNodeTile> tiles;

@@ -85,7 +85,8 @@ void addLegend(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
         new LegendSwatch(x, y, e.name, keyColour(layout, e.colourKey));
     if (layout.anyUnused)
         new LegendSwatch(x, y, StageMapView::tr("unused GPU"), palette::unusedGpu());
-    new LegendSwatch(x, y, StageMapView::tr("peak memory / capacity"), palette::memoryOk());
+    if (!layout.byNode) // tiles have no memory bars; their tooltips give the peaks
+        new LegendSwatch(x, y, StageMapView::tr("peak memory / capacity"), palette::memoryOk());
     if (layout.overCapacity > 0)
         new LegendSwatch(x, y, StageMapView::tr("over capacity"), palette::overCapacity());
 }

@@ -24,7 +24,9 @@
 
 #include <QFile>
 #include <QImage>
+#include <QAction>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -198,6 +200,18 @@ private slots:
         view.setLayoutOptions(all);
         QCOMPARE(view.rowCount(), 256);
         view.setLayoutOptions({});
+        QCOMPARE(view.rowCount(), 4);
+        // The toolbar's "Every replica" does the same and follows the options.
+        QAction* every = nullptr;
+        for (QAction* a : view.toolBar()->actions())
+            if (a->text() == QStringLiteral("Every replica"))
+                every = a;
+        QVERIFY(every && every->isCheckable() && !every->isChecked());
+        every->trigger();
+        QCOMPARE(view.rowCount(), 256);
+        QVERIFY(!view.layoutOptions().mergeIdentical);
+        view.setLayoutOptions({});
+        QVERIFY(!every->isChecked());
         QCOMPARE(view.rowCount(), 4);
         QCoreApplication::processEvents();
         snapshot(view, QStringLiteral("gantt-256"));
@@ -491,6 +505,13 @@ private slots:
         showAt(view, 1000, 600);
         view.setPlan(scale256_, sim256_);
         QCOMPARE(view.defaultExportSize(), view.plot()->size());
+        // For a look at the toolbar and the dialog as a user sees them.
+        if (const QByteArray shots = qgetenv("HETPLAN_VIEW_SNAPSHOTS"); !shots.isEmpty()) {
+            QVERIFY(view.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/gantt-window.png")));
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            QVERIFY(d.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/export-dialog.png")));
+        }
     }
 
     void exportSaysWhereInTheStatusBar()

@@ -11,6 +11,7 @@
 
 #include <QMenu>
 #include <QMouseEvent>
+#include <QSignalBlocker>
 #include <QToolBar>
 #include <QWheelEvent>
 
@@ -93,10 +94,10 @@ GanttView::GanttView(QWidget* parent)
     toolBar()->addSeparator();
     toolBar()->addAction(tr("Taller rows"), this, &GanttView::zoomRowsIn)->setToolTip(tr("Zoom the rows in (Ctrl+wheel)"));
     toolBar()->addAction(tr("Shorter rows"), this, &GanttView::zoomRowsOut)->setToolTip(tr("Zoom the rows out (Ctrl+wheel)"));
-    auto* separate = toolBar()->addAction(tr("Every replica"));
-    separate->setCheckable(true);
-    separate->setToolTip(tr("Draw identical replicas one by one instead of once with “× N”"));
-    connect(separate, &QAction::toggled, this, [this](bool on) {
+    everyReplica_ = toolBar()->addAction(tr("Every replica"));
+    everyReplica_->setCheckable(true);
+    everyReplica_->setToolTip(tr("Draw identical replicas one by one instead of once with “× N”"));
+    connect(everyReplica_, &QAction::toggled, this, [this](bool on) {
         GanttLayoutOptions o = options_;
         o.mergeIdentical = !on;
         setLayoutOptions(o);
@@ -138,6 +139,8 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
 void GanttView::setLayoutOptions(const GanttLayoutOptions& options)
 {
     options_ = options;
+    const QSignalBlocker quiet(everyReplica_);
+    everyReplica_->setChecked(!options_.mergeIdentical);
     if (hasPlan_)
         rebuild();
 }

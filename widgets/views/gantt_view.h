@@ -14,6 +14,7 @@ namespace hetplan {
 
 class GanttPlottable;
 }
+class QAction;
 class QCPRange;
 class QCustomPlot;
 namespace hetplan {
@@ -65,6 +66,7 @@ private:
     double fullValueSize() const;
 
     GanttPlottable* gantt_ = nullptr;
+    QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
     Plan plan_;
     SimResult result_;
     GanttLayout layout_;

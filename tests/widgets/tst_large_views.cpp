@@ -7,12 +7,12 @@
 // * Batch→speed curves: profiled-size dots only on measured curves.
 // * Export as PNG, PDF and SVG at a chosen size, the default file name, and the status bar message.
 // Set HETPLAN_VIEW_SNAPSHOTS=/some/dir to keep PNGs of the large views.
+#include "app/gui/main_window.h"
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
 #include "core/model/device.h"
 #include "core/planners/planner.h"
 #include "core/sim/simulator.h"
-#include "app/gui/main_window.h"
 #include "widgets/canvas/device_style.h"
 #include "widgets/views/curves_view.h"
 #include "widgets/views/export_dialog.h"
@@ -22,13 +22,13 @@
 
 #include <qcustomplot.h>
 
+#include <QAction>
 #include <QFile>
 #include <QImage>
-#include <QAction>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 #include <QXmlStreamReader>
 
 #include <cmath>
@@ -330,8 +330,8 @@ private slots:
 
     void stageMapByNode256And1024()
     {
-        for (const auto& [p, sim, name] : {std::tuple{&scale256_, &sim256_, "stagemap-256"},
-                                           std::tuple{&het1024_, &sim1024_, "stagemap-1024"}}) {
+        for (const auto& [p, sim, name] :
+             {std::tuple{&scale256_, &sim256_, "stagemap-256"}, std::tuple{&het1024_, &sim1024_, "stagemap-1024"}}) {
             const int nodes = int(p->cluster.nodes.size());
             StageMapView view;
             showAt(view, 1000, 600);
@@ -351,9 +351,9 @@ private slots:
                 QCOMPARE(int(t.cells.size()), 16);
                 const Node& node = p->cluster.nodes[size_t(t.node)];
                 // The full node name and device type, which the tile may elide, are in its tooltip.
-                QVERIFY2(t.toolTip.contains(QStringLiteral("<b>%1</b> (%2) · 16 GPUs")
-                                                .arg(QString::fromStdString(node.name),
-                                                     QString::fromStdString(node.deviceType))),
+                QVERIFY2(t.toolTip.contains(
+                             QStringLiteral("<b>%1</b> (%2) · 16 GPUs")
+                                 .arg(QString::fromStdString(node.name), QString::fromStdString(node.deviceType))),
                          qPrintable(t.toolTip));
                 QVERIFY(t.toolTip.contains(QStringLiteral("stage ")));
             }
@@ -442,8 +442,8 @@ private slots:
                                      ? cluster.nodes.front().deviceType
                                      : cluster.nodes.back().deviceType;
         for (int mbs : {1, 3, 6})
-            prof.set({v100, 1, mbs}, std::vector<LayerTiming>(size_t(model.layerCount()),
-                                                              LayerTiming{1e-3 * mbs, 2e-3 * mbs, 0, -1}));
+            prof.set({v100, 1, mbs},
+                     std::vector<LayerTiming>(size_t(model.layerCount()), LayerTiming{1e-3 * mbs, 2e-3 * mbs, 0, -1}));
         CurvesView measured;
         measured.setData(cluster, CostModel(model, job, prof));
         QCOMPARE(measured.profiledPointCount(), 3);

@@ -61,8 +61,9 @@ ExportDialog::ExportDialog(const QString& basePath, const QSize& size, QWidget* 
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(file_, &QLineEdit::textChanged, this,
-            [buttons](const QString& t) { buttons->button(QDialogButtonBox::Save)->setEnabled(!t.trimmed().isEmpty()); });
+    connect(file_, &QLineEdit::textChanged, this, [buttons](const QString& t) {
+        buttons->button(QDialogButtonBox::Save)->setEnabled(!t.trimmed().isEmpty());
+    });
 }
 
 QString ExportDialog::suffixOf(PlotView::ExportFormat format)
@@ -77,7 +78,10 @@ QString ExportDialog::suffixOf(PlotView::ExportFormat format)
 
 PlotView::ExportFormat ExportDialog::format() const { return PlotView::ExportFormat(format_->currentData().toInt()); }
 
-void ExportDialog::setFormat(PlotView::ExportFormat format) { format_->setCurrentIndex(format_->findData(int(format))); }
+void ExportDialog::setFormat(PlotView::ExportFormat format)
+{
+    format_->setCurrentIndex(format_->findData(int(format)));
+}
 
 QSize ExportDialog::exportSize() const { return {width_->value(), height_->value()}; }
 

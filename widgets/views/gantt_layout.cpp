@@ -112,15 +112,17 @@ void addUnnamedGroup(const Plan& plan, const SimResult& result, const GanttLayou
     Group g{QStringLiteral("other"), ganttText("GPUs"), {}};
     for (int gpu = 0; gpu < int(hasEvents.size()); ++gpu)
         if (hasEvents[gpu] && placement.take(gpu))
-            g.replicas.push_back(
-                {{gpu}, {layout.gpuText[gpu]}, {QString()}, QString::fromStdString(plan.cluster.nodeOf(gpu).deviceType)});
+            g.replicas.push_back({{gpu},
+                                  {layout.gpuText[gpu]},
+                                  {QString()},
+                                  QString::fromStdString(plan.cluster.nodeOf(gpu).deviceType)});
     groups.push_back(std::move(g));
 }
 
 // Timelines per GPU, to tell identical replicas apart from merely similar ones.
 struct Timelines {
     std::vector<std::vector<const TimelineEvent*>> ofGpu;
-    double tolerance = 0; // seconds: differences below this are invisible at any zoom the view allows
+    double tolerance = 0; // seconds: a millionth of the iteration is rounding, not a different schedule
 
     Timelines(const SimResult& result, int gpus) : ofGpu(size_t(std::max(gpus, 0)))
     {

@@ -92,8 +92,10 @@ GanttView::GanttView(QWidget* parent)
 {
     setViewName(tr("gantt"));
     toolBar()->addSeparator();
-    toolBar()->addAction(tr("Taller rows"), this, &GanttView::zoomRowsIn)->setToolTip(tr("Zoom the rows in (Ctrl+wheel)"));
-    toolBar()->addAction(tr("Shorter rows"), this, &GanttView::zoomRowsOut)->setToolTip(tr("Zoom the rows out (Ctrl+wheel)"));
+    QAction* taller = toolBar()->addAction(tr("Taller rows"), this, &GanttView::zoomRowsIn);
+    taller->setToolTip(tr("Zoom the rows in (Ctrl+wheel)"));
+    QAction* shorter = toolBar()->addAction(tr("Shorter rows"), this, &GanttView::zoomRowsOut);
+    shorter->setToolTip(tr("Zoom the rows out (Ctrl+wheel)"));
     everyReplica_ = toolBar()->addAction(tr("Every replica"));
     everyReplica_->setCheckable(true);
     everyReplica_->setToolTip(tr("Draw identical replicas one by one instead of once with “× N”"));
@@ -319,9 +321,10 @@ void GanttView::clampValueRange(const QCPRange& range)
 {
     if (!gantt_)
         return;
-    const double lo = -ganttgeom::groupGap, hi = layout_.valueEnd + ganttgeom::groupGap;
+    using namespace ganttgeom;
+    const double lo = -groupGap, hi = layout_.valueEnd + groupGap;
     // At most all rows, at least about two rows in view.
-    const double minSize = std::min(hi - lo, 2 * (ganttgeom::computeHeight + ganttgeom::commHeight + ganttgeom::gpuGap));
+    const double minSize = std::min(hi - lo, 2 * (computeHeight + commHeight + gpuGap));
     QCPRange r = range;
     if (r.size() > hi - lo)
         r = QCPRange(lo, hi);

@@ -1,7 +1,7 @@
 #pragma once
 // The stage map of a large cluster: one tile per node, its name (and in mixed clusters its device type) on
-// top and its GPUs as coloured squares inside (geometry from StageMapLayout, so drawing and hit tests agree). Squares of GPUs over their memory
-// capacity get a red frame; everything else is in the tooltips.
+// top and its GPUs as coloured squares inside (geometry from StageMapLayout, so drawing and hit tests agree). Squares
+// of GPUs over their memory capacity get a red frame; everything else is in the tooltips.
 #include "stage_map_layout.h"
 
 #include <qcustomplot.h>

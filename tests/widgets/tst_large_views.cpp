@@ -181,6 +181,14 @@ private slots:
             drawnEvents += drawn.count(e.gpu);
         QCOMPARE(l.bars.size(), drawnEvents);
 
+        // A hover over a merged row says what it stands for.
+        QCoreApplication::processEvents();
+        QString mergedTip;
+        const QRect area = view.plot()->axisRect()->rect();
+        for (int x = area.left(); x < area.right() && mergedTip.isEmpty(); x += 2)
+            mergedTip = view.describeAt(QPointF(x, view.plot()->yAxis->coordToPixel(l.groups[0].rows[0].top + 0.5)));
+        QVERIFY2(mergedTip.endsWith(QStringLiteral("drawn once for 64 identical replicas</i>")), qPrintable(mergedTip));
+        QCOMPARE(l.groups[0].rows[0].copies, 64);
         // Stage 1 one by one: its 64 rows come back, the other stages stay merged.
         view.setGroupSeparated(QStringLiteral("s1"), true);
         QCOMPARE(view.rowCount(), 3 + 64);

@@ -177,6 +177,7 @@ std::vector<std::vector<int>> identicalClasses(const Group& g, const Timelines& 
 struct LabelledRow {
     int gpu;
     QString label;
+    int copies;
 };
 
 // The rows a group shows: every replica's, or one replica per class with "× N"; a collapsed group keeps
@@ -185,16 +186,17 @@ std::vector<LabelledRow> groupRows(const Group& g, const std::vector<std::vector
                                    bool collapse)
 {
     std::vector<LabelledRow> rows;
-    const auto add = [&](const Replica& r, const QString& times) {
+    const auto add = [&](const Replica& r, int copies) {
+        const QString times = copies > 1 ? QStringLiteral(" × %1").arg(copies) : QString();
         for (size_t k = 0; k < r.gpus.size(); ++k)
-            rows.push_back({r.gpus[k], r.heads[k] + times + r.tails[k]});
+            rows.push_back({r.gpus[k], r.heads[k] + times + r.tails[k], copies});
     };
     if (merge) {
         for (const std::vector<int>& c : classes)
-            add(g.replicas[size_t(c.front())], c.size() > 1 ? QStringLiteral(" × %1").arg(c.size()) : QString());
+            add(g.replicas[size_t(c.front())], int(c.size()));
     } else {
         for (const Replica& r : g.replicas) // in plan order
-            add(r, QString());
+            add(r, 1);
     }
     if (collapse && rows.size() > 1) {
         rows.front().label += ganttText(" (+%1 rows)").arg(rows.size() - 1);
@@ -237,7 +239,7 @@ void placeRows(const std::vector<Group>& groups, const SimResult& result, const 
         for (size_t k = 0; k < rows.size(); ++k) {
             if (k > 0)
                 y += gpuGap;
-            out.rows.push_back({rows[k].gpu, rows[k].label, y});
+            out.rows.push_back({rows[k].gpu, rows[k].label, y, rows[k].copies});
             y += computeHeight + trackGap + commHeight;
         }
         out.bandBottom = y + bandPad;

@@ -35,6 +35,7 @@ struct GanttRowLayout {
     int gpu = 0;
     QString label;  // "s1 r0 · v100-0/2 (V100)", "P1 s0 · …", "t4-0/1 (T4) · mbs 4"
     double top = 0; // the compute track's top
+    int copies = 1; // replicas this row stands for ("× N")
     double commTop() const { return top + ganttgeom::computeHeight + ganttgeom::trackGap; }
 };
 

@@ -380,7 +380,11 @@ QString GanttView::toolTipAt(const QPointF& pos) const
     const GanttBox* box = gantt_->boxAt(key, y->pixelToCoord(pos.y()), tolerance);
     if (!box || box->event < 0 || box->event >= int(result_.events.size()))
         return {};
-    return ganttEventText(layout_, result_.events[size_t(box->event)]);
+    QString text = ganttEventText(layout_, result_.events[size_t(box->event)]);
+    const auto rows = layout_.rows();
+    if (const size_t row = size_t(box->row / 2); row < rows.size() && rows[row]->copies > 1)
+        text += tr("<br><i>drawn once for %1 identical replicas</i>").arg(rows[row]->copies);
+    return text;
 }
 
 } // namespace hetplan

@@ -17,6 +17,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -119,6 +120,11 @@ void MainWindow::buildStatusBar()
     statusBar()->addWidget(status_, 1);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
+    // A plot export says where it went ("Saved gantt as …").
+    for (PlotView* view : std::initializer_list<PlotView*>{gantt_, stageMap_, curves_, comparison_})
+        connect(view, &PlotView::exported, this, [this, view](const QString& file) {
+            statusBar()->showMessage(tr("Saved %1 as %2").arg(view->viewName(), QDir::toNativeSeparators(file)), 15000);
+        });
 }
 
 void MainWindow::connectDocument()

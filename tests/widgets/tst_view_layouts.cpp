@@ -75,7 +75,11 @@ private slots:
     void ganttManyPipelines();
     void ganttZeroOneRowPerGpu();
     void ganttSpmdRowsFromEvents();
+    void ganttIdenticalReplicasDrawnOnce();
+    void ganttReplicasThatDifferStaySeparate();
+    void ganttCollapsedGroup();
     void stageMapSpmdRatios();
+    void stageMapTilesByNode();
     void stageMapPipelineCells();
     void stageMapUnusedGpu();
     void stageMapZeroColoursByBatch();
@@ -83,7 +87,9 @@ private slots:
 
 void TestViewLayouts::ganttPipelineRowsAndGeometry()
 {
-    const GanttLayout l = layoutGantt(pipelinePlan(), SimResult{});
+    GanttLayoutOptions everyReplica;
+    everyReplica.mergeIdentical = false;
+    const GanttLayout l = layoutGantt(pipelinePlan(), SimResult{}, everyReplica);
     // Stage by stage, replica-major inside a stage: 4 rows in 2 groups.
     QCOMPARE(labels(l),
              (QStringList{"s0 r0 · v/0 (V100)", "s0 r1 · v/1 (V100)", "s1 r0 · t/0 (T4)", "s1 r1 · t/1 (T4)"}));
@@ -186,6 +192,109 @@ void TestViewLayouts::ganttSpmdRowsFromEvents()
     // Compute per op group (micro-batch -1): no micro-batch colours in the legend; the subtitle names the kind.
     QVERIFY(!l.legend.microBatches);
     QCOMPARE(l.kind, QStringLiteral("SPMD, 2 instructions"));
+}
+
+void TestViewLayouts::ganttIdenticalReplicasDrawnOnce()
+{
+    // The two replicas of each stage run on the same device type with the same timeline: one row each.
+    SimResult sim;
+    sim.iterationSeconds = 0.03;
+    for (int gpu : {0, 1})
+        sim.events.push_back(timelineEvent(gpu, EventKind::Forward, 0, gpu, 0, 0.0, 0.01));
+    for (int gpu : {2, 3})
+        sim.events.push_back(timelineEvent(gpu, EventKind::Forward, 1, gpu - 2, 0, 0.01, 0.02));
+    const GanttLayout l = layoutGantt(pipelinePlan(), sim);
+    QCOMPARE(labels(l), (QStringList{"s0 r0 × 2 · v/0 (V100)", "s1 r0 × 2 · t/0 (T4)"}));
+    QCOMPARE(l.groups[0].key, QStringLiteral("s0"));
+    QCOMPARE(l.groups[0].title, QStringLiteral("stage 0 · 2 replicas, 1 distinct"));
+    QVERIFY(l.groups[0].merged && l.groups[0].canMerge());
+    QCOMPARE(l.groups[0].hiddenRows, 1);
+    // Rows close up: the second group starts right after the first one's single row.
+    QCOMPARE(l.rows()[1]->top, 1.46 + 0.34);
+    // Only the drawn GPUs' events are bars: GPU 0's on track 0, GPU 2's on track 2.
+    QCOMPARE(l.bars.size(), size_t(2));
+    QCOMPARE(l.bars[0].event, 0);
+    QCOMPARE(l.bars[1].track, 2);
+    QCOMPARE(l.bars[1].event, 2);
+    // Shown one by one on request (stage 1 only).
+    GanttLayoutOptions o;
+    o.separated = {QStringLiteral("s1")};
+    QCOMPARE(labels(layoutGantt(pipelinePlan(), sim, o)),
+             (QStringList{"s0 r0 × 2 · v/0 (V100)", "s1 r0 · t/0 (T4)", "s1 r1 · t/1 (T4)"}));
+}
+
+void TestViewLayouts::ganttReplicasThatDifferStaySeparate()
+{
+    // Replica 1 of stage 0 starts 1 ms later; stage 1 puts its replicas on a V100 and a T4 (same times).
+    Plan p = pipelinePlan();
+    p.pipelines[0].stages[1].gpus = {1, 2};
+    p.pipelines[0].stages[0].gpus = {0, 3};
+    SimResult sim;
+    sim.iterationSeconds = 0.03;
+    sim.events = {timelineEvent(0, EventKind::Forward, 0, 0, 0, 0.0, 0.01),
+                  timelineEvent(3, EventKind::Forward, 0, 1, 0, 0.001, 0.011),
+                  timelineEvent(1, EventKind::Forward, 1, 0, 0, 0.01, 0.02),
+                  timelineEvent(2, EventKind::Forward, 1, 1, 0, 0.01, 0.02)};
+    const GanttLayout l = layoutGantt(p, sim);
+    QCOMPARE(labels(l), (QStringList{"s0 r0 · v/0 (V100)", "s0 r1 · t/1 (T4)", "s1 r0 · v/1 (V100)",
+                                     "s1 r1 · t/0 (T4)"}));
+    QCOMPARE(l.groups[0].distinctReplicas, 2);
+    QVERIFY(!l.groups[0].canMerge() && !l.groups[0].merged);
+    QCOMPARE(l.groups[1].distinctReplicas, 2); // same times, different devices
+}
+
+void TestViewLayouts::ganttCollapsedGroup()
+{
+    GanttLayoutOptions o;
+    o.mergeIdentical = false;
+    o.collapsed = {QStringLiteral("s0")};
+    const GanttLayout l = layoutGantt(pipelinePlan(), SimResult{}, o);
+    QCOMPARE(labels(l), (QStringList{"s0 r0 · v/0 (V100) (+1 rows)", "s1 r0 · t/0 (T4)", "s1 r1 · t/1 (T4)"}));
+    QVERIFY(l.groups[0].collapsed);
+    QVERIFY(!l.groups[1].collapsed);
+    QCOMPARE(l.groups[0].hiddenRows, 1);
+    // The band of a one-row group: the row (1.46) and 0.12 either side.
+    QCOMPARE(l.groups[0].bandBottom, 1.58);
+    // A group with one row has nothing to collapse.
+    Plan single = pipelinePlan();
+    single.pipelines[0].replicas = 1;
+    single.pipelines[0].stages = {Stage{0, 6, {0}}};
+    o.collapsed = {QStringLiteral("s0")};
+    const GanttLayout one = layoutGantt(single, SimResult{}, o);
+    QCOMPARE(labels(one), QStringList{"s0 · v/0 (V100)"});
+    QVERIFY(!one.groups[0].collapsed);
+}
+
+void TestViewLayouts::stageMapTilesByNode()
+{
+    SimResult sim;
+    sim.peakMemoryBytes = {{0, 8 * kGiB}, {1, 10 * kGiB}};
+    // Below the threshold: rows × columns of cells. At it (4 GPUs here): a tile per node.
+    QVERIFY(!layoutStageMap(pipelinePlan(), sim, 5).byNode);
+    const StageMapLayout l = layoutStageMap(pipelinePlan(), sim, 4);
+    QVERIFY(l.byNode);
+    // 2 nodes: ceil(sqrt(2 × 1.6)) = 2 tile columns, 1 row; 2 GPUs a node: ceil(sqrt 2) = 2 squares, 1 row.
+    QCOMPARE(l.tileColumns, 2);
+    QCOMPARE(l.tileRows, 1);
+    QCOMPARE(l.innerColumns, 2);
+    QCOMPARE(l.innerRows, 1);
+    QCOMPARE(l.tiles.size(), size_t(2));
+    QCOMPARE(l.tiles[1].column, 1);
+    QCOMPARE(l.tiles[1].label, QStringLiteral("t"));
+    QCOMPARE(l.tiles[1].device, QStringLiteral("T4"));
+    QVERIFY(l.mixedDevices); // V100 and T4 nodes: each tile names its type
+    QCOMPARE(l.tiles[1].cells, (std::vector<int>{2, 3}));
+    QCOMPARE(l.tiles[0].toolTip, QStringLiteral("<b>v</b> (V100-16GB) · 2 GPUs<br>stage 0: GPU 0–1<br>"
+                                                "highest peak memory 10.00 GiB of 16.0 GiB"));
+    QCOMPARE(l.tiles[1].toolTip, QStringLiteral("<b>t</b> (T4) · 2 GPUs<br>stage 1: GPU 0–1"));
+    // Tile 0 spans [0.05, 0.95]²; its squares share the 0.9 width below a 0.24 header, 12 % gaps:
+    // slot 1 is 0.45 wide and 0.66 high, the square 0.396 × 0.5808 at (0.05 + 0.45 + 0.027, 0.29 + 0.0396).
+    QCOMPARE(l.tileRect(l.tiles[0]), QRectF(0.05, 0.05, 0.9, 0.9));
+    const QRectF sq = l.gpuRect(l.tiles[0], 1);
+    QVERIFY(std::abs(sq.left() - 0.527) < 1e-9);
+    QVERIFY(std::abs(sq.top() - 0.3296) < 1e-9);
+    QVERIFY(std::abs(sq.width() - 0.396) < 1e-9);
+    QVERIFY(std::abs(sq.height() - 0.5808) < 1e-9);
 }
 
 void TestViewLayouts::stageMapSpmdRatios()

@@ -96,6 +96,14 @@ void snapshot(PlotView& view, const QString& name)
     QVERIFY(view.exportPng(base + QStringLiteral("-small.png"), 640, 400));
 }
 
+// Every GPU on a row of its own (by default identical replicas share one; tst_large_views tests that).
+GanttLayoutOptions everyReplica()
+{
+    GanttLayoutOptions o;
+    o.mergeIdentical = false;
+    return o;
+}
+
 void showAt1000x600(QWidget& w)
 {
     w.resize(1000, 600);
@@ -185,6 +193,7 @@ private slots:
              {std::tuple{&uniform_, &uniformSim_, "uniform"}, std::tuple{&amp_, &ampSim_, "amp"}}) {
             GanttView view;
             showAt1000x600(view);
+            view.setLayoutOptions(everyReplica());
             view.setPlan(*p, *sim);
             QVERIFY(!view.isEmpty());
             QCOMPARE(view.eventCount(), sim->events.size());
@@ -238,7 +247,14 @@ private slots:
         showAt1000x600(view);
         view.setPlan(zero_, zeroSim_);
         QVERIFY(!view.isEmpty());
-        // ZeRO: rows are the plan's GPUs.
+        // By default GPUs with the same device and batch split share a row: one per kind.
+        std::set<std::tuple<std::string, int, int, int>> kinds;
+        for (const ZeroGpu& z : zero_.zero->gpus)
+            kinds.insert({zero_.cluster.nodeOf(z.gpu).deviceType, z.microBatchSize, z.accumulationSteps,
+                          z.lastMicroBatchSize});
+        QCOMPARE(view.rowCount(), int(kinds.size()));
+        // One by one, rows are the plan's GPUs.
+        view.setLayoutOptions(everyReplica());
         QCOMPARE(view.rowCount(), int(zero_.zero->gpus.size()));
         QCOMPARE(view.eventCount(), zeroSim_.events.size());
         QCoreApplication::processEvents();
@@ -269,6 +285,7 @@ private slots:
 
             GanttView view;
             showAt1000x600(view);
+            view.setLayoutOptions(everyReplica());
             QElapsedTimer t;
             t.start();
             view.setPlan(p, sim); // builds rows and boxes, then replots
@@ -346,6 +363,7 @@ private slots:
         const SimResult sim = timeline(p);
         GanttView gantt;
         showAt1000x600(gantt);
+        gantt.setLayoutOptions(everyReplica());
         gantt.setPlan(p, sim);
         QCOMPARE(gantt.rowCount(), 64);
         QCoreApplication::processEvents();

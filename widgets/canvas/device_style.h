@@ -1,6 +1,7 @@
 #pragma once
-// How the canvas draws a device type: a colour per vendor/architecture generation (Okabe–Ito palette,
-// readable for colour-blind users) and the size of a node box.
+// How the canvas draws a device type: a colour of its own for every type of the built-in catalog (near its
+// architecture family's Okabe–Ito colour, distinct from every other type's), a family colour for other
+// types, and the size of a node box.
 #include <QColor>
 #include <QString>
 

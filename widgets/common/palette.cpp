@@ -63,5 +63,6 @@ QColor placeholderText() { return QColor(0x80, 0x80, 0x80); }
 Qt::BrushStyle communicationPattern() { return Qt::BDiagPattern; }
 Qt::BrushStyle collectivePattern() { return Qt::DiagCrossPattern; }
 Qt::BrushStyle recomputePattern() { return Qt::FDiagPattern; }
+Qt::BrushStyle backwardPattern() { return Qt::BDiagPattern; }
 
 } // namespace hetplan::palette

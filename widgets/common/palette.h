@@ -39,5 +39,8 @@ QColor placeholderText();
 Qt::BrushStyle communicationPattern();
 Qt::BrushStyle collectivePattern();
 Qt::BrushStyle recomputePattern();
+// Backward compute boxes: a hatch over the full colour, so forward and backward of one micro-batch differ
+// by pattern as well as lightness (and the hatch runs the other way from recompute's).
+Qt::BrushStyle backwardPattern();
 
 } // namespace hetplan::palette

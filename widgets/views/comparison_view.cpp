@@ -92,6 +92,7 @@ ComparisonView::ComparisonView(QWidget* parent)
                   "Run ▸ Run Planners (F5)."),
                parent)
 {
+    setViewName(tr("comparison"));
     failureList_ = new QLabel(this);
     failureList_->setWordWrap(true);
     failureList_->setTextInteractionFlags(Qt::TextSelectableByMouse);

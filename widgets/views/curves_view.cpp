@@ -1,6 +1,7 @@
 #include "curves_view.h"
 
 #include "legend_swatch.h"
+#include "widgets/canvas/device_style.h"
 #include "view_util.h"
 #include "widgets/common/palette.h"
 
@@ -18,12 +19,15 @@ namespace hetplan {
 
 CurvesView::CurvesView(QWidget* parent)
     : PlotView(tr("Run a planner to see throughput against micro-batch size for each GPU type."), parent)
-{}
+{
+    setViewName(tr("batch→speed curves"));
+}
 
 void CurvesView::clear()
 {
     curves_.clear();
     markers_ = 0;
+    profiledPoints_ = 0;
     outOfMemoryMarks_ = 0;
     plannerCurves_ = false;
     PlotView::clear();
@@ -161,8 +165,12 @@ void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const P
         markZeroPlan(p, cluster, *plan->zero, splines);
     else if (plan && !plan->pipelines.empty())
         markPipelinePlan(p, plan->pipelines.front().microBatchSize);
-    auto* profiled = new LegendSwatch(p->xAxis, p->yAxis, tr("profiled size"), {});
-    profiled->setMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(60, 60, 60), Qt::white, 7));
+    if (profiledPoints_ > 0) {
+        auto* profiled = new LegendSwatch(p->xAxis, p->yAxis, tr("profiled size"), {});
+        profiled->setMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(60, 60, 60), Qt::white, 7));
+    }
+    setExportBaseName(QStringLiteral("%1-%2-curves").arg(QString::fromStdString(cluster.name),
+                                                          QString::fromStdString(costs.model().name)));
 
     setupAxes(p->xAxis, p->yAxis);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -180,7 +188,7 @@ CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
     Splines splines;
     for (size_t i = 0; i < curves_.size(); ++i) {
         const Curve& c = curves_[i];
-        const QColor colour = palette::seriesColor(int(i));
+        const QColor colour = deviceStyle(c.device).color; // as on the cluster canvas
         auto* line = p->addGraph(p->xAxis, p->yAxis);
         line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.device), sourceText(c)));
         line->setPen(QPen(colour, 2));
@@ -193,9 +201,14 @@ CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
             line->setData(xs, ys, true);
             yHi_ = std::max(yHi_, *std::max_element(ys.begin(), ys.end()));
         }
+        yHi_ = std::max(yHi_, *std::max_element(c.samplesPerSecond.begin(), c.samplesPerSecond.end()));
+        // Dots mark sizes a profile measured; an analytic curve was never profiled anywhere.
+        if (!c.measured)
+            continue;
         auto* dots = addScatterGraph(p, QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
         dots->setData(QVector<double>(c.sizes.begin(), c.sizes.end()),
                       QVector<double>(c.samplesPerSecond.begin(), c.samplesPerSecond.end()), true);
+        profiledPoints_ += int(c.sizes.size());
         yHi_ = std::max(yHi_, *std::max_element(c.samplesPerSecond.begin(), c.samplesPerSecond.end()));
     }
     return splines;
@@ -220,7 +233,7 @@ void CurvesView::markZeroPlan(QCustomPlot* p, const Cluster& cluster, const Zero
         if (it == curves_.end())
             continue;
         const size_t curve = size_t(it - curves_.begin());
-        addZeroMarker(p, palette::seriesColor(int(curve)), key.second, valueOn(curve, key.second, splines), gpus);
+        addZeroMarker(p, deviceStyle(it->device).color, key.second, valueOn(curve, key.second, splines), gpus);
         includeInXRange(key.second);
         ++markers_;
     }
@@ -420,6 +433,7 @@ void CurvesView::drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, con
     auto* dots = addScatterGraph(p, QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
     dots->setData(QVector<double>(curve.sizes.begin(), curve.sizes.end()),
                   QVector<double>(curve.samplesPerSecond.begin(), curve.samplesPerSecond.end()), true);
+    profiledPoints_ += int(curve.sizes.size());
     yHi_ = std::max(yHi_, *std::max_element(curve.samplesPerSecond.begin(), curve.samplesPerSecond.end()));
     includeInXRange(curve.sizes.front());
     for (const QJsonValue& v : device.value("chosen").toArray()) {

@@ -1,8 +1,9 @@
 #pragma once
 // Batch→speed curves: per device type of the cluster, training throughput of the whole model on one GPU
 // (tp 1) against micro-batch size, from the cost model (measured profile where present, else analytic):
-// samples/s = b / (forward(b) + backward(b)). Dots at the profiled sizes, a natural cubic spline through
-// them; a ZeRO plan's chosen micro-batches are marked on their device's curve. A Poplar plan brings its own
+// samples/s = b / (forward(b) + backward(b)), in the device type's canvas colour. Dots at the sizes a
+// measured profile has (an analytic curve has none: nothing was profiled), a natural cubic spline through
+// the points; a ZeRO plan's chosen micro-batches are marked on their device's curve. A Poplar plan brings its own
 // curves (Plan::details["poplar"]): the sizes its online profiling ran, the spline it searched on, the
 // largest micro-batch that fits each type (dotted line) and the sizes it found not to fit (crosses).
 #include "plot_view.h"
@@ -36,6 +37,8 @@ public:
     };
     const std::vector<Curve>& curves() const { return curves_; }
     int markerCount() const { return markers_; }
+    // Dots at profiled sizes: only measured curves have them (Poplar plans: the sizes Poplar profiled).
+    int profiledPointCount() const { return profiledPoints_; }
     int outOfMemoryMarkCount() const { return outOfMemoryMarks_; } // Poplar plans: sizes that did not fit
     bool showsPlannerCurves() const { return plannerCurves_; }
 
@@ -60,7 +63,7 @@ private:
     void applyRanges(QCPAxis* x, QCPAxis* y) const;
 
     std::vector<Curve> curves_;
-    int markers_ = 0, outOfMemoryMarks_ = 0;
+    int markers_ = 0, outOfMemoryMarks_ = 0, profiledPoints_ = 0;
     bool plannerCurves_ = false;
     double xLo_ = 1, xHi_ = 64, yHi_ = 1;
 };

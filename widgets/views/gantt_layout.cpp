@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <cmath>
 
 namespace hetplan {
 
@@ -14,14 +15,16 @@ namespace {
 // The texts are the Gantt view's own (one translation context).
 QString ganttText(const char* s) { return QCoreApplication::translate("GanttView", s); }
 
-struct Group {
+// One replica of a group: its GPUs and, per GPU, the label around the "× N" mark ("s1 r0", " · gpu").
+struct Replica {
     std::vector<int> gpus;
-    std::vector<QString> labels;
-    void add(int gpu, const QString& label)
-    {
-        gpus.push_back(gpu);
-        labels.push_back(label);
-    }
+    std::vector<QString> heads, tails;
+    QString signature; // devices and role; replicas are identical only if these match
+};
+
+struct Group {
+    QString key, name; // name: "stage 1", "ZeRO GPUs", "GPUs"
+    std::vector<Replica> replicas;
 };
 
 // GPU indices a plan may name; `placed` keeps a GPU in the first group that names it.
@@ -45,7 +48,7 @@ std::vector<QString> gpuTexts(const Cluster& cluster)
     return out;
 }
 
-// One group per stage; fills the layout's stage texts on the way.
+// One group per stage, one replica per data-parallel copy; fills the layout's stage texts on the way.
 void addPipelineGroups(const Plan& plan, GanttLayout& layout, Placement& placement, std::vector<Group>& groups)
 {
     const bool manyPipelines = plan.pipelines.size() > 1;
@@ -57,19 +60,24 @@ void addPipelineGroups(const Plan& plan, GanttLayout& layout, Placement& placeme
             layout.stageText.push_back(
                 ganttText("stage %1 · layers [%2,%3)").arg(s).arg(st.firstLayer).arg(st.endLayer));
             const int perReplica = std::max(1, st.tensorParallel * st.dataParallel);
-            Group g;
+            const QString pipelinePrefix = manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString();
+            Group g{pipelinePrefix + QStringLiteral("s%1").arg(s), pipelinePrefix + ganttText("stage %1").arg(s), {}};
             for (size_t i = 0; i < st.gpus.size(); ++i) {
+                const int replica = int(i) / perReplica;
+                if (int(i) % perReplica == 0 || g.replicas.empty())
+                    g.replicas.emplace_back();
                 if (!placement.take(st.gpus[i]))
                     continue;
-                QString label = QStringLiteral("s%1").arg(s);
+                QString head = pipelinePrefix + QStringLiteral("s%1").arg(s);
                 if (pl.replicas > 1)
-                    label += QStringLiteral(" r%1").arg(int(i) / perReplica);
-                if (manyPipelines)
-                    label = QStringLiteral("P%1 ").arg(p) + label;
-                g.add(st.gpus[i], label + QStringLiteral(" · ") + layout.gpuText[st.gpus[i]]);
+                    head += QStringLiteral(" r%1").arg(replica);
+                Replica& r = g.replicas.back();
+                r.gpus.push_back(st.gpus[i]);
+                r.heads.push_back(head);
+                r.tails.push_back(QStringLiteral(" · ") + layout.gpuText[st.gpus[i]]);
+                r.signature += QString::fromStdString(plan.cluster.nodeOf(st.gpus[i]).deviceType) + QLatin1Char(';');
             }
-            if (!g.gpus.empty())
-                groups.push_back(std::move(g));
+            groups.push_back(std::move(g));
         }
     }
 }
@@ -78,43 +86,160 @@ void addZeroGroup(const Plan& plan, const GanttLayout& layout, Placement& placem
 {
     if (!plan.zero)
         return;
-    Group g;
-    for (const ZeroGpu& z : plan.zero->gpus)
-        if (placement.take(z.gpu))
-            g.add(z.gpu, layout.gpuText[z.gpu] + QStringLiteral(" · mbs %1").arg(z.microBatchSize));
-    if (!g.gpus.empty())
-        groups.push_back(std::move(g));
+    Group g{QStringLiteral("zero"), ganttText("ZeRO GPUs"), {}};
+    for (const ZeroGpu& z : plan.zero->gpus) {
+        if (!placement.take(z.gpu))
+            continue;
+        const QString role = QStringLiteral("%1;%2;%3;%4")
+                                 .arg(QString::fromStdString(plan.cluster.nodeOf(z.gpu).deviceType))
+                                 .arg(z.microBatchSize)
+                                 .arg(z.accumulationSteps)
+                                 .arg(z.lastMicroBatchSize);
+        g.replicas.push_back({{z.gpu}, {layout.gpuText[z.gpu] + QStringLiteral(" · mbs %1").arg(z.microBatchSize)},
+                              {QString()}, role});
+    }
+    groups.push_back(std::move(g));
 }
 
 // GPUs with events that no part of the plan names (SPMD programs), in index order.
-void addUnnamedGroup(const SimResult& result, const GanttLayout& layout, Placement& placement,
+void addUnnamedGroup(const Plan& plan, const SimResult& result, const GanttLayout& layout, Placement& placement,
                      std::vector<Group>& groups)
 {
     std::vector<char> hasEvents(placement.placed.size(), 0);
     for (const TimelineEvent& e : result.events)
         if (e.gpu >= 0 && e.gpu < int(hasEvents.size()))
             hasEvents[e.gpu] = 1;
-    Group g;
+    Group g{QStringLiteral("other"), ganttText("GPUs"), {}};
     for (int gpu = 0; gpu < int(hasEvents.size()); ++gpu)
         if (hasEvents[gpu] && placement.take(gpu))
-            g.add(gpu, layout.gpuText[gpu]);
-    if (!g.gpus.empty())
-        groups.push_back(std::move(g));
+            g.replicas.push_back({{gpu},
+                                  {layout.gpuText[gpu]},
+                                  {QString()},
+                                  QString::fromStdString(plan.cluster.nodeOf(gpu).deviceType)});
+    groups.push_back(std::move(g));
 }
 
-void placeRows(const std::vector<Group>& groups, GanttLayout& layout)
+// Timelines per GPU, to tell identical replicas apart from merely similar ones.
+struct Timelines {
+    std::vector<std::vector<const TimelineEvent*>> ofGpu;
+    double tolerance = 0; // seconds: a millionth of the iteration is rounding, not a different schedule
+
+    Timelines(const SimResult& result, int gpus) : ofGpu(size_t(std::max(gpus, 0)))
+    {
+        double end = result.iterationSeconds;
+        for (const TimelineEvent& e : result.events) {
+            if (e.gpu >= 0 && e.gpu < gpus)
+                ofGpu[e.gpu].push_back(&e);
+            end = std::max(end, e.end);
+        }
+        tolerance = 1e-6 * end;
+    }
+    bool equal(int a, int b) const
+    {
+        const auto &x = ofGpu[a], &y = ofGpu[b];
+        if (x.size() != y.size())
+            return false;
+        for (size_t i = 0; i < x.size(); ++i)
+            if (x[i]->kind != y[i]->kind || x[i]->microBatch != y[i]->microBatch ||
+                std::abs(x[i]->start - y[i]->start) > tolerance || std::abs(x[i]->end - y[i]->end) > tolerance)
+                return false;
+        return true;
+    }
+    bool equal(const Replica& a, const Replica& b) const
+    {
+        if (a.signature != b.signature || a.gpus.size() != b.gpus.size())
+            return false;
+        for (size_t k = 0; k < a.gpus.size(); ++k)
+            if (!equal(a.gpus[k], b.gpus[k]))
+                return false;
+        return true;
+    }
+};
+
+// The group's replicas as classes of identical ones (each class: indices into replicas, first = drawn).
+std::vector<std::vector<int>> identicalClasses(const Group& g, const Timelines& timelines)
+{
+    std::vector<std::vector<int>> classes;
+    for (int i = 0; i < int(g.replicas.size()); ++i) {
+        if (g.replicas[i].gpus.empty())
+            continue;
+        auto same = std::find_if(classes.begin(), classes.end(), [&](const std::vector<int>& c) {
+            return timelines.equal(g.replicas[c.front()], g.replicas[i]);
+        });
+        if (same == classes.end())
+            classes.push_back({i});
+        else
+            same->push_back(i);
+    }
+    return classes;
+}
+
+struct LabelledRow {
+    int gpu;
+    QString label;
+    int copies;
+};
+
+// The rows a group shows: every replica's, or one replica per class with "× N"; a collapsed group keeps
+// only its first row.
+std::vector<LabelledRow> groupRows(const Group& g, const std::vector<std::vector<int>>& classes, bool merge,
+                                   bool collapse)
+{
+    std::vector<LabelledRow> rows;
+    const auto add = [&](const Replica& r, int copies) {
+        const QString times = copies > 1 ? QStringLiteral(" × %1").arg(copies) : QString();
+        for (size_t k = 0; k < r.gpus.size(); ++k)
+            rows.push_back({r.gpus[k], r.heads[k] + times + r.tails[k], copies});
+    };
+    if (merge) {
+        for (const std::vector<int>& c : classes)
+            add(g.replicas[size_t(c.front())], int(c.size()));
+    } else {
+        for (const Replica& r : g.replicas) // in plan order
+            add(r, 1);
+    }
+    if (collapse && rows.size() > 1) {
+        rows.front().label += ganttText(" (+%1 rows)").arg(rows.size() - 1);
+        rows.resize(1);
+    }
+    return rows;
+}
+
+QString groupTitle(const Group& g, int replicas, int distinct)
+{
+    if (replicas <= 1)
+        return g.name;
+    return ganttText("%1 · %2 replicas, %3 distinct").arg(g.name).arg(replicas).arg(distinct);
+}
+
+void placeRows(const std::vector<Group>& groups, const SimResult& result, const GanttLayoutOptions& options,
+               GanttLayout& layout)
 {
     using namespace ganttgeom;
+    const Timelines timelines(result, int(layout.gpuText.size()));
     double y = 0;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-        if (gi > 0)
-            y += groupGap;
+    for (const Group& group : groups) {
+        const auto classes = identicalClasses(group, timelines);
+        if (classes.empty())
+            continue;
         GanttGroupLayout out;
+        out.key = group.key;
+        for (const auto& c : classes)
+            out.replicas += int(c.size());
+        out.distinctReplicas = int(classes.size());
+        out.title = groupTitle(group, out.replicas, out.distinctReplicas);
+        out.merged = options.mergeIdentical && out.canMerge() && !options.separated.count(group.key);
+        const auto all = groupRows(group, classes, false, false);
+        const auto rows = groupRows(group, classes, out.merged, options.collapsed.count(group.key) > 0);
+        out.collapsed = options.collapsed.count(group.key) > 0 && rows.size() < all.size() && rows.size() == 1;
+        out.hiddenRows = int(all.size() - rows.size());
+        if (!layout.groups.empty())
+            y += groupGap;
         out.bandTop = y - bandPad;
-        for (size_t k = 0; k < groups[gi].gpus.size(); ++k) {
+        for (size_t k = 0; k < rows.size(); ++k) {
             if (k > 0)
                 y += gpuGap;
-            out.rows.push_back({groups[gi].gpus[k], groups[gi].labels[k], y});
+            out.rows.push_back({rows[k].gpu, rows[k].label, y, rows[k].copies});
             y += computeHeight + trackGap + commHeight;
         }
         out.bandBottom = y + bandPad;
@@ -183,7 +308,7 @@ std::vector<const GanttRowLayout*> GanttLayout::rows() const
     return out;
 }
 
-GanttLayout layoutGantt(const Plan& plan, const SimResult& result)
+GanttLayout layoutGantt(const Plan& plan, const SimResult& result, const GanttLayoutOptions& options)
 {
     GanttLayout layout;
     layout.gpuText = gpuTexts(plan.cluster);
@@ -191,8 +316,8 @@ GanttLayout layoutGantt(const Plan& plan, const SimResult& result)
     std::vector<Group> groups;
     addPipelineGroups(plan, layout, placement, groups);
     addZeroGroup(plan, layout, placement, groups);
-    addUnnamedGroup(result, layout, placement, groups);
-    placeRows(groups, layout);
+    addUnnamedGroup(plan, result, layout, placement, groups);
+    placeRows(groups, result, options, layout);
     placeBars(result, layout);
     layout.legend = legendNeeds(result.events);
     layout.kind = kindText(plan);

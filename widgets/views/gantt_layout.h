@@ -6,11 +6,17 @@
 // Row order: pipelines, their stages, each stage's GPUs (replica-major); then a ZeRO plan's GPUs in plan
 // order; then GPUs with events that no part of the plan names (e.g. SPMD plans), in index order. Each row
 // is a compute track with a thinner communication track below it.
+//
+// Large clusters: a group's replicas (a stage's data-parallel copies, a ZeRO plan's or an SPMD plan's
+// GPUs) whose timelines are equal and whose devices match are drawn once, labelled "× N"; a group can show
+// them one by one instead, or collapse to one summary row (its first row). Which groups do what is
+// GanttLayoutOptions, keyed by GanttGroupLayout::key.
 #include "core/model/plan.h"
 #include "core/sim/simulator.h"
 
 #include <QString>
 
+#include <set>
 #include <vector>
 
 namespace hetplan {
@@ -29,12 +35,27 @@ struct GanttRowLayout {
     int gpu = 0;
     QString label;  // "s1 r0 · v100-0/2 (V100)", "P1 s0 · …", "t4-0/1 (T4) · mbs 4"
     double top = 0; // the compute track's top
+    int copies = 1; // replicas this row stands for ("× N")
     double commTop() const { return top + ganttgeom::computeHeight + ganttgeom::trackGap; }
 };
 
 struct GanttGroupLayout { // a pipeline stage, the ZeRO GPUs, or the GPUs no part of the plan names
+    QString key;   // "P0 s1", "zero", "other": the same for every layout of one plan
+    QString title; // "stage 1 · 16 replicas, 2 distinct"
+    int replicas = 0;         // replicas (single GPUs for ZeRO and SPMD) the group holds
+    int distinctReplicas = 0; // of them, with timelines and devices that differ
+    bool merged = false;      // identical replicas drawn once
+    bool collapsed = false;   // drawn as one summary row
+    int hiddenRows = 0;       // rows left out by merging and collapsing
     std::vector<GanttRowLayout> rows;
     double bandTop = 0, bandBottom = 0;
+    bool canMerge() const { return distinctReplicas < replicas; }
+};
+
+struct GanttLayoutOptions {
+    bool mergeIdentical = true;  // draw identical replicas once ("× N")
+    std::set<QString> separated; // group keys whose identical replicas are drawn one by one anyway
+    std::set<QString> collapsed; // group keys drawn as one summary row
 };
 
 struct GanttBarLayout {
@@ -66,7 +87,7 @@ struct GanttLayout {
     std::vector<const GanttRowLayout*> rows() const; // all rows, top to bottom
 };
 
-GanttLayout layoutGantt(const Plan& plan, const SimResult& result);
+GanttLayout layoutGantt(const Plan& plan, const SimResult& result, const GanttLayoutOptions& options = {});
 
 // The hover text of one event (HTML: a bold head line, then stage, GPU and times).
 QString ganttEventText(const GanttLayout& layout, const TimelineEvent& e);

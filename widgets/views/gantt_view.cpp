@@ -1,6 +1,7 @@
 #include "gantt_view.h"
 
 #include "gantt_plottable.h"
+#include "gantt_styles.h"
 #include "legend_swatch.h"
 #include "row_ticker.h"
 #include "view_util.h"
@@ -8,49 +9,18 @@
 
 #include <qcustomplot.h>
 
+#include <QMenu>
+#include <QMouseEvent>
+#include <QSignalBlocker>
+#include <QToolBar>
+#include <QWheelEvent>
+
 #include <algorithm>
 
 namespace hetplan {
 
 namespace {
-constexpr int kColours = 10; // Tableau 10 cycle for micro-batches
-// Style table layout: 3 per micro-batch colour (forward, backward, recompute), then the neutrals.
-enum NeutralStyle { kOptimizer = 3 * kColours, kSend, kCollective, kForwardNoBatch, kBackwardNoBatch, kStyleCount };
-
-std::vector<GanttStyle> makeStyles()
-{
-    std::vector<GanttStyle> s(kStyleCount);
-    for (int c = 0; c < kColours; ++c) {
-        const QColor base = palette::microBatchColor(c);
-        s[3 * c + 0] = {palette::tint(base, 0.55), Qt::NoBrush, {}, palette::shade(base, 0.25), QColor(30, 30, 30)};
-        s[3 * c + 1] = {base, Qt::NoBrush, {}, palette::shade(base, 0.45), palette::textOn(base)};
-        s[3 * c + 2] = {palette::tint(base, 0.7), palette::recomputePattern(), palette::shade(base, 0.3),
-                        palette::shade(base, 0.3), QColor(30, 30, 30)};
-    }
-    const QColor comm = palette::communication(), coll = palette::collective();
-    s[kOptimizer] = {palette::optimizer(), Qt::NoBrush, {}, QColor(20, 20, 20), Qt::white};
-    s[kSend] = {palette::tint(comm, 0.6), palette::communicationPattern(), palette::shade(comm, 0.2),
-                palette::shade(comm, 0.3), Qt::black};
-    s[kCollective] = {palette::tint(coll, 0.55), palette::collectivePattern(), coll, palette::shade(coll, 0.3),
-                      Qt::black};
-    s[kForwardNoBatch] = {palette::tint(comm, 0.5), Qt::NoBrush, {}, palette::shade(comm, 0.3), Qt::black};
-    s[kBackwardNoBatch] = {palette::shade(comm, 0.2), Qt::NoBrush, {}, palette::shade(comm, 0.5), Qt::white};
-    return s;
-}
-
-int styleOf(const TimelineEvent& e)
-{
-    const int c = e.microBatch >= 0 ? e.microBatch % kColours : -1;
-    switch (e.kind) {
-    case EventKind::Forward: return c >= 0 ? 3 * c : kForwardNoBatch;
-    case EventKind::Backward: return c >= 0 ? 3 * c + 1 : kBackwardNoBatch;
-    case EventKind::Recompute: return c >= 0 ? 3 * c + 2 : kForwardNoBatch;
-    case EventKind::Optimizer: return kOptimizer;
-    case EventKind::SendActivation:
-    case EventKind::SendGradient: return kSend;
-    default: return kCollective;
-    }
-}
+using namespace ganttstyle;
 
 // Two tracks per row (compute, then communication) and one band per group, alternating colours.
 void placeTracks(const GanttLayout& layout, std::vector<GanttRow>& tracks, std::vector<GanttBand>& bands)
@@ -80,7 +50,7 @@ std::vector<GanttBox> boxesOf(const GanttLayout& layout, const std::vector<Timel
 // What the tints, hatches and greys mean (only the kinds that occur).
 void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
 {
-    const auto styles = makeStyles();
+    const auto styles = ganttstyle::styles();
     const auto swatch = [&](const QString& name, int style) {
         const GanttStyle& s = styles[size_t(style)];
         new LegendSwatch(x, y, name, s.fill, s.hatch, s.hatchColour);
@@ -93,8 +63,7 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
     }
     new LegendSwatch(x, y, needs.microBatches ? GanttView::tr("forward (light)") : GanttView::tr("forward"),
                      styles[0].fill);
-    new LegendSwatch(x, y, needs.microBatches ? GanttView::tr("backward (dark)") : GanttView::tr("backward"),
-                     styles[1].fill);
+    swatch(needs.microBatches ? GanttView::tr("backward (dark, hatched)") : GanttView::tr("backward (hatched)"), 1);
     if (needs.recompute)
         swatch(GanttView::tr("recompute"), 2);
     if (needs.optimizer)
@@ -120,12 +89,29 @@ QString subtitleOf(const Plan& plan, const QString& kind, const SimResult& resul
 
 GanttView::GanttView(QWidget* parent)
     : PlotView(tr("Run a planner to see the timeline of one training iteration."), parent)
-{}
+{
+    setViewName(tr("gantt"));
+    toolBar()->addSeparator();
+    QAction* taller = toolBar()->addAction(tr("Taller rows"), this, &GanttView::zoomRowsIn);
+    taller->setToolTip(tr("Zoom the rows in (Ctrl+wheel)"));
+    QAction* shorter = toolBar()->addAction(tr("Shorter rows"), this, &GanttView::zoomRowsOut);
+    shorter->setToolTip(tr("Zoom the rows out (Ctrl+wheel)"));
+    everyReplica_ = toolBar()->addAction(tr("Every replica"));
+    everyReplica_->setCheckable(true);
+    everyReplica_->setToolTip(tr("Draw identical replicas one by one instead of once with “× N”"));
+    connect(everyReplica_, &QAction::toggled, this, [this](bool on) {
+        GanttLayoutOptions o = options_;
+        o.mergeIdentical = !on;
+        setLayoutOptions(o);
+    });
+}
 
 void GanttView::clear()
 {
     gantt_ = nullptr;
-    events_.clear();
+    hasPlan_ = false;
+    plan_ = {};
+    result_ = {};
     layout_ = {};
     PlotView::clear();
 }
@@ -141,8 +127,54 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
         return;
     }
     setPlaceholderText(tr("Run a planner to see the timeline of one training iteration."));
-    events_ = result.events;
-    layout_ = layoutGantt(plan, result);
+    plan_ = plan;
+    result_ = result;
+    hasPlan_ = true;
+    // A new plan starts with its groups expanded (the keys of the last one mean nothing here).
+    options_.collapsed.clear();
+    options_.separated.clear();
+    setExportBaseName(QStringLiteral("%1-%2-gantt").arg(QString::fromStdString(plan.cluster.name),
+                                                         QString::fromStdString(plan.model.name)));
+    rebuild();
+}
+
+void GanttView::setLayoutOptions(const GanttLayoutOptions& options)
+{
+    options_ = options;
+    const QSignalBlocker quiet(everyReplica_);
+    everyReplica_->setChecked(!options_.mergeIdentical);
+    if (hasPlan_)
+        rebuild();
+}
+
+void GanttView::setGroupCollapsed(const QString& key, bool collapsed)
+{
+    GanttLayoutOptions o = options_;
+    if (collapsed)
+        o.collapsed.insert(key);
+    else
+        o.collapsed.erase(key);
+    setLayoutOptions(o);
+}
+
+void GanttView::setGroupSeparated(const QString& key, bool separated)
+{
+    GanttLayoutOptions o = options_;
+    if (separated)
+        o.separated.insert(key);
+    else
+        o.separated.erase(key);
+    setLayoutOptions(o);
+}
+
+// Lays the rows out again with the current options, keeping the time range and the row zoom.
+void GanttView::rebuild()
+{
+    const bool keepRange = gantt_ != nullptr;
+    const QCPRange timeRange = keepRange ? plot()->xAxis->range() : QCPRange();
+    const double zoom = keepRange ? rowZoom() : 1.0;
+    gantt_ = nullptr;
+    layout_ = layoutGantt(plan_, result_, options_);
 
     QCustomPlot* p = newPlot();
     gantt_ = new GanttPlottable(p->xAxis, p->yAxis);
@@ -150,15 +182,16 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     std::vector<GanttBand> bands;
     placeTracks(layout_, tracks, bands);
     gantt_->setRows(std::move(tracks), std::move(bands));
-    gantt_->setStyles(makeStyles());
-    gantt_->setBoxes(boxesOf(layout_, events_));
+    gantt_->setStyles(ganttstyle::styles());
+    gantt_->setBoxes(boxesOf(layout_, result_.events));
     gantt_->removeFromLegend();
     setUpAxes(p);
+    setUpInteraction(p);
 
     // End of the iteration: a dashed marker with its length.
     auto* endLine = new QCPItemStraightLine(p);
-    endLine->point1->setCoords(result.iterationSeconds * layout_.timeScale, 0);
-    endLine->point2->setCoords(result.iterationSeconds * layout_.timeScale, 1);
+    endLine->point1->setCoords(result_.iterationSeconds * layout_.timeScale, 0);
+    endLine->point2->setCoords(result_.iterationSeconds * layout_.timeScale, 1);
     endLine->setPen(QPen(QColor(60, 60, 60), 1, Qt::DashLine));
     endLine->setClipToAxisRect(true);
 
@@ -166,9 +199,12 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     p->legend->setVisible(true);
     p->legend->setIconSize(24, 12);
     placeLegendInRow(p->legend, 0, 7);
-    addTitle(
-        tr("Timeline of one iteration — %1").arg(QString::fromStdString(plan.planner.empty() ? "plan" : plan.planner)),
-        subtitleOf(plan, layout_.kind, result));
+    addTitle(tr("Timeline of one iteration — %1")
+                 .arg(QString::fromStdString(plan_.planner.empty() ? "plan" : plan_.planner)),
+             subtitleOf(plan_, layout_.kind, result_));
+    if (keepRange)
+        p->xAxis->setRange(timeRange);
+    setRowZoom(zoom);
 
     // Lay out once so the row labels are thinned for the real axis height before the first paint.
     p->plotLayout()->update(QCPLayoutElement::upPreparation);
@@ -177,7 +213,7 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     setHasContent(true);
 }
 
-// Time runs along x (zoom and pan along it only); the rows down y, labelled by their GPUs.
+// Time runs along x, the rows down y, labelled by their GPUs.
 void GanttView::setUpAxes(QCustomPlot* p)
 {
     QCPAxis* x = p->xAxis;
@@ -200,13 +236,106 @@ void GanttView::setUpAxes(QCustomPlot* p)
     QFont tickFont = p->font();
     tickFont.setPointSizeF(8);
     y->setTickLabelFont(tickFont);
+}
 
+// The wheel zooms time, Ctrl+wheel the rows; a drag pans both (the rows only while zoomed in). A double
+// click collapses or expands the group under the pointer; a right click offers the group's menu.
+void GanttView::setUpInteraction(QCustomPlot* p)
+{
+    QCPAxis* x = p->xAxis;
+    QCPAxis* y = p->yAxis;
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    p->axisRect()->setRangeDrag(Qt::Horizontal);
+    p->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    p->axisRect()->setRangeDragAxes(x, y);
     p->axisRect()->setRangeZoom(Qt::Horizontal);
-    p->axisRect()->setRangeZoomAxes(x, nullptr);
-    p->axisRect()->setRangeDragAxes(x, nullptr);
+    p->axisRect()->setRangeZoomAxes(x, y);
+    // QCustomPlot emits mouseWheel before the axis rect zooms: pick the direction for this step.
+    connect(p, &QCustomPlot::mouseWheel, this, [p](QWheelEvent* e) {
+        p->axisRect()->setRangeZoom(e->modifiers() & Qt::ControlModifier ? Qt::Vertical : Qt::Horizontal);
+    });
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &GanttView::clampRange);
+    connect(y, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &GanttView::clampValueRange);
+    connect(p, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
+        const QString key = groupKeyAt(e->position());
+        if (!key.isEmpty())
+            setGroupCollapsed(key, !options_.collapsed.count(key));
+    });
+    p->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(p, &QWidget::customContextMenuRequested, this, &GanttView::showGroupMenu);
+}
+
+void GanttView::showGroupMenu(const QPoint& pos)
+{
+    const QString key = groupKeyAt(pos);
+    auto group = std::find_if(layout_.groups.begin(), layout_.groups.end(),
+                              [&](const GanttGroupLayout& g) { return g.key == key; });
+    if (group == layout_.groups.end())
+        return;
+    QMenu menu(this);
+    menu.addSection(group->title);
+    const bool collapsed = options_.collapsed.count(key) > 0;
+    QAction* collapse = menu.addAction(collapsed ? tr("Expand to all rows") : tr("Collapse to one row"));
+    collapse->setEnabled(collapsed || group->rows.size() > 1);
+    QAction* separate = nullptr;
+    if (group->canMerge())
+        separate = menu.addAction(group->merged ? tr("Show identical replicas one by one")
+                                                : tr("Draw identical replicas once"));
+    QAction* chosen = menu.exec(plot()->mapToGlobal(pos));
+    if (chosen && chosen == collapse)
+        setGroupCollapsed(key, !collapsed);
+    else if (chosen && chosen == separate)
+        setGroupSeparated(key, group->merged);
+}
+
+QString GanttView::groupKeyAt(const QPointF& pixel) const
+{
+    if (!gantt_)
+        return {};
+    const double value = plot()->yAxis->pixelToCoord(pixel.y());
+    for (const GanttGroupLayout& g : layout_.groups)
+        if (value >= g.bandTop && value < g.bandBottom)
+            return g.key;
+    return {};
+}
+
+double GanttView::fullValueSize() const { return layout_.valueEnd + 2 * ganttgeom::groupGap; }
+
+double GanttView::rowZoom() const
+{
+    if (!gantt_)
+        return 1.0;
+    return fullValueSize() / plot()->yAxis->range().size();
+}
+
+void GanttView::setRowZoom(double factor)
+{
+    if (!gantt_)
+        return;
+    const double top = plot()->yAxis->range().lower;
+    const double size = fullValueSize() / std::max(1.0, factor);
+    plot()->yAxis->setRange(top, top + size); // clampValueRange() keeps it inside the rows
+    plot()->replot();
+}
+
+void GanttView::clampValueRange(const QCPRange& range)
+{
+    if (!gantt_)
+        return;
+    using namespace ganttgeom;
+    const double lo = -groupGap, hi = layout_.valueEnd + groupGap;
+    // At most all rows, at least about two rows in view.
+    const double minSize = std::min(hi - lo, 2 * (computeHeight + commHeight + gpuGap));
+    QCPRange r = range;
+    if (r.size() > hi - lo)
+        r = QCPRange(lo, hi);
+    if (r.size() < minSize)
+        r = QCPRange(r.center() - minSize / 2, r.center() + minSize / 2);
+    if (r.lower < lo)
+        r = QCPRange(lo, lo + r.size());
+    if (r.upper > hi)
+        r = QCPRange(hi - r.size(), hi);
+    if (r != range)
+        plot()->yAxis->setRange(r);
 }
 
 void GanttView::clampRange(const QCPRange& range)
@@ -234,6 +363,7 @@ void GanttView::resetZoom()
     if (!gantt_)
         return;
     plot()->xAxis->setRange(0, layout_.span * 1.01);
+    plot()->yAxis->setRange(-ganttgeom::groupGap, layout_.valueEnd + ganttgeom::groupGap);
     plot()->replot();
 }
 
@@ -248,9 +378,13 @@ QString GanttView::toolTipAt(const QPointF& pos) const
     const double key = x->pixelToCoord(pos.x());
     const double tolerance = std::abs(x->pixelToCoord(pos.x() + 2) - key);
     const GanttBox* box = gantt_->boxAt(key, y->pixelToCoord(pos.y()), tolerance);
-    if (!box || box->event < 0 || box->event >= int(events_.size()))
+    if (!box || box->event < 0 || box->event >= int(result_.events.size()))
         return {};
-    return ganttEventText(layout_, events_[size_t(box->event)]);
+    QString text = ganttEventText(layout_, result_.events[size_t(box->event)]);
+    const auto rows = layout_.rows();
+    if (const size_t row = size_t(box->row / 2); row < rows.size() && rows[row]->copies > 1)
+        text += tr("<br><i>drawn once for %1 identical replicas</i>").arg(rows[row]->copies);
+    return text;
 }
 
 } // namespace hetplan

@@ -1,9 +1,10 @@
 #pragma once
 // Timeline of one simulated iteration: a compute row per GPU (grouped by pipeline stage, on alternating
 // background bands) with a thinner communication track under it; which rows, in which order, is
-// layoutGantt()'s business, this view draws it. Colour = micro-batch (Tableau 10,
-// cycling), forward = light tint, backward = full colour, recompute hatched; communication grey and
-// hatched. Zoom/pan along time only; hover for the event's details.
+// layoutGantt()'s business, how each event is painted gantt_styles'; this view draws them. Zoom/pan along
+// time with the wheel and drag; Ctrl+wheel (or the toolbar's row buttons) zooms the rows, and a zoomed-in
+// view drags up and down. Identical replicas are drawn once ("× N"); a double click on a group collapses it to
+// one row or expands it again, its context menu also shows its replicas one by one. Hover for details.
 #include "gantt_layout.h"
 #include "plot_view.h"
 
@@ -13,6 +14,7 @@ namespace hetplan {
 
 class GanttPlottable;
 }
+class QAction;
 class QCPRange;
 class QCustomPlot;
 namespace hetplan {
@@ -26,7 +28,7 @@ public:
     void setPlan(const Plan& plan, const SimResult& result);
     void clear() override;
 
-    int rowCount() const { return int(layout_.rows().size()); } // compute rows (= GPUs shown)
+    int rowCount() const { return int(layout_.rows().size()); } // compute rows shown
     size_t eventCount() const;
     size_t lastPaintedBoxes() const;
     QString timeUnit() const { return layout_.timeUnit; }
@@ -34,19 +36,42 @@ public:
     // Tooltip text for the event under a pixel position of plot() (empty if none); public for tests.
     QString describeAt(const QPointF& pixel) const { return toolTipAt(pixel); }
 
+    // Grouping: which groups are collapsed to one row and whether identical replicas are drawn once.
+    const GanttLayoutOptions& layoutOptions() const { return options_; }
+    void setLayoutOptions(const GanttLayoutOptions& options);
+    void setGroupCollapsed(const QString& key, bool collapsed);
+    void setGroupSeparated(const QString& key, bool separated); // identical replicas one by one
+    // The key of the group whose band lies at this pixel height of plot() (empty if none).
+    QString groupKeyAt(const QPointF& pixel) const;
+
+    // Vertical zoom: 1 = every row in view; 4 = a quarter of the rows' height in view, each row 4× taller.
+    double rowZoom() const;
+    void setRowZoom(double factor);
+
 public slots:
     void resetZoom() override;
+    void zoomRowsIn() { setRowZoom(rowZoom() * 1.5); }
+    void zoomRowsOut() { setRowZoom(rowZoom() / 1.5); }
 
 protected:
     QString toolTipAt(const QPointF& pos) const override;
 
 private:
+    void rebuild();
     void setUpAxes(QCustomPlot* p);
+    void setUpInteraction(QCustomPlot* p);
     void clampRange(const QCPRange& range);
+    void clampValueRange(const QCPRange& range);
+    void showGroupMenu(const QPoint& pos);
+    double fullValueSize() const;
 
     GanttPlottable* gantt_ = nullptr;
-    std::vector<TimelineEvent> events_;
+    QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
+    Plan plan_;
+    SimResult result_;
     GanttLayout layout_;
+    GanttLayoutOptions options_;
+    bool hasPlan_ = false;
 };
 
 } // namespace hetplan

@@ -4,9 +4,14 @@
 
 #include <qcustomplot.h>
 
+#include "export_dialog.h"
+
 #include <QAction>
-#include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QSvgGenerator>
 #include <QLabel>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -30,8 +35,8 @@ PlotView::PlotView(const QString& placeholder, QWidget* parent) : QWidget(parent
     toolBar_->setToolButtonStyle(Qt::ToolButtonTextOnly);
     resetAction_ = toolBar_->addAction(tr("Reset zoom"), this, &PlotView::resetZoom);
     resetAction_->setToolTip(tr("Show the whole plot again"));
-    pngAction_ = toolBar_->addAction(tr("Export PNG…"), this, &PlotView::exportPngWithDialog);
-    pdfAction_ = toolBar_->addAction(tr("Export PDF…"), this, &PlotView::exportPdfWithDialog);
+    exportAction_ = toolBar_->addAction(tr("Export…"), this, &PlotView::exportWithDialog);
+    exportAction_->setToolTip(tr("Save the plot as PNG, PDF or SVG at a size you choose"));
     layout->addWidget(toolBar_);
 
     stack_ = new QStackedWidget(this);
@@ -50,6 +55,8 @@ PlotView::PlotView(const QString& placeholder, QWidget* parent) : QWidget(parent
     layout->addWidget(stack_, 1);
 
     lastDir_ = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    if (lastDir_.isEmpty() || !QDir(lastDir_).exists())
+        lastDir_ = QDir::homePath();
     newPlot();
     setHasContent(false);
 }
@@ -94,8 +101,7 @@ void PlotView::setHasContent(bool hasContent)
     empty_ = !hasContent;
     stack_->setCurrentWidget(empty_ ? static_cast<QWidget*>(placeholder_) : plot_);
     resetAction_->setEnabled(hasContent);
-    pngAction_->setEnabled(hasContent);
-    pdfAction_->setEnabled(hasContent);
+    exportAction_->setEnabled(hasContent);
     if (hasContent) {
         adaptToSize(currentPlotSize());
         plot_->replot();
@@ -240,56 +246,75 @@ QSize PlotView::exportSize(int width, int height) const
 
 bool PlotView::exportPng(const QString& fileName, int width, int height)
 {
-    if (empty_)
+    return exportTo(fileName, ExportFormat::Png, width, height);
+}
+
+bool PlotView::exportPdf(const QString& fileName, int width, int height)
+{
+    return exportTo(fileName, ExportFormat::Pdf, width, height);
+}
+
+bool PlotView::exportSvg(const QString& fileName, int width, int height)
+{
+    return exportTo(fileName, ExportFormat::Svg, width, height);
+}
+
+bool PlotView::exportTo(const QString& fileName, ExportFormat format, int width, int height)
+{
+    if (empty_ || fileName.isEmpty())
         return false;
     const QSize size = exportSize(width, height);
     adaptToSize(size);
     // The first render lays the plot out at the export size (axis ticks are prepared from the previous
     // layout), the second one is the one written.
     plot_->toPixmap(size.width(), size.height());
-    const bool ok = plot_->savePng(fileName, size.width(), size.height());
+    const bool ok = renderTo(fileName, format, size) && QFileInfo(fileName).size() > 0;
     adaptToSize(currentPlotSize());
     plot_->replot();
     if (ok)
         emit exported(fileName);
-    return ok && QFileInfo(fileName).size() > 0;
+    return ok;
 }
 
-bool PlotView::exportPdf(const QString& fileName, int width, int height)
+bool PlotView::renderTo(const QString& fileName, ExportFormat format, const QSize& size)
+{
+    switch (format) {
+    case ExportFormat::Png: return plot_->savePng(fileName, size.width(), size.height());
+    case ExportFormat::Pdf: return plot_->savePdf(fileName, size.width(), size.height());
+    case ExportFormat::Svg: break;
+    }
+    QSvgGenerator svg;
+    svg.setFileName(fileName);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setResolution(96); // CSS pixels: the drawing's width and height in mm match its pixel size on screen
+    svg.setTitle(viewName_);
+    QCPPainter painter;
+    if (!painter.begin(&svg))
+        return false;
+    plot_->toPainter(&painter, size.width(), size.height());
+    return painter.end();
+}
+
+QString PlotView::exportBaseName() const
+{
+    QString name = exportBaseName_.isEmpty() ? viewName_ : exportBaseName_;
+    // Characters file systems or shells trip over become dashes.
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
+    name.replace(unsafe, QStringLiteral("-"));
+    return name;
+}
+
+void PlotView::exportWithDialog()
 {
     if (empty_)
-        return false;
-    const QSize size = exportSize(width, height);
-    adaptToSize(size);
-    plot_->toPixmap(size.width(), size.height());
-    const bool ok = plot_->savePdf(fileName, size.width(), size.height());
-    adaptToSize(currentPlotSize());
-    plot_->replot();
-    if (ok)
-        emit exported(fileName);
-    return ok && QFileInfo(fileName).size() > 0;
-}
-
-void PlotView::exportPngWithDialog()
-{
-    QString file = QFileDialog::getSaveFileName(this, tr("Export PNG"), lastDir_, tr("PNG images (*.png)"));
-    if (file.isEmpty())
         return;
-    if (!file.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        file += QLatin1String(".png");
-    lastDir_ = QFileInfo(file).absolutePath();
-    exportPng(file);
-}
-
-void PlotView::exportPdfWithDialog()
-{
-    QString file = QFileDialog::getSaveFileName(this, tr("Export PDF"), lastDir_, tr("PDF documents (*.pdf)"));
-    if (file.isEmpty())
+    ExportDialog dialog(QDir(lastDir_).filePath(exportBaseName()), defaultExportSize(), this);
+    if (dialog.exec() != QDialog::Accepted)
         return;
-    if (!file.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        file += QLatin1String(".pdf");
-    lastDir_ = QFileInfo(file).absolutePath();
-    exportPdf(file);
+    lastDir_ = QFileInfo(dialog.fileName()).absolutePath();
+    if (!exportTo(dialog.fileName(), dialog.format(), dialog.exportSize().width(), dialog.exportSize().height()))
+        QMessageBox::warning(this, tr("Export"), tr("Could not write %1.").arg(dialog.fileName()));
 }
 
 } // namespace hetplan

@@ -1,6 +1,6 @@
 #pragma once
-// Base of the plan views: a QCustomPlot with a small toolbar (reset zoom, PNG/PDF export), a placeholder
-// shown while there is nothing to draw, and hover tooltips routed to the subclass.
+// Base of the plan views: a QCustomPlot with a small toolbar (reset zoom, export as PNG, PDF or SVG at a
+// chosen size), a placeholder shown while there is nothing to draw, and hover tooltips routed to the subclass.
 #include <QPointF>
 #include <QString>
 #include <QWidget>
@@ -25,10 +25,19 @@ public:
     QCustomPlot* plot() const { return plot_; }
     QToolBar* toolBar() const { return toolBar_; }
 
+    enum class ExportFormat { Png, Pdf, Svg };
     // Renders the plot to a file; w/h 0 = the widget's size (or 1000×600 while it has never been laid out).
-    // Returns false when the view is empty or the file cannot be written.
+    // Returns false when the view is empty or the file cannot be written; emits exported() on success.
     bool exportPng(const QString& fileName, int width = 0, int height = 0);
     bool exportPdf(const QString& fileName, int width = 0, int height = 0);
+    bool exportSvg(const QString& fileName, int width = 0, int height = 0);
+    bool exportTo(const QString& fileName, ExportFormat format, int width = 0, int height = 0);
+    // The size an export gets by default: the plot's size on screen (1000×600 before it was ever shown).
+    QSize defaultExportSize() const { return exportSize(0, 0); }
+    // "<cluster>-<model>-gantt" (without a suffix); the export dialog proposes it.
+    QString exportBaseName() const;
+    // What the view is called in messages: "gantt", "stage map", ...
+    QString viewName() const { return viewName_; }
 
     // Drops the data and shows the placeholder again.
     virtual void clear();
@@ -44,13 +53,15 @@ public slots:
     // Keyboard zoom (View ▸ Zoom In/Out): scales the ranges the mouse wheel zooms, about their centres;
     // factor > 1 zooms in. Views without wheel zoom (the comparison) stay as they are.
     void zoomBy(double factor);
-    void exportPngWithDialog();
-    void exportPdfWithDialog();
+    // Asks for format, size and file (ExportDialog), then exports.
+    void exportWithDialog();
 
 signals:
-    void exported(const QString& fileName);
+    void exported(const QString& fileName); // the status bar says "Saved <viewName> as <fileName>"
 
 protected:
+    void setViewName(const QString& name) { viewName_ = name; }
+    void setExportBaseName(const QString& name) { exportBaseName_ = name; }
     // A fresh plot with the project's look (fonts, colours, mouse tracking); the old one is deleted.
     QCustomPlot* newPlot();
     // Shows the plot (true) or the placeholder (false) and replots.
@@ -70,17 +81,19 @@ protected:
 private:
     void onMouseMove(QMouseEvent* event);
     QSize exportSize(int width, int height) const;
+    bool renderTo(const QString& fileName, ExportFormat format, const QSize& size);
     QSize currentPlotSize() const;
 
     QToolBar* toolBar_ = nullptr;
     QAction* resetAction_ = nullptr;
-    QAction* pngAction_ = nullptr;
-    QAction* pdfAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
     QStackedWidget* stack_ = nullptr;
     QLabel* placeholder_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     bool empty_ = true;
     QString lastDir_;
+    QString viewName_ = QStringLiteral("plot");
+    QString exportBaseName_;
 };
 
 } // namespace hetplan

@@ -188,9 +188,94 @@ void axisLabels(const Cluster& cluster, const std::vector<std::string>& types, S
         layout.rowLabels.push_back(viewutil::withDevice(n.name, n.deviceType, types));
 }
 
+// "0–7, 9, 12–15": local GPU indices as ranges.
+QString rangesText(const std::vector<int>& sorted)
+{
+    QStringList parts;
+    for (size_t i = 0; i < sorted.size();) {
+        size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+            ++j;
+        parts << (j == i ? QString::number(sorted[i]) : QStringLiteral("%1–%2").arg(sorted[i]).arg(sorted[j]));
+        i = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString tileToolTip(const Node& node, const std::vector<int>& cellIndices, const std::vector<StageMapCell>& cells)
+{
+    QStringList tip{stageMapText("<b>%1</b> (%2) · %3 GPUs")
+                        .arg(QString::fromStdString(node.name), QString::fromStdString(node.deviceType))
+                        .arg(node.gpus)};
+    // What the plan puts on which local GPUs, by role (the cell's first line), in order of first use.
+    std::vector<std::pair<QString, std::vector<int>>> roles;
+    double peak = -1, capacity = 0;
+    for (int i : cellIndices) {
+        const StageMapCell& c = cells[size_t(i)];
+        const QString role = c.colourKey < 0 ? stageMapText("unused") : c.lines.value(0);
+        auto it = std::find_if(roles.begin(), roles.end(), [&](const auto& r) { return r.first == role; });
+        if (it == roles.end())
+            roles.push_back({role, {c.column}});
+        else
+            it->second.push_back(c.column);
+        peak = std::max(peak, c.used);
+        capacity = std::max(capacity, c.capacity);
+    }
+    for (const auto& [role, gpus] : roles)
+        tip << stageMapText("%1: GPU %2").arg(role, rangesText(gpus));
+    if (peak >= 0)
+        tip << stageMapText("highest peak memory %1 GiB of %2 GiB")
+                   .arg(viewutil::formatGiB(peak, 2), viewutil::formatGiB(capacity, 1));
+    return tip.join(QStringLiteral("<br>"));
+}
+
+// Tiles in a grid about 1.6 times as wide as high (the shape of a plot area), GPU squares near-square.
+void tileByNode(const Cluster& cluster, const std::vector<std::string>& types, StageMapLayout& layout)
+{
+    layout.mixedDevices = types.size() > 1;
+    const int nodes = int(cluster.nodes.size());
+    layout.byNode = true;
+    layout.tileColumns = std::max(1, int(std::ceil(std::sqrt(nodes * 1.6))));
+    layout.tileRows = (nodes + layout.tileColumns - 1) / layout.tileColumns;
+    const int most = std::max(1, layout.columns);
+    layout.innerColumns = int(std::ceil(std::sqrt(double(most))));
+    layout.innerRows = (most + layout.innerColumns - 1) / layout.innerColumns;
+    std::vector<std::vector<int>> cellsOfNode(static_cast<size_t>(nodes));
+    for (size_t i = 0; i < layout.cells.size(); ++i)
+        cellsOfNode[size_t(layout.cells[i].row)].push_back(int(i));
+    for (int n = 0; n < nodes; ++n) {
+        StageMapNodeTile t;
+        t.node = n;
+        t.row = n / layout.tileColumns;
+        t.column = n % layout.tileColumns;
+        t.label = QString::fromStdString(cluster.nodes[size_t(n)].name);
+        t.device = viewutil::shortDevice(cluster.nodes[size_t(n)].deviceType, types);
+        t.cells = cellsOfNode[size_t(n)];
+        t.toolTip = tileToolTip(cluster.nodes[size_t(n)], t.cells, layout.cells);
+        layout.tiles.push_back(std::move(t));
+    }
+}
+
 } // namespace
 
-StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
+QRectF StageMapLayout::tileRect(const StageMapNodeTile& t) const
+{
+    using namespace tilegeom;
+    return QRectF(t.column + inset, t.row + inset, 1 - 2 * inset, 1 - 2 * inset);
+}
+
+QRectF StageMapLayout::gpuRect(const StageMapNodeTile& t, int slot) const
+{
+    using namespace tilegeom;
+    const QRectF tile = tileRect(t);
+    const double slotW = tile.width() / std::max(1, innerColumns);
+    const double slotH = (tile.height() - header) / std::max(1, innerRows);
+    const int r = slot / std::max(1, innerColumns), c = slot % std::max(1, innerColumns);
+    return QRectF(tile.left() + c * slotW + gap * slotW / 2, tile.top() + header + r * slotH + gap * slotH / 2,
+                  slotW * (1 - gap), slotH * (1 - gap));
+}
+
+StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result, int nodeTilesFrom)
 {
     StageMapLayout layout;
     const Cluster& cluster = plan.cluster;
@@ -208,6 +293,8 @@ StageMapLayout layoutStageMap(const Plan& plan, const SimResult& result)
         layout.overCapacity += layout.cells.back().overCapacity() ? 1 : 0;
     }
     axisLabels(cluster, types, layout);
+    if (cluster.gpuCount() >= nodeTilesFrom)
+        tileByNode(cluster, types, layout);
     layout.colourMeaning = plan.zero ? stageMapText("ZeRO-%1, colour = micro-batch size").arg(plan.zero->stage)
                            : plan.kind() == PlanKind::Spmd ? stageMapText("SPMD, colour = sharding ratio")
                                                            : stageMapText("colour = pipeline stage");

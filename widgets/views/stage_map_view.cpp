@@ -2,6 +2,7 @@
 
 #include "cell_grid_plottable.h"
 #include "legend_swatch.h"
+#include "node_tile_plottable.h"
 #include "row_ticker.h"
 #include "widgets/common/palette.h"
 
@@ -54,13 +55,38 @@ void setUpAxes(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
     }
 }
 
+// Tiles carry their own labels; the axes only frame them.
+void setUpTileAxes(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
+{
+    x->setRange(0, layout.tileColumns);
+    y->setRange(0, layout.tileRows);
+    y->setRangeReversed(true);
+    x->setLabel(StageMapView::tr("nodes (%1 GPUs each at most); hover for names and roles").arg(layout.columns));
+    for (QCPAxis* a : {x, y}) {
+        a->grid()->setVisible(false);
+        a->setTicks(false);
+        a->setTickLabels(false);
+        a->setBasePen(Qt::NoPen);
+    }
+}
+
+std::vector<QColor> cellColours(const StageMapLayout& layout)
+{
+    std::vector<QColor> out;
+    out.reserve(layout.cells.size());
+    for (const StageMapCell& c : layout.cells)
+        out.push_back(keyColour(layout, c.colourKey));
+    return out;
+}
+
 void addLegend(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
 {
     for (const StageMapLegendEntry& e : layout.legend)
         new LegendSwatch(x, y, e.name, keyColour(layout, e.colourKey));
     if (layout.anyUnused)
         new LegendSwatch(x, y, StageMapView::tr("unused GPU"), palette::unusedGpu());
-    new LegendSwatch(x, y, StageMapView::tr("peak memory / capacity"), palette::memoryOk());
+    if (!layout.byNode) // tiles have no memory bars; their tooltips give the peaks
+        new LegendSwatch(x, y, StageMapView::tr("peak memory / capacity"), palette::memoryOk());
     if (layout.overCapacity > 0)
         new LegendSwatch(x, y, StageMapView::tr("over capacity"), palette::overCapacity());
 }
@@ -69,22 +95,25 @@ void addLegend(QCPAxis* x, QCPAxis* y, const StageMapLayout& layout)
 
 StageMapView::StageMapView(QWidget* parent)
     : PlotView(tr("Run a planner to see which GPUs hold which pipeline stage."), parent)
-{}
+{
+    setViewName(tr("stage map"));
+}
 
 void StageMapView::clear()
 {
     grid_ = nullptr;
+    tiles_ = nullptr;
     layout_ = {};
     PlotView::clear();
 }
 
-int StageMapView::cellCount() const { return grid_ ? int(grid_->cells().size()) : 0; }
+int StageMapView::cellCount() const { return grid_ || tiles_ ? int(layout_.cells.size()) : 0; }
 
 QString StageMapView::cellText(int gpu) const
 {
-    if (!grid_ || gpu < 0 || gpu >= int(grid_->cells().size()))
+    if ((!grid_ && !tiles_) || gpu < 0 || gpu >= int(layout_.cells.size()))
         return {};
-    return grid_->cells()[gpu].toolTip;
+    return layout_.cells[size_t(gpu)].toolTip;
 }
 
 void StageMapView::setPlan(const Plan& plan, const SimResult& result)
@@ -94,11 +123,20 @@ void StageMapView::setPlan(const Plan& plan, const SimResult& result)
         return;
     layout_ = layoutStageMap(plan, result);
 
+    setExportBaseName(QStringLiteral("%1-%2-stagemap").arg(QString::fromStdString(plan.cluster.name),
+                                                            QString::fromStdString(plan.model.name)));
     QCustomPlot* p = newPlot();
-    grid_ = new CellGridPlottable(p->xAxis, p->yAxis);
-    grid_->removeFromLegend();
-    grid_->setCells(gridCells(layout_), layout_.rows, layout_.columns);
-    setUpAxes(p->xAxis, p->yAxis, layout_);
+    if (layout_.byNode) {
+        tiles_ = new NodeTilePlottable(p->xAxis, p->yAxis);
+        tiles_->removeFromLegend();
+        tiles_->setLayout(&layout_, cellColours(layout_));
+        setUpTileAxes(p->xAxis, p->yAxis, layout_);
+    } else {
+        grid_ = new CellGridPlottable(p->xAxis, p->yAxis);
+        grid_->removeFromLegend();
+        grid_->setCells(gridCells(layout_), layout_.rows, layout_.columns);
+        setUpAxes(p->xAxis, p->yAxis, layout_);
+    }
     addLegend(p->xAxis, p->yAxis, layout_);
     p->legend->setVisible(true);
     placeLegendInRow(p->legend, 0, 6);
@@ -115,7 +153,11 @@ void StageMapView::setPlan(const Plan& plan, const SimResult& result)
 
 QString StageMapView::toolTipAt(const QPointF& pos) const
 {
-    if (!grid_ || !plot()->axisRect()->rect().contains(pos.toPoint()))
+    if (!plot()->axisRect()->rect().contains(pos.toPoint()))
+        return {};
+    if (tiles_)
+        return tiles_->toolTipAt(plot()->xAxis->pixelToCoord(pos.x()), plot()->yAxis->pixelToCoord(pos.y()));
+    if (!grid_)
         return {};
     const GridCell* c = grid_->cellAt(plot()->xAxis->pixelToCoord(pos.x()), plot()->yAxis->pixelToCoord(pos.y()));
     return c ? c->toolTip : QString();

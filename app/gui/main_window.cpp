@@ -25,7 +25,9 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QScrollBar>
+#include <QScreen>
 #include <QSettings>
+#include <QTimer>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -238,7 +240,7 @@ void MainWindow::resetLayout()
 void MainWindow::restoreSettings()
 {
     QSettings s;
-    restoreGeometry(s.value("window/geometry").toByteArray());
+    hasSavedGeometry_ = restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
     rebuildRecentMenu();
 }
@@ -336,8 +338,24 @@ void MainWindow::fitProjectTree()
 
 void MainWindow::showEvent(QShowEvent* e)
 {
+    // First launch: no saved geometry and nobody sized the window, so its size hint (about 780×490) would
+    // set it; take most of the screen instead.
+    const bool firstLaunch = !shownOnce_ && !hasSavedGeometry_ && !testAttribute(Qt::WA_Resized);
+    if (firstLaunch) {
+        const QRect screen = this->screen()->availableGeometry();
+        resize(std::min(1400, screen.width() * 9 / 10), std::min(900, screen.height() * 9 / 10));
+    }
     QMainWindow::showEvent(e);
-    fitProjectTree();
+    if (shownOnce_)
+        return;
+    shownOnce_ = true;
+    // Under a window manager the window gets its final size after this event, and docks resized now are
+    // laid out again and lose their width: fit them once the event loop has settled the geometry.
+    QTimer::singleShot(0, this, [this, firstLaunch] {
+        if (firstLaunch)
+            resetLayout();
+        fitProjectTree();
+    });
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

@@ -185,6 +185,8 @@ private:
     std::string editorCluster_; // name of the cluster shown in the editor
     int activeRun_ = 0;
     bool interactive_ = true;
+    bool hasSavedGeometry_ = false; // restoreSettings() found a window geometry from an earlier session
+    bool shownOnce_ = false;
     bool syncing_ = false;
     QString lastMessage_;
     bool lastMessageIsError_ = false;

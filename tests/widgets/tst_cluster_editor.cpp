@@ -40,6 +40,7 @@ private slots:
     void clusterChangedOncePerStep();
     void panelOwnedByEditor();
     void rendersNonEmpty();
+    void fitFollowsResizeUntilUserZooms();
 };
 
 void TestClusterEditor::addNodeRoundTrip()
@@ -330,6 +331,39 @@ void TestClusterEditor::rendersNonEmpty()
     QVERIFY2(amperePx > 200, qPrintable(QString::number(amperePx)));
     QVERIFY(nonBackground > img.width() * img.height() / 10);
     QVERIFY(colours.size() > 50);
+}
+
+// The canvas opens fitted, but the window often gets its final size only after that (a window manager, the
+// first launch's resize): a fitted view must stay fitted through resizes, and stop once the user zooms.
+void TestClusterEditor::fitFollowsResizeUntilUserZooms()
+{
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
+    ed.resize(560, 420);
+    ed.setCluster(exampleCluster("ditto-ex3"));
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    QTest::qWait(20); // the deferred fit-to-view
+    ClusterView* view = ed.view();
+    const QRectF content = static_cast<ClusterScene*>(view->scene())->contentRect();
+    auto wholeInView = [&] {
+        const QRect shown = view->mapFromScene(content).boundingRect();
+        return view->viewport()->rect().contains(shown);
+    };
+    QVERIFY(wholeInView());
+    const double small = view->zoom();
+    QVERIFY2(small < 1.0, "the cluster should need shrinking at this size");
+
+    ed.resize(1400, 1000); // more room: the fit follows, the cluster is drawn larger and still whole
+    QTest::qWait(20);
+    QVERIFY(view->zoom() > small * 1.2);
+    QVERIFY(wholeInView());
+
+    view->zoomIn(); // the user's zoom: a resize keeps it
+    const double chosen = view->zoom();
+    ed.resize(700, 500);
+    QTest::qWait(20);
+    QCOMPARE(view->zoom(), chosen);
 }
 
 QTEST_MAIN(TestClusterEditor)

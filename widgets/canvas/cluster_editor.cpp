@@ -44,7 +44,7 @@ ClusterEditor::ClusterEditor(QUndoStack* undoStack, QWidget* parent) : QWidget(p
     split->addWidget(view_);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({290, 710});
+    split->setSizes({240, 760});
     buildToolBar();
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);

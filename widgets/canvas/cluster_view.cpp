@@ -1,6 +1,7 @@
 #include "cluster_view.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -31,6 +32,7 @@ void ClusterView::setPanTool(bool pan) { setDragMode(pan ? ScrollHandDrag : Rubb
 
 void ClusterView::zoomBy(double factor)
 {
+    fitRect_ = QRectF(); // the user's zoom from now on, not a fit
     const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     if (std::abs(target - zoom()) < 1e-9)
         return;
@@ -42,12 +44,21 @@ void ClusterView::zoomToRect(const QRectF& rect)
 {
     if (rect.isEmpty())
         return;
+    fitRect_ = rect;
     const QRectF r = rect.adjusted(-24, -24, 24, 24);
     const QSizeF vp = viewport()->size();
     const double z = std::clamp(std::min(vp.width() / r.width(), vp.height() / r.height()), kMinZoom, 1.0);
     setTransform(QTransform::fromScale(z, z));
     centerOn(r.center());
     emit zoomChanged(zoom());
+}
+
+void ClusterView::resizeEvent(QResizeEvent* e)
+{
+    QGraphicsView::resizeEvent(e);
+    // A fitted view stays fitted while the window settles or the user resizes it (until they zoom or pan).
+    if (!fitRect_.isEmpty())
+        zoomToRect(fitRect_);
 }
 
 void ClusterView::wheelEvent(QWheelEvent* e)
@@ -65,6 +76,7 @@ void ClusterView::mousePressEvent(QMouseEvent* e)
 {
     if (e->button() == Qt::MiddleButton) {
         panning_ = true;
+        fitRect_ = QRectF(); // a pan keeps its place when the view is resized
         panLast_ = e->position().toPoint();
         viewport()->setCursor(Qt::ClosedHandCursor);
         e->accept();

@@ -14,7 +14,8 @@ public:
     void zoomIn() { zoomBy(1.25); }
     void zoomOut() { zoomBy(1 / 1.25); }
     void zoomBy(double factor);
-    // Shows `rect` whole, between 10 % and 100 % zoom (small clusters are not blown up).
+    // Shows `rect` whole, between 10 % and 100 % zoom (small clusters are not blown up), and keeps it whole
+    // when the view is resized until the user zooms or pans.
     void zoomToRect(const QRectF& rect);
     double zoom() const { return transform().m11(); }
 
@@ -24,6 +25,7 @@ signals:
     void zoomChanged(double zoom);
 
 protected:
+    void resizeEvent(QResizeEvent* e) override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -32,6 +34,7 @@ protected:
 
 private:
     bool panning_ = false;
+    QRectF fitRect_; // what the last fit showed; empty once the user zoomed or panned
     QPoint panLast_;
 };
 

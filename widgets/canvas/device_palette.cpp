@@ -104,7 +104,7 @@ DevicePalette::DevicePalette(QWidget* parent) : QWidget(parent)
     lay->addWidget(tree_, 1);
     lay->addLayout(form);
     lay->addWidget(add_);
-    setMinimumWidth(270);
+    setMinimumWidth(220); // "A100-80GB-PCIe", memory and TFLOPS still fit; the canvas needs the width more
 
     connect(add_, &QPushButton::clicked, this, [this] {
         if (!currentDeviceType().isEmpty())

@@ -11,6 +11,10 @@
 #include "widgets/views/gantt_view.h"
 #include "widgets/views/stage_map_view.h"
 
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 #include <QUndoStack>
@@ -31,6 +35,28 @@ class TestReplanWindow : public QObject {
         QVERIFY(w.runPlanners({"ditto"}));
         QVERIFY(finished.wait(60000));
         QVERIFY(w.document()->currentPlan());
+    }
+
+    // With HETPLAN_SCREENSHOTS set: docs/screenshots/replan-failed-node.png, the window with the failed node
+    // selected above the comparison of the plans before and after.
+    static void saveScreenshot(MainWindow& w, int failedNode)
+    {
+        const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        w.clusterEditor()->selectItems({failedNode}, {});
+        const QImage window = w.grab().toImage();
+        const QString comparisonFile = QDir(dir).filePath("replan-comparison.png");
+        QVERIFY(w.comparison()->exportPng(comparisonFile, window.width(), 560));
+        const QImage comparison(comparisonFile);
+        QFile::remove(comparisonFile);
+        QImage both(window.width(), window.height() + comparison.height(), QImage::Format_RGB32);
+        both.fill(Qt::white);
+        QPainter p(&both);
+        p.drawImage(0, 0, window);
+        p.drawImage(0, window.height(), comparison);
+        p.end();
+        QVERIFY(both.save(QDir(dir).filePath("replan-failed-node.png")));
     }
 
     static int nodeIndex(const MainWindow& w, const std::string& name)
@@ -67,6 +93,7 @@ private slots:
         // The comparison shows the plan before and after, named by their nodes.
         QCOMPARE(w.comparison()->names(), (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
         QVERIFY2(w.lastMessage().startsWith("Re-planned with ditto without rtx4090-0"), qPrintable(w.lastMessage()));
+        saveScreenshot(w, nodeIndex(w, "rtx4090-0"));
 
         // Undo (the document's one stack) marks it healthy again, which re-plans on all 22 GPUs.
         w.document()->undoStack()->undo();

@@ -52,10 +52,10 @@ private:
     bool keepsPlan_;
 };
 
-// With HETPLAN_TEST_SHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
+// With HETPLAN_SCREENSHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
 void saveShot(QWidget* widget, const QString& name)
 {
-    const QString dir = qEnvironmentVariable("HETPLAN_TEST_SHOTS");
+    const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOTS");
     if (!dir.isEmpty())
         widget->grab().save(dir + "/" + name);
 }
@@ -93,6 +93,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
+        w.resize(1280, 800);
         w.show();
         QVERIFY(startWaitingPlanner(w, kHoldsPlan));
         w.tabs()->setCurrentWidget(w.runPanel());
@@ -112,6 +113,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
+        w.resize(1280, 800);
         w.show();
         QVERIFY(startWaitingPlanner(w, kHoldsPlan));
         QVERIFY(w.gantt()->isEmpty()); // no result yet
@@ -138,6 +140,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
+        w.resize(1280, 800);
         w.show();
         QVERIFY(startWaitingPlanner(w, kNoPlanYet));
         const int runId = w.document()->project().runs.back().id;
@@ -152,6 +155,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
+        w.resize(1280, 800);
         w.show();
         w.openExample("amp-het-cluster", "gpt2-amp");
         // data-parallel with micro-batch 3: the default batch of 32 over 16 GPUs leaves 2 per GPU.
@@ -177,6 +181,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
+        w.resize(1280, 800);
         w.show();
         w.openExample("amp-het-cluster", "gpt2-amp");
         QVERIFY(w.runPlanners({"data-parallel"}, {{"data-parallel", {{"mbs", "3"}}}}));

@@ -235,7 +235,7 @@ private slots:
             QVERIFY2(tree->indentation() * (depth + 1) + fm.horizontalAdvance(text) <= tree->columnWidth(0),
                      qPrintable(text));
         QVERIFY(tree->columnWidth(0) <= tree->viewport()->width());
-        const QString shots = qEnvironmentVariable("HETPLAN_WINDOW_SHOT_DIR", dir.path());
+        const QString shots = qEnvironmentVariable("HETPLAN_SCREENSHOTS", dir.path());
         QVERIFY(w.grab().save(QDir(shots).filePath("window-1024x700.png")));
     }
 

@@ -104,10 +104,10 @@ QAction* menuAction(QMainWindow& w, const QString& menu, const QString& item)
     return nullptr;
 }
 
-// With HETPLAN_TEST_SHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
+// With HETPLAN_SCREENSHOTS=DIR set, writes what the widget shows to DIR/name (to look at it by eye).
 void saveShot(QWidget* widget, const QString& name)
 {
-    const QString dir = qEnvironmentVariable("HETPLAN_TEST_SHOTS");
+    const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOTS");
     if (!dir.isEmpty())
         widget->grab().save(dir + "/" + name);
 }

@@ -296,8 +296,8 @@ void TestClusterEditor::rendersNonEmpty()
     QVERIFY(ed.view()->zoom() > 0.2);
     const QImage img = ed.view()->viewport()->grab().toImage();
     QVERIFY(!img.isNull());
-    if (qEnvironmentVariableIsSet("HETPLAN_SHOT_DIR")) { // for looking at the canvas by eye
-        const QString dir = qEnvironmentVariable("HETPLAN_SHOT_DIR");
+    if (qEnvironmentVariableIsSet("HETPLAN_SCREENSHOTS")) { // for looking at the canvas by eye
+        const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOTS");
         ed.grab().save(dir + QStringLiteral("/canvas-editor.png"));
         ed.propertyPanel()->resize(300, 600);
         ed.selectItems({0});

@@ -6,7 +6,7 @@
 //   the code's helpers); forward and backward of one micro-batch differ by brush pattern.
 // * Batch→speed curves: profiled-size dots only on measured curves.
 // * Export as PNG, PDF and SVG at a chosen size, the default file name, and the status bar message.
-// Set HETPLAN_VIEW_SNAPSHOTS=/some/dir to keep PNGs of the large views.
+// Set HETPLAN_SCREENSHOTS=/some/dir to keep PNGs of the large views.
 #include "app/gui/main_window.h"
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
@@ -90,7 +90,7 @@ void showAt(QWidget& w, int width, int height)
 
 void snapshot(PlotView& view, const QString& name)
 {
-    const QByteArray dir = qgetenv("HETPLAN_VIEW_SNAPSHOTS");
+    const QByteArray dir = qgetenv("HETPLAN_SCREENSHOTS");
     if (!dir.isEmpty())
         QVERIFY(view.exportPng(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name + QStringLiteral(".png")));
 }
@@ -514,7 +514,7 @@ private slots:
         view.setPlan(scale256_, sim256_);
         QCOMPARE(view.defaultExportSize(), view.plot()->size());
         // For a look at the toolbar and the dialog as a user sees them.
-        if (const QByteArray shots = qgetenv("HETPLAN_VIEW_SNAPSHOTS"); !shots.isEmpty()) {
+        if (const QByteArray shots = qgetenv("HETPLAN_SCREENSHOTS"); !shots.isEmpty()) {
             QVERIFY(view.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/gantt-window.png")));
             d.show();
             QVERIFY(QTest::qWaitForWindowExposed(&d));

@@ -2,7 +2,7 @@
 // data-parallel planners on the AMP heterogeneous cluster, rendered offscreen at 1000×600 and checked
 // pixel-wise (enough coloured pixels, several distinct colours), hover texts, export files, the empty
 // placeholder, and the time to set and draw large timelines.
-// Set HETPLAN_VIEW_SNAPSHOTS=/some/dir to keep a PNG of every view for a visual check.
+// Set HETPLAN_SCREENSHOTS=/some/dir to keep a PNG of every view for a visual check.
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
 #include "core/planners/planner.h"
@@ -88,7 +88,7 @@ PixelStats plotAreaStats(PlotView& view)
 
 void snapshot(PlotView& view, const QString& name)
 {
-    const QByteArray dir = qgetenv("HETPLAN_VIEW_SNAPSHOTS");
+    const QByteArray dir = qgetenv("HETPLAN_SCREENSHOTS");
     if (dir.isEmpty())
         return;
     const QString base = QString::fromLocal8Bit(dir) + QLatin1Char('/') + name;

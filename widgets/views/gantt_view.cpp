@@ -317,15 +317,11 @@ void GanttView::setRowZoom(double factor)
     plot()->replot();
 }
 
-void GanttView::clampValueRange(const QCPRange& range)
+namespace {
+// `r` resized to at least `minSize` and at most hi - lo, then moved inside [lo, hi]: the axis limits of both
+// zoom directions.
+QCPRange keptWithin(QCPRange r, double lo, double hi, double minSize)
 {
-    if (!gantt_)
-        return;
-    using namespace ganttgeom;
-    const double lo = -groupGap, hi = layout_.valueEnd + groupGap;
-    // At most all rows, at least about two rows in view.
-    const double minSize = std::min(hi - lo, 2 * (computeHeight + commHeight + gpuGap));
-    QCPRange r = range;
     if (r.size() > hi - lo)
         r = QCPRange(lo, hi);
     if (r.size() < minSize)
@@ -334,6 +330,19 @@ void GanttView::clampValueRange(const QCPRange& range)
         r = QCPRange(lo, lo + r.size());
     if (r.upper > hi)
         r = QCPRange(hi - r.size(), hi);
+    return r;
+}
+} // namespace
+
+void GanttView::clampValueRange(const QCPRange& range)
+{
+    if (!gantt_)
+        return;
+    using namespace ganttgeom;
+    const double lo = -groupGap, hi = layout_.valueEnd + groupGap;
+    // At most all rows, at least about two rows in view.
+    const double minSize = std::min(hi - lo, 2 * (computeHeight + commHeight + gpuGap));
+    const QCPRange r = keptWithin(range, lo, hi, minSize);
     if (r != range)
         plot()->yAxis->setRange(r);
 }
@@ -345,15 +354,7 @@ void GanttView::clampRange(const QCPRange& range)
         return;
     const double lo = -0.02 * span, hi = span * 1.03;
     const double minSize = std::max(span * 1e-6, 1e-9);
-    QCPRange r = range;
-    if (r.size() > hi - lo)
-        r = QCPRange(lo, hi);
-    if (r.size() < minSize)
-        r = QCPRange(r.center() - minSize / 2, r.center() + minSize / 2);
-    if (r.lower < lo)
-        r = QCPRange(lo, lo + r.size());
-    if (r.upper > hi)
-        r = QCPRange(hi - r.size(), hi);
+    const QCPRange r = keptWithin(range, lo, hi, minSize);
     if (r != range)
         plot()->xAxis->setRange(r);
 }

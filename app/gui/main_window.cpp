@@ -209,6 +209,7 @@ void MainWindow::buildActions()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run Planners"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
     run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), runner_, &RunController::cancel);
+    buildLive(run);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::Key_F1), this, &MainWindow::showKeyboardShortcuts);
@@ -243,6 +244,7 @@ void MainWindow::restoreSettings()
     hasSavedGeometry_ = restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
     rebuildRecentMenu();
+    restoreLive();
 }
 
 void MainWindow::saveSettings()

@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -24,6 +25,7 @@ class ComparisonView;
 class CurvesView;
 class GanttView;
 class JobPanel;
+class LiveController;
 class ModelPanel;
 class PlanDetailsView;
 class ProjectTreeActions;
@@ -43,6 +45,10 @@ public:
     ProjectDocument* document() const { return doc_; }
     RunController* runner() const { return runner_; }
     ReplanController* replanner() const { return replan_; }
+    LiveController* live() const { return live_; }
+    // Live re-planning (main_window_live.cpp): Run ▸ Live Re-planning and the Run tab's Live box, in step.
+    bool isLive() const;
+    void setLive(bool on);
     ClusterEditor* clusterEditor() const { return editor_; }
     GanttView* gantt() const { return gantt_; }
     StageMapView* stageMap() const { return stageMap_; }
@@ -131,6 +137,10 @@ private:
     void replanAfterFailure();
     void onReplanned(const PlanRef& before, const PlanRef& after);
     void onReplanFailed(const QString& reason);
+    // Live re-planning (main_window_live.cpp).
+    void buildLive(QMenu* runMenu);
+    void restoreLive();
+    void onLiveUpdated(int runId);
     // A failed action: `status` (with %1 = the reason) in the status bar and, when interactive, the reason
     // in a dialog titled `dialogTitle` (critical, or a warning).
     void reportFailure(const QString& status, const QString& dialogTitle, const std::exception& e,
@@ -165,6 +175,8 @@ private:
     ProjectDocument* doc_;
     RunController* runner_;
     ReplanController* replan_ = nullptr;
+    LiveController* live_ = nullptr;
+    QAction* liveAction_ = nullptr;
     ProjectTreeModel* treeModel_;
     ProjectTreeActions* treeActions_ = nullptr;
     QTreeView* tree_;

@@ -10,6 +10,7 @@
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
 #include "widgets/common/gui_errors.h"
+#include "widgets/controller/live_controller.h"
 #include "widgets/controller/replan_controller.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
@@ -322,7 +323,9 @@ void MainWindow::onEditorClusterChanged()
     doc_->syncCluster(editorCluster_, c);
     editorCluster_ = c.name;
     syncing_ = false;
-    if (failuresChanged) // marked failed or healthy (or such a step undone): re-plan the current plan
+    // Marked failed or healthy (or such a step undone): re-plan the current plan, unless Live re-plans
+    // every edit anyway.
+    if (failuresChanged && !live_->isEnabled())
         replanAfterFailure();
 }
 
@@ -395,27 +398,14 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
         showMessage(tr("A run is already going: cancel it first"), true);
         return false;
     }
-    const Cluster* c = doc_->cluster();
-    const ProjectModel* m = doc_->model();
-    if (!c || !m) {
+    const std::optional<PlanRequest> req = currentPlanRequest(*doc_);
+    if (!req) {
         showMessage(tr("The project needs a cluster and a model before planning"), true);
         return false;
     }
+    const Cluster* c = doc_->cluster();
+    const ProjectModel* m = doc_->model();
     const NamedJob* j = doc_->job();
-    PlanRequest req;
-    req.cluster = *c;
-    req.job = j ? j->job : Job{};
-    req.model = m->model;
-    // Example models are rebuilt for the job's sequence length; imported models keep their own.
-    if (m->model.arch.family != "custom" && m->model.arch.sequence > 0 &&
-        m->model.arch.sequence != req.job.sequenceLength) {
-        try {
-            req.model = buildExampleModel(m->model.name, req.job.sequenceLength);
-        } catch (const InputError&) {
-            req.job.sequenceLength = m->model.arch.sequence;
-        }
-    }
-    req.profile = m->profile;
     Run run;
     run.cluster = c->name;
     run.model = m->model.name;
@@ -434,7 +424,7 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
     for (const auto& [planner, kv] : extraOptions)
         for (const auto& [k, v] : kv)
             options[planner][k] = v;
-    runner_->start(planners, req, run, options);
+    runner_->start(planners, *req, run, options);
     showMessage(tr("Running %1 planner(s)…").arg(planners.size()));
     return true;
 }
@@ -454,21 +444,6 @@ void MainWindow::onRunResult(const RunResult& result)
     if (result.plan && !doc_->currentPlan())
         doc_->setCurrentPlan(PlanRef{activeRun_, int(doc_->run(activeRun_)->results.size()) - 1});
 }
-
-namespace {
-// Index of the feasible result with the shortest iteration, -1 if none (or no run).
-int bestFeasibleResult(const Run* run)
-{
-    int best = -1;
-    for (size_t i = 0; run && i < run->results.size(); ++i) {
-        const auto& p = run->results[i].plan;
-        if (p && p->estimate.feasible &&
-            (best < 0 || p->estimate.iterationSeconds < run->results[best].plan->estimate.iterationSeconds))
-            best = int(i);
-    }
-    return best;
-}
-} // namespace
 
 void MainWindow::onRunFinished()
 {

@@ -44,7 +44,9 @@ RemoveRunCommand::RemoveRunCommand(ProjectDocument* doc, size_t position)
 void RemoveRunCommand::redo()
 {
     std::vector<Run>& runs = doc_->runs();
-    runs.erase(std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == run_.id; }));
+    if (auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == run_.id; });
+        it != runs.end())
+        runs.erase(it);
     doc_->runsChanged(plan_ && plan_->runId == run_.id ? std::nullopt : plan_);
 }
 
@@ -69,10 +71,13 @@ Run* RemoveResultCommand::run() const
     return nullptr;
 }
 
+// A live run's results are replaced outside the history (ProjectDocument::replaceRun), so the result this
+// step removed may be gone or elsewhere by the time it is redone or undone: the bounds are checked.
 void RemoveResultCommand::redo()
 {
     Run* r = run();
-    r->results.erase(r->results.begin() + index_);
+    if (r && size_t(index_) < r->results.size())
+        r->results.erase(r->results.begin() + index_);
     std::optional<PlanRef> plan = plan_;
     if (plan && plan->runId == runId_ && plan->result == index_)
         plan.reset();
@@ -84,7 +89,8 @@ void RemoveResultCommand::redo()
 void RemoveResultCommand::undo()
 {
     Run* r = run();
-    r->results.insert(r->results.begin() + index_, result_);
+    if (r)
+        r->results.insert(r->results.begin() + std::ptrdiff_t(std::min(size_t(index_), r->results.size())), result_);
     doc_->runsChanged(plan_);
 }
 

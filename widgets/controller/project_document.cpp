@@ -381,6 +381,25 @@ void ProjectDocument::addRunResult(int runId, const RunResult& r)
         }
 }
 
+bool ProjectDocument::replaceRun(int runId, Run run, std::optional<int> current)
+{
+    for (Run& r : project_.runs)
+        if (r.id == runId) {
+            run.id = runId;
+            r = std::move(run);
+            changedOutsideHistory_ = true;
+            updateDirty();
+            std::optional<PlanRef> plan = currentPlan_;
+            if (current)
+                plan = PlanRef{runId, *current};
+            else if (plan && plan->runId == runId && size_t(plan->result) >= r.results.size())
+                plan.reset();
+            runsChanged(plan);
+            return true;
+        }
+    return false;
+}
+
 bool ProjectDocument::removeRun(int runId)
 {
     for (size_t i = 0; i < project_.runs.size(); ++i)

@@ -99,6 +99,11 @@ public:
     // run or one result of it is an undo step. False when there is no such run / result.
     int addRun(Run run); // assigns the id, returns it
     void addRunResult(int runId, const RunResult& r);
+    // Replaces run `runId`'s inputs and results with `run`'s, keeping its id and place (live re-planning's
+    // one live run); not undoable, like addRun. Result `current` of it becomes the current plan (nullopt:
+    // the current plan stays, or is dropped when it was a result of this run that is gone); the views
+    // follow one currentPlanChanged(). False when there is no such run.
+    bool replaceRun(int runId, Run run, std::optional<int> current = std::nullopt);
     bool removeRun(int runId);
     bool removeRunResult(int runId, int result);
 

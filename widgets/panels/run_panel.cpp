@@ -5,6 +5,7 @@
 #include "widgets/models/project_tree.h"
 #include "widgets/views/view_util.h"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -66,6 +67,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     cancel_->setEnabled(false);
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
+    live_ = new QCheckBox(tr("Live"));
+    live_->setObjectName("RunLive");
+    live_->setToolTip(tr("Re-run the ticked planners (up to 1 s each) after every cluster, model, profile or job "
+                         "edit and show the best plan; the project keeps one live run (Run ▸ Live)"));
+    buttons->addWidget(live_);
     buttons->addStretch();
     topLayout->addLayout(buttons);
     split->addWidget(top);
@@ -92,6 +98,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
 
     connect(run_, &QPushButton::clicked, this, &RunPanel::runRequested);
     connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
+    connect(live_, &QCheckBox::toggled, this, &RunPanel::liveToggled);
     connect(results_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
         showDetails(it);
         if (it && it != runningItem_)
@@ -107,6 +114,10 @@ std::vector<std::string> RunPanel::checkedPlanners() const
             out.push_back(planners_->topLevelItem(i)->text(0).toStdString());
     return out;
 }
+
+bool RunPanel::isLive() const { return live_->isChecked(); }
+
+void RunPanel::setLive(bool on) { live_->setChecked(on); }
 
 void RunPanel::setChecked(const std::vector<std::string>& planners)
 {

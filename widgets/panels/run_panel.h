@@ -10,6 +10,7 @@
 #include <QWidget>
 #include <map>
 
+class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -26,6 +27,10 @@ public:
 
     std::vector<std::string> checkedPlanners() const;
     void setChecked(const std::vector<std::string>& planners);
+    // The Live check box (live re-planning, see LiveController); setLive() emits liveToggled on a change.
+    bool isLive() const;
+    void setLive(bool on);
+    QCheckBox* liveBox() const { return live_; }
     // Planner → key → canonical value, only for values changed from the default.
     std::map<std::string, std::map<std::string, std::string>> options() const;
     // The editor of one option (nullptr if there is none), e.g. for tests.
@@ -59,6 +64,7 @@ public:
 signals:
     void runRequested();
     void cancelRequested();
+    void liveToggled(bool on);
     void resultActivated(int runId, int result);
 
 private:
@@ -73,6 +79,7 @@ private:
     QTreeWidget* results_;
     QPushButton* run_;
     QPushButton* cancel_;
+    QCheckBox* live_;
     QPlainTextEdit* details_;
     // The running planner: its position in the run, name, latest progress text and clock.
     int runningIndex_ = -1;

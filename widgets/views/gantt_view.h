@@ -13,6 +13,7 @@
 namespace hetplan {
 
 class GanttPlottable;
+struct GanttBox;
 }
 class QAction;
 class QCPRange;
@@ -48,6 +49,11 @@ public:
     double rowZoom() const;
     void setRowZoom(double factor);
 
+    // The toolbar's "Critical path" toggle: outline the chain that sets the iteration time, dim the rest.
+    bool criticalPathShown() const { return options_.criticalPath; }
+    void setCriticalPathShown(bool on);
+    const GanttPlottable* plottable() const { return gantt_; } // for tests
+
 public slots:
     void resetZoom() override;
     void zoomRowsIn() { setRowZoom(rowZoom() * 1.5); }
@@ -61,12 +67,14 @@ private:
     void setUpAxes(QCustomPlot* p);
     void setUpInteraction(QCustomPlot* p);
     void clampRange(const QCPRange& range);
+    QString idleText(const GanttBox& gap) const;
     void clampValueRange(const QCPRange& range);
     void showGroupMenu(const QPoint& pos);
     double fullValueSize() const;
 
     GanttPlottable* gantt_ = nullptr;
     QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
+    QAction* criticalPath_ = nullptr; // toolbar toggle: options_.criticalPath
     Plan plan_;
     SimResult result_;
     GanttLayout layout_;

@@ -4,7 +4,8 @@
 // layoutGantt()'s business, how each event is painted gantt_styles'; this view draws them. Zoom/pan along
 // time with the wheel and drag; Ctrl+wheel (or the toolbar's row buttons) zooms the rows, and a zoomed-in
 // view drags up and down. Identical replicas are drawn once ("× N"); a double click on a group collapses it to
-// one row or expands it again, its context menu also shows its replicas one by one. Hover for details.
+// one row or expands it again, its context menu also shows its replicas one by one. Idle gaps are shaded;
+// the "Critical path" toggle outlines the chain that sets the iteration time. Hover for details.
 #include "gantt_layout.h"
 #include "plot_view.h"
 

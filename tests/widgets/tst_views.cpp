@@ -284,7 +284,18 @@ private slots:
         QVERIFY(lit.saturated < plain.saturated * 3 / 4);
         QVERIFY(hoverTexts(view).filter(QStringLiteral("on the critical path")).size() > 0);
         snapshot(view, QStringLiteral("critical-path"));
-        // The toggle survives a new plan; off again clears the marks.
+        // The toggle survives a new plan; a ZeRO plan's chain (through its collectives' last members) also
+        // spans the iteration. Off again clears the marks.
+        view.setPlan(zero_, zeroSim_);
+        QVERIFY(view.layout().criticalBars > 0);
+        first = 1e300, last = 0;
+        for (const GanttBarLayout& b : view.layout().bars)
+            if (b.critical) {
+                first = std::min(first, zeroSim_.events[size_t(b.event)].start);
+                last = std::max(last, zeroSim_.events[size_t(b.event)].end);
+            }
+        QVERIFY(std::abs(first) < 1e-12);
+        QVERIFY(std::abs(last - zeroSim_.iterationSeconds) < 1e-9 * zeroSim_.iterationSeconds);
         view.setPlan(uniform_, uniformSim_);
         QVERIFY(view.layout().criticalBars > 0);
         toggle->trigger();

@@ -33,7 +33,7 @@ for t in tst_views tst_large_views tst_project_window tst_window_context tst_rep
          tst_run_outcomes tst_live_window; do
     "$build/tests/$t" >"$tmp/$t.log" 2>&1 || { cat "$tmp/$t.log"; exit 1; }
 done
-for f in gantt-hap stagemap-hap curves-poplar gantt-256 stagemap-1024 tree-menu import-error \
+for f in gantt-hap stagemap-hap curves-poplar gantt-256 stagemap-1024 critical-path tree-menu import-error \
          profile-flag window-1024x700 replan-failed-node keyboard-shortcuts cancelled-run \
          comparison-failed-planner live-replan; do
     cp "$HETPLAN_SCREENSHOTS/$f.png" "$out/"

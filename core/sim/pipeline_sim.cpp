@@ -125,6 +125,8 @@ public:
           rec_(rec),
           actArrive_(size_t(S_) * M, -1.0),
           gradArrive_(size_t(S_) * M, -1.0),
+          actEvent_(size_t(S_) * M, -1),
+          gradEvent_(size_t(S_) * M, -1),
           next_(S_, 0),
           clock_(S_, 0.0),
           linkFwd_(S_, 0.0),
@@ -184,8 +186,19 @@ private:
         return 0;
     }
 
+    // The event that delivered that input (TimelineEvent::waitedOn); -1 for none or no timeline.
+    int inputEvent(int s, bool forward, int m) const
+    {
+        if (forward && s > 0)
+            return actEvent_[size_t(s - 1) * M_ + m];
+        if (!forward && s < S_ - 1)
+            return gradEvent_[size_t(s + 1) * M_ + m];
+        return -1;
+    }
+
     // The op's output crosses the boundary: activations go down, gradients go up; one link per direction.
-    void send(int s, bool forward, int m, double end)
+    // `op` is the op's event index; the receiver waits on the send or, when the send costs nothing, on the op.
+    void send(int s, bool forward, int m, double end, int op)
     {
         const Group& g = *groups_[s];
         if (forward && s < S_ - 1) {
@@ -193,22 +206,37 @@ private:
             const double start = std::max(end, linkFwd_[s]);
             linkFwd_[s] = start + bd.seconds;
             actArrive_[size_t(s) * M_ + m] = linkFwd_[s];
+            actEvent_[size_t(s) * M_ + m] = op;
             if (blocking_)
                 clock_[s] = std::max(clock_[s], linkFwd_[s]);
             if (bd.seconds > 0)
-                for (int gpu : bd.senders)
-                    rec_.add(gpu, EventKind::SendActivation, g.pipeline, g.replica, s, m, start, linkFwd_[s]);
+                actEvent_[size_t(s) * M_ + m] =
+                    recordSend(bd.senders, EventKind::SendActivation, g, s, m, start, linkFwd_[s]);
         } else if (!forward && s > 0) {
             const Boundary& bd = bounds_[s - 1];
             const double start = std::max(end, linkBwd_[s - 1]);
             linkBwd_[s - 1] = start + bd.seconds;
             gradArrive_[size_t(s) * M_ + m] = linkBwd_[s - 1];
+            gradEvent_[size_t(s) * M_ + m] = op;
             if (blocking_)
                 clock_[s] = std::max(clock_[s], linkBwd_[s - 1]);
             if (bd.seconds > 0)
-                for (int gpu : bd.receivers)
-                    rec_.add(gpu, EventKind::SendGradient, g.pipeline, g.replica, s, m, start, linkBwd_[s - 1]);
+                gradEvent_[size_t(s) * M_ + m] =
+                    recordSend(bd.receivers, EventKind::SendGradient, g, s, m, start, linkBwd_[s - 1]);
         }
+    }
+
+    // One send event per representative GPU; returns the first one's index.
+    int recordSend(const std::vector<int>& gpus, EventKind kind, const Group& g, int s, int m, double start,
+                   double end)
+    {
+        int first = -1;
+        for (int gpu : gpus) {
+            const int i = rec_.add(gpu, kind, g.pipeline, g.replica, s, m, start, end);
+            if (first < 0)
+                first = i;
+        }
+        return first;
     }
 
     // Runs stage s's ops until one waits for an input not yet known; true if any ran.
@@ -224,17 +252,24 @@ private:
             if (ready < 0)
                 break;
             double start = std::max(clock_[s], ready);
+            int waitedOn = inputEvent(s, forward, m);
             if (g.gather > 0) { // ZeRO-3: the op waits for its stage's parameters
                 for (int gpu : g.gpus)
-                    rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, start + g.gather);
+                    rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, start + g.gather,
+                             waitedOn);
                 start += g.gather;
+                waitedOn = -1; // the gather went first, on the same GPUs
             }
             const double end = start + (forward ? g.f : g.b);
             clock_[s] = end;
             const EventKind kind = forward ? EventKind::Forward : EventKind::Backward;
-            for (int gpu : g.gpus)
-                rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end);
-            send(s, forward, m, end);
+            int op = -1;
+            for (int gpu : g.gpus) {
+                const int i = rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end, waitedOn);
+                if (op < 0)
+                    op = i;
+            }
+            send(s, forward, m, end, op);
             ++next_[s];
             moved = true;
         }
@@ -247,6 +282,7 @@ private:
     const bool gpipe_, blocking_;
     Recorder& rec_;
     std::vector<double> actArrive_, gradArrive_;
+    std::vector<int> actEvent_, gradEvent_; // the events behind actArrive_ / gradArrive_
     std::vector<int> next_;
     std::vector<double> clock_, linkFwd_, linkBwd_;
 };

@@ -25,14 +25,18 @@ struct Recorder {
         if (end > finish[gpu])
             finish[gpu] = end;
     }
-    // One event on one GPU; compute kinds also count as busy time.
-    void add(int gpu, EventKind kind, int pipeline, int replica, int stage, int microBatch, double start, double end)
+    // One event on one GPU; compute kinds also count as busy time. Returns its index in result.events (-1
+    // without a timeline), for TimelineEvent::waitedOn.
+    int add(int gpu, EventKind kind, int pipeline, int replica, int stage, int microBatch, double start, double end,
+            int waitedOn = -1)
     {
         touch(gpu, end);
         if (!isCommunication(kind))
             busy[gpu] += end - start;
-        if (options.timeline)
-            result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end});
+        if (!options.timeline)
+            return -1;
+        result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn});
+        return int(result.events.size()) - 1;
     }
 };
 

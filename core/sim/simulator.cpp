@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace hetplan {
@@ -136,6 +137,28 @@ void checkPlan(const Plan& plan)
     plan.validateStructure(f);
 }
 
+// Events by start, then GPU; waitedOn indices follow their events to the new positions.
+void sortEvents(std::vector<TimelineEvent>& events)
+{
+    std::vector<int> order(events.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const TimelineEvent &x = events[size_t(a)], &y = events[size_t(b)];
+        return x.start < y.start || (x.start == y.start && x.gpu < y.gpu);
+    });
+    std::vector<int> newIndex(events.size());
+    std::vector<TimelineEvent> sorted;
+    sorted.reserve(events.size());
+    for (int i : order) {
+        newIndex[size_t(i)] = int(sorted.size());
+        sorted.push_back(events[size_t(i)]);
+    }
+    for (TimelineEvent& e : sorted)
+        if (e.waitedOn >= 0)
+            e.waitedOn = newIndex[size_t(e.waitedOn)];
+    events = std::move(sorted);
+}
+
 } // namespace
 
 SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& options)
@@ -173,10 +196,7 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
             result.feasible = false;
     }
     if (options.timeline)
-        std::stable_sort(result.events.begin(), result.events.end(),
-                         [](const TimelineEvent& a, const TimelineEvent& b) {
-                             return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
-                         });
+        sortEvents(result.events);
     return result;
 }
 

@@ -32,6 +32,11 @@ struct TimelineEvent {
     int pipeline = 0, replica = 0, stage = 0;
     int microBatch = -1; // -1 for per-iteration events (all-reduce, optimizer)
     double start = 0, end = 0;
+    // Index into SimResult::events of the event on another stage whose output this one waited for (the send
+    // that delivered a pipeline op's input, or the neighbour's compute when the send costs nothing); -1 when
+    // only its own GPU's earlier events held it. Only the pipeline simulator records it; the critical path
+    // (critical_path.h) follows it.
+    int waitedOn = -1;
 };
 
 struct SimOptions {

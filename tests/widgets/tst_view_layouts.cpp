@@ -78,6 +78,7 @@ private slots:
     void ganttIdenticalReplicasDrawnOnce();
     void ganttReplicasThatDifferStaySeparate();
     void ganttCollapsedGroup();
+    void ganttCriticalPathAndIdleGaps();
     void stageMapSpmdRatios();
     void stageMapTilesByNode();
     void stageMapPipelineCells();
@@ -263,6 +264,73 @@ void TestViewLayouts::ganttCollapsedGroup()
     const GanttLayout one = layoutGantt(single, SimResult{}, o);
     QCOMPARE(labels(one), QStringList{"s0 · v/0 (V100)"});
     QVERIFY(!one.groups[0].collapsed);
+}
+
+namespace {
+// pipelinePlan()'s two identical replicas, one micro-batch (ms): stage 0 forward [0, 1], optimizer [1, 2]
+// (off the path: it finishes long before the gradient comes back), backward [5, 6]; stage 1 forward [1, 3]
+// (waiting on stage 0's), backward [3, 5].
+SimResult twoReplicaTimeline()
+{
+    SimResult r;
+    r.iterationSeconds = 6e-3;
+    const double ms = 1e-3;
+    for (int rep = 0; rep < 2; ++rep) {
+        const int g0 = rep, g1 = 2 + rep;
+        r.events.push_back(timelineEvent(g0, EventKind::Forward, 0, rep, 0, 0, 1 * ms));
+        r.events.push_back(timelineEvent(g0, EventKind::Optimizer, 0, rep, -1, 1 * ms, 2 * ms));
+        r.events.push_back(timelineEvent(g1, EventKind::Forward, 1, rep, 0, 1 * ms, 3 * ms));
+        r.events.back().waitedOn = int(r.events.size()) - 3;
+        r.events.push_back(timelineEvent(g1, EventKind::Backward, 1, rep, 0, 3 * ms, 5 * ms));
+        r.events.push_back(timelineEvent(g0, EventKind::Backward, 0, rep, 0, 5 * ms, 6 * ms));
+        r.events.back().waitedOn = int(r.events.size()) - 2;
+    }
+    return r;
+}
+} // namespace
+
+void TestViewLayouts::ganttCriticalPathAndIdleGaps()
+{
+    const SimResult sim = twoReplicaTimeline();
+    GanttLayoutOptions o;
+    o.criticalPath = true;
+    // Merged: one row per stage (GPUs 0 and 2). The chain F s0 → F s1 → B s1 → B s0 is marked, the optimizer
+    // is not.
+    const GanttLayout merged = layoutGantt(pipelinePlan(), sim, o);
+    QCOMPARE(merged.rows().size(), size_t(2));
+    QCOMPARE(merged.bars.size(), size_t(5));
+    QCOMPARE(merged.criticalBars, 4);
+    for (const GanttBarLayout& bar : merged.bars)
+        QCOMPARE(bar.critical, sim.events[size_t(bar.event)].kind != EventKind::Optimizer);
+    // The chain crosses rows twice: F s0 → F s1 at 1 ms (track 0 → 2), B s1 → B s0 at 5 ms (2 → 0).
+    QCOMPARE(merged.criticalLinks.size(), size_t(2));
+    QCOMPARE(merged.criticalLinks[0].fromTrack, 0);
+    QCOMPARE(merged.criticalLinks[0].toTrack, 2);
+    QVERIFY(std::abs(merged.criticalLinks[1].to - 5 * merged.timeScale * 1e-3) < 1e-9);
+    QCOMPARE(merged.criticalLinks[1].toTrack, 0);
+    // The representatives' gaps: GPU 0 idles [2, 5] (compute track 0), GPU 2 [0, 1] and [5, 6] (track 2).
+    const double k = merged.timeScale * 1e-3;
+    QCOMPARE(merged.gaps.size(), size_t(3));
+    const std::vector<std::tuple<double, double, int>> want{{2 * k, 5 * k, 0}, {0, 1 * k, 2}, {5 * k, 6 * k, 2}};
+    for (size_t i = 0; i < want.size(); ++i) {
+        QVERIFY(std::abs(merged.gaps[i].start - std::get<0>(want[i])) < 1e-9);
+        QVERIFY(std::abs(merged.gaps[i].end - std::get<1>(want[i])) < 1e-9);
+        QCOMPARE(merged.gaps[i].track, std::get<2>(want[i]));
+    }
+    // Every replica on its own row: replica 1's copies of the chain are marked too (it runs in lockstep),
+    // and each of the 4 rows has its gaps.
+    o.mergeIdentical = false;
+    const GanttLayout all = layoutGantt(pipelinePlan(), sim, o);
+    QCOMPARE(all.bars.size(), size_t(10));
+    QCOMPARE(all.criticalBars, 8);
+    QCOMPARE(all.gaps.size(), size_t(6));
+    // Toggle off: nothing marked, the gaps stay.
+    o.criticalPath = false;
+    const GanttLayout off = layoutGantt(pipelinePlan(), sim, o);
+    QCOMPARE(off.criticalBars, 0);
+    QVERIFY(off.criticalLinks.empty());
+    QVERIFY(std::none_of(off.bars.begin(), off.bars.end(), [](const GanttBarLayout& b) { return b.critical; }));
+    QCOMPARE(off.gaps.size(), size_t(6));
 }
 
 void TestViewLayouts::stageMapTilesByNode()

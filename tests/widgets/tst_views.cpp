@@ -10,6 +10,7 @@
 #include "widgets/common/palette.h"
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/curves_view.h"
+#include "widgets/views/gantt_plottable.h"
 #include "widgets/views/gantt_view.h"
 #include "widgets/views/stage_map_view.h"
 
@@ -20,6 +21,7 @@
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 #include <QToolTip>
 
 #include <set>
@@ -239,6 +241,66 @@ private slots:
             QVERIFY(view.lastPaintedBoxes() < full);
             QCOMPARE(view.plot()->yAxis->range(), y0);
         }
+    }
+
+    void ganttCriticalPath()
+    {
+        // AMP's plan on the AMP cluster, identical replicas merged (the default).
+        GanttView view;
+        showAt1000x600(view);
+        view.setPlan(amp_, ampSim_);
+        QAction* toggle = nullptr;
+        for (QAction* a : view.toolBar()->actions())
+            if (a->text() == QStringLiteral("Critical path"))
+                toggle = a;
+        QVERIFY(toggle && toggle->isCheckable() && !toggle->isChecked());
+        QCOMPARE(view.layout().criticalBars, 0);
+        // Idle gaps are shaded whether or not the path is shown, and hovering one says so.
+        QVERIFY(!view.layout().gaps.empty());
+        QCOMPARE(view.plottable()->gapCount(), view.layout().gaps.size());
+        QCoreApplication::processEvents();
+        const PixelStats plain = plotAreaStats(view);
+        QVERIFY(hoverTexts(view).filter(QStringLiteral("<b>idle</b>")).size() > 0);
+
+        toggle->trigger();
+        QVERIFY(view.criticalPathShown());
+        QVERIFY(view.plottable()->highlight());
+        // The marked bars run from the start of the iteration to its end; they are a minority.
+        const GanttLayout& l = view.layout();
+        QVERIFY(l.criticalBars > 0 && l.criticalBars < int(l.bars.size()));
+        double first = 1e300, last = 0;
+        for (const GanttBarLayout& b : l.bars)
+            if (b.critical) {
+                first = std::min(first, ampSim_.events[size_t(b.event)].start);
+                last = std::max(last, ampSim_.events[size_t(b.event)].end);
+            }
+        QVERIFY(std::abs(first) < 1e-12);
+        QVERIFY(std::abs(last - ampSim_.iterationSeconds) < 1e-9 * ampSim_.iterationSeconds);
+        // Everything else is dimmed: fewer strongly coloured pixels than without the highlight.
+        QCoreApplication::processEvents();
+        const PixelStats lit = plotAreaStats(view);
+        qInfo("critical path: %d of %zu bars; saturated %d → %d", l.criticalBars, l.bars.size(), plain.saturated,
+              lit.saturated);
+        QVERIFY(lit.saturated < plain.saturated * 3 / 4);
+        QVERIFY(hoverTexts(view).filter(QStringLiteral("on the critical path")).size() > 0);
+        snapshot(view, QStringLiteral("critical-path"));
+        // The toggle survives a new plan; a ZeRO plan's chain (through its collectives' last members) also
+        // spans the iteration. Off again clears the marks.
+        view.setPlan(zero_, zeroSim_);
+        QVERIFY(view.layout().criticalBars > 0);
+        first = 1e300, last = 0;
+        for (const GanttBarLayout& b : view.layout().bars)
+            if (b.critical) {
+                first = std::min(first, zeroSim_.events[size_t(b.event)].start);
+                last = std::max(last, zeroSim_.events[size_t(b.event)].end);
+            }
+        QVERIFY(std::abs(first) < 1e-12);
+        QVERIFY(std::abs(last - zeroSim_.iterationSeconds) < 1e-9 * zeroSim_.iterationSeconds);
+        view.setPlan(uniform_, uniformSim_);
+        QVERIFY(view.layout().criticalBars > 0);
+        toggle->trigger();
+        QCOMPARE(view.layout().criticalBars, 0);
+        QVERIFY(!view.plottable()->highlight());
     }
 
     void ganttZeroPlan()

@@ -2,6 +2,8 @@
 
 #include "view_util.h"
 
+#include "core/sim/critical_path.h"
+
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -248,6 +250,38 @@ void placeRows(const std::vector<Group>& groups, const SimResult& result, const 
     layout.valueEnd = y;
 }
 
+// Each shown row's idle gaps on its compute track.
+void placeGaps(const SimResult& result, GanttLayout& layout)
+{
+    const auto gaps = idleGaps(result);
+    int k = 0;
+    for (const GanttRowLayout* row : layout.rows()) {
+        const auto it = gaps.find(row->gpu);
+        if (it != gaps.end())
+            for (const IdleGap& g : it->second)
+                layout.gaps.push_back({g.start * layout.timeScale, g.end * layout.timeScale, 2 * k});
+        ++k;
+    }
+}
+
+void markCriticalBars(const SimResult& result, GanttLayout& layout)
+{
+    const CriticalPath path = criticalPath(result);
+    std::vector<int> barOf(result.events.size(), -1);
+    for (size_t i = 0; i < layout.bars.size(); ++i) {
+        GanttBarLayout& bar = layout.bars[i];
+        bar.critical = path.onPath[size_t(bar.event)] != 0;
+        layout.criticalBars += bar.critical ? 1 : 0;
+        barOf[size_t(bar.event)] = int(i);
+    }
+    for (size_t k = 1; k < path.chain.size(); ++k) {
+        const int a = barOf[size_t(path.chain[k - 1])], b = barOf[size_t(path.chain[k])];
+        if (a >= 0 && b >= 0 && layout.bars[a].track / 2 != layout.bars[b].track / 2) // between rows
+            layout.criticalLinks.push_back(
+                {layout.bars[a].end, layout.bars[b].start, layout.bars[a].track, layout.bars[b].track});
+    }
+}
+
 void placeBars(const SimResult& result, GanttLayout& layout)
 {
     std::vector<int> computeTrack(layout.gpuText.size(), -1);
@@ -319,6 +353,9 @@ GanttLayout layoutGantt(const Plan& plan, const SimResult& result, const GanttLa
     addUnnamedGroup(plan, result, layout, placement, groups);
     placeRows(groups, result, options, layout);
     placeBars(result, layout);
+    placeGaps(result, layout);
+    if (options.criticalPath)
+        markCriticalBars(result, layout);
     layout.legend = legendNeeds(result.events);
     layout.kind = kindText(plan);
     return layout;

@@ -56,12 +56,28 @@ struct GanttLayoutOptions {
     bool mergeIdentical = true;  // draw identical replicas once ("× N")
     std::set<QString> separated; // group keys whose identical replicas are drawn one by one anyway
     std::set<QString> collapsed; // group keys drawn as one summary row
+    bool criticalPath = false;   // mark the events on the critical path (GanttBarLayout::critical)
 };
 
 struct GanttBarLayout {
     double start = 0, end = 0; // time-axis units
     int track = 0;             // 2k: compute track of row k; 2k+1: its communication track
     int event = 0;             // index into SimResult::events
+    bool critical = false;     // on the critical path (only with GanttLayoutOptions::criticalPath)
+};
+
+// A stretch where a row's GPU runs nothing (core/sim/critical_path.h idleGaps); a merged row shows its
+// representative's, a collapsed group its first row's.
+// Where the critical path jumps from one row to another: from the end of one event to the start of the next
+// (drawn as an elbow). Only between events that both have bars.
+struct GanttLinkLayout {
+    double from = 0, to = 0; // time-axis units
+    int fromTrack = 0, toTrack = 0;
+};
+
+struct GanttGapLayout {
+    double start = 0, end = 0; // time-axis units
+    int track = 0;             // the row's compute track (2k)
 };
 
 // Which kinds of events occur, so the legend names only those.
@@ -73,6 +89,9 @@ struct GanttLegendNeeds {
 struct GanttLayout {
     std::vector<GanttGroupLayout> groups;
     std::vector<GanttBarLayout> bars;
+    std::vector<GanttGapLayout> gaps;
+    int criticalBars = 0; // bars marked critical
+    std::vector<GanttLinkLayout> criticalLinks;
     double valueEnd = 0; // bottom of the last row
     QString timeUnit = QStringLiteral("ms");
     double timeScale = 1e3; // seconds → time-axis units

@@ -1,5 +1,7 @@
 #include "gantt_plottable.h"
 
+#include "widgets/common/palette.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,6 +44,32 @@ void GanttPlottable::setBoxes(std::vector<GanttBox> boxes)
                          [](const GanttBox& a, const GanttBox& b) { return a.start < b.start; });
     if (count_ == 0)
         keyMin_ = keyMax_ = 0;
+}
+
+void GanttPlottable::setGaps(std::vector<GanttBox> gaps, const GanttStyle& style)
+{
+    gapStyle_ = style;
+    gapsByRow_.assign(rows_.size(), {});
+    gapCount_ = 0;
+    for (const GanttBox& g : gaps)
+        if (g.row >= 0 && g.row < int(rows_.size()) && g.end > g.start) {
+            gapsByRow_[g.row].push_back(g);
+            ++gapCount_;
+        }
+    for (auto& row : gapsByRow_)
+        std::sort(row.begin(), row.end(), [](const GanttBox& a, const GanttBox& b) { return a.start < b.start; });
+}
+
+const GanttBox* GanttPlottable::gapAt(double key, double value) const
+{
+    const int r = rowAt(value);
+    if (r < 0 || size_t(r) >= gapsByRow_.size())
+        return nullptr;
+    const auto& row = gapsByRow_[r];
+    auto it = std::upper_bound(row.begin(), row.end(), key, [](double k, const GanttBox& g) { return k < g.start; });
+    if (it == row.begin() || key > std::prev(it)->end)
+        return nullptr;
+    return &*std::prev(it);
 }
 
 QCPRange GanttPlottable::getKeyRange(bool& found, QCP::SignDomain) const
@@ -113,8 +141,62 @@ void GanttPlottable::draw(QCPPainter* painter)
     drawTimeGrid(painter, clip);
     painter->setFont(labelFont_);
     const QFontMetrics fm(labelFont_);
+    for (size_t r = 0; r < gapsByRow_.size(); ++r)
+        drawGaps(painter, r, clip);
     for (size_t r = 0; r < rows_.size(); ++r)
         drawRow(painter, r, clip, fm);
+    if (highlight_)
+        drawLinks(painter);
+}
+
+void GanttPlottable::drawLinks(QCPPainter* painter) const
+{
+    painter->setPen(QPen(QColor(15, 15, 15), 1.5));
+    for (const GanttLink& l : links_) {
+        const QPointF a(mKeyAxis->coordToPixel(l.key0), mValueAxis->coordToPixel(l.value0));
+        const QPointF corner(mKeyAxis->coordToPixel(l.key1), a.y());
+        const QPointF b(corner.x(), mValueAxis->coordToPixel(l.value1));
+        painter->drawLine(QLineF(a, corner));
+        painter->drawLine(QLineF(corner, b));
+    }
+}
+
+// A row's idle gaps in the visible range; those under a pixel and a half wide are not worth a mark.
+void GanttPlottable::drawGaps(QCPPainter* painter, size_t r, const QRect& clip) const
+{
+    const auto& row = gapsByRow_[r];
+    if (row.empty())
+        return;
+    const QCPRange visible = mKeyAxis->range();
+    auto [y0, y1] = yPixels(rows_[r].top, rows_[r].height);
+    auto it = std::upper_bound(row.begin(), row.end(), visible.lower,
+                               [](double k, const GanttBox& g) { return k < g.start; });
+    if (it != row.begin())
+        --it; // the gap running into the visible range
+    for (; it != row.end() && it->start <= visible.upper; ++it) {
+        double x0 = mKeyAxis->coordToPixel(it->start), x1 = mKeyAxis->coordToPixel(it->end);
+        if (x0 > x1)
+            std::swap(x0, x1);
+        x0 = std::max(x0, double(clip.left()) - 2);
+        x1 = std::min(x1, double(clip.right()) + 2);
+        if (x1 - x0 < 1.5)
+            continue;
+        const QRectF box(x0, y0, x1 - x0, std::max(1.0, y1 - y0));
+        painter->fillRect(box, gapStyle_.fill);
+        painter->fillRect(box, QBrush(gapStyle_.hatchColour, gapStyle_.hatch));
+    }
+}
+
+// Highlight mode: a critical box gets a thick dark outline, any other box a white veil.
+void GanttPlottable::emphasise(QCPPainter* painter, const QRectF& box, bool critical) const
+{
+    if (!critical) {
+        painter->fillRect(box, QColor(255, 255, 255, 170));
+        return;
+    }
+    painter->setPen(QPen(QColor(15, 15, 15), 2.5));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRect(box.adjusted(0.5, 0.5, -1, -1));
 }
 
 // Stage bands behind everything, across the full visible width.
@@ -161,10 +243,15 @@ void GanttPlottable::drawRow(QCPPainter* painter, size_t r, const QRect& clip, c
             const double col = std::floor(x0);
             if (col < lastPixel)
                 continue;
-            painter->fillRect(QRectF(col, y0, 1, h), st.hatch != Qt::NoBrush ? st.hatchColour : st.outline);
+            QColor colour = st.hatch != Qt::NoBrush ? st.hatchColour : st.outline;
+            if (highlight_)
+                colour = it->critical ? QColor(15, 15, 15) : palette::tint(colour, 0.7);
+            painter->fillRect(QRectF(col, y0, 1, h), colour);
             lastPixel = col + 1;
         } else {
             drawBox(painter, QRectF(x0, y0, x1 - x0, h), st, roomForText ? it->label : -1, fm);
+            if (highlight_)
+                emphasise(painter, QRectF(x0, y0, x1 - x0, h), it->critical);
             lastPixel = x1;
         }
         ++painted_;

@@ -15,6 +15,7 @@ struct GanttBox {
     int style = 0;  // index into the style table
     int label = -1; // number drawn inside when it fits (the micro-batch); -1 = none
     int event = -1; // caller's id (index into its event list)
+    bool critical = false; // outlined when the plottable highlights (the rest is dimmed)
 };
 
 struct GanttRow {
@@ -24,6 +25,10 @@ struct GanttRow {
 struct GanttBand { // background band behind a group of rows (a pipeline stage)
     double top = 0, bottom = 0;
     QColor colour;
+};
+
+struct GanttLink { // a jump of the highlighted chain: (key0, value0) → (key1, value0) → (key1, value1)
+    double key0 = 0, value0 = 0, key1 = 0, value1 = 0;
 };
 
 struct GanttStyle {
@@ -44,6 +49,15 @@ public:
     // Takes the boxes; they are grouped per row and sorted by start here.
     void setBoxes(std::vector<GanttBox> boxes);
     void setLabelFont(const QFont& f) { labelFont_ = f; }
+    // Idle stretches, drawn under the boxes in `style` where wider than a pixel column (row, start, end used).
+    void setGaps(std::vector<GanttBox> gaps, const GanttStyle& style);
+    // On: critical boxes get a thick outline and every other box is dimmed.
+    void setHighlight(bool on) { highlight_ = on; }
+    void setLinks(std::vector<GanttLink> links) { links_ = std::move(links); } // drawn while highlighting
+    bool highlight() const { return highlight_; }
+    size_t gapCount() const { return gapCount_; }
+    // The gap under (key, value); nullptr if none.
+    const GanttBox* gapAt(double key, double value) const;
 
     int rowAt(double value) const; // -1 if between rows
     // The box under (key, value), allowing `keyTolerance` either side; nullptr if none.
@@ -69,6 +83,9 @@ private:
     void drawBands(QCPPainter* painter, const QRect& clip) const;
     void drawTimeGrid(QCPPainter* painter, const QRect& clip) const;
     void drawRow(QCPPainter* painter, size_t r, const QRect& clip, const QFontMetrics& fm);
+    void drawGaps(QCPPainter* painter, size_t r, const QRect& clip) const;
+    void emphasise(QCPPainter* painter, const QRectF& box, bool critical) const;
+    void drawLinks(QCPPainter* painter) const;
     void drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label, const QFontMetrics& fm) const;
 
     std::vector<GanttRow> rows_;
@@ -77,6 +94,11 @@ private:
     std::vector<std::vector<GanttBox>> byRow_;
     std::vector<double> maxDuration_; // per row: how far back a box may start and still be visible
     size_t count_ = 0;
+    std::vector<std::vector<GanttBox>> gapsByRow_; // sorted by start; they do not overlap
+    GanttStyle gapStyle_;
+    size_t gapCount_ = 0;
+    bool highlight_ = false;
+    std::vector<GanttLink> links_;
     double keyMin_ = 0, keyMax_ = 0;
     QFont labelFont_;
     size_t painted_ = 0;

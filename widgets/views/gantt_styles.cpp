@@ -27,6 +27,11 @@ std::vector<GanttStyle> styles()
     return s;
 }
 
+GanttStyle idleStyle()
+{
+    return {QColor(120, 120, 120, 28), Qt::FDiagPattern, QColor(150, 150, 150), {}, {}};
+}
+
 int styleOf(const TimelineEvent& e)
 {
     const int c = e.microBatch >= 0 ? e.microBatch % kColours : -1;

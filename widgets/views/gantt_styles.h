@@ -16,5 +16,6 @@ enum Neutral { kOptimizer = 3 * kColours, kSend, kCollective, kForwardNoBatch, k
 
 std::vector<GanttStyle> styles(); // indexed by styleOf()
 int styleOf(const TimelineEvent& e);
+GanttStyle idleStyle(); // a GPU's idle gaps: a light grey hatch, no outline
 
 } // namespace hetplan::ganttstyle

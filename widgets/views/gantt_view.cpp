@@ -41,14 +41,34 @@ std::vector<GanttBox> boxesOf(const GanttLayout& layout, const std::vector<Timel
     boxes.reserve(layout.bars.size());
     for (const GanttBarLayout& bar : layout.bars) {
         const TimelineEvent& e = events[size_t(bar.event)];
-        boxes.push_back(
-            {bar.start, bar.end, bar.track, styleOf(e), isCommunication(e.kind) ? -1 : e.microBatch, bar.event});
+        boxes.push_back({bar.start, bar.end, bar.track, styleOf(e), isCommunication(e.kind) ? -1 : e.microBatch,
+                         bar.event, bar.critical});
     }
     return boxes;
 }
 
+// The chain's jumps between tracks, from the middle of one track to the middle of the other.
+std::vector<GanttLink> linksOf(const GanttLayout& layout, const std::vector<GanttRow>& tracks)
+{
+    std::vector<GanttLink> links;
+    const auto middle = [&](int t) { return tracks[size_t(t)].top + tracks[size_t(t)].height / 2; };
+    for (const GanttLinkLayout& l : layout.criticalLinks)
+        if (size_t(std::max(l.fromTrack, l.toTrack)) < tracks.size())
+            links.push_back({l.from, middle(l.fromTrack), l.to, middle(l.toTrack)});
+    return links;
+}
+
+std::vector<GanttBox> gapBoxesOf(const GanttLayout& layout)
+{
+    std::vector<GanttBox> gaps;
+    gaps.reserve(layout.gaps.size());
+    for (const GanttGapLayout& g : layout.gaps)
+        gaps.push_back({g.start, g.end, g.track, 0, -1, -1, false});
+    return gaps;
+}
+
 // What the tints, hatches and greys mean (only the kinds that occur).
-void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
+void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle, bool critical)
 {
     const auto styles = ganttstyle::styles();
     const auto swatch = [&](const QString& name, int style) {
@@ -72,6 +92,14 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs)
         swatch(GanttView::tr("p2p send"), kSend);
     if (needs.collective)
         swatch(GanttView::tr("collective"), kCollective);
+    if (idle) {
+        const GanttStyle s = idleStyle();
+        new LegendSwatch(x, y, GanttView::tr("idle"), s.fill, s.hatch, s.hatchColour);
+    }
+    if (critical) {
+        auto* path = new LegendSwatch(x, y, GanttView::tr("critical path"), Qt::white);
+        path->setOutline(QPen(QColor(15, 15, 15), 2.5));
+    }
 }
 // "gpt2 on lab · 3 stages · 1.24 s (simulated)"; parts that are empty are left out.
 QString subtitleOf(const Plan& plan, const QString& kind, const SimResult& result)
@@ -104,6 +132,10 @@ GanttView::GanttView(QWidget* parent)
         o.mergeIdentical = !on;
         setLayoutOptions(o);
     });
+    criticalPath_ = toolBar()->addAction(tr("Critical path"));
+    criticalPath_->setCheckable(true);
+    criticalPath_->setToolTip(tr("Outline the chain of events that sets the iteration time and dim the rest"));
+    connect(criticalPath_, &QAction::toggled, this, &GanttView::setCriticalPathShown);
 }
 
 void GanttView::clear()
@@ -138,11 +170,19 @@ void GanttView::setPlan(const Plan& plan, const SimResult& result)
     rebuild();
 }
 
+void GanttView::setCriticalPathShown(bool on)
+{
+    GanttLayoutOptions o = options_;
+    o.criticalPath = on;
+    setLayoutOptions(o);
+}
+
 void GanttView::setLayoutOptions(const GanttLayoutOptions& options)
 {
     options_ = options;
-    const QSignalBlocker quiet(everyReplica_);
+    const QSignalBlocker quiet(everyReplica_), quietToo(criticalPath_);
     everyReplica_->setChecked(!options_.mergeIdentical);
+    criticalPath_->setChecked(options_.criticalPath);
     if (hasPlan_)
         rebuild();
 }
@@ -181,9 +221,12 @@ void GanttView::rebuild()
     std::vector<GanttRow> tracks;
     std::vector<GanttBand> bands;
     placeTracks(layout_, tracks, bands);
+    gantt_->setLinks(linksOf(layout_, tracks));
     gantt_->setRows(std::move(tracks), std::move(bands));
     gantt_->setStyles(ganttstyle::styles());
     gantt_->setBoxes(boxesOf(layout_, result_.events));
+    gantt_->setGaps(gapBoxesOf(layout_), idleStyle());
+    gantt_->setHighlight(options_.criticalPath);
     gantt_->removeFromLegend();
     setUpAxes(p);
     setUpInteraction(p);
@@ -195,7 +238,7 @@ void GanttView::rebuild()
     endLine->setPen(QPen(QColor(60, 60, 60), 1, Qt::DashLine));
     endLine->setClipToAxisRect(true);
 
-    addLegend(p->xAxis, p->yAxis, layout_.legend);
+    addLegend(p->xAxis, p->yAxis, layout_.legend, !layout_.gaps.empty(), options_.criticalPath);
     p->legend->setVisible(true);
     p->legend->setIconSize(24, 12);
     placeLegendInRow(p->legend, 0, 7);
@@ -379,13 +422,33 @@ QString GanttView::toolTipAt(const QPointF& pos) const
     const double key = x->pixelToCoord(pos.x());
     const double tolerance = std::abs(x->pixelToCoord(pos.x() + 2) - key);
     const GanttBox* box = gantt_->boxAt(key, y->pixelToCoord(pos.y()), tolerance);
-    if (!box || box->event < 0 || box->event >= int(result_.events.size()))
+    if (!box) {
+        const GanttBox* gap = gantt_->gapAt(key, y->pixelToCoord(pos.y()));
+        return gap ? idleText(*gap) : QString();
+    }
+    if (box->event < 0 || box->event >= int(result_.events.size()))
         return {};
     QString text = ganttEventText(layout_, result_.events[size_t(box->event)]);
     const auto rows = layout_.rows();
     if (const size_t row = size_t(box->row / 2); row < rows.size() && rows[row]->copies > 1)
         text += tr("<br><i>drawn once for %1 identical replicas</i>").arg(rows[row]->copies);
+    if (box->critical)
+        text += tr("<br><b>on the critical path</b>");
     return text;
+}
+
+// Like an event's text: what, where, when.
+QString GanttView::idleText(const GanttBox& gap) const
+{
+    const double scale = layout_.timeScale;
+    const auto rows = layout_.rows();
+    const size_t row = size_t(gap.row / 2);
+    QString text = tr("<b>idle</b>");
+    if (row < rows.size() && size_t(rows[row]->gpu) < layout_.gpuText.size())
+        text += tr("<br>GPU %1").arg(layout_.gpuText[size_t(rows[row]->gpu)]);
+    return text + tr("<br>start %1 · duration %2")
+                      .arg(viewutil::formatDuration(gap.start / scale),
+                           viewutil::formatDuration((gap.end - gap.start) / scale));
 }
 
 } // namespace hetplan

@@ -4,7 +4,8 @@
 // layoutGantt()'s business, how each event is painted gantt_styles'; this view draws them. Zoom/pan along
 // time with the wheel and drag; Ctrl+wheel (or the toolbar's row buttons) zooms the rows, and a zoomed-in
 // view drags up and down. Identical replicas are drawn once ("× N"); a double click on a group collapses it to
-// one row or expands it again, its context menu also shows its replicas one by one. Hover for details.
+// one row or expands it again, its context menu also shows its replicas one by one. Idle gaps are shaded;
+// the "Critical path" toggle outlines the chain that sets the iteration time. Hover for details.
 #include "gantt_layout.h"
 #include "plot_view.h"
 
@@ -13,6 +14,7 @@
 namespace hetplan {
 
 class GanttPlottable;
+struct GanttBox;
 }
 class QAction;
 class QCPRange;
@@ -48,6 +50,11 @@ public:
     double rowZoom() const;
     void setRowZoom(double factor);
 
+    // The toolbar's "Critical path" toggle: outline the chain that sets the iteration time, dim the rest.
+    bool criticalPathShown() const { return options_.criticalPath; }
+    void setCriticalPathShown(bool on);
+    const GanttPlottable* plottable() const { return gantt_; } // for tests
+
 public slots:
     void resetZoom() override;
     void zoomRowsIn() { setRowZoom(rowZoom() * 1.5); }
@@ -61,12 +68,14 @@ private:
     void setUpAxes(QCustomPlot* p);
     void setUpInteraction(QCustomPlot* p);
     void clampRange(const QCPRange& range);
+    QString idleText(const GanttBox& gap) const;
     void clampValueRange(const QCPRange& range);
     void showGroupMenu(const QPoint& pos);
     double fullValueSize() const;
 
     GanttPlottable* gantt_ = nullptr;
     QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
+    QAction* criticalPath_ = nullptr; // toolbar toggle: options_.criticalPath
     Plan plan_;
     SimResult result_;
     GanttLayout layout_;

@@ -43,15 +43,23 @@ Plan chainPlan(const std::vector<double>& f, const std::vector<double>& b, int M
 }
 
 // Two stages on two types with real sends and gradient all-reduces (two replicas): every share is non-zero.
-Plan mixedPlan()
+// The JSON tests use catalog types (a plan file names its devices from the catalog).
+Plan mixedPlan(const std::string& typeA = "TestA", const std::string& typeB = "TestB")
 {
     Job j;
     j.globalBatchSize = 8;
     Profile prof;
-    setTimes(prof, "TestA", 1, 1, {0.1, 0.1}, {0.2, 0.2});
-    setTimes(prof, "TestB", 1, 1, {0.2, 0.2}, {0.4, 0.4});
-    Plan plan = makePlan(testCluster({{"TestA", 2}, {"TestB", 2}}, 1e9, 1e8), testModel(4, 1e7, 4e6, 1e6), j, prof);
+    setTimes(prof, typeA, 1, 1, {0.1, 0.1, 0.1, 0.1}, {0.2, 0.2, 0.2, 0.2});
+    setTimes(prof, typeB, 1, 1, {0.2, 0.2, 0.2, 0.2}, {0.4, 0.4, 0.4, 0.4});
+    Plan plan = makePlan(testCluster({{typeA, 2}, {typeB, 2}}, 1e9, 1e8), testModel(4, 1e7, 4e6, 1e6), j, prof);
     plan.pipelines.push_back(makePipeline({0, 2, 4}, {{0, 1}, {2, 3}}, 2, 1, 4));
+    return plan;
+}
+
+Plan catalogPlanWithSummary()
+{
+    Plan plan = mixedPlan("A100-80GB", "V100-16GB");
+    plan.summary = summarize(plan, CostModel(plan.model, plan.job, plan.profile));
     return plan;
 }
 
@@ -193,8 +201,7 @@ void TestPlanSummary::bottleneckInWords()
 
 void TestPlanSummary::jsonRoundTrip()
 {
-    Plan plan = mixedPlan();
-    plan.summary = summaryOf(plan);
+    const Plan plan = catalogPlanWithSummary();
     const QJsonObject o = toJson(plan);
     QVERIFY(o.contains("summary"));
     const std::vector<SchemaViolation> problems = validatePlanJson(o);
@@ -207,7 +214,8 @@ void TestPlanSummary::jsonRoundTrip()
 
 void TestPlanSummary::planWithoutSummaryIsRead()
 {
-    Plan plan = mixedPlan();
+    Plan plan = catalogPlanWithSummary();
+    plan.summary.reset();
     QJsonObject o = toJson(plan);
     QVERIFY(!o.contains("summary"));
     QVERIFY(validatePlanJson(o).empty());
@@ -216,9 +224,7 @@ void TestPlanSummary::planWithoutSummaryIsRead()
 
 void TestPlanSummary::badSummaryRefused()
 {
-    Plan plan = mixedPlan();
-    plan.summary = summaryOf(plan);
-    QJsonObject o = toJson(plan);
+    QJsonObject o = toJson(catalogPlanWithSummary());
     QJsonObject s = o["summary"].toObject();
     s["kind"] = "spaghetti";
     o["summary"] = s;

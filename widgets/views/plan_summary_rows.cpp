@@ -1,5 +1,7 @@
 #include "plan_summary_rows.h"
 
+#include "plan_details_format.h"
+
 #include "core/base/qstrings.h"
 #include "core/sim/summary.h"
 
@@ -12,7 +14,7 @@ namespace hetplan {
 
 namespace {
 
-QString percent(double share) { return QString::number(100 * share, 'f', 1) + QStringLiteral(" %"); }
+using details::percent; // "40.8 %", as the planner sections write shares
 QString gigabytes(double bytes) { return QString::number(bytes / 1e9, 'f', 1) + QStringLiteral(" GB"); }
 
 // "[0,12) T4 · [12,24) A100 tp2" per pipeline; several pipelines one per line.

@@ -197,8 +197,11 @@ void TestPlanPair::screenshots()
     details.setPlan(amp);
     QVERIFY(details.grab().save(QDir(screenshotDir()).filePath("summary.png")));
     PlanPairView pair;
-    pair.resize(1280, 1000);
+    pair.resize(1280, 1100);
     QVERIFY(pair.setPlans(amp, megatron, "amp", "megatron"));
+    pair.show(); // laid out at its size, so the table's rows wrap to the real column widths
+    QVERIFY(QTest::qWaitForWindowExposed(&pair));
+    QCoreApplication::processEvents();
     QVERIFY(pair.grab().save(QDir(screenshotDir()).filePath("two-plans.png")));
 }
 

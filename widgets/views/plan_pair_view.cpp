@@ -8,6 +8,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -41,17 +42,22 @@ PlanPairView::PlanPairView(QWidget* parent) : QWidget(parent)
     table_ = new QTableWidget(0, 4);
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // The two plans' columns share the width and wrap (a long layer split); the table is as high as its
+    // rows, so every quantity is in view above the charts.
+    QHeaderView* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(1, QHeaderView::Stretch);
+    header->setSectionResizeMode(2, QHeaderView::Stretch);
+    table_->setWordWrap(true);
+    table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    connect(header, &QHeaderView::sectionResized, this, &PlanPairView::fitTableHeight);
+    layout->addWidget(table_);
     auto* splitter = new QSplitter(Qt::Vertical);
-    splitter->addWidget(table_);
     for (GanttView*& g : gantts_) {
         g = new GanttView;
         splitter->addWidget(g);
     }
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 3);
     layout->addWidget(splitter, 1);
     linkTimeAxes();
 }
@@ -99,7 +105,24 @@ void PlanPairView::fillTable(const QString& leftName, const QString& rightName)
         table_->setItem(r, 2, cell(row.right, row.differs));
         table_->setItem(r, 3, cell(row.ratio, false));
     }
+    table_->setCurrentItem(nullptr); // no highlighted cell until the user picks one
+    fitTableHeight();
+}
+
+void PlanPairView::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    // After the table's own resize has stretched its columns (that comes later in this event round).
+    QMetaObject::invokeMethod(this, &PlanPairView::fitTableHeight, Qt::QueuedConnection);
+}
+
+void PlanPairView::fitTableHeight()
+{
     table_->resizeRowsToContents();
+    int height = table_->horizontalHeader()->height() + 2 * table_->frameWidth();
+    for (int r = 0; r < table_->rowCount(); ++r)
+        height += table_->rowHeight(r);
+    table_->setFixedHeight(height);
 }
 
 // Each chart's time axis follows the other's in seconds (the charts may use different units); the

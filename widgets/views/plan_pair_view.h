@@ -28,9 +28,13 @@ public:
     GanttView* leftGantt() const { return gantts_[0]; }
     GanttView* rightGantt() const { return gantts_[1]; }
 
+protected:
+    void resizeEvent(QResizeEvent* e) override; // the columns' widths change: rows wrap anew
+
 private:
     void fillTable(const QString& leftName, const QString& rightName);
     void linkTimeAxes();
+    void fitTableHeight(); // rows re-wrapped to the column widths, the table as high as they are
 
     QLabel* heading_;
     QTableWidget* table_;

@@ -4,6 +4,7 @@
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
 #include "core/sim/simulator.h"
+#include "core/sim/summary.h"
 
 #include <QJsonDocument>
 #include <algorithm>
@@ -35,6 +36,7 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
     if (!std::isfinite(r.iterationSeconds) || !(r.iterationSeconds > 0))
         throw InputError(path, "estimate.iteration_seconds",
                          "the simulated iteration time is not a positive finite number: check the plan's inputs");
+    plan.summary = cl.has("trace") ? summarize(plan, costs, r) : summarize(plan, costs);
     std::vector<std::pair<std::string, std::string>> outputs;
     auto json = [](const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString(); };
     if (cl.has("trace"))

@@ -66,6 +66,7 @@ void MainWindow::buildDocks()
     tree_ = new QTreeView;
     tree_->setModel(treeModel_);
     tree_->header()->hide();
+    tree_->setSelectionMode(QAbstractItemView::ExtendedSelection); // Ctrl-click two plans to compare them
     connect(tree_, &QTreeView::activated, this, &MainWindow::onTreeActivated);
     connect(tree_, &QTreeView::clicked, this, &MainWindow::onTreeActivated);
     buildTreeActions();

@@ -6,6 +6,7 @@
 #include "widgets/controller/project_document.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <exception>
 #include <functional>
 
@@ -17,6 +18,8 @@ class QToolBar;
 class QToolButton;
 class QTreeView;
 class QMenu;
+class QAction;
+class QDialog;
 
 namespace hetplan {
 
@@ -28,6 +31,7 @@ class JobPanel;
 class LiveController;
 class ModelPanel;
 class PlanDetailsView;
+class PlanPairView;
 class ProjectTreeActions;
 class ProjectTreeModel;
 enum class JsonItem;
@@ -85,6 +89,12 @@ public:
     bool exportJsonFile(JsonItem kind, const QString& path);
     // The context menu the tree shows for `index` (tests look at it).
     QMenu* treeMenu(const QModelIndex& index);
+
+    // Two plans side by side (main_window_pair.cpp): the results selected in the project tree (Ctrl-click),
+    // and a window with their summaries and Gantt charts; false with the reason in the status bar.
+    std::vector<PlanRef> selectedPlans() const;
+    bool comparePlans(const PlanRef& left, const PlanRef& right);
+    PlanPairView* planPair() const; // the open comparison window's view, or null
 
 signals:
     void runFinished();
@@ -171,6 +181,7 @@ private:
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);
     bool writeDetailsScreenshot(const QString& dir);
+    QAction* compareSelectedAction(QObject* owner); // enabled when two plans are selected
 
     ProjectDocument* doc_;
     RunController* runner_;
@@ -189,6 +200,7 @@ private:
     CurvesView* curves_;
     ComparisonView* comparison_;
     PlanDetailsView* details_ = nullptr;
+    QPointer<QDialog> pairDialog_;
     JobPanel* jobPanel_;
     QLabel* status_;
     QProgressBar* progress_;

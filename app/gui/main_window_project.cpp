@@ -71,6 +71,10 @@ QMenu* MainWindow::treeMenu(const QModelIndex& index)
     auto* menu = new QMenu(this);
     menu->setAttribute(Qt::WA_DeleteOnClose);
     menu->addActions(treeActions_->actionsFor(index, menu));
+    if (TreeKind(index.data(kRoleKind).toInt()) == TreeKind::Result) {
+        menu->addSeparator();
+        menu->addAction(compareSelectedAction(menu));
+    }
     if (menu->isEmpty()) {
         delete menu;
         return nullptr;

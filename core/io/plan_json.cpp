@@ -1,6 +1,7 @@
 // Plan JSON (hetplan.plan/1): the decision, its scores and its inputs. GPUs are written by name
 // ("node/local") and read back to dense indices of the plan's own cluster.
 #include "json_io.h"
+#include "plan_summary_json.h"
 
 #include "core/base/json_reader.h"
 #include "core/base/qstrings.h"
@@ -417,7 +418,7 @@ const std::set<QString>& planKeys()
 {
     static const std::set<QString> keys{
         "schema", "planner",    "options",   "cluster", "model", "job",   "estimate", "planner_estimate",
-        "search", "candidates", "pipelines", "zero",    "spmd",  "ranks", "inputs"};
+        "summary", "search", "candidates", "pipelines", "zero",    "spmd",  "ranks", "inputs"};
     return keys;
 }
 
@@ -454,6 +455,8 @@ QJsonObject toJson(const Plan& p)
     o["estimate"] = estimateToJson(p);
     if (p.plannerEstimate)
         o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
+    if (p.summary)
+        o["summary"] = summaryToJson(*p.summary);
     o["search"] = searchToJson(p.search);
     if (!p.candidates.empty())
         o["candidates"] = candidatesToJson(p.candidates);
@@ -490,6 +493,8 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
     }
     readInputs(r, p, file);
     readEstimate(r, p, file);
+    if (r.has("summary")) // plans written before the summary existed have none
+        p.summary = summaryFromJson(r.object("summary"));
     if (r.has("search"))
         p.search = searchFromJson(r.object("search"));
     if (r.has("candidates"))

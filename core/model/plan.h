@@ -4,6 +4,7 @@
 #include "cluster.h"
 #include "job.h"
 #include "model.h"
+#include "plan_summary.h"
 #include "profile.h"
 
 #include <QJsonObject>
@@ -139,6 +140,7 @@ struct Plan {
     std::optional<SpmdPlan> spmd;
     // Scores
     Estimate estimate;                     // the shared simulator's
+    std::optional<PlanSummary> summary;    // from the same simulator (summarize()); absent in older files
     std::optional<double> plannerEstimate; // the planner's own iteration seconds
     SearchStats search;
     std::vector<Candidate> candidates;

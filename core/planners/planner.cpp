@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/sim/simulator.h"
+#include "core/sim/summary.h"
 
 #include <algorithm>
 #include <charconv>
@@ -289,6 +290,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     // out): a program that does not fit is no plan, as for every other planner.
     if (plan.kind() == PlanKind::Spmd && !plan.estimate.feasible)
         throw InfeasibleError(plannerName + ": the synthesized program does not fit GPU memory on this cluster");
+    plan.summary = summarize(plan, costs); // once per returned plan (it needs the timeline, searches do not)
     progress.report(1, "done");
     return plan;
 }

@@ -61,12 +61,15 @@ private slots:
         QVERIFY(cands.size() >= 2 && cands.size() <= 10);
         QVERIFY(cands[0].toObject().contains("simulated_cost"));
         const double iter = o["estimate"].toObject()["iteration_seconds"].toDouble();
+        // The summary comes from the same simulation as the estimate.
+        QCOMPARE(o["summary"].toObject()["iteration_seconds"].toDouble(), iter);
 
         // simulate re-scores from the plan's own inputs: the same number.
         const QString rescored = path("rescored.json");
         r = runCli({"simulate", "--plan", plan, "--trace", path("trace.json"), "--out", rescored});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(qAbs(readJson(rescored)["estimate"].toObject()["iteration_seconds"].toDouble() - iter) < 1e-12);
+        QVERIFY(readJson(rescored).contains("summary"));
         const QJsonObject trace = readJson(path("trace.json"));
         QVERIFY(trace["traceEvents"].toArray().size() > 100);
 
@@ -95,8 +98,10 @@ private slots:
         const QJsonArray plans = o["plans"].toArray();
         QCOMPARE(plans.size() + o["failures"].toArray().size(), 4);
         QVERIFY(plans.size() >= 3);
-        for (const QJsonValue& p : plans)
+        for (const QJsonValue& p : plans) {
             QVERIFY(validatePlanJson(p.toObject()).empty());
+            QVERIFY(p.toObject().contains("summary"));
+        }
         QVERIFY(r.out.contains("amp") && r.out.contains("megatron"));
         QCOMPARE(runCli({"compare", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--planners",
                          "amp,nope"})

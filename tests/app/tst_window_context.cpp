@@ -15,10 +15,15 @@
 #include "widgets/panels/run_panel.h"
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/gantt_view.h"
+#include "widgets/models/project_tree.h"
 #include "widgets/views/plan_details_view.h"
+#include "widgets/views/plan_pair_view.h"
 #include "widgets/views/stage_map_view.h"
 
 #include <QComboBox>
+#include <functional>
+#include <QItemSelectionModel>
+#include <QTableWidget>
 #include <QDockWidget>
 #include <QMenu>
 #include <QMenuBar>
@@ -109,6 +114,49 @@ private slots:
         QVERIFY(w.windowTitle().contains(start));
     }
 
+    // Ctrl-click two results in the tree: the context menu compares them side by side.
+    void twoSelectedPlansSideBySide()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        QVERIFY(runAndWait(w, {"uniform", "megatron"}));
+        const int run = w.document()->project().runs.back().id;
+        QVERIFY(w.document()->plan(PlanRef{run, 0}) && w.document()->plan(PlanRef{run, 1}));
+        std::vector<QModelIndex> results;
+        const QAbstractItemModel* m = w.projectTree()->model();
+        std::function<void(const QModelIndex&)> find = [&](const QModelIndex& parent) {
+            for (int r = 0; r < m->rowCount(parent); ++r) {
+                const QModelIndex i = m->index(r, 0, parent);
+                if (TreeKind(i.data(kRoleKind).toInt()) == TreeKind::Result && i.data(kRoleRun).toInt() == run)
+                    results.push_back(i);
+                find(i);
+            }
+        };
+        find({});
+        QCOMPARE(results.size(), size_t(2));
+        QItemSelectionModel* sel = w.projectTree()->selectionModel();
+        sel->select(results[0], QItemSelectionModel::ClearAndSelect);
+        QMenu* one = w.treeMenu(results[0]);
+        QVERIFY(one);
+        QAction* compareOne = one->findChild<QAction*>("comparePlans");
+        QVERIFY(compareOne && !compareOne->isEnabled()); // one plan selected: nothing to compare with
+        delete one;
+        sel->select(results[1], QItemSelectionModel::Select); // Ctrl-click
+        QCOMPARE(w.selectedPlans().size(), size_t(2));
+        QMenu* menu = w.treeMenu(results[1]);
+        QAction* compare = menu->findChild<QAction*>("comparePlans");
+        QVERIFY(compare && compare->isEnabled());
+        compare->trigger();
+        delete menu;
+        PlanPairView* pair = w.planPair();
+        QVERIFY(pair);
+        QStringList names{pair->table()->horizontalHeaderItem(1)->text(), pair->table()->horizontalHeaderItem(2)->text()};
+        names.sort();
+        QVERIFY2(names[0].startsWith("megatron") && names[1].startsWith("uniform"), qPrintable(names.join(", ")));
+        QVERIFY(pair->table()->rowCount() >= 8);
+        QVERIFY(!pair->leftGantt()->isEmpty() && !pair->rightGantt()->isEmpty());
+    }
     void reopenRestoresSelectionAndRun()
     {
         const QString file = dir.filePath("selection.hetplan");

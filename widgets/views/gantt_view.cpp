@@ -262,7 +262,7 @@ void GanttView::setUpAxes(QCustomPlot* p)
     QCPAxis* x = p->xAxis;
     QCPAxis* y = p->yAxis;
     x->setLabel(tr("time (%1)").arg(layout_.timeUnit));
-    x->setRange(0, layout_.span * 1.01);
+    x->setRange(0, axisSpan() * 1.01);
     x->grid()->setVisible(false); // the plottable draws it over its stage bands
 
     std::vector<std::pair<double, QString>> ticks;
@@ -390,23 +390,42 @@ void GanttView::clampValueRange(const QCPRange& range)
         plot()->yAxis->setRange(r);
 }
 
+double GanttView::axisSpan() const { return std::max(layout_.span, minimumSpanSeconds_ * layout_.timeScale); }
+
+void GanttView::setMinimumTimeSpan(double seconds)
+{
+    minimumSpanSeconds_ = seconds;
+    if (gantt_)
+        resetZoom();
+}
+
 void GanttView::clampRange(const QCPRange& range)
 {
-    const double span = layout_.span;
+    const double span = axisSpan();
     if (!gantt_ || span <= 0)
         return;
     const double lo = -0.02 * span, hi = span * 1.03;
     const double minSize = std::max(span * 1e-6, 1e-9);
     const QCPRange r = keptWithin(range, lo, hi, minSize);
     if (r != range)
-        plot()->xAxis->setRange(r);
+        plot()->xAxis->setRange(r); // comes back here with r
+    else
+        emit timeRangeChanged(range.lower / layout_.timeScale, range.upper / layout_.timeScale);
+}
+
+void GanttView::setTimeRangeSeconds(double lower, double upper)
+{
+    if (!gantt_)
+        return;
+    plot()->xAxis->setRange(lower * layout_.timeScale, upper * layout_.timeScale);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void GanttView::resetZoom()
 {
     if (!gantt_)
         return;
-    plot()->xAxis->setRange(0, layout_.span * 1.01);
+    plot()->xAxis->setRange(0, axisSpan() * 1.01);
     plot()->yAxis->setRange(-ganttgeom::groupGap, layout_.valueEnd + ganttgeom::groupGap);
     plot()->replot();
 }

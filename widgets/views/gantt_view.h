@@ -46,6 +46,18 @@ public:
     // The key of the group whose band lies at this pixel height of plot() (empty if none).
     QString groupKeyAt(const QPointF& pixel) const;
 
+    // The time axis reaches at least `seconds` (0: the plan's own iteration), so two plans of different
+    // lengths can be drawn on one time axis (PlanPairView).
+    void setMinimumTimeSpan(double seconds);
+    // The time axis's range in seconds (whatever unit the axis shows).
+    void setTimeRangeSeconds(double lower, double upper);
+
+signals:
+    // The time axis moved (zoom, pan, reset), in seconds; also after a rebuild of the chart.
+    void timeRangeChanged(double lowerSeconds, double upperSeconds);
+
+public:
+
     // Vertical zoom: 1 = every row in view; 4 = a quarter of the rows' height in view, each row 4× taller.
     double rowZoom() const;
     void setRowZoom(double factor);
@@ -72,6 +84,7 @@ private:
     void clampValueRange(const QCPRange& range);
     void showGroupMenu(const QPoint& pos);
     double fullValueSize() const;
+    double axisSpan() const; // layout_.span, or the minimum time span if longer (axis units)
 
     GanttPlottable* gantt_ = nullptr;
     QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
@@ -81,6 +94,7 @@ private:
     GanttLayout layout_;
     GanttLayoutOptions options_;
     bool hasPlan_ = false;
+    double minimumSpanSeconds_ = 0;
 };
 
 } // namespace hetplan

@@ -1,5 +1,7 @@
 #include "plan_details_view.h"
 
+#include "plan_summary_rows.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -156,6 +158,18 @@ PlanDetailsView::PlanDetailsView(QWidget* parent) : QWidget(parent)
     top->addWidget(summary_, 1);
     top->addWidget(copy_);
     layout->addLayout(top);
+    summaryHeading_ = new QLabel(QStringLiteral("<b>%1</b>").arg(tr("Summary")));
+    summaryTable_ = new QTableWidget(0, 2);
+    summaryTable_->setHorizontalHeaderLabels({tr("Quantity"), tr("Value")});
+    summaryTable_->verticalHeader()->hide();
+    summaryTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    summaryTable_->setAlternatingRowColors(true);
+    summaryTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    summaryTable_->horizontalHeader()->setStretchLastSection(true);
+    summaryTable_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    addCopyAction(summaryTable_);
+    layout->addWidget(summaryHeading_);
+    layout->addWidget(summaryTable_);
     stack_ = new QStackedWidget;
     message_ = new QLabel;
     message_->setAlignment(Qt::AlignCenter);
@@ -173,6 +187,7 @@ void PlanDetailsView::clear()
 {
     layout_ = {};
     summary_->clear();
+    showSummary(nullptr);
     showMessage(tr("Run planners and select a plan to see what its planner decided: Ditto's folding, Oobleck's "
                    "templates, HetHub's metrics, HAP's synthesized program."));
 }
@@ -197,6 +212,7 @@ void PlanDetailsView::setPlan(const Plan& plan)
                    "decision.")
                     .arg(QString::fromStdString(plan.planner)));
     layout_ = std::move(layout);
+    showSummary(&plan);
     summary_->setText(layout_.options.isEmpty() ? layout_.summary
                                                 : layout_.summary + QLatin1Char('\n') + layout_.options);
     if (layout_.sections.empty())
@@ -217,6 +233,26 @@ QString PlanDetailsView::currentSectionText() const
     if (i < 0 || i >= int(layout_.sections.size()))
         return {};
     return detailsSectionText(layout_.sections[i]);
+}
+
+// The summary table as high as its rows (a layer split of several pipelines takes several lines), so it
+// never scrolls; hidden when there is no plan or its summary cannot be computed.
+void PlanDetailsView::showSummary(const Plan* plan)
+{
+    const std::optional<PlanSummary> s = plan ? summaryOfPlan(*plan) : std::nullopt;
+    const std::vector<SummaryRow> rows = s ? summaryRows(*s) : std::vector<SummaryRow>{};
+    summaryTable_->setRowCount(int(rows.size()));
+    for (int r = 0; r < int(rows.size()); ++r) {
+        summaryTable_->setItem(r, 0, new QTableWidgetItem(rows[r].label));
+        summaryTable_->setItem(r, 1, new QTableWidgetItem(rows[r].value));
+    }
+    summaryTable_->resizeRowsToContents();
+    int height = summaryTable_->horizontalHeader()->sizeHint().height() + 2 * summaryTable_->frameWidth();
+    for (int r = 0; r < summaryTable_->rowCount(); ++r)
+        height += summaryTable_->rowHeight(r);
+    summaryTable_->setFixedHeight(height);
+    summaryHeading_->setVisible(!rows.empty());
+    summaryTable_->setVisible(!rows.empty());
 }
 
 QString PlanDetailsView::summaryText() const { return summary_->text(); }

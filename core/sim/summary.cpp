@@ -1,0 +1,240 @@
+// The plan summary from one simulated iteration: shares from each GPU's event intervals (their union,
+// so overlapping compute and communication are not counted twice), the bubble from the pipelines'
+// forward/backward phase, memory from the simulator's peaks, MFU from the model's FLOP.
+#include "summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace hetplan {
+
+namespace {
+
+using Interval = std::pair<double, double>;
+
+// Length of the union of intervals, each clipped to [from, to].
+double unionLength(std::vector<Interval> v, double from, double to)
+{
+    for (Interval& i : v)
+        i = {std::max(i.first, from), std::min(i.second, to)};
+    std::sort(v.begin(), v.end());
+    double total = 0, start = 0, end = -1;
+    bool open = false;
+    for (const Interval& i : v) {
+        if (i.second <= i.first)
+            continue;
+        if (open && i.first <= end) {
+            end = std::max(end, i.second);
+            continue;
+        }
+        if (open)
+            total += end - start;
+        start = i.first;
+        end = i.second;
+        open = true;
+    }
+    return open ? total + (end - start) : total;
+}
+
+struct GpuIntervals {
+    std::vector<Interval> compute, all;
+};
+
+std::map<int, GpuIntervals> intervalsByGpu(const SimResult& r)
+{
+    std::map<int, GpuIntervals> out;
+    for (const auto& [g, busy] : r.busySeconds)
+        out[g]; // a used GPU without events is idle all iteration
+    for (const TimelineEvent& e : r.events) {
+        GpuIntervals& gi = out[e.gpu];
+        gi.all.push_back({e.start, e.end});
+        if (!isCommunication(e.kind))
+            gi.compute.push_back({e.start, e.end});
+    }
+    return out;
+}
+
+const std::string& typeOf(const Plan& plan, int gpu) { return plan.cluster.nodeOf(gpu).deviceType; }
+
+double peakFlops(const DeviceType& d, Precision p)
+{
+    return p == Precision::FP32 && d.peakFlopsFp32 > 0 ? d.peakFlopsFp32 : d.peakFlops;
+}
+
+void fillDegrees(const Plan& plan, PlanSummary& s)
+{
+    switch (plan.kind()) {
+    case PlanKind::Pipelines: {
+        s.kind = "pipelines";
+        s.pp = s.dp = s.tp = 0;
+        for (const Pipeline& pl : plan.pipelines) {
+            PipelineSummary ps{pl.replicas, pl.microBatchSize, pl.microBatches, {}};
+            int stageDp = 1;
+            for (const Stage& st : pl.stages) {
+                std::string type = st.gpus.empty() ? "" : typeOf(plan, st.gpus.front());
+                for (int g : st.gpus)
+                    if (typeOf(plan, g) != type)
+                        type = "mixed";
+                ps.stages.push_back({st.firstLayer, st.endLayer, type, st.tensorParallel, st.dataParallel,
+                                     int(st.gpus.size())});
+                stageDp = std::max(stageDp, st.dataParallel);
+                s.tp = std::max(s.tp, st.tensorParallel);
+            }
+            s.pp = std::max(s.pp, int(pl.stages.size()));
+            s.dp += pl.replicas * stageDp;
+            s.pipelines.push_back(std::move(ps));
+        }
+        s.microBatchSize = plan.pipelines.front().microBatchSize;
+        s.microBatches = plan.pipelines.front().microBatches;
+        return;
+    }
+    case PlanKind::Zero:
+        s.kind = "zero";
+        s.dp = int(plan.zero->gpus.size());
+        for (const ZeroGpu& g : plan.zero->gpus) {
+            s.microBatchSize = std::max(s.microBatchSize, g.microBatchSize);
+            s.microBatches = std::max(s.microBatches, g.accumulationSteps);
+        }
+        return;
+    case PlanKind::Spmd:
+        s.kind = "spmd";
+        s.dp = int(plan.usedGpus().size());
+        return;
+    case PlanKind::Empty: throw std::logic_error("summarize() needs a simulated plan");
+    }
+}
+
+// Idle share of each pipeline's forward/backward phase (first forward start to last backward end),
+// over all its GPUs together: (S − 1) / (M + S − 1) for balanced 1F1B or GPipe stages with free sends.
+std::optional<double> bubbleFraction(const Plan& plan, const SimResult& r, const std::map<int, GpuIntervals>& byGpu)
+{
+    if (plan.kind() != PlanKind::Pipelines)
+        return std::nullopt;
+    double idle = 0, total = 0;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        double from = INFINITY, to = -INFINITY;
+        for (const TimelineEvent& e : r.events)
+            if (e.pipeline == int(p) && !isCommunication(e.kind) && e.kind != EventKind::Optimizer) {
+                from = std::min(from, e.start);
+                to = std::max(to, e.end);
+            }
+        if (!(to > from))
+            continue;
+        for (const Stage& st : plan.pipelines[p].stages)
+            for (int g : st.gpus) {
+                auto it = byGpu.find(g);
+                const double busy = it == byGpu.end() ? 0 : unionLength(it->second.all, from, to);
+                idle += (to - from) - busy;
+                total += to - from;
+            }
+    }
+    return total > 0 ? std::optional<double>(idle / total) : std::nullopt;
+}
+
+std::vector<DeviceTypeSummary> deviceTypes(const Plan& plan, const CostModel& costs, const SimResult& r,
+                                           const std::map<int, GpuIntervals>& byGpu)
+{
+    std::vector<DeviceTypeSummary> out;
+    const double T = r.iterationSeconds;
+    for (const auto& [g, iv] : byGpu) {
+        const std::string& type = typeOf(plan, g);
+        auto it = std::find_if(out.begin(), out.end(), [&](const DeviceTypeSummary& d) { return d.deviceType == type; });
+        if (it == out.end()) {
+            DeviceTypeSummary d;
+            d.deviceType = type;
+            d.memoryCapacityBytes = costs.device(type).memoryBytes;
+            out.push_back(d);
+            it = out.end() - 1;
+        }
+        const double compute = unionLength(iv.compute, 0, T), busy = unionLength(iv.all, 0, T);
+        it->gpus += 1;
+        it->computeShare += T > 0 ? compute / T : 0;
+        it->communicationShare += T > 0 ? (busy - compute) / T : 0;
+        it->idleShare += T > 0 ? (T - busy) / T : 1;
+        auto peak = r.peakMemoryBytes.find(g);
+        if (peak != r.peakMemoryBytes.end())
+            it->peakMemoryBytes = std::max(it->peakMemoryBytes, peak->second);
+    }
+    for (DeviceTypeSummary& d : out) {
+        d.computeShare /= d.gpus;
+        d.communicationShare /= d.gpus;
+        d.idleShare /= d.gpus;
+        d.headroomBytes = d.memoryCapacityBytes - d.peakMemoryBytes;
+    }
+    return out;
+}
+
+std::string percent(double share) { return std::to_string(std::lround(share * 100)) + " %"; }
+
+// The GPU busy longest (compute + communication), named by its stage where the plan has pipelines.
+Bottleneck bottleneck(const Plan& plan, const SimResult& r, const std::map<int, GpuIntervals>& byGpu)
+{
+    Bottleneck b;
+    const double T = r.iterationSeconds;
+    int worst = -1;
+    double worstBusy = -1, worstCompute = 0;
+    for (const auto& [g, iv] : byGpu) {
+        const double busy = unionLength(iv.all, 0, T);
+        if (busy > worstBusy) {
+            worst = g;
+            worstBusy = busy;
+            worstCompute = unionLength(iv.compute, 0, T);
+        }
+    }
+    if (worst < 0 || !(T > 0))
+        return b;
+    b.deviceType = typeOf(plan, worst);
+    b.share = worstBusy / T;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p)
+        for (size_t s = 0; s < plan.pipelines[p].stages.size(); ++s) {
+            const std::vector<int>& gs = plan.pipelines[p].stages[s].gpus;
+            if (std::find(gs.begin(), gs.end(), worst) != gs.end()) {
+                b.pipeline = int(p);
+                b.stage = int(s);
+            }
+        }
+    // Stages are numbered from 0, as the Gantt chart and the stage map label them.
+    if (b.stage >= 0)
+        b.text = (plan.pipelines.size() > 1 ? "pipeline " + std::to_string(b.pipeline) + " " : std::string()) +
+                 "stage " + std::to_string(b.stage) + " on " + b.deviceType + " is the slowest stage";
+    else
+        b.text = "GPU " + plan.cluster.gpuName(worst) + " (" + b.deviceType + ") is the busiest GPU";
+    b.text += ": " + percent(b.share) + " of the iteration";
+    if (worstBusy - worstCompute > worstCompute)
+        b.text += ", most of it communication";
+    return b;
+}
+
+} // namespace
+
+double modelFlopsPerIteration(const Plan& plan)
+{
+    return 3.0 * plan.model.totalForwardFlops() * double(plan.samplesPerIteration());
+}
+
+PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult& timeline)
+{
+    PlanSummary s;
+    fillDegrees(plan, s);
+    const std::map<int, GpuIntervals> byGpu = intervalsByGpu(timeline);
+    s.bubbleFraction = bubbleFraction(plan, timeline, byGpu);
+    s.deviceTypes = deviceTypes(plan, costs, timeline, byGpu);
+    s.iterationSeconds = timeline.iterationSeconds;
+    s.tokensPerSecond = timeline.tokensPerSecond;
+    double peak = 0;
+    for (const auto& [g, iv] : byGpu)
+        peak += peakFlops(costs.device(typeOf(plan, g)), plan.job.precision);
+    if (peak > 0 && s.iterationSeconds > 0)
+        s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
+    s.bottleneck = bottleneck(plan, timeline, byGpu);
+    return s;
+}
+
+PlanSummary summarize(const Plan& plan, const CostModel& costs)
+{
+    return summarize(plan, costs, simulate(plan, costs, SimOptions{true}));
+}
+
+} // namespace hetplan

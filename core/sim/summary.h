@@ -1,0 +1,17 @@
+#pragma once
+// The plan summary (core/model/plan_summary.h) computed once from one simulated iteration, so every
+// planner's plan gets the same numbers: runPlanner() and `hetplan-cli simulate` fill Plan::summary.
+#include "simulator.h"
+
+namespace hetplan {
+
+// From a simulation of `plan` that carries its timeline (SimOptions::timeline).
+PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult& timeline);
+// Simulates `plan` with its timeline, then summarizes it. Throws what simulate() throws.
+PlanSummary summarize(const Plan& plan, const CostModel& costs);
+
+// Model FLOP of one iteration: forward + backward (3 × the forward FLOP) of every sample; recomputation
+// is not counted (MFU counts the model's work, not the hardware's).
+double modelFlopsPerIteration(const Plan& plan);
+
+} // namespace hetplan

@@ -1,0 +1,37 @@
+#pragma once
+// The plan summary as rows of text for the Plan details tab and the two-plan comparison (plain data, no
+// widget): one row per quantity, and two summaries side by side with their differences marked.
+#include "core/model/plan.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace hetplan {
+
+struct SummaryRow {
+    QString label, value;
+    double number = 0;    // the value as a number where it has one (for ratios)
+    bool hasRatio = false; // a time or rate: two plans' rows show their ratio
+};
+
+// The plan's summary, or, for a plan written before summaries existed, one computed from the inputs it
+// carries; nothing when those cannot be simulated.
+std::optional<PlanSummary> summaryOfPlan(const Plan& plan);
+
+// Iteration time, tokens/s, MFU, degrees, micro-batches, layer split, bubble, each GPU type's time and
+// memory, and the bottleneck, in that order.
+std::vector<SummaryRow> summaryRows(const PlanSummary& s);
+
+struct ComparedRow {
+    QString label, left, right; // "—" where one plan has no such row (a GPU type it does not use)
+    QString ratio;              // "×1.50" (right / left) for times and rates, else empty
+    bool differs = false;
+};
+
+// Rows of both summaries matched by label: the left plan's order, then rows only the right one has.
+std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right);
+
+} // namespace hetplan

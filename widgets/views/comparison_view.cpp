@@ -20,7 +20,7 @@ QColor simulatedColour() { return palette::tableau10(0); }
 QColor estimateColour() { return palette::tableau10(1); }
 QColor tokensColour() { return palette::tableau10(4); }
 QColor searchColour() { return palette::tableau10(6); }
-QColor costColour() { return palette::tableau10(2); }
+QColor costColour() { return palette::tableau10(3); } // not red: red means "does not fit"
 
 // Formats a value for a bar label: 3 significant digits, k/M suffix for big ones.
 QString compact(double v)
@@ -347,7 +347,7 @@ bool ComparisonView::anyCost() const
 // Beside the time: what a million tokens cost at the GPUs' prices; a plan using an unpriced GPU says so.
 void ComparisonView::drawCostPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks)
 {
-    setupPanel(p, rect, ticks, tr("cost ($ per million tokens)"));
+    setupPanel(p, rect, ticks, tr("cost ($ / M tokens)"));
     QCPBars* cost = bars(rect, costColour(), 0.55);
     cost->removeFromLegend();
     double maxCost = 0;

@@ -20,6 +20,8 @@ const std::vector<Command>& commands()
          cmdPlan},
         {"compare", "compare [options]", "Run several planners on the same request and compare their plans.",
          cmdCompare},
+        {"sweep", "sweep [options]",
+         "What-if: plan every combination of --vary values with several planners, in parallel.", cmdSweep},
         {"simulate", "simulate [options]", "Re-score a plan file with the shared simulator.", cmdSimulate},
         {"export", "export [options]", "Write a plan for a training framework, launcher or trace viewer.", cmdExport},
         {"import", "import [options]", "Convert another tool's measured profile to hetplan's profile JSON.", cmdImport},

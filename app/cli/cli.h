@@ -55,10 +55,14 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
 int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// "a,b,c" or "all" → planner names, each checked against the registry (InputError("--planners", ...)).
+std::vector<std::string> plannerList(const std::string& spec);
 
 // The short human-readable summary of a plan (stdout of plan/simulate).
 void printPlan(const Plan& plan, std::ostream& out);

@@ -10,7 +10,6 @@
 
 namespace hetplan::cli {
 
-namespace {
 std::vector<std::string> plannerList(const std::string& spec)
 {
     registerBuiltinPlanners();
@@ -30,7 +29,6 @@ std::vector<std::string> plannerList(const std::string& spec)
         throw InputError("--planners", "argument", "no planner named");
     return out;
 }
-} // namespace
 
 int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <cmath>
 #include <memory>
 
 namespace hetplan {
@@ -62,6 +63,8 @@ QJsonObject toJson(const Cluster& c)
         j["communicator"] = n.communicator == Communicator::CpuEthernet ? "cpu-ethernet" : "gpu-rdma";
         if (n.runtimeOverhead >= 0)
             j["runtime_overhead"] = n.runtimeOverhead;
+        if (n.pricePerGpuHour >= 0)
+            j["price_per_gpu_hour"] = n.pricePerGpuHour;
         if (n.failed) // a state worth keeping, written only when set so healthy files stay as they were
             j["failed"] = true;
         j["x"] = n.x;
@@ -98,7 +101,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
     for (int i = 0; i < nodes.size(); ++i) {
         JsonReader n = r.element(nodes, "nodes", i);
         n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "runtime_overhead",
-                     "failed", "x", "y"});
+                     "price_per_gpu_hour", "failed", "x", "y"});
         Node node;
         node.name = n.string("name");
         node.deviceType = n.string("device");
@@ -119,6 +122,11 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
         node.runtimeOverhead = n.quantity("runtime_overhead", Dimension::Bytes, -1);
         if (n.has("runtime_overhead") && !(node.runtimeOverhead >= 0))
             n.fail("runtime_overhead", "must be at least 0");
+        if (n.has("price_per_gpu_hour")) {
+            node.pricePerGpuHour = n.number("price_per_gpu_hour");
+            if (!(node.pricePerGpuHour > 0 && std::isfinite(node.pricePerGpuHour)))
+                n.fail("price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+        }
         node.failed = n.boolean("failed", false);
         node.x = n.number("x", 0);
         node.y = n.number("y", 0);

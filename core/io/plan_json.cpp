@@ -72,6 +72,19 @@ std::map<std::string, FrameworkVerdict> frameworksFromJson(const JsonReader& fw)
     return out;
 }
 
+// estimate.cost: {"dollars_per_hour": h, "dollars_per_million_tokens": m}, both positive and finite.
+PlanCost costFromJson(const JsonReader& c)
+{
+    c.allowOnly({"dollars_per_hour", "dollars_per_million_tokens"});
+    PlanCost cost;
+    cost.dollarsPerHour = c.number("dollars_per_hour");
+    cost.dollarsPerMillionTokens = c.number("dollars_per_million_tokens");
+    for (const char* key : {"dollars_per_hour", "dollars_per_million_tokens"})
+        if (!(c.number(key) > 0 && std::isfinite(c.number(key))))
+            c.fail(key, "must be a positive, finite number of US dollars");
+    return cost;
+}
+
 // ---------------------------------------------------------------- writing, section by section
 
 QJsonObject estimateToJson(const Plan& p)
@@ -83,6 +96,9 @@ QJsonObject estimateToJson(const Plan& p)
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
         mem[qs(p.cluster.gpuName(g))] = bytes;
     est["peak_memory_bytes"] = mem;
+    if (p.estimate.cost)
+        est["cost"] = QJsonObject{{"dollars_per_hour", p.estimate.cost->dollarsPerHour},
+                                  {"dollars_per_million_tokens", p.estimate.cost->dollarsPerMillionTokens}};
     if (!p.estimate.frameworks.empty()) {
         QJsonObject fw;
         for (const auto& [name, verdict] : p.estimate.frameworks) {
@@ -249,6 +265,8 @@ void readEstimate(const JsonReader& r, Plan& p, const std::string& file)
     }
     if (est.has("frameworks"))
         p.estimate.frameworks = frameworksFromJson(est.object("frameworks"));
+    if (est.has("cost"))
+        p.estimate.cost = costFromJson(est.object("cost"));
     if (r.has("planner_estimate"))
         p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
 }

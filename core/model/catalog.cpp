@@ -81,6 +81,22 @@ void readAnalyticFields(const JsonReader& r, DeviceType& d)
     d.calibration = r.string("calibration", "");
 }
 
+// The on-demand price (all optional): a price must be a positive, finite number of dollars and come with
+// its source and date, since a bare figure cannot be checked or aged.
+void readPrice(const JsonReader& r, DeviceType& d)
+{
+    d.priceSource = r.string("price_source", "");
+    d.priceDate = r.string("price_date", "");
+    if (!r.has("price_per_gpu_hour"))
+        return;
+    const double price = r.number("price_per_gpu_hour");
+    if (!(price > 0 && std::isfinite(price)))
+        r.fail("price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+    if (d.priceSource.empty() || d.priceDate.empty())
+        r.fail("price_per_gpu_hour", "needs price_source and price_date (where and when the price was read)");
+    d.pricePerGpuHour = price;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- DeviceCatalog
@@ -159,6 +175,12 @@ QJsonObject toJson(const DeviceType& d)
     o["runtime_overhead"] = d.runtimeOverheadBytes;
     if (!d.runtimeOverheadSource.empty())
         o["runtime_overhead_source"] = qs(d.runtimeOverheadSource);
+    if (d.pricePerGpuHour)
+        o["price_per_gpu_hour"] = *d.pricePerGpuHour;
+    if (!d.priceSource.empty())
+        o["price_source"] = qs(d.priceSource);
+    if (!d.priceDate.empty())
+        o["price_date"] = qs(d.priceDate);
     return o;
 }
 
@@ -168,7 +190,7 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
                  "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source", "runtime_overhead",
                  "runtime_overhead_source", "peak_flops_fp32", "gemm_half_dim", "memory_efficiency", "launch_overhead",
-                 "calibration"});
+                 "calibration", "price_per_gpu_hour", "price_source", "price_date"});
     DeviceType d;
     d.name = r.string("name");
     if (d.name.empty() || squashed(d.name).empty())
@@ -213,6 +235,7 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     if (!(d.runtimeOverheadBytes >= 0) || !(d.runtimeOverheadBytes < d.memoryBytes))
         r.fail("runtime_overhead", "must be at least 0 and less than the device memory");
     d.runtimeOverheadSource = r.string("runtime_overhead_source", "");
+    readPrice(r, d);
     return d;
 }
 

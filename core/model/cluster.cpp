@@ -162,6 +162,9 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         // < 0 means "the catalog's figure"; an explicit one must leave room for training.
         if (std::isnan(n.runtimeOverhead) || n.runtimeOverhead >= device->memoryBytes)
             throw InputError(file, f + ".runtime_overhead", "must be less than the device memory");
+        // < 0 means "the catalog's price"; an explicit one is a real amount of money.
+        if (!(n.pricePerGpuHour < 0 || (n.pricePerGpuHour > 0 && std::isfinite(n.pricePerGpuHour))))
+            throw InputError(file, f + ".price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
         if (n.gpus <= 0)
             throw InputError(file, f + ".gpus", "must be at least 1 (got " + std::to_string(n.gpus) + ")");
         if (n.gpus > 1024)

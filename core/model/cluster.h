@@ -34,6 +34,9 @@ struct Node {
     // Marked failed (the GUI's "Mark failed", `"failed": true` in the cluster file): the node stays in the
     // cluster as a state, but planning leaves it out exactly as `--without` does (see withoutFailedNodes).
     bool failed = false;
+    // US dollars per GPU-hour when this node's price differs from the catalog's on-demand list price (a
+    // reserved/spot price, an own cluster's cost); < 0 = the catalog's price.
+    double pricePerGpuHour = -1;
     bool operator==(const Node&) const = default;
 };
 

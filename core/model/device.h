@@ -1,5 +1,6 @@
 #pragma once
 // A GPU model and the built-in catalog (resources/devices.json).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct DeviceType {
     // (a node of the cluster may override it). See resources/devices.json "runtime_overheads".
     double runtimeOverheadBytes = kDefaultRuntimeOverheadBytes;
     std::string runtimeOverheadSource;
+    // Approximate on-demand cloud list price of one GPU-hour in US dollars; empty when no public cloud
+    // offers the part on demand (consumer cards, export-only parts). A cluster node may override it.
+    std::optional<double> pricePerGpuHour;
+    std::string priceSource; // provider and offer the price comes from, or why there is none
+    std::string priceDate;   // when that list price was published/read, e.g. "2024-06"
 
     double efficiency(double microBatch) const { return effMax * microBatch / (microBatch + effHalfBatch); }
     bool operator==(const DeviceType&) const = default;

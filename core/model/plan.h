@@ -91,12 +91,20 @@ struct FrameworkVerdict {
     bool operator==(const FrameworkVerdict&) const = default;
 };
 
+// What a plan costs to run at its GPUs' prices (core/model/pricing.h).
+struct PlanCost {
+    double dollarsPerHour = 0;          // sum over the GPUs the plan uses of their price per GPU-hour
+    double dollarsPerMillionTokens = 0; // dollarsPerHour / (tokens/s · 3600) · 1e6
+    bool operator==(const PlanCost&) const = default;
+};
+
 struct Estimate {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
     std::map<int, double> peakMemoryBytes; // per dense GPU index
     bool feasible = true;
     std::map<std::string, FrameworkVerdict> frameworks; // "megatron", "deepspeed" (core/model/frameworks.h)
+    std::optional<PlanCost> cost; // absent when a used GPU has no price or the plan moves no tokens
     bool operator==(const Estimate&) const = default;
 };
 

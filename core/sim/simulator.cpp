@@ -8,6 +8,7 @@
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/model/frameworks.h"
+#include "core/model/pricing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -208,6 +209,7 @@ void scorePlan(Plan& plan, const CostModel& costs)
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.feasible = r.feasible;
     plan.estimate.frameworks = checkFrameworks(plan);
+    plan.estimate.cost = planCost(plan, [&](const std::string& type) { return &costs.device(type); });
 }
 
 } // namespace hetplan

@@ -32,6 +32,7 @@ class TestClusterPanel : public QObject {
     Q_OBJECT
 private slots:
     void panelEditsNode();
+    void panelEditsPrice();
     void deviceTypeChangeFollowsDefaultBandwidth();
     void deviceTypeChangeRenamesDefaultNames();
     void renameUpdatesLinks();
@@ -72,6 +73,32 @@ void TestClusterPanel::panelEditsNode()
     while (ed.undoStack()->canRedo())
         ed.undoStack()->redo();
     QVERIFY(ed.cluster() == edited);
+}
+
+// The price field: empty ("catalog price") by default; a value overrides the catalog through one undoable
+// command per finished entry; 0 clears the override again (-1 in the model, left out of the file).
+void TestClusterPanel::panelEditsPrice()
+{
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
+    ed.setCluster(triangle());
+    ed.selectItems({0});
+    auto* price = child<QDoubleSpinBox>(ed.propertyPanel(), "nodePricePerGpuHour");
+    QCOMPARE(price->value(), 0.0);
+    QCOMPARE(price->text(), QStringLiteral("catalog price"));
+    QVERIFY(price->toolTip().contains(QStringLiteral("2024")));
+    price->setValue(1.5);
+    QCOMPARE(ed.cluster().nodes[0].pricePerGpuHour, 1.5);
+    QCOMPARE(ed.undoStack()->count(), 1);
+    QCOMPARE(ed.undoStack()->undoText(), QStringLiteral("Change price per GPU-hour of %1").arg(QString::fromStdString(triangle().nodes[0].name)));
+    ed.undoStack()->undo();
+    QVERIFY(ed.cluster() == triangle());
+    QCOMPARE(price->value(), 0.0);
+    ed.undoStack()->redo();
+    QCOMPARE(price->value(), 1.5); // the panel follows redo
+    price->setValue(0);
+    QCOMPARE(ed.cluster().nodes[0].pricePerGpuHour, -1.0);
+    QVERIFY(ed.cluster() == triangle());
 }
 
 void TestClusterPanel::deviceTypeChangeFollowsDefaultBandwidth()

@@ -595,7 +595,9 @@ private slots:
         view.setPlans(plans);
         QVERIFY(!view.isEmpty());
         QCOMPARE(view.names(), (QStringList{"uniform", "amp", "data-parallel", "uniform #2"}));
-        QCOMPARE(view.plot()->axisRects().size(), 3);
+        // amp-het-cluster's GPUs all have catalog prices: a cost panel stands beside the time.
+        QCOMPARE(view.plot()->axisRects().size(), 4);
+        QCOMPARE(view.costLabels().size(), 4);
         QCoreApplication::processEvents();
         const PixelStats s = plotAreaStats(view);
         qInfo("comparison: %d/%d non-white, %d saturated, %d colours, %d red", s.nonWhite, s.total, s.saturated,
@@ -640,6 +642,19 @@ private slots:
                 legend << item->plottable()->name();
         QVERIFY2(legend.contains("HetHub additive upper bound (eq. 3)"), qPrintable(legend.join(", ")));
         QVERIFY2(legend.contains("HetHub uniform layer split"), qPrintable(legend.join(", ")));
+
+        // Cost per million tokens beside the time: $8/h at 10,000 tok/s = $0.222/M (8 / 36 M tokens); a plan
+        // on an unpriced GPU says "no price"; without any cost there is no cost panel.
+        Plan priced = amp_, unpriced = amp_;
+        priced.estimate.cost = PlanCost{8.0, 8.0 / (10000 * 3600.0) * 1e6};
+        unpriced.planner = "uniform";
+        unpriced.estimate.cost.reset();
+        view.setPlans({priced, unpriced});
+        QCOMPARE(view.costLabels(), (QStringList{"$0.222", "no price"}));
+        QCOMPARE(view.plot()->axisRects().size(), 4);
+        view.setPlans({unpriced});
+        QVERIFY(view.costLabels().isEmpty());
+        QCOMPARE(view.plot()->axisRects().size(), 3);
 
         // A single plan works too; an empty list shows the placeholder.
         view.setPlans({amp_});

@@ -36,6 +36,17 @@ QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double h
     return b;
 }
 
+// What "catalog price" means for this device: the figure with its source and date, or why there is none.
+QString priceToolTip(const DeviceType* d)
+{
+    if (!d)
+        return {};
+    const QString where = QStringLiteral("%1 (%2)").arg(qs(d->priceSource), qs(d->priceDate));
+    if (!d->pricePerGpuHour)
+        return PropertyPanel::tr("No catalog price: %1. Set your price per GPU-hour to get plan costs.").arg(where);
+    return PropertyPanel::tr("0 = the catalog price, $%1 per GPU-hour: %2").arg(*d->pricePerGpuHour, 0, 'f', 3).arg(where);
+}
+
 constexpr double kGB = 1e9;       // GB/s <-> bytes/s
 constexpr double kGbit = 1e9 / 8; // Gbps <-> bytes/s
 constexpr double kMicro = 1e-6;   // µs <-> s
@@ -146,6 +157,9 @@ QWidget* PropertyPanel::buildNodePage()
     nodeIntra_ = numberBox(w, "nodeIntraBandwidth", 0, 1e4, 1, QStringLiteral(" GB/s"));
     nodeIntra_->setSpecialValueText(tr("device default"));
     nodeNic_ = numberBox(w, "nodeNicBandwidth", 0.1, 1e5, 1, QStringLiteral(" Gbps"));
+    nodePrice_ = numberBox(w, "nodePricePerGpuHour", 0, 1000, 3, tr(" per GPU-hour"));
+    nodePrice_->setPrefix(QStringLiteral("$"));
+    nodePrice_->setSpecialValueText(tr("catalog price"));
     nodeComm_ = new QComboBox(w);
     nodeComm_->setObjectName(QStringLiteral("nodeCommunicator"));
     nodeComm_->addItem(tr("GPU RDMA"));
@@ -167,6 +181,7 @@ QWidget* PropertyPanel::buildNodePage()
     form->addRow(tr("Intra-node bandwidth:"), nodeIntra_);
     form->addRow(tr("NIC bandwidth:"), nodeNic_);
     form->addRow(tr("Communicator:"), nodeComm_);
+    form->addRow(tr("Price:"), nodePrice_);
     connect(nodeName_, &QLineEdit::editingFinished, this, &PropertyPanel::commitNodeName);
     connect(nodeType_, &QComboBox::activated, this, &PropertyPanel::commitDeviceType);
     connect(nodeGpus_, &QSpinBox::valueChanged, this, [this](int v) { pushChange(node_, nodeField::gpus, v); });
@@ -174,6 +189,9 @@ QWidget* PropertyPanel::buildNodePage()
             [this](double v) { pushChange(node_, nodeField::intraBandwidth, v * kGB); });
     connect(nodeNic_, &QDoubleSpinBox::valueChanged, this,
             [this](double v) { pushChange(node_, nodeField::nicBandwidth, v * kGbit); });
+    // 0 (shown as "catalog price") clears the override: the cluster file then leaves the field out.
+    connect(nodePrice_, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { pushChange(node_, nodeField::pricePerGpuHour, v > 0 ? v : -1.0); });
     connect(nodeComm_, &QComboBox::activated, this, [this](int i) {
         pushChange(node_, nodeField::communicator, i == 1 ? Communicator::CpuEthernet : Communicator::GpuRdma);
     });
@@ -232,7 +250,7 @@ void PropertyPanel::refresh()
     // Programmatic updates must not turn into commands.
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* w :
-         std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodeComm_, linkBw_,
+         std::initializer_list<QObject*>{nodeName_, nodeType_, nodeGpus_, nodeIntra_, nodeNic_, nodePrice_, nodeComm_, linkBw_,
                                          linkLat_, clusterName_, intraLat_, interLat_, cpuIntraBw_, cpuInterBw_})
         blockers.push_back(std::make_unique<QSignalBlocker>(w));
 
@@ -248,6 +266,8 @@ void PropertyPanel::refresh()
               : QString());
         nodeNic_->setValue(n.nicBandwidth / kGbit);
         nodeComm_->setCurrentIndex(n.communicator == Communicator::CpuEthernet ? 1 : 0);
+        nodePrice_->setValue(n.pricePerGpuHour > 0 ? n.pricePerGpuHour : 0);
+        nodePrice_->setToolTip(priceToolTip(d));
         nodeInfo_->setText(d ? tr("%1 %2 · %3 GB and %4 TFLOPS per GPU\nNode total: %5 GB, %6 TFLOPS")
                                    .arg(qs(d->vendor), deviceStyle(d->name).family)
                                    .arg(d->memoryBytes / (1u << 30), 0, 'f', 0)

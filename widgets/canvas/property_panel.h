@@ -62,7 +62,7 @@ private:
     QLineEdit* nodeName_;
     QComboBox* nodeType_;
     QSpinBox* nodeGpus_;
-    QDoubleSpinBox *nodeIntra_, *nodeNic_;
+    QDoubleSpinBox *nodeIntra_, *nodeNic_, *nodePrice_;
     QComboBox* nodeComm_;
     // link page
     QLabel* linkEnds_;

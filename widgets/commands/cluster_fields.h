@@ -18,6 +18,8 @@ inline constexpr auto intraBandwidth = memberField<&Node::intraBandwidth>(
     NodeIntraBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change intra-node bandwidth of %1"));
 inline constexpr auto nicBandwidth = memberField<&Node::nicBandwidth>(
     NodeNicBandwidthId, QT_TRANSLATE_NOOP("ClusterCommands", "Change NIC bandwidth of %1"));
+inline constexpr auto pricePerGpuHour = memberField<&Node::pricePerGpuHour>(
+    NodePriceId, QT_TRANSLATE_NOOP("ClusterCommands", "Change price per GPU-hour of %1"));
 inline constexpr auto communicator =
     memberField<&Node::communicator>(kNeverMerges, QT_TRANSLATE_NOOP("ClusterCommands", "Change communicator of %1"));
 // Node::failed, with one step text per direction (a failure and a recovery read differently in the

@@ -17,6 +17,7 @@ enum CommandId {
     ClusterInterLatencyId,
     ClusterCpuIntraBandwidthId,
     ClusterCpuInterBandwidthId,
+    NodePriceId,
 };
 
 constexpr int kNeverMerges = -1; // QUndoCommand's "no id"

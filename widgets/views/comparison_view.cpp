@@ -20,6 +20,7 @@ QColor simulatedColour() { return palette::tableau10(0); }
 QColor estimateColour() { return palette::tableau10(1); }
 QColor tokensColour() { return palette::tableau10(4); }
 QColor searchColour() { return palette::tableau10(6); }
+QColor costColour() { return palette::tableau10(3); } // not red: red means "does not fit"
 
 // Formats a value for a bar label: 3 significant digits, k/M suffix for big ones.
 QString compact(double v)
@@ -107,6 +108,7 @@ void ComparisonView::clear()
     rows_.clear();
     names_.clear();
     throughputTicks_.clear();
+    costLabels_.clear();
     setFailures({});
     PlotView::clear();
 }
@@ -128,16 +130,29 @@ void ComparisonView::setFailures(const std::vector<FailedPlanner>& failures)
 }
 
 namespace {
-// The three panels: iteration time across the top, throughput and search time side by side below.
+// The panels: iteration time across the top (with cost per token beside it when plans have a cost),
+// throughput and search time side by side below.
 struct Panels {
     QCPAxisRect* time;
     QCPAxisRect* tokens;
     QCPAxisRect* search;
+    QCPAxisRect* cost = nullptr;
 };
 
-Panels addPanels(QCustomPlot* p)
+Panels addPanels(QCustomPlot* p, bool withCost)
 {
-    const Panels panels{p->axisRect(), new QCPAxisRect(p), new QCPAxisRect(p)};
+    Panels panels{p->axisRect(), new QCPAxisRect(p), new QCPAxisRect(p)};
+    if (withCost) {
+        // The time panel moves into a grid of its own so that the cost panel can stand beside it.
+        auto* top = new QCPLayoutGrid;
+        p->plotLayout()->take(panels.time);
+        p->plotLayout()->addElement(0, 0, top);
+        panels.cost = new QCPAxisRect(p);
+        top->addElement(0, 0, panels.time);
+        top->addElement(0, 1, panels.cost);
+        top->setColumnSpacing(12);
+        top->setColumnStretchFactor(0, 1.6);
+    }
     auto* bottom = new QCPLayoutGrid;
     p->plotLayout()->addElement(1, 0, bottom);
     bottom->addElement(0, 0, panels.tokens);
@@ -195,8 +210,10 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
     collectRows(plans, labels.size() == qsizetype(plans.size()) ? labels : QStringList());
     const QStringList ticks = tickNames();
     QCustomPlot* p = newPlot();
-    const Panels panels = addPanels(p);
+    const Panels panels = addPanels(p, anyCost());
     drawTimePanel(p, panels.time, ticks);
+    if (panels.cost)
+        drawCostPanel(p, panels.cost, ticks);
     throughputTicks_ = withHetHubMetrics(ticks);
     drawTokensPanel(p, panels.tokens, throughputTicks_);
     drawSearchPanel(p, panels.search, ticks);
@@ -245,6 +262,7 @@ void ComparisonView::collectRows(const std::vector<Plan>& plans, const QStringLi
         r.searchSeconds = plan.search.seconds;
         r.candidates = plan.search.candidates;
         r.estimate = plan.plannerEstimate;
+        r.cost = plan.estimate.cost;
         r.feasible = plan.estimate.feasible;
         readHetHubMetrics(plan, r);
         rows_.push_back(r);
@@ -319,6 +337,32 @@ void ComparisonView::drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStr
     if (!anyEstimate)
         b.estimate->removeFromLegend();
     rect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxTime * unit.scale, 1e-12) * 1.18);
+}
+
+bool ComparisonView::anyCost() const
+{
+    return std::any_of(rows_.begin(), rows_.end(), [](const Row& r) { return r.cost.has_value(); });
+}
+
+// Beside the time: what a million tokens cost at the GPUs' prices; a plan using an unpriced GPU says so.
+void ComparisonView::drawCostPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks)
+{
+    setupPanel(p, rect, ticks, tr("cost ($ / M tokens)"));
+    QCPBars* cost = bars(rect, costColour(), 0.55);
+    cost->removeFromLegend();
+    double maxCost = 0;
+    for (int i = 0; i < int(rows_.size()); ++i) {
+        const std::optional<PlanCost>& c = rows_[i].cost;
+        const double v = c ? c->dollarsPerMillionTokens : 0;
+        costLabels_ << (c ? QStringLiteral("$") + QString::number(v, 'g', 3) : tr("no price"));
+        if (c)
+            cost->addData(i, v);
+        maxCost = std::max(maxCost, v);
+    }
+    for (int i = 0; i < int(rows_.size()); ++i)
+        valueLabel(p, rect, i, rows_[i].cost ? rows_[i].cost->dollarsPerMillionTokens : 0, costLabels_[i],
+                   rows_[i].cost ? QColor(40, 40, 40) : QColor(120, 120, 120));
+    rect->axis(QCPAxis::atLeft)->setRange(0, std::max(maxCost, 1e-9) * 1.18);
 }
 
 // Panel 2: throughput.
@@ -413,17 +457,19 @@ void ComparisonView::adaptToSize(const QSize& size)
     // Planner names lie flat while they fit side by side, else they tilt. The top panel spans the width,
     // the two lower panels share it (minus axis labels and tick labels on the left).
     const QList<QCPAxisRect*> rects = plot()->axisRects();
-    if (rects.size() != 3 || names_.isEmpty())
+    if (rects.size() < 3 || names_.isEmpty())
         return;
     const QFontMetrics fm(rects[0]->axis(QCPAxis::atBottom)->tickLabelFont());
     int widest = 0;
     for (const QString& name : names_)
         widest = std::max(widest, fm.horizontalAdvance(name));
     const double need = names_.size() * (widest + 12.0);
-    const double top = size.width() - 90.0, lower = (size.width() - 12) / 2.0 - 90.0;
-    rects[0]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > top ? -30 : 0);
-    for (int i : {1, 2})
-        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > lower ? -30 : 0);
+    // With the cost panel the top row is shared too (time takes 1.6 parts of 2.6, cost the rest).
+    const bool cost = rects.size() == 4;
+    const double top = (cost ? (size.width() - 12) / 2.6 : size.width()) - 90.0;
+    const double lower = (size.width() - 12) / 2.0 - 90.0;
+    for (int i = 0; i < int(rects.size()); ++i)
+        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > (i == 0 && !cost ? top : std::min(top, lower)) ? -30 : 0);
 }
 
 void ComparisonView::resetZoom()
@@ -453,6 +499,10 @@ QString ComparisonView::toolTipAt(const QPointF& pos) const
                          .arg(*r.estimate >= r.iteration ? QStringLiteral("+") : QString())
                          .arg(r.iteration > 0 ? (*r.estimate / r.iteration - 1) * 100 : 0.0, 0, 'f', 1);
         lines << tr("throughput %1 tokens/s").arg(r.tokens, 0, 'f', 0);
+        if (r.cost)
+            lines << tr("cost $%1 per hour, $%2 per million tokens")
+                         .arg(r.cost->dollarsPerHour, 0, 'f', 2)
+                         .arg(r.cost->dollarsPerMillionTokens, 0, 'g', 3);
         if (r.mfu)
             lines << tr("MFU %1%").arg(*r.mfu * 100, 0, 'f', 1);
         if (r.upperBoundTokens && *r.upperBoundTokens > 0)

@@ -1,6 +1,7 @@
 #pragma once
 // Planners side by side: simulated iteration time next to each planner's own estimate, throughput
-// (tokens/s), and search time (log scale), one panel each, planner names on the x axes; plans that do
+// (tokens/s), and search time (log scale), one panel each, planner names on the x axes; when any plan has
+// a cost (estimate.cost) a panel of dollars per million tokens stands next to the time; plans that do
 // not fit memory are hatched red and say so. Planners of the run that gave no plan are listed under the
 // plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"
@@ -36,6 +37,8 @@ public:
     QStringList names() const { return names_; }
     // The throughput panel's tick labels: names, and under a HetHub plan its MFU and share of the bound.
     QStringList throughputTicks() const { return throughputTicks_; }
+    // The cost panel's bar labels ("$0.222", or "no price"); empty when no plan has a cost (no panel).
+    QStringList costLabels() const { return costLabels_; }
 
 public slots:
     void resetZoom() override;
@@ -51,10 +54,13 @@ private:
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
+    void drawCostPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks);
+    bool anyCost() const;
 
     struct Row {
         double iteration = 0, tokens = 0, searchSeconds = 0;
         std::optional<double> estimate;
+        std::optional<PlanCost> cost;
         bool feasible = true;
         long long candidates = 0;
         // HetHub's metrics (plan section "hethub"), as cluster tokens/s where they are throughputs.
@@ -64,6 +70,7 @@ private:
     std::vector<Row> rows_;
     QStringList names_;
     QStringList throughputTicks_;
+    QStringList costLabels_;
     QStringList failureLines_;
     QLabel* failureList_;
 };

@@ -1,0 +1,120 @@
+// `hetplan-cli sweep`: the planning request of plan/compare, varied along --vary axes, every combination
+// planned by every --planners entry on a pool of threads; one hetplan.sweep/1 row per combination × planner.
+#include "cli.h"
+
+#include "core/base/errors.h"
+#include "core/io/examples.h"
+#include "core/io/json_io.h"
+#include "core/planners/sweep.h"
+
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+
+namespace hetplan::cli {
+
+namespace {
+
+std::string pointText(const SweepPoint& point)
+{
+    std::string s;
+    for (const auto& [axis, v] : point)
+        s += (s.empty() ? "" : " ") + axis + "=" + v;
+    return s;
+}
+
+// Every combination's request, built (and checked) before any planning starts, so a bad value exits 2 at
+// once instead of after minutes of planning.
+std::vector<std::pair<SweepPoint, PlanRequest>> sweepRequests(const CommandLine& cl, const std::vector<SweepAxis>& axes,
+                                                              const PlanRequest& base)
+{
+    const bool variesSeq = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.name == "seq"; });
+    if (variesSeq && cl.has("profile"))
+        throw InputError("--vary", "seq", "a measured profile holds one sequence length: drop --profile to sweep seq");
+    const SequenceSetter setSequence = [&](PlanRequest& r, int seq) {
+        r.model = loadModel(cl.get("model"), seq);
+        if (r.model.arch.sequence > 0 && r.model.arch.sequence != seq)
+            throw InputError("--vary", "seq",
+                             "model '" + r.model.name + "' is built for sequence length " +
+                                 std::to_string(r.model.arch.sequence));
+        r.job.sequenceLength = seq;
+    };
+    std::vector<std::pair<SweepPoint, PlanRequest>> requests;
+    for (const SweepPoint& point : sweepPoints(axes)) {
+        PlanRequest r = applySweepPoint(base, point, setSequence);
+        r.job.validate("--vary");
+        requests.emplace_back(point, std::move(r));
+    }
+    return requests;
+}
+
+void printRow(const SweepRow& r, std::ostream& out)
+{
+    out << std::left << std::setw(28) << pointText(r.point) << std::setw(14) << r.planner << std::right;
+    if (r.status == "ok" || r.iterationSeconds > 0) {
+        out << std::fixed << std::setprecision(4) << std::setw(12) << r.iterationSeconds << std::setprecision(0)
+            << std::setw(12) << r.tokensPerSecond << std::setw(12);
+        if (r.cost)
+            out << std::setprecision(4) << r.cost->dollarsPerMillionTokens;
+        else
+            out << "-";
+    } else
+        out << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-";
+    out << "  " << r.status << (r.error.empty() ? "" : ": " + r.error) << "\n";
+}
+
+} // namespace
+
+int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
+{
+    CommandLine cl = commandLine("sweep");
+    addRequestOptions(cl);
+    cl.addOption("planners", "a,b,...|all", "The planners to run at every combination.", "amp");
+    cl.addOption("vary", "NAME=V1,V2,...",
+                 "A parameter to vary (repeatable): gbs=16,32,64, seq=512,1024, zero=0,1,2,3, without=NODE[,NODE] "
+                 "(each value leaves one node out; 'none' keeps all). Every combination is planned.");
+    cl.addOption("jobs", "N", "Plan this many combinations at once; 0 = one per CPU core.", "0");
+    cl.addOption("out", "FILE", "Write the sweep (hetplan.sweep/1) here.");
+    if (!cl.parse(argv, out))
+        return Ok;
+    std::vector<SweepAxis> axes;
+    for (const std::string& spec : cl.all("vary"))
+        addSweepAxis(axes, parseSweepAxis(spec));
+    if (axes.empty())
+        throw InputError("--vary", "argument", "required: at least one parameter to vary (e.g. --vary gbs=16,32)");
+    const int jobs = cl.integer("jobs");
+    if (jobs < 0 || jobs > 256)
+        throw InputError("--jobs", "argument", "must be between 0 and 256");
+    const std::vector<std::string> planners = plannerList(cl.get("planners"));
+    const PlanRequest base = requestFromArgs(cl);
+    noteFailedNodes(base, err);
+    const auto requests = sweepRequests(cl, axes, base);
+
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    const std::vector<SweepRow> rows =
+        runSweep(requests, planners, jobs, [&](int finished, int total, const SweepRow& r) {
+            err << "sweep: " << finished << "/" << total << " " << pointText(r.point) << " " << r.planner << ": "
+                << r.status << " (" << std::fixed << std::setprecision(1) << elapsed() << " s)\n"
+                << std::flush;
+        });
+    const double wall = elapsed();
+
+    out << std::left << std::setw(28) << "combination" << std::setw(14) << "planner" << std::right << std::setw(12)
+        << "iter (s)" << std::setw(12) << "tokens/s" << std::setw(12) << "$/M tok"
+        << "  status\n";
+    for (const SweepRow& r : rows)
+        printRow(r, out);
+    out << rows.size() << " rows in " << std::fixed << std::setprecision(2) << wall << " s\n";
+    if (cl.has("out")) {
+        QJsonObject doc = sweepToJson(axes, planners, rows, base.cluster.name, base.model.name);
+        doc["wall_seconds"] = wall;
+        writeJsonFile(cl.get("out"), doc);
+    }
+    const bool anyOk = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "ok"; });
+    if (!anyOk)
+        err << "error: no feasible plan: no combination gave a plan that fits\n";
+    return anyOk ? Ok : Infeasible;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,39 @@
+#include "core/model/pricing.h"
+
+namespace hetplan {
+
+std::optional<double> gpuHourPrice(const Node& node, const DeviceType* device)
+{
+    if (node.pricePerGpuHour > 0)
+        return node.pricePerGpuHour;
+    if (device)
+        return device->pricePerGpuHour;
+    return std::nullopt;
+}
+
+std::optional<PlanCost> costOf(const std::vector<std::optional<double>>& usedGpuPrices, double tokensPerSecond)
+{
+    if (usedGpuPrices.empty() || !(tokensPerSecond > 0))
+        return std::nullopt;
+    PlanCost cost;
+    for (const std::optional<double>& price : usedGpuPrices) {
+        if (!price)
+            return std::nullopt;
+        cost.dollarsPerHour += *price;
+    }
+    const double tokensPerHour = tokensPerSecond * 3600.0;
+    cost.dollarsPerMillionTokens = cost.dollarsPerHour / tokensPerHour * 1e6;
+    return cost;
+}
+
+std::optional<PlanCost> planCost(const Plan& plan, const DeviceLookup& device)
+{
+    std::vector<std::optional<double>> prices;
+    for (int gpu : plan.usedGpus()) {
+        const Node& node = plan.cluster.nodeOf(gpu);
+        prices.push_back(gpuHourPrice(node, device(node.deviceType)));
+    }
+    return costOf(prices, plan.estimate.tokensPerSecond);
+}
+
+} // namespace hetplan

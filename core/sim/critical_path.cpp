@@ -7,11 +7,6 @@ namespace hetplan {
 
 namespace {
 
-bool isCollective(EventKind k)
-{
-    return isCommunication(k) && k != EventKind::SendActivation && k != EventKind::SendGradient;
-}
-
 // Copies of one piece of work on different GPUs: the same kind, place in the schedule and times. A collective's
 // members may belong to different stages and pipelines (a layer segment's all-reduce), so for collectives
 // the kind and times alone say it.

@@ -36,6 +36,11 @@ std::string toString(EventKind k)
     return "unknown";
 }
 
+bool isCollective(EventKind k)
+{
+    return isCommunication(k) && k != EventKind::SendActivation && k != EventKind::SendGradient;
+}
+
 bool isCommunication(EventKind k)
 {
     switch (k) {

@@ -25,6 +25,8 @@ enum class EventKind {
 };
 std::string toString(EventKind k);
 bool isCommunication(EventKind k);
+// A communication event among a group of GPUs (all-reduce, all-gather, ...), not a pipeline send.
+bool isCollective(EventKind k);
 
 struct TimelineEvent {
     int gpu = 0; // dense GPU index

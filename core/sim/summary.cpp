@@ -3,10 +3,13 @@
 // forward/backward phase, memory from the simulator's peaks, MFU from the model's FLOP.
 #include "summary.h"
 
+#include "critical_path.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace hetplan {
 
@@ -168,8 +171,9 @@ std::vector<DeviceTypeSummary> deviceTypes(const Plan& plan, const CostModel& co
 
 std::string percent(double share) { return std::to_string(std::lround(share * 100)) + " %"; }
 
-// The GPU busy longest (compute + communication), named by its stage where the plan has pipelines.
-Bottleneck bottleneck(const Plan& plan, const SimResult& r, const std::map<int, GpuIntervals>& byGpu)
+// Without a critical path (ZeRO and SPMD plans record no pipeline dependencies): the GPU busy longest
+// (compute + communication), named by its stage where the plan has pipelines.
+Bottleneck busiestGpu(const Plan& plan, const SimResult& r, const std::map<int, GpuIntervals>& byGpu)
 {
     Bottleneck b;
     const double T = r.iterationSeconds;
@@ -204,6 +208,40 @@ Bottleneck bottleneck(const Plan& plan, const SimResult& r, const std::map<int, 
     b.text += ": " + percent(b.share) + " of the iteration";
     if (worstBusy - worstCompute > worstCompute)
         b.text += ", most of it communication";
+    return b;
+}
+
+// The stage, or a stage's collective, that holds the largest part of the critical path (the chain of events
+// that sets the iteration time): shortening anything else cannot shorten the iteration by more than it.
+Bottleneck bottleneck(const Plan& plan, const SimResult& r, const std::map<int, GpuIntervals>& byGpu)
+{
+    const double T = r.iterationSeconds;
+    if (plan.pipelines.empty() || !(T > 0))
+        return busiestGpu(plan, r, byGpu);
+    const CriticalPath path = criticalPath(r);
+    // (pipeline, stage, collective?) → seconds of the chain.
+    std::map<std::tuple<int, int, bool>, double> onPath;
+    for (int i : path.chain) {
+        const TimelineEvent& e = r.events[size_t(i)];
+        onPath[{e.pipeline, e.stage, isCollective(e.kind)}] += e.end - e.start;
+    }
+    if (onPath.empty())
+        return busiestGpu(plan, r, byGpu);
+    const auto worst = std::max_element(onPath.begin(), onPath.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto [p, st, collective] = worst->first;
+    Bottleneck b;
+    b.pipeline = p;
+    b.stage = st;
+    b.share = worst->second / T;
+    const std::vector<int>& gpus = plan.pipelines.at(size_t(p)).stages.at(size_t(st)).gpus;
+    b.deviceType = gpus.empty() ? std::string() : typeOf(plan, gpus.front());
+    // Stages are numbered from 0, as the Gantt chart and the stage map label them.
+    const std::string stage = (plan.pipelines.size() > 1 ? "pipeline " + std::to_string(p) + " " : std::string()) +
+                              "stage " + std::to_string(st);
+    b.text = collective ? "the collectives of " + stage + " on " + b.deviceType + " hold the critical path"
+                        : stage + " on " + b.deviceType + " is the slowest stage";
+    b.text += ": " + percent(b.share) + " of the iteration";
     return b;
 }
 

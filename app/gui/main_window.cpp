@@ -213,6 +213,7 @@ void MainWindow::buildActions()
     buildLive(run);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::Key_F1), this, &MainWindow::showKeyboardShortcuts);
     help->addAction(tr("&About hetplan"), this, [this] {
         showMessage(tr("hetplan %1 — plans training on heterogeneous GPU clusters (GPL-3.0-or-later)")

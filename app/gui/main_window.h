@@ -173,10 +173,11 @@ private:
     // Undo/Redo tool buttons with fixed text ("Undo"/"Redo"): the step's name goes to the tooltip, so
     // the buttons after them do not move when it changes.
     void addUndoButtons(QToolBar* toolBar);
-    // Keyboard zoom and Help ▸ Keyboard Shortcuts (main_window_shortcuts.cpp).
+    // Keyboard zoom, Help ▸ Keyboard Shortcuts and Help ▸ User Guide (main_window_shortcuts.cpp).
     void zoomActiveView(double factor);
     void resetActiveView();
     void showKeyboardShortcuts();
+    void showUserGuide();
     // The Plan details tab (main_window_details.cpp).
     void buildDetailsTab();
     void showPlanDetails(const Plan* plan);

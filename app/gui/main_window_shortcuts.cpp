@@ -1,6 +1,7 @@
-// Keyboard zoom on the current tab and Help ▸ Keyboard Shortcuts.
+// Keyboard zoom on the current tab, Help ▸ Keyboard Shortcuts and Help ▸ User Guide.
 #include "main_window.h"
 #include "shortcut_list.h"
+#include "user_guide.h"
 
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/views/plot_view.h"
@@ -46,6 +47,16 @@ void MainWindow::showKeyboardShortcuts()
         return;
     }
     createShortcutsDialog(this, collectShortcuts(this))->show();
+}
+
+void MainWindow::showUserGuide()
+{
+    if (auto* open = findChild<QDialog*>(QStringLiteral("UserGuideDialog"))) {
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    createUserGuideDialog(this)->show();
 }
 
 } // namespace hetplan

@@ -91,6 +91,7 @@ class TestPlanPair : public QObject {
 private slots:
     void detailsShowSummary();
     void comparedRowsByHand();
+    void costRowsCompared();
     void differencesMarkedInTable();
     void timeAxesLinked();
     void screenshots();
@@ -136,8 +137,29 @@ void TestPlanPair::comparedRowsByHand()
     QCOMPARE(degrees->left, QStringLiteral("pp 4 · dp 1 · tp 1"));
     QVERIFY(!degrees->differs);
     QVERIFY(!rowOf(rows, "Layer split")->differs);
+    // Balanced stages: the critical path runs through all 16 ops of the last stage (6 s of 8.25 s); each other
+    // stage holds only its first forward and its last backward on it.
     QCOMPARE(rowOf(rows, "Bottleneck")->left,
-             QStringLiteral("stage 0 on V100-16GB is the slowest stage: 73 % of the iteration")); // 6 / 8.25
+             QStringLiteral("stage 3 on V100-16GB is the slowest stage: 73 % of the iteration")); // 6 / 8.25
+}
+
+// 4 GPUs at $2/h moving 10,000 tokens/s: $8/h and 8 / (10,000 · 3600) · 1e6 = $0.222 per million tokens;
+// the other plan $12/h at 6,000 tokens/s: $0.556. A plan without a price has no cost rows.
+void TestPlanPair::costRowsCompared()
+{
+    const std::vector<ComparedRow> rows = compareSummaries(*balanced().summary, *slowLast().summary,
+                                                           PlanCost{8, 8 / (10000 * 3600.0) * 1e6},
+                                                           PlanCost{12, 12 / (6000 * 3600.0) * 1e6});
+    const ComparedRow* hour = rowOf(rows, "Cost per hour");
+    QVERIFY(hour);
+    QCOMPARE(hour->left, QStringLiteral("$8.00"));
+    QCOMPARE(hour->right, QStringLiteral("$12.00"));
+    QCOMPARE(hour->ratio, QStringLiteral("×1.50"));
+    const ComparedRow* perToken = rowOf(rows, "Cost per million tokens");
+    QCOMPARE(perToken->left, QStringLiteral("$0.222"));
+    QCOMPARE(perToken->right, QStringLiteral("$0.556"));
+    QCOMPARE(perToken->ratio, QStringLiteral("×2.50"));
+    QVERIFY(!rowOf(compareSummaries(*balanced().summary, *slowLast().summary), "Cost per hour"));
 }
 
 void TestPlanPair::differencesMarkedInTable()

@@ -79,7 +79,7 @@ bool PlanPairView::setPlans(const Plan& left, const Plan& right, const QString& 
             *error = guiErrorText(e);
         return false;
     }
-    rows_ = compareSummaries(summaries[0], summaries[1]);
+    rows_ = compareSummaries(summaries[0], summaries[1], plans[0]->estimate.cost, plans[1]->estimate.cost);
     fillTable(leftName, rightName);
     const double longest = std::max(sims[0].iterationSeconds, sims[1].iterationSeconds);
     for (int i = 0; i < 2; ++i) {

@@ -49,7 +49,7 @@ std::optional<PlanSummary> summaryOfPlan(const Plan& plan)
     }
 }
 
-std::vector<SummaryRow> summaryRows(const PlanSummary& s)
+std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost)
 {
     std::vector<SummaryRow> rows;
     rows.push_back({QObject::tr("Iteration time"), QString::number(s.iterationSeconds, 'g', 4) + QStringLiteral(" s"),
@@ -78,12 +78,21 @@ std::vector<SummaryRow> summaryRows(const PlanSummary& s)
                         d.headroomBytes, false});
     }
     rows.push_back({QObject::tr("Bottleneck"), qs(s.bottleneck.text), 0, false});
+    if (cost) {
+        rows.push_back({QObject::tr("Cost per hour"), QStringLiteral("$%1").arg(cost->dollarsPerHour, 0, 'f', 2),
+                        cost->dollarsPerHour, true});
+        rows.push_back({QObject::tr("Cost per million tokens"),
+                        QStringLiteral("$%1").arg(cost->dollarsPerMillionTokens, 0, 'f', 3),
+                        cost->dollarsPerMillionTokens, true});
+    }
     return rows;
 }
 
-std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right)
+std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right,
+                                         const std::optional<PlanCost>& leftCost,
+                                         const std::optional<PlanCost>& rightCost)
 {
-    const std::vector<SummaryRow> a = summaryRows(left), b = summaryRows(right);
+    const std::vector<SummaryRow> a = summaryRows(left, leftCost), b = summaryRows(right, rightCost);
     auto find = [](const std::vector<SummaryRow>& rows, const QString& label) {
         return std::find_if(rows.begin(), rows.end(), [&](const SummaryRow& r) { return r.label == label; });
     };

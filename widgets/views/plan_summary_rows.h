@@ -22,8 +22,9 @@ struct SummaryRow {
 std::optional<PlanSummary> summaryOfPlan(const Plan& plan);
 
 // Iteration time, tokens/s, MFU, degrees, micro-batches, layer split, bubble, each GPU type's time and
-// memory, and the bottleneck, in that order.
-std::vector<SummaryRow> summaryRows(const PlanSummary& s);
+// memory, and the bottleneck, in that order; then the cost per hour and per million tokens when the plan has
+// one (every GPU it uses has a price).
+std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost = std::nullopt);
 
 struct ComparedRow {
     QString label, left, right; // "—" where one plan has no such row (a GPU type it does not use)
@@ -32,6 +33,8 @@ struct ComparedRow {
 };
 
 // Rows of both summaries matched by label: the left plan's order, then rows only the right one has.
-std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right);
+std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right,
+                                         const std::optional<PlanCost>& leftCost = std::nullopt,
+                                         const std::optional<PlanCost>& rightCost = std::nullopt);
 
 } // namespace hetplan

@@ -73,6 +73,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent), controller_(new Swe
     split->addWidget(table_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({360, 240});
     layout->addWidget(split, 1);
     connect(controller_, &SweepController::progress, this, &WhatIfPanel::onProgress);
     connect(controller_, &SweepController::finished, this, &WhatIfPanel::onFinished);
@@ -109,7 +110,8 @@ QWidget* WhatIfPanel::buildForm()
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton_);
     buttons->addWidget(cancelButton_);
-    buttons->addWidget(progress_, 1);
+    buttons->addWidget(progress_, 3);
+    buttons->addStretch(1); // the buttons keep their size while the progress bar is hidden
 
     grid->addRow(tr("Vary"), parameterBox_);
     grid->addRow(tr("Values"), valuesEdit_);
@@ -132,6 +134,7 @@ void WhatIfPanel::buildTable()
     table_->setHorizontalHeaderLabels(
         {tr("Value"), tr("Planner"), tr("Iteration (s)"), tr("Tokens/s"), tr("$ / M tokens"), tr("Result")});
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // compact: more rows in view
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -30,12 +30,12 @@ cp "$tmp/hap/details.png" "$out/details-hap.png"
 cp "$tmp/poplar/gantt.png" "$out/gantt-poplar.png"
 
 for t in tst_views tst_large_views tst_project_window tst_window_context tst_replan_window tst_window_shortcuts \
-         tst_run_outcomes tst_live_window tst_plan_pair; do
+         tst_run_outcomes tst_live_window tst_plan_pair tst_whatif_window; do
     "$build/tests/$t" >"$tmp/$t.log" 2>&1 || { cat "$tmp/$t.log"; exit 1; }
 done
 for f in gantt-hap stagemap-hap curves-poplar gantt-256 stagemap-1024 critical-path tree-menu import-error \
          profile-flag window-1024x700 replan-failed-node keyboard-shortcuts cancelled-run \
-         comparison-failed-planner live-replan summary two-plans; do
+         comparison-failed-planner live-replan summary two-plans whatif; do
     cp "$HETPLAN_SCREENSHOTS/$f.png" "$out/"
 done
 echo "wrote $(ls "$out" | wc -l) images into $out"

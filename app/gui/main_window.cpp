@@ -107,6 +107,7 @@ void MainWindow::buildTabs()
     tabs_->addTab(curves_, tr("Batch → speed"));
     tabs_->addTab(comparison_, tr("Comparison"));
     buildDetailsTab();
+    buildWhatIfTab();
     setCentralWidget(tabs_);
 }
 

@@ -39,6 +39,7 @@ class ReplanController;
 class RunController;
 class RunPanel;
 class StageMapView;
+class WhatIfPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -62,6 +63,7 @@ public:
     RunPanel* runPanel() const { return runPanel_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     QTabWidget* tabs() const { return tabs_; }
+    WhatIfPanel* whatIf() const { return whatIf_; } // the What-if tab (main_window_whatif.cpp)
 
     // Opens an example cluster + model (replacing the project; asks to save unsaved changes when interactive).
     void openExample(const std::string& cluster, const std::string& model);
@@ -183,6 +185,7 @@ private:
     void showPlanDetails(const Plan* plan);
     bool writeDetailsScreenshot(const QString& dir);
     QAction* compareSelectedAction(QObject* owner); // enabled when two plans are selected
+    void buildWhatIfTab(); // main_window_whatif.cpp
 
     ProjectDocument* doc_;
     RunController* runner_;
@@ -201,6 +204,7 @@ private:
     CurvesView* curves_;
     ComparisonView* comparison_;
     PlanDetailsView* details_ = nullptr;
+    WhatIfPanel* whatIf_ = nullptr;
     QPointer<QDialog> pairDialog_;
     JobPanel* jobPanel_;
     QLabel* status_;

@@ -113,14 +113,28 @@ PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, co
 
 namespace {
 
-SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std::string& planner)
+SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std::string& planner,
+                 const std::atomic<bool>* stop)
 {
     SweepRow row;
     row.point = point;
     row.planner = planner;
     row.status = "ok";
+    if (stop && stop->load()) {
+        row.status = "cancelled";
+        row.error = "the sweep was cancelled before this combination was planned";
+        return row;
+    }
     try {
-        Progress progress({}, request.timeLimitSeconds);
+        // The search itself polls its Progress; a stop request reaches it through the next report.
+        Progress* self = nullptr;
+        Progress progress(
+            [&self, stop](double, const std::string&) {
+                if (stop && stop->load() && self)
+                    self->cancel();
+            },
+            request.timeLimitSeconds);
+        self = &progress;
         const Plan p = runPlanner(planner, request, progress);
         row.iterationSeconds = p.estimate.iterationSeconds;
         row.tokensPerSecond = p.estimate.tokensPerSecond;
@@ -147,7 +161,8 @@ SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std:
 } // namespace
 
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
-                               const std::vector<std::string>& planners, int threads, const SweepProgress& done)
+                               const std::vector<std::string>& planners, int threads, const SweepProgress& done,
+                               const std::atomic<bool>* stop)
 {
     registerBuiltinPlanners(); // once, before the workers look planners up
     const int total = int(requests.size() * planners.size());
@@ -158,7 +173,7 @@ std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanReque
     auto work = [&] {
         for (int i = next++; i < total; i = next++) {
             const auto& [point, request] = requests[size_t(i) / planners.size()];
-            rows[size_t(i)] = planOne(point, request, planners[size_t(i) % planners.size()]);
+            rows[size_t(i)] = planOne(point, request, planners[size_t(i) % planners.size()], stop);
             const std::lock_guard<std::mutex> lock(reportLock);
             ++finished;
             if (done)

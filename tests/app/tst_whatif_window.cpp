@@ -1,0 +1,216 @@
+// The What-if tab (issue 15 item 5) in the main window: a gbs sweep of amp and megatron on amp-het-cluster
+// draws a line per planner with a point per value and a table row per (value, planner) whose times are
+// those of the core sweep the CLI runs (runSweep) on the same input; bad values are refused under the field
+// and start nothing; Cancel stops a sweep. The worst event-loop gap while a sweep runs is printed (a figure
+// for the report, not asserted).
+#include "testutil.h"
+
+#include "app/gui/main_window.h"
+#include "core/planners/sweep.h"
+#include "widgets/controller/live_controller.h"
+#include "widgets/controller/sweep_controller.h"
+#include "widgets/panels/run_panel.h"
+#include "widgets/panels/whatif_panel.h"
+#include "widgets/views/whatif_view.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+
+using namespace hetplan;
+
+namespace {
+
+// The longest time the GUI thread's event loop went without serving a 5 ms timer.
+class GapProbe {
+public:
+    GapProbe()
+    {
+        timer_.setInterval(5);
+        QObject::connect(&timer_, &QTimer::timeout, [this] {
+            worst_ = std::max(worst_, clock_.restart());
+        });
+        clock_.start();
+        timer_.start();
+    }
+    qint64 worstMs() const { return worst_; }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 worst_ = 0;
+};
+
+void openAmp(MainWindow& w, const std::vector<std::string>& planners)
+{
+    w.setInteractive(false);
+    w.openExample("amp-het-cluster", "gpt2-amp");
+    w.runPanel()->setChecked(planners);
+    w.tabs()->setCurrentWidget(w.whatIf());
+}
+
+bool runSweepIn(WhatIfPanel& panel, const std::string& axis, const QString& values)
+{
+    panel.setParameter(axis);
+    panel.valuesEdit()->setText(values);
+    QSignalSpy done(&panel, &WhatIfPanel::sweepFinished);
+    panel.runButton()->click();
+    return panel.isRunning() && done.wait(240000);
+}
+
+} // namespace
+
+class TestWhatIfWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void gbsSweepDrawsALinePerPlannerAndTheCoreSweepsRows()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        openAmp(w, {"amp", "megatron"});
+        WhatIfPanel& panel = *w.whatIf();
+        QVERIFY(panel.plannersLabel()->text().contains("amp, megatron"));
+        GapProbe probe;
+        QVERIFY(runSweepIn(panel, "gbs", "16,32,64"));
+        qInfo("worst event-loop gap while the sweep ran: %lld ms", probe.worstMs());
+        QVERIFY(!panel.progressBar()->isVisible() && panel.runButton()->isEnabled());
+
+        // The same input through the core sweep, as `hetplan-cli sweep --vary gbs=16,32,64` plans it.
+        const PlanRequest base = *currentPlanRequest(*w.document());
+        std::vector<std::pair<SweepPoint, PlanRequest>> requests;
+        for (int gbs : {16, 32, 64}) {
+            const SweepPoint point{{"gbs", std::to_string(gbs)}};
+            requests.emplace_back(point, applySweepPoint(base, point, {}));
+        }
+        const std::vector<SweepRow> expected = runSweep(requests, {"amp", "megatron"}, 1);
+        QCOMPARE(expected.size(), size_t(6));
+
+        // Two lines (amp, megatron) of three points at x = 16, 32, 64.
+        const QCustomPlot* plot = panel.view()->plot();
+        QVERIFY(!panel.view()->isEmpty());
+        QCOMPARE(plot->graphCount(), 2);
+        for (int g = 0; g < 2; ++g) {
+            QCOMPARE(plot->graph(g)->name(), g == 0 ? QString("amp") : QString("megatron"));
+            QCOMPARE(plot->graph(g)->dataCount(), 3);
+            for (int i = 0; i < 3; ++i) {
+                QCOMPARE(plot->graph(g)->data()->at(i)->key, double(16 << i));
+                const SweepRow& row = expected[size_t(i * 2 + g)];
+                if (row.status == "ok" && row.feasible)
+                    QCOMPARE(plot->graph(g)->data()->at(i)->value, row.iterationSeconds);
+                else
+                    QVERIFY(std::isnan(plot->graph(g)->data()->at(i)->value));
+            }
+        }
+        // Six table rows, value by value, planners in order, with the core sweep's times.
+        const QTableWidget* table = panel.table();
+        QCOMPARE(table->rowCount(), 6);
+        int withPlan = 0;
+        for (int r = 0; r < 6; ++r) {
+            const SweepRow& row = expected[size_t(r)];
+            QCOMPARE(table->item(r, 0)->text(), QString::number(16 << (r / 2)));
+            QCOMPARE(table->item(r, 1)->text(), QString::fromStdString(row.planner));
+            QCOMPARE(panel.controller()->rows()[size_t(r)].iterationSeconds, row.iterationSeconds);
+            if (row.status == "ok" && row.feasible) {
+                ++withPlan;
+                QCOMPARE(table->item(r, 2)->text(), QString::number(row.iterationSeconds, 'f', 4));
+                QVERIFY(table->item(r, 5)->toolTip().isEmpty());
+            } else {
+                QVERIFY(!row.error.empty());
+                QVERIFY(!table->item(r, 5)->toolTip().isEmpty()); // why there is no plan
+            }
+        }
+        QVERIFY(withPlan > 0);
+
+        // tokens/s: the same points, another metric; the selector in the view's tool bar switches it.
+        panel.view()->metricBox()->setCurrentIndex(1);
+        QCOMPARE(panel.view()->metric(), WhatIfView::Metric::TokensPerSecond);
+        QCOMPARE(panel.view()->plot()->graph(0)->dataCount(), 3);
+        if (expected[0].status == "ok" && expected[0].feasible)
+            QCOMPARE(panel.view()->plot()->graph(0)->data()->at(0)->value, expected[0].tokensPerSecond);
+        panel.view()->metricBox()->setCurrentIndex(0);
+
+        // With HETPLAN_SCREENSHOTS set: docs/screenshots/whatif.png, the window on the What-if tab.
+        if (const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOTS"); !dir.isEmpty()) {
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(w.grab().save(QDir(dir).filePath("whatif.png")));
+        }
+    }
+
+    void badValuesAreRefusedUnderTheFieldAndStartNothing()
+    {
+        MainWindow w;
+        openAmp(w, {"amp"});
+        WhatIfPanel& panel = *w.whatIf();
+        struct Case {
+            std::string axis;
+            QString values, says;
+        };
+        const Case cases[] = {
+            {"gbs", "16,abc", "Global batch size: expected whole numbers from 1 to"},
+            {"gbs", "16,", "got ''"},
+            {"gbs", "16,16", "value '16' given twice"},
+            {"gbs", "", "Global batch size: enter one or more values"},
+            {"zero", "0,5", "ZeRO stage: expected whole numbers from 0 to 3, got '5'"},
+            {"without", "no-such-node", "no-such-node"}, // known only against the cluster: checked on Run
+        };
+        for (const Case& c : cases) {
+            panel.setParameter(c.axis);
+            panel.valuesEdit()->setText(c.values);
+            QVERIFY2(!panel.startSweep(), qPrintable(c.values));
+            QVERIFY(!panel.isRunning());
+            QVERIFY2(panel.errorLabel()->isVisibleTo(&panel), qPrintable(c.values));
+            QVERIFY2(panel.errorLabel()->text().contains(c.says), qPrintable(panel.errorLabel()->text()));
+            QVERIFY(!panel.errorLabel()->text().contains("--vary")); // GUI words, not the CLI's flag
+            QCOMPARE(panel.table()->rowCount(), 0);
+            QVERIFY(panel.view()->isEmpty());
+        }
+        // A good value clears the message as it is typed.
+        panel.setParameter("gbs");
+        panel.valuesEdit()->setText("16, 32");
+        QVERIFY(!panel.errorLabel()->isVisibleTo(&panel));
+        // No ticked planner: refused too.
+        w.runPanel()->setChecked({});
+        QVERIFY(!panel.startSweep());
+        QVERIFY(panel.errorLabel()->text().contains("Tick at least one planner"));
+    }
+
+    void cancelStopsTheSweep()
+    {
+        MainWindow w;
+        openAmp(w, {"amp", "megatron"});
+        WhatIfPanel& panel = *w.whatIf();
+        panel.setParameter("gbs");
+        panel.valuesEdit()->setText("8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128");
+        QSignalSpy done(&panel, &WhatIfPanel::sweepFinished);
+        QVERIFY(panel.startSweep());
+        QVERIFY(panel.cancelButton()->isEnabled() && !panel.runButton()->isEnabled());
+        panel.cancelButton()->click();
+        QVERIFY(done.wait(240000));
+        QVERIFY(panel.controller()->wasCancelled());
+        const auto& rows = panel.controller()->rows();
+        QCOMPARE(rows.size(), size_t(32)); // every row accounted for...
+        const auto cancelled =
+            std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "cancelled"; });
+        QVERIFY(cancelled > 0); // ...the ones not planned yet as cancelled
+        QVERIFY(w.lastMessage().contains("cancelled"));
+        QVERIFY(panel.runButton()->isEnabled() && !panel.cancelButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestWhatIfWindow)
+#include "tst_whatif_window.moc"

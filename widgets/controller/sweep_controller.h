@@ -1,0 +1,60 @@
+#pragma once
+// The What-if tab's sweep (issue 15 item 5): the core sweep (core/planners/sweep.h, the CLI's `sweep`) run on
+// a worker thread so the GUI thread never blocks. Progress arrives by queued signal after each row; cancel()
+// stops the searches under way at their next progress report and skips the rest (those rows say
+// "cancelled"); finished() hands the rows back on the GUI thread.
+#include "core/planners/sweep.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hetplan {
+
+// Every combination of `axis` applied to `base`, checked before anything is planned (as the CLI does):
+// a node the cluster lacks, a sequence length the model cannot take or a job the values make invalid
+// throws InputError(source, field, reason). Example models are rebuilt for each sequence length.
+std::vector<std::pair<SweepPoint, PlanRequest>> sweepRequestsFor(const PlanRequest& base, const SweepAxis& axis,
+                                                                 const std::string& source = "What-if");
+
+class SweepController : public QObject {
+    Q_OBJECT
+public:
+    explicit SweepController(QObject* parent = nullptr);
+    ~SweepController() override; // cancels a sweep still running and waits for it
+
+    bool isRunning() const;
+    // Starts planning every (request, planner) pair; false if a sweep is already running. `threads` 0 =
+    // one fewer than the CPU cores (at least one), so the GUI thread keeps a core.
+    bool start(std::vector<std::pair<SweepPoint, PlanRequest>> requests, std::vector<std::string> planners,
+               int threads = 0);
+    void cancel();
+    bool wasCancelled() const { return cancelled_; }
+    // The rows of the last finished sweep, in runSweep's order (combination by combination, planners in order).
+    const std::vector<SweepRow>& rows() const { return rows_; }
+    // Blocks until the worker is done (tests and shutdown only).
+    void wait();
+
+signals:
+    void progress(int finished, int total);
+    void finished();
+
+private:
+    struct Shared {
+        std::atomic<bool> stop{false};
+        std::vector<SweepRow> rows;
+    };
+    void onWorkerDone();
+
+    std::shared_ptr<Shared> shared_;
+    QFutureWatcher<void> watcher_;
+    std::vector<SweepRow> rows_;
+    bool cancelled_ = false;
+};
+
+} // namespace hetplan

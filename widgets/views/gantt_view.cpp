@@ -187,23 +187,28 @@ void GanttView::setLayoutOptions(const GanttLayoutOptions& options)
         rebuild();
 }
 
+namespace {
+template <class Set>
+void setMember(Set& set, const QString& key, bool member)
+{
+    if (member)
+        set.insert(key);
+    else
+        set.erase(key);
+}
+} // namespace
+
 void GanttView::setGroupCollapsed(const QString& key, bool collapsed)
 {
     GanttLayoutOptions o = options_;
-    if (collapsed)
-        o.collapsed.insert(key);
-    else
-        o.collapsed.erase(key);
+    setMember(o.collapsed, key, collapsed);
     setLayoutOptions(o);
 }
 
 void GanttView::setGroupSeparated(const QString& key, bool separated)
 {
     GanttLayoutOptions o = options_;
-    if (separated)
-        o.separated.insert(key);
-    else
-        o.separated.erase(key);
+    setMember(o.separated, key, separated);
     setLayoutOptions(o);
 }
 

@@ -29,6 +29,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QStatusBar>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
@@ -495,6 +496,7 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
         QApplication::processEvents();
         ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
     }
+    statusBar()->clearMessage(); // the exports' "Saved … as /tmp/…" must not appear in the window shots
     ok = writeDetailsScreenshot(dir) && ok;
     // The Run and Model tabs too, as the whole window sees them.
     for (const auto& [tab, name] :

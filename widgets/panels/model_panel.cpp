@@ -109,9 +109,13 @@ void ModelPanel::refresh()
                        .arg(m.totalParams() / 1e6, 0, 'f', 1)
                        .arg(m.totalForwardFlops() / 1e9, 0, 'f', 1)
                        .arg(m.arch.sequence);
-    text += model_->profile.empty() ? tr(" Times are analytic estimates; import a measured profile to replace them.")
-                                    : tr(" Bold cells are measured (%1 profile); the rest are analytic.")
-                                          .arg(QString::fromStdString(model_->profile.source));
+    const QString source = QString::fromStdString(model_->profile.source);
+    if (model_->profile.empty())
+        text += tr(" Times are analytic estimates; import a measured profile to replace them.");
+    else if (source.isEmpty()) // a profile that does not say where it came from
+        text += tr(" Bold cells are measured; the rest are analytic.");
+    else
+        text += tr(" Bold cells are measured (%1 profile); the rest are analytic.").arg(source);
     summary_->setText(text);
     // The measured (bold) cells are flagged when they were measured at another sequence length or precision.
     const ProfileNotice notice = hetplan::profileNotice(job_, model_->profile);

@@ -34,7 +34,7 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.feasible = r.feasible;
-    plan.estimate.cost = planCost(plan, [&](const std::string& type) { return &costs.device(type); });
+    priceEstimate(plan, [&](const std::string& type) { return &costs.device(type); });
     if (!std::isfinite(r.iterationSeconds) || !(r.iterationSeconds > 0))
         throw InputError(path, "estimate.iteration_seconds",
                          "the simulated iteration time is not a positive finite number: check the plan's inputs");

@@ -60,7 +60,11 @@ void printRow(const SweepRow& r, std::ostream& out)
             out << "-";
     } else
         out << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-";
-    out << "  " << r.status << (r.error.empty() ? "" : ": " + r.error) << "\n";
+    out << "  " << r.status << (r.error.empty() ? "" : ": " + r.error);
+    for (size_t i = 0; !r.cost && i < r.unpricedDeviceTypes.size(); ++i)
+        out << (i ? ", " : " (no price for ") << r.unpricedDeviceTypes[i]
+            << (i + 1 == r.unpricedDeviceTypes.size() ? ")" : "");
+    out << "\n";
 }
 
 } // namespace

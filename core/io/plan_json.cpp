@@ -8,6 +8,7 @@
 
 #include "core/base/errors.h"
 #include "core/cost/spmd_costs.h"
+#include "core/model/pricing.h"
 
 #include <QJsonArray>
 
@@ -72,17 +73,47 @@ std::map<std::string, FrameworkVerdict> frameworksFromJson(const JsonReader& fw)
     return out;
 }
 
-// estimate.cost: {"dollars_per_hour": h, "dollars_per_million_tokens": m}, both positive and finite.
-PlanCost costFromJson(const JsonReader& c)
+// estimate.cost: {"dollars_per_hour": h, "dollars_per_million_tokens": m}, both positive and finite; or, when
+// the cost is unknown, both null with "unknown_because" and the "unpriced_device_types" that made it so.
+void costFromJson(const JsonReader& c, Estimate& est)
 {
-    c.allowOnly({"dollars_per_hour", "dollars_per_million_tokens"});
+    c.allowOnly({"dollars_per_hour", "dollars_per_million_tokens", "unknown_because", "unpriced_device_types"});
+    if (c.value("dollars_per_hour").isNull()) {
+        if (!c.value("dollars_per_million_tokens").isNull())
+            c.fail("dollars_per_million_tokens", "must be null when dollars_per_hour is null");
+        const QJsonArray types = c.has("unpriced_device_types") ? c.array("unpriced_device_types") : QJsonArray{};
+        for (int i = 0; i < types.size(); ++i) {
+            if (!types.at(i).isString() || types.at(i).toString().isEmpty())
+                c.fail("unpriced_device_types[" + std::to_string(i) + "]", "expected a device type name");
+            est.unpricedDeviceTypes.push_back(types.at(i).toString().toStdString());
+        }
+        return;
+    }
     PlanCost cost;
     cost.dollarsPerHour = c.number("dollars_per_hour");
     cost.dollarsPerMillionTokens = c.number("dollars_per_million_tokens");
     for (const char* key : {"dollars_per_hour", "dollars_per_million_tokens"})
         if (!(c.number(key) > 0 && std::isfinite(c.number(key))))
             c.fail(key, "must be a positive, finite number of US dollars");
-    return cost;
+    est.cost = cost;
+}
+
+// Always written, so every plan says what it costs or why that is unknown.
+QJsonObject costToJson(const Estimate& est)
+{
+    if (est.cost)
+        return QJsonObject{{"dollars_per_hour", est.cost->dollarsPerHour},
+                           {"dollars_per_million_tokens", est.cost->dollarsPerMillionTokens}};
+    QJsonObject c{{"dollars_per_hour", QJsonValue::Null},
+                  {"dollars_per_million_tokens", QJsonValue::Null},
+                  {"unknown_because", qs(costUnknownReason(est))}};
+    if (!est.unpricedDeviceTypes.empty()) {
+        QJsonArray types;
+        for (const std::string& t : est.unpricedDeviceTypes)
+            types.append(qs(t));
+        c["unpriced_device_types"] = types;
+    }
+    return c;
 }
 
 // ---------------------------------------------------------------- writing, section by section
@@ -96,9 +127,7 @@ QJsonObject estimateToJson(const Plan& p)
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
         mem[qs(p.cluster.gpuName(g))] = bytes;
     est["peak_memory_bytes"] = mem;
-    if (p.estimate.cost)
-        est["cost"] = QJsonObject{{"dollars_per_hour", p.estimate.cost->dollarsPerHour},
-                                  {"dollars_per_million_tokens", p.estimate.cost->dollarsPerMillionTokens}};
+    est["cost"] = costToJson(p.estimate);
     if (!p.estimate.frameworks.empty()) {
         QJsonObject fw;
         for (const auto& [name, verdict] : p.estimate.frameworks) {
@@ -266,7 +295,7 @@ void readEstimate(const JsonReader& r, Plan& p, const std::string& file)
     if (est.has("frameworks"))
         p.estimate.frameworks = frameworksFromJson(est.object("frameworks"));
     if (est.has("cost"))
-        p.estimate.cost = costFromJson(est.object("cost"));
+        costFromJson(est.object("cost"), p.estimate);
     if (r.has("planner_estimate"))
         p.plannerEstimate = r.object("planner_estimate").number("iteration_seconds");
 }

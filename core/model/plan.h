@@ -105,6 +105,8 @@ struct Estimate {
     bool feasible = true;
     std::map<std::string, FrameworkVerdict> frameworks; // "megatron", "deepspeed" (core/model/frameworks.h)
     std::optional<PlanCost> cost; // absent when a used GPU has no price or the plan moves no tokens
+    // The device types the plan uses that have no known price (why `cost` is absent); sorted, unique.
+    std::vector<std::string> unpricedDeviceTypes;
     bool operator==(const Estimate&) const = default;
 };
 

@@ -1,5 +1,7 @@
 #include "core/model/pricing.h"
 
+#include <algorithm>
+
 namespace hetplan {
 
 std::optional<double> gpuHourPrice(const Node& node, const DeviceType* device)
@@ -34,6 +36,37 @@ std::optional<PlanCost> planCost(const Plan& plan, const DeviceLookup& device)
         prices.push_back(gpuHourPrice(node, device(node.deviceType)));
     }
     return costOf(prices, plan.estimate.tokensPerSecond);
+}
+
+std::vector<std::string> unpricedDeviceTypes(const Plan& plan, const DeviceLookup& device)
+{
+    std::vector<std::string> types;
+    for (int gpu : plan.usedGpus()) {
+        const Node& node = plan.cluster.nodeOf(gpu);
+        if (!gpuHourPrice(node, device(node.deviceType)))
+            types.push_back(node.deviceType);
+    }
+    std::sort(types.begin(), types.end());
+    types.erase(std::unique(types.begin(), types.end()), types.end());
+    return types;
+}
+
+void priceEstimate(Plan& plan, const DeviceLookup& device)
+{
+    plan.estimate.cost = planCost(plan, device);
+    plan.estimate.unpricedDeviceTypes = unpricedDeviceTypes(plan, device);
+}
+
+std::string costUnknownReason(const Estimate& estimate)
+{
+    if (estimate.cost)
+        return {};
+    if (estimate.unpricedDeviceTypes.empty())
+        return "the plan moves no tokens";
+    std::string why = "no price for ";
+    for (size_t i = 0; i < estimate.unpricedDeviceTypes.size(); ++i)
+        why += (i ? ", " : "") + estimate.unpricedDeviceTypes[i];
+    return why;
 }
 
 } // namespace hetplan

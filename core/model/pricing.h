@@ -21,4 +21,13 @@ std::optional<PlanCost> costOf(const std::vector<std::optional<double>>& usedGpu
 using DeviceLookup = std::function<const DeviceType*(const std::string& type)>;
 std::optional<PlanCost> planCost(const Plan& plan, const DeviceLookup& device);
 
+// The device types among the GPUs `plan` uses that have neither a node price nor a catalog price.
+std::vector<std::string> unpricedDeviceTypes(const Plan& plan, const DeviceLookup& device);
+
+// Fills plan.estimate.cost and plan.estimate.unpricedDeviceTypes (after the estimate's tokens per second).
+void priceEstimate(Plan& plan, const DeviceLookup& device);
+
+// Why a plan has no cost, in words ("no price for T4, K80", "the plan moves no tokens"); empty when it has one.
+std::string costUnknownReason(const Estimate& estimate);
+
 } // namespace hetplan

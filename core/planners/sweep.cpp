@@ -140,6 +140,7 @@ SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std:
         row.tokensPerSecond = p.estimate.tokensPerSecond;
         row.feasible = p.estimate.feasible;
         row.cost = p.estimate.cost;
+        row.unpricedDeviceTypes = p.estimate.unpricedDeviceTypes;
         if (!p.estimate.feasible) {
             row.status = "infeasible";
             row.error = "the plan does not fit memory";
@@ -224,6 +225,12 @@ QJsonObject sweepToJson(const std::vector<SweepAxis>& axes, const std::vector<st
         if (r.cost) {
             row["dollars_per_hour"] = r.cost->dollarsPerHour;
             row["dollars_per_million_tokens"] = r.cost->dollarsPerMillionTokens;
+        }
+        if (!r.unpricedDeviceTypes.empty()) {
+            QJsonArray types;
+            for (const std::string& t : r.unpricedDeviceTypes)
+                types.append(str(t));
+            row["unpriced_device_types"] = types;
         }
         if (!r.error.empty())
             row["error"] = str(r.error);

@@ -32,6 +32,7 @@ struct SweepRow {
     double iterationSeconds = 0, tokensPerSecond = 0;
     bool feasible = false; // a plan that fits memory
     std::optional<PlanCost> cost;
+    std::vector<std::string> unpricedDeviceTypes; // why `cost` is empty, when a used GPU has no price
 };
 
 // "gbs=16,32,64" → {gbs, [16, 32, 64]}. Values are checked here (whole numbers in range, ZeRO 0-3, a node

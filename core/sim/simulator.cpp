@@ -214,7 +214,7 @@ void scorePlan(Plan& plan, const CostModel& costs)
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.feasible = r.feasible;
     plan.estimate.frameworks = checkFrameworks(plan);
-    plan.estimate.cost = planCost(plan, [&](const std::string& type) { return &costs.device(type); });
+    priceEstimate(plan, [&](const std::string& type) { return &costs.device(type); });
 }
 
 } // namespace hetplan

@@ -112,6 +112,33 @@ private slots:
         QVERIFY(rows[4].toObject()["tokens_per_second"].toDouble() > rows[0].toObject()["tokens_per_second"].toDouble());
     }
 
+    // A cluster with a GPU that has no price (RTX-3090): `plan` and `sweep` both say the cost is unknown and
+    // name the type, rather than printing a partial sum; both files still fit their schemas.
+    void unpricedGpuNamedInPlanAndSweep()
+    {
+        const std::string cluster = path("unpriced.json");
+        writeJsonFile(cluster, toJson(test::twoNodeCluster("V100-16GB", 2, "RTX-3090", 2)));
+        const std::string planOut = path("plan.json"), sweepOut = path("unpriced-sweep.json");
+        const QString c = QString::fromStdString(cluster);
+        test::CliResult r = test::runCli({"plan", "--cluster", c, "--model", "example:gpt2-amp", "--planner",
+                                          "uniform", "--gbs", "16", "--out", QString::fromStdString(planOut)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject plan = readJsonFile(planOut);
+        const QJsonObject cost = plan["estimate"].toObject()["cost"].toObject();
+        QVERIFY(cost["dollars_per_hour"].isNull());
+        QCOMPARE(cost["unpriced_device_types"].toArray(), QJsonArray{"RTX-3090"});
+        QVERIFY(validatePlanJson(plan).empty());
+        r = test::runCli({"sweep", "--cluster", c, "--model", "example:gpt2-amp", "--planners", "uniform", "--vary",
+                          "gbs=16", "--out", QString::fromStdString(sweepOut)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("no price for RTX-3090"), qPrintable(r.out));
+        const QJsonObject doc = readJsonFile(sweepOut);
+        QVERIFY(validateJson(doc, sweepSchema()).empty());
+        const QJsonObject row = doc["rows"].toArray()[0].toObject();
+        QVERIFY(!row.contains("dollars_per_hour"));
+        QCOMPARE(row["unpriced_device_types"].toArray(), QJsonArray{"RTX-3090"});
+    }
+
     // Running on one thread or four gives the same rows (planners are deterministic for a fixed seed).
     void parallelMatchesSequential()
     {

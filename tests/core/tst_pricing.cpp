@@ -35,6 +35,17 @@ Plan planOn(const Cluster& cluster, std::vector<int> gpus, double tokensPerSecon
 
 const DeviceType* builtinDevice(const std::string& type) { return DeviceCatalog::builtin().find(type); }
 
+// uniform's plan for gpt2-amp on amp-het-cluster (V100-16GB and T4, both priced): a whole, readable plan.
+Plan plannedPlan()
+{
+    PlanRequest req;
+    req.cluster = exampleCluster("amp-het-cluster");
+    req.model = buildExampleModel("gpt2-amp");
+    req.job.globalBatchSize = 32;
+    Progress progress;
+    return runPlanner("uniform", req, progress);
+}
+
 QJsonObject withNodeField(const Cluster& c, const char* key, const QJsonValue& value)
 {
     QJsonObject o = toJson(c);
@@ -224,6 +235,91 @@ private slots:
         const auto e = test::errorOf([&] { planFromJson(bad, "p.json"); });
         QVERIFY(e && e->field() == "estimate.cost.dollars_per_hour");
         QVERIFY(!validatePlanJson(bad).empty());
+    }
+
+    // Every plan JSON carries estimate.cost: when a used GPU has no price (RTX-3090 here) both figures are
+    // null and the unpriced types are named, never a partial sum; the form round-trips and fits the schema.
+    void unpricedPlanWritesWhyCostIsUnknown()
+    {
+        const Cluster c = test::twoNodeCluster("V100-16GB", 2, "RTX-3090", 2);
+        Plan p = planOn(c, {0, 1, 2, 3}, 1000);
+        priceEstimate(p, builtinDevice);
+        QVERIFY(!p.estimate.cost);
+        QCOMPARE(p.estimate.unpricedDeviceTypes, std::vector<std::string>{"RTX-3090"});
+        QCOMPARE(costUnknownReason(p.estimate), std::string("no price for RTX-3090"));
+        // Written into a whole plan: nulls, the reason and the types; read back the same; schema-valid.
+        Plan whole = plannedPlan();
+        whole.estimate.cost.reset();
+        whole.estimate.unpricedDeviceTypes = p.estimate.unpricedDeviceTypes;
+        const QJsonObject o = toJson(whole);
+        const QJsonObject cost = o["estimate"].toObject()["cost"].toObject();
+        QVERIFY(cost["dollars_per_hour"].isNull() && cost["dollars_per_million_tokens"].isNull());
+        QCOMPARE(cost["unknown_because"].toString(), QString("no price for RTX-3090"));
+        QCOMPARE(cost["unpriced_device_types"].toArray(), QJsonArray{"RTX-3090"});
+        const auto violations = validatePlanJson(o);
+        QVERIFY2(violations.empty(), violations.empty() ? "" : violations.front().message.c_str());
+        const Plan back = planFromJson(o, "p.json");
+        QVERIFY(!back.estimate.cost);
+        QCOMPARE(back.estimate.unpricedDeviceTypes, p.estimate.unpricedDeviceTypes);
+        // Priced by the node's override, the same plan has a cost and no unpriced types.
+        p.cluster.nodes[1].pricePerGpuHour = 0.5;
+        priceEstimate(p, builtinDevice);
+        QVERIFY(p.estimate.cost && p.estimate.unpricedDeviceTypes.empty());
+        QVERIFY(!toJson(p)["estimate"].toObject()["cost"].toObject().contains("unknown_because"));
+    }
+
+    // Two unpriced types are both named, once each and sorted; a plan moving no tokens says so.
+    void unknownReasonNamesEachTypeOnce()
+    {
+        Cluster c = test::twoNodeCluster("RTX-4090", 2, "RTX-3090", 2);
+        Plan p = planOn(c, {0, 1, 2, 3}, 1000);
+        priceEstimate(p, builtinDevice);
+        QCOMPARE(costUnknownReason(p.estimate), std::string("no price for RTX-3090, RTX-4090"));
+        Plan idle = planOn(test::twoNodeCluster("V100-16GB", 2, "T4", 2), {0, 1}, 0);
+        priceEstimate(idle, builtinDevice);
+        QCOMPARE(costUnknownReason(idle.estimate), std::string("the plan moves no tokens"));
+        Plan whole = plannedPlan();
+        whole.estimate.cost.reset();
+        const QJsonObject o = toJson(whole);
+        QCOMPARE(o["estimate"].toObject()["cost"].toObject()["unknown_because"].toString(),
+                 QString("the plan moves no tokens"));
+        QVERIFY(!o["estimate"].toObject()["cost"].toObject().contains("unpriced_device_types"));
+        QVERIFY(validatePlanJson(o).empty());
+    }
+
+    // The unknown form is held to its shape: a number beside a null, an empty type name, or an unknown
+    // key are refused by the reader (naming the field) and by the schema.
+    void unknownCostFormIsChecked_data()
+    {
+        QTest::addColumn<QJsonObject>("cost");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("half null") << QJsonObject{{"dollars_per_hour", QJsonValue::Null},
+                                                  {"dollars_per_million_tokens", 0.2},
+                                                  {"unknown_because", "x"}}
+                                   << "estimate.cost.dollars_per_million_tokens";
+        QTest::newRow("empty type") << QJsonObject{{"dollars_per_hour", QJsonValue::Null},
+                                                   {"dollars_per_million_tokens", QJsonValue::Null},
+                                                   {"unknown_because", "x"},
+                                                   {"unpriced_device_types", QJsonArray{""}}}
+                                    << "estimate.cost.unpriced_device_types[0]";
+        QTest::newRow("stray key") << QJsonObject{{"dollars_per_hour", QJsonValue::Null},
+                                                  {"dollars_per_million_tokens", QJsonValue::Null},
+                                                  {"unknown_because", "x"},
+                                                  {"currency", "EUR"}}
+                                   << "estimate.cost.currency";
+    }
+    void unknownCostFormIsChecked()
+    {
+        QFETCH(QJsonObject, cost);
+        QFETCH(QString, field);
+        QJsonObject o = toJson(plannedPlan());
+        QJsonObject est = o["estimate"].toObject();
+        est["cost"] = cost;
+        o["estimate"] = est;
+        const auto e = test::errorOf([&] { planFromJson(o, "p.json"); });
+        QVERIFY(e.has_value());
+        QCOMPARE(QString::fromStdString(e->field()), field);
+        QVERIFY(!validatePlanJson(o).empty());
     }
 };
 

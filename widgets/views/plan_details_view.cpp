@@ -2,6 +2,8 @@
 
 #include "plan_summary_rows.h"
 
+#include "core/model/pricing.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -240,7 +242,7 @@ QString PlanDetailsView::currentSectionText() const
 void PlanDetailsView::showSummary(const Plan* plan)
 {
     const std::optional<PlanSummary> s = plan ? summaryOfPlan(*plan) : std::nullopt;
-    const std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost) : std::vector<SummaryRow>{};
+    const std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost, qs(costUnknownReason(plan->estimate))) : std::vector<SummaryRow>{};
     summaryTable_->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         summaryTable_->setItem(r, 0, new QTableWidgetItem(rows[r].label));

@@ -49,7 +49,8 @@ std::optional<PlanSummary> summaryOfPlan(const Plan& plan)
     }
 }
 
-std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost)
+std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost,
+                                    const QString& costUnknownBecause)
 {
     std::vector<SummaryRow> rows;
     rows.push_back({QObject::tr("Iteration time"), QString::number(s.iterationSeconds, 'g', 4) + QStringLiteral(" s"),
@@ -84,6 +85,8 @@ std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<Pl
         rows.push_back({QObject::tr("Cost per million tokens"),
                         QStringLiteral("$%1").arg(cost->dollarsPerMillionTokens, 0, 'f', 3),
                         cost->dollarsPerMillionTokens, true});
+    } else if (!costUnknownBecause.isEmpty()) {
+        rows.push_back({QObject::tr("Cost"), QObject::tr("unknown: %1").arg(costUnknownBecause), 0, false});
     }
     return rows;
 }

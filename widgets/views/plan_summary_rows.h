@@ -24,7 +24,9 @@ std::optional<PlanSummary> summaryOfPlan(const Plan& plan);
 // Iteration time, tokens/s, MFU, degrees, micro-batches, layer split, bubble, each GPU type's time and
 // memory, and the bottleneck, in that order; then the cost per hour and per million tokens when the plan has
 // one (every GPU it uses has a price).
-std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost = std::nullopt);
+// `costUnknownBecause` (core/model/pricing.h's costUnknownReason) fills a "Cost: unknown" row when `cost` is empty.
+std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<PlanCost>& cost = std::nullopt,
+                                    const QString& costUnknownBecause = {});
 
 struct ComparedRow {
     QString label, left, right; // "—" where one plan has no such row (a GPU type it does not use)

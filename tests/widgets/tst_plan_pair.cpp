@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QTableWidget>
 #include <QTest>
+#include <algorithm>
 #include <qcustomplot.h>
 
 #include <numeric>
@@ -160,6 +161,13 @@ void TestPlanPair::costRowsCompared()
     QCOMPARE(perToken->right, QStringLiteral("$0.556"));
     QCOMPARE(perToken->ratio, QStringLiteral("×2.50"));
     QVERIFY(!rowOf(compareSummaries(*balanced().summary, *slowLast().summary), "Cost per hour"));
+    // The summary says why a plan has no cost, in one "Cost" row, and only when it has none.
+    const std::vector<SummaryRow> unknown = summaryRows(*balanced().summary, std::nullopt, "no price for RTX-3090");
+    const auto cost = std::find_if(unknown.begin(), unknown.end(), [](const SummaryRow& r) { return r.label == "Cost"; });
+    QVERIFY(cost != unknown.end());
+    QCOMPARE(cost->value, QStringLiteral("unknown: no price for RTX-3090"));
+    const std::vector<SummaryRow> known = summaryRows(*balanced().summary, PlanCost{8, 0.222}, "ignored");
+    QVERIFY(std::none_of(known.begin(), known.end(), [](const SummaryRow& r) { return r.label == "Cost"; }));
 }
 
 void TestPlanPair::differencesMarkedInTable()

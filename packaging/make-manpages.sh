@@ -10,10 +10,11 @@ trap 'rm -rf "$bindir"' EXIT
 ln -s "$gui" "$bindir/hetplan"
 ln -s "$cli" "$bindir/hetplan-cli"
 export PATH="$bindir:$PATH" QT_QPA_PLATFORM=offscreen
-help2man --no-info --no-discard-stderr --section=1 \
+help2man --no-info --section=1 \
     --name="plan training of large models on heterogeneous GPU clusters (desktop app)" \
     --output="$out/hetplan.1" hetplan
-help2man --no-info --no-discard-stderr --section=1 \
+# hetplan-cli --version says "hetplan X": name the page after the program itself.
+help2man --no-info --section=1 --version-string="hetplan-cli $(hetplan-cli --version | awk '{print $2}')" \
     --name="plan training of large models on heterogeneous GPU clusters (command line)" \
     --output="$out/hetplan-cli.1" hetplan-cli
 gzip -9nf "$out/hetplan.1" "$out/hetplan-cli.1"

@@ -34,7 +34,7 @@ package: build
 	@bash packaging/install-deps.sh packaging/package-tools.txt
 	cmake --build $(BUILD) --target hetplan_manpages
 	cd $(BUILD) && cpack
-	lintian --fail-on error --info $(BUILD)/hetplan_*.deb
+	lintian --fail-on error --display-info $(BUILD)/hetplan_*.deb
 
 clean:
 	rm -rf $(BUILD)

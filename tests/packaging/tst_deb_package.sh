@@ -81,6 +81,12 @@ grep -q "<mime-type type=\"$mime\">" "$root/usr/share/mime/packages/$id.xml" || 
 grep -q '<glob pattern="\*.hetplan"/>' "$root/usr/share/mime/packages/$id.xml" || fail "MIME XML lacks *.hetplan"
 grep -q "<launchable type=\"desktop-id\">$id.desktop</launchable>" "$root/usr/share/metainfo/$id.metainfo.xml" \
   || fail "metainfo does not launch $id.desktop"
+if command -v update-mime-database >/dev/null; then  # compiles the XML as the package's trigger will
+  cp -r "$root/usr/share/mime" "$tmp/mime"
+  update-mime-database "$tmp/mime" || fail "update-mime-database rejects the MIME XML"
+  grep -qx "[0-9]*:$mime:\*\.hetplan" "$tmp/mime/globs2" || fail "compiled MIME database lacks *.hetplan -> $mime"
+  grep -q HETP "$tmp/mime/magic" || fail "compiled MIME magic lacks the 'HETP' application_id"
+fi
 if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$desktop" || fail "desktop-file-validate"; fi
 if command -v appstreamcli >/dev/null; then
   appstreamcli validate --no-net "$root/usr/share/metainfo/$id.metainfo.xml" >/dev/null || fail "appstreamcli validate"

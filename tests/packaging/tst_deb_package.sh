@@ -58,7 +58,13 @@ package_of() {  # the package that installed a library path on this machine (mer
   { dpkg -S "$1" 2>/dev/null || dpkg -S "$(readlink -f "$1")" 2>/dev/null || dpkg -S "/usr$1" 2>/dev/null; } \
     | head -1 | cut -d: -f1
 }
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 for bin in "$root"/usr/bin/*; do
+  # Shipped programs name no path of the trees they were built from: stripped, and every resource (examples,
+  # user guide, catalog) compiled in, so nothing is looked up in the build or source tree.
+  for tree in "$(cd "$build" && pwd)" "$source_dir"; do
+    grep -aqF "$tree" "$bin" && fail "$bin names the build or source tree $tree"
+  done
   [ -z "$(readelf -d "$bin" | grep -E 'RPATH|RUNPATH')" ] || fail "$bin has an RPATH/RUNPATH"
   ldd "$bin" | grep -q 'not found' && fail "$bin: $(ldd "$bin" | grep 'not found')"
   for soname in $(objdump -p "$bin" | awk '/NEEDED/ {print $2}'); do

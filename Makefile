@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench clean
+.PHONY: deps configure build run test bench clean package
 
 deps:
 	@bash packaging/install-deps.sh
@@ -28,6 +28,13 @@ bench: build
 	$(BUILD)/bench/hetplan-bench
 	QT_QPA_PLATFORM=offscreen $(BUILD)/bench/hetplan-gui-bench
 	QT_QPA_PLATFORM=offscreen bash -c "time $(BUILD)/app/gui/hetplan --startup-time"
+
+# The Debian package: man pages (help2man), cpack, then lintian (fails on errors, lists warnings).
+package: build
+	@bash packaging/install-deps.sh packaging/package-tools.txt
+	cmake --build $(BUILD) --target hetplan_manpages
+	cd $(BUILD) && cpack
+	lintian --fail-on error --display-info $(BUILD)/hetplan_*.deb
 
 clean:
 	rm -rf $(BUILD)

@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QIcon>
 #include <QTimer>
 #include <cstdio>
 
@@ -36,6 +37,10 @@ void setApplicationNames()
     QApplication::setApplicationName("hetplan");
     QApplication::setOrganizationName("hetplan");
     QApplication::setApplicationVersion("0.1.0");
+    // The id of the installed .desktop file and icon (packaging/desktop), so shells match window and entry.
+    QApplication::setDesktopFileName("io.github.hetplan.Hetplan");
+    QApplication::setWindowIcon(
+        QIcon::fromTheme("io.github.hetplan.Hetplan", QIcon(":/icons/io.github.hetplan.Hetplan.svg")));
 }
 
 // Parses the arguments; --help, --version and errors exit here.

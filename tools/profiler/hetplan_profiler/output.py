@@ -65,7 +65,7 @@ def profile_json(model, device_type, device, sequence, precision, tables, max_mi
     if max_micro_batch:
         entry["max_micro_batch"] = [{"tp": tp, "micro_batch": mbs} for tp, mbs in sorted(max_micro_batch.items())]
     out = {"schema": "hetplan.profile/1", "model": model, "source": "hetplan-profile", "sequence_length": sequence,
-           "precision": precision, "devices": [entry], "tables": []}
+           "precision": precision, "measured_on": [entry], "tables": []}
     for (tp, mbs), layers in sorted(tables.items()):
         out["tables"].append({"device": device_type, "tp": tp, "micro_batch": mbs, "layers": [
             {"forward": m.forward, "backward": m.backward, "update": m.update, "activation_bytes": m.activation_bytes,

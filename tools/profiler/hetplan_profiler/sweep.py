@@ -127,8 +127,8 @@ def run(args):
         raise InputError("--out is required (where to write the profile)")
     if not args.device_type:
         raise InputError("--device-type is required: hetplan's name for this GPU type (hetplan-cli list devices)")
-    device_type = canonical_device_type(args.device_type)
     device = _device(args.device)
+    device_type = canonical_device_type(args.device_type)
     precision = args.precision or ("fp16" if device.type == "cuda" else "fp32")
     if device.type == "cpu" and precision == "fp16":
         raise InputError("--precision fp16 is not supported on the CPU; use bf16 or fp32")

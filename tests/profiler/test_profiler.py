@@ -182,6 +182,22 @@ class Profiler(unittest.TestCase):
         self.assertEqual(p["inputs"]["profile"]["precision"], "fp32")
         self.assertGreater(len(p["inputs"]["profile"]["tables"]), 0)
 
+    def test_compare_analytic_sums_each_layer_kind(self):
+        analytic = os.path.join(self.tmp.name, "analytic.json")
+        r = subprocess.run([CLI, "profile", "--model", MODEL, "--device", "A100-80GB", "--mbs", "1,8",
+                            "--precision", "fp32", "--out", analytic], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        compare = os.path.join(SOURCE, "tools", "profiler", "compare-analytic")
+        r = subprocess.run([sys.executable, compare, self.path, analytic], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [line.split() for line in r.stdout.splitlines()[1:]]
+        # tp 1 at micro-batches 1 and 8 are in both files: three kinds each; tp 2 only in the measured one.
+        self.assertEqual([(x[1], x[2], x[3]) for x in lines],
+                         [(tp, mbs, kind) for tp, mbs in (("1", "1"), ("1", "8"))
+                          for kind in ("embedding", "transformer", "head")])
+        blocks = layers_of(self.doc, 1, 8)[1:3]
+        self.assertAlmostEqual(float(lines[4][4]), sum(x["forward"] for x in blocks) * 1e3, places=2)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

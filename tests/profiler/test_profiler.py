@@ -36,8 +36,8 @@ def profile(*args):
                           text=True, timeout=240)
 
 
-def layers_of(doc, tp, mbs):
-    [table] = [t for t in doc["tables"] if t["tp"] == tp and t["micro_batch"] == mbs]
+def layers_of(doc, tp, mbs, device="A100-80GB"):
+    [table] = [t for t in doc["tables"] if (t["device"], t["tp"], t["micro_batch"]) == (device, tp, mbs)]
     return table["layers"]
 
 
@@ -171,10 +171,10 @@ class Profiler(unittest.TestCase):
         self.assertEqual(sorted({t["device"] for t in m["tables"]}), ["A100-80GB", "V100-32GB"])
         self.assertEqual(len(m["tables"]), 8)
         self.assertEqual(sorted(x["device"] for x in m["measured_on"]), ["A100-80GB", "V100-32GB"])
-        self.assertEqual(layers_of(m, 2, 8)[1]["tp_allreduce_bytes"], 2 * 8 * S * H * VALUE)
+        self.assertEqual(layers_of(m, 2, 8, "V100-32GB")[1]["tp_allreduce_bytes"], 2 * 8 * S * H * VALUE)
 
         plan = os.path.join(self.tmp.name, "plan.json")
-        r = subprocess.run([CLI, "plan", "--cluster", CLUSTER, "--model", MODEL, "--profile", merged, "--job", JOB,
+        r = subprocess.run([CLI, "plan", "--cluster", CLUSTER, "--model", MODEL, "--profile", merged, "--job", JOB, "--planner", "uniform",
                             "--out", plan], capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         with open(plan) as f:
@@ -221,4 +221,4 @@ class Profiler(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=[sys.argv[0], "-v"])
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[3:])

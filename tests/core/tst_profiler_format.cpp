@@ -20,10 +20,12 @@ const std::string kFixture = "profiles/native/hetplan-profile.json";
 
 QJsonObject fixtureJson() { return readJsonFile(fixture(kFixture)); }
 
-// The plan schema's profile definition as a schema of its own (its $refs resolve in the same $defs).
+// The plan schema's profile definition as a schema of its own (its $refs resolve in the same $defs; a $ref
+// may not stand beside other keywords, hence the allOf).
 QJsonObject profileSchema()
 {
-    return QJsonObject{{"$ref", "#/$defs/profile"}, {"$defs", planSchema()["$defs"]}};
+    return QJsonObject{{"allOf", QJsonArray{QJsonObject{{"$ref", "#/$defs/profile"}}}},
+                       {"$defs", planSchema()["$defs"]}};
 }
 } // namespace
 

@@ -5,7 +5,9 @@ micro-batch sizes 1 and 8 and tp 1 and 2, then `hetplan-cli import` (two device 
 
 usage: test_profiler.py HETPLAN_CLI SOURCE_DIR"""
 
+import contextlib
 import copy
+import io
 import json
 import os
 import subprocess
@@ -25,6 +27,9 @@ FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "profiler")
 MODEL = os.path.join(FIXTURES, "tiny-gpt.model.json")
 CLUSTER = os.path.join(FIXTURES, "two-types.cluster.json")
 JOB = os.path.join(FIXTURES, "tiny.job.json")  # fp32, as the CPU measured
+sys.path.insert(0, os.path.join(SOURCE, "tools", "profiler"))
+from hetplan_profiler.cli import main as profiler_main  # noqa: E402
+
 # One intra-op thread: a loaded 2-core CI machine makes thread pools spin; timings stay comparable.
 ENV = dict(os.environ, OMP_NUM_THREADS="1")
 # The tiny GPT, fp32: values are 4 bytes; sequence 32, hidden 64.
@@ -34,6 +39,15 @@ S, H, VALUE = 32, 64, 4
 def profile(*args):
     return subprocess.run([sys.executable, PROFILER, "--model", MODEL, *args], env=ENV, capture_output=True,
                           text=True, timeout=240)
+
+
+def in_process(*args):
+    """(exit code, stdout, stderr) of the tool's main() run here: no second PyTorch start-up (about a CPU
+    second each) for the checks that measure nothing."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = profiler_main(list(args))
+    return code, out.getvalue(), err.getvalue()
 
 
 def layers_of(doc, tp, mbs, device="A100-80GB"):
@@ -104,9 +118,9 @@ class Profiler(unittest.TestCase):
             self.assertLess(shard["activation_bytes"], whole["activation_bytes"])
 
     def test_layers_have_the_model_json_parameter_counts(self):
-        r = profile("--describe", "--tp", "1,2")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        counts = [int(line.split()[2]) for line in r.stdout.splitlines() if line.strip()[:1].isdigit()]
+        code, out, err = in_process("--model", MODEL, "--describe", "--tp", "1,2")
+        self.assertEqual(code, 0, err)
+        counts = [int(line.split()[2]) for line in out.splitlines() if line.strip()[:1].isdigit()]
         with open(MODEL) as f:
             model = [layer["params"] for layer in json.load(f)["layers"]]
         # tp 2 by hand: half the vocabulary (256 x 64) + positions (32 x 64); a block with half the heads and
@@ -116,10 +130,9 @@ class Profiler(unittest.TestCase):
     def test_examples_have_their_published_parameter_counts(self):
         published = {"gpt2-xl": 1557611200, "llama2-7b": 6738415616, "opt-350m": 331196416}
         for name, params in published.items():
-            r = subprocess.run([sys.executable, PROFILER, "--model", name, "--describe"], env=ENV,
-                               capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn(f"total params {params}", r.stdout, name)
+            code, out, err = in_process("--model", name, "--describe")
+            self.assertEqual(code, 0, err)
+            self.assertIn(f"total params {params}", out, name)
 
     def test_out_of_memory_stops_and_records_the_largest_size_that_fits(self):
         fits_one = max(x["peak_bytes"] for x in layers_of(self.doc, 1, 1))
@@ -140,18 +153,19 @@ class Profiler(unittest.TestCase):
         self.assertFalse(os.path.exists(nothing))
 
     def test_bad_input_is_exit_code_2_with_a_message(self):
+        never = os.path.join(self.tmp.name, "never.json")
         cases = [(["--model", "no-such-model", "--describe"], "unknown model 'no-such-model'"),
                  (["--model", MODEL, "--mbs", "1,0", "--describe"], "--mbs: expected positive integers"),
                  (["--model", MODEL, "--device", "cpu", "--device-type", "A100-80GB", "--precision", "fp16",
-                   "--out", "x.json"], "fp16 is not supported on the CPU")]
+                   "--out", never], "fp16 is not supported on the CPU")]
         if not torch.cuda.is_available():
-            cases.append((["--model", MODEL, "--device", "cuda", "--device-type", "H100-SXM", "--out", "x.json"],
+            cases.append((["--model", MODEL, "--device", "cuda", "--device-type", "H100-SXM", "--out", never],
                           "no CUDA GPU is visible"))
         for args, message in cases:
-            r = subprocess.run([sys.executable, PROFILER, *args], env=ENV, capture_output=True, text=True,
-                               timeout=120, cwd=self.tmp.name)
-            self.assertEqual(r.returncode, 2, args)
-            self.assertIn(message, r.stderr)
+            code, _, err = in_process(*args)
+            self.assertEqual(code, 2, args)
+            self.assertIn(message, err)
+        self.assertFalse(os.path.exists(never))
 
     def test_import_merges_two_device_types_and_plans_with_them(self):
         # The second GPU type's file, as the profiler on that machine would write it.

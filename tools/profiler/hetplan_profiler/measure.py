@@ -148,10 +148,11 @@ class LayerRunner:
 
     def measure(self, warmup, runs, tp_allreduce_elements):
         try:
-            act, peak = self._memory()
+            # Warm-up first: cuBLAS workspaces and autotuning are one-off allocations, not the layer's memory.
             for _ in range(warmup):
                 self._step_once(Clock(self.device))
                 self._clear_grads()
+            act, peak = self._memory()
             fwd, bwd = [], []
             for _ in range(runs):
                 clock = Clock(self.device)

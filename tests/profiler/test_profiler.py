@@ -27,11 +27,12 @@ FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "profiler")
 MODEL = os.path.join(FIXTURES, "tiny-gpt.model.json")
 CLUSTER = os.path.join(FIXTURES, "two-types.cluster.json")
 JOB = os.path.join(FIXTURES, "tiny.job.json")  # fp32, as the CPU measured
+sys.dont_write_bytecode = True  # the test leaves the source tree as it found it
 sys.path.insert(0, os.path.join(SOURCE, "tools", "profiler"))
 from hetplan_profiler.cli import main as profiler_main  # noqa: E402
 
 # One intra-op thread: a loaded 2-core CI machine makes thread pools spin; timings stay comparable.
-ENV = dict(os.environ, OMP_NUM_THREADS="1")
+ENV = dict(os.environ, OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
 # The tiny GPT, fp32: values are 4 bytes; sequence 32, hidden 64.
 S, H, VALUE = 32, 64, 4
 
@@ -199,7 +200,8 @@ class Profiler(unittest.TestCase):
     def test_every_family_runs_forward_and_backward_whole_and_sharded(self):
         # Each example's family (rotary + grouped-query + SwiGLU, BERT's post-norm and head, MoE routing, ViT
         # patches, OPT's narrow embeddings) shrunk to a toy: the code paths run, not the published sizes.
-        sys.path.insert(0, os.path.join(SOURCE, "tools", "profiler"))
+        sys.dont_write_bytecode = True  # the test leaves the source tree as it found it
+sys.path.insert(0, os.path.join(SOURCE, "tools", "profiler"))
         from hetplan_profiler.archs import example_arch
         from hetplan_profiler.layers import build_layer, layer_names
         from hetplan_profiler.measure import LayerRunner

@@ -200,8 +200,6 @@ class Profiler(unittest.TestCase):
     def test_every_family_runs_forward_and_backward_whole_and_sharded(self):
         # Each example's family (rotary + grouped-query + SwiGLU, BERT's post-norm and head, MoE routing, ViT
         # patches, OPT's narrow embeddings) shrunk to a toy: the code paths run, not the published sizes.
-        sys.dont_write_bytecode = True  # the test leaves the source tree as it found it
-sys.path.insert(0, os.path.join(SOURCE, "tools", "profiler"))
         from hetplan_profiler.archs import example_arch
         from hetplan_profiler.layers import build_layer, layer_names
         from hetplan_profiler.measure import LayerRunner

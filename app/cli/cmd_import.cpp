@@ -25,7 +25,10 @@ void addImportOptions(CommandLine& cl)
     const ImporterRegistry& formats = ImporterRegistry::instance();
     cl.addOption("format", "NAME", "The input format: " + joinNames(formats.names(), ", ") + ".");
     cl.addOption("in", "PATH",
-                 "The measurements: a file, or a directory for " + formatsNeeding(&ImportNeeds::directory) + ".");
+                 "The measurements: a file, or a directory for " + formatsNeeding(&ImportNeeds::directory) +
+                     ". Repeatable: several inputs (e.g. hetplan-profile's file of each GPU type) are merged into "
+                     "one profile, later ones winning for the same device, tp and micro-batch; they must agree "
+                     "on the sequence length and precision.");
     cl.addOption("out", "FILE", "Write the profile JSON (hetplan.profile/1) here.");
     cl.addOption("device", "TYPE",
                  "The GPU type it was measured on (see: hetplan-cli list devices); required for " +
@@ -71,7 +74,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (!cl.parse(argv, out))
         return Ok;
     const ImportFormat& format = ImporterRegistry::instance().get(cl.get("format"));
-    const std::string in = cl.get("in");
+    cl.get("in"); // required
     const std::string outPath = cl.get("out");
     ImportOptions opts;
     opts.deviceType = deviceFromArgs(cl, format);
@@ -94,7 +97,14 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
             throw InputError("--precision", "argument", "expected fp16, bf16 or fp32");
         opts.precision = prec;
     }
-    Profile p = importProfile(format.name, in, opts);
+    Profile p;
+    for (const std::string& in : cl.all("in")) {
+        const Profile one = importProfile(format.name, in, opts);
+        if (!p.model.empty() && !one.model.empty() && one.model != p.model)
+            throw InputError(in, "model", "is a profile of '" + one.model + "', an earlier input of '" + p.model + "'");
+        p.merge(one);
+    }
+    p.validate("--in"); // the merged tables must agree on the layer count
     writeJsonFile(outPath, toJson(p));
     out << "imported " << p.tables().size() << " table(s), " << p.layerCount() << " layers, devices:";
     for (const std::string& d : p.deviceTypes())

@@ -333,6 +333,60 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
 
 // ---------------------------------------------------------------- profile
 
+namespace {
+// "measured_on": [{device, hardware, tool, software, max_micro_batch: [{tp, micro_batch}]}], as hetplan-profile
+// writes it: the machine behind a device type's tables.
+QJsonArray measuredOnJson(const std::map<std::string, DeviceMeasurement>& measuredOn)
+{
+    QJsonArray out;
+    for (const auto& [device, m] : measuredOn) {
+        QJsonObject j{{"device", qs(device)}};
+        for (const auto& [key, value] : {std::pair{"hardware", &m.hardware}, std::pair{"tool", &m.tool},
+                                         std::pair{"software", &m.software}})
+            if (!value->empty())
+                j[key] = qs(*value);
+        if (!m.maxMicroBatch.empty()) {
+            QJsonArray limits;
+            for (const auto& [tp, mbs] : m.maxMicroBatch)
+                limits.append(QJsonObject{{"tp", tp}, {"micro_batch", mbs}});
+            j["max_micro_batch"] = limits;
+        }
+        out.append(j);
+    }
+    return out;
+}
+
+void readMeasuredOn(const JsonReader& r, Profile& p)
+{
+    const QJsonArray list = r.array("measured_on");
+    for (int i = 0; i < list.size(); ++i) {
+        const JsonReader e = r.element(list, "measured_on", i);
+        e.allowOnly({"device", "hardware", "tool", "software", "max_micro_batch"});
+        std::string device = e.string("device");
+        if (const DeviceType* d = DeviceCatalog::builtin().find(device))
+            device = d->name;
+        else
+            e.fail("device", "unknown device type '" + device + "' (see hetplan-cli list devices)");
+        DeviceMeasurement m;
+        m.hardware = e.string("hardware", "");
+        m.tool = e.string("tool", "");
+        m.software = e.string("software", "");
+        if (e.has("max_micro_batch")) {
+            const QJsonArray limits = e.array("max_micro_batch");
+            for (int k = 0; k < limits.size(); ++k) {
+                const JsonReader l = e.element(limits, "max_micro_batch", k);
+                l.allowOnly({"tp", "micro_batch"});
+                const int tp = l.integer("tp"), mbs = l.integer("micro_batch");
+                if (tp < 1 || mbs < 1)
+                    l.fail("micro_batch", "tp and micro_batch must be at least 1");
+                m.maxMicroBatch[tp] = mbs;
+            }
+        }
+        p.measuredOn[device] = m;
+    }
+}
+} // namespace
+
 QJsonObject toJson(const Profile& p)
 {
     QJsonObject o;
@@ -350,19 +404,25 @@ QJsonObject toJson(const Profile& p)
             QJsonObject j{{"forward", t.forward}, {"backward", t.backward}, {"update", t.update}};
             if (t.activationBytes >= 0)
                 j["activation_bytes"] = t.activationBytes;
+            if (t.peakBytes >= 0)
+                j["peak_bytes"] = t.peakBytes;
+            if (t.tpAllReduceBytes >= 0)
+                j["tp_allreduce_bytes"] = t.tpAllReduceBytes;
             ls.append(j);
         }
         tables.append(
             QJsonObject{{"device", qs(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch}, {"layers", ls}});
     }
     o["tables"] = tables;
+    if (!p.measuredOn.empty())
+        o["measured_on"] = measuredOnJson(p.measuredOn);
     return o;
 }
 
 Profile profileFromJson(const QJsonObject& o, const std::string& file)
 {
     const JsonReader r = documentReader(o, file, "hetplan.profile/1",
-                                        {"schema", "model", "source", "sequence_length", "precision", "tables"});
+                                        {"schema", "model", "source", "sequence_length", "precision", "tables", "measured_on"});
     Profile p;
     p.model = r.string("model", "");
     p.source = r.string("source", "native");
@@ -403,12 +463,17 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file)
             lt.backward = e.quantity("backward", Dimension::Seconds);
             lt.update = e.quantity("update", Dimension::Seconds, 0);
             lt.activationBytes = e.has("activation_bytes") ? e.quantity("activation_bytes", Dimension::Bytes) : -1;
+            lt.peakBytes = e.has("peak_bytes") ? e.quantity("peak_bytes", Dimension::Bytes) : -1;
+            lt.tpAllReduceBytes =
+                e.has("tp_allreduce_bytes") ? e.quantity("tp_allreduce_bytes", Dimension::Bytes) : -1;
             if (lt.forward < 0 || lt.backward < 0 || lt.update < 0)
                 e.fail("forward", "times must not be negative");
             layers.push_back(lt);
         }
         p.set(key, std::move(layers));
     }
+    if (r.has("measured_on"))
+        readMeasuredOn(r, p);
     p.validate(file);
     return p;
 }

@@ -61,6 +61,9 @@ LayerTiming scaled(const LayerTiming& t, double f)
     r.backward *= f;
     if (r.activationBytes >= 0)
         r.activationBytes *= f;
+    if (r.tpAllReduceBytes >= 0)
+        r.tpAllReduceBytes *= f;
+    r.peakBytes = -1; // holds parameters too: not proportional to the batch
     return r;
 }
 
@@ -165,6 +168,8 @@ void Profile::merge(const Profile& other)
         precision = other.precision;
     for (const auto& [k, v] : other.tables_)
         tables_[k] = v;
+    for (const auto& [device, m] : other.measuredOn)
+        measuredOn[device] = m;
     if (model.empty())
         model = other.model;
     if (source.empty())
@@ -181,6 +186,9 @@ Profile Profile::restrictedTo(const std::vector<std::string>& deviceTypes) const
     for (const auto& [k, v] : tables_)
         if (std::find(deviceTypes.begin(), deviceTypes.end(), k.deviceType) != deviceTypes.end())
             p.tables_[k] = v;
+    for (const auto& [device, m] : measuredOn)
+        if (std::find(deviceTypes.begin(), deviceTypes.end(), device) != deviceTypes.end())
+            p.measuredOn[device] = m;
     return p;
 }
 
@@ -217,8 +225,17 @@ void Profile::validate(const std::string& file) const
             if (!std::isfinite(l.activationBytes) || (l.activationBytes < 0 && l.activationBytes != -1))
                 throw InputError(file, lf + ".activation_bytes",
                                  "must be a finite non-negative size (or absent when not measured)");
+            for (const auto& [value, name] : {std::pair{l.peakBytes, ".peak_bytes"},
+                                              std::pair{l.tpAllReduceBytes, ".tp_allreduce_bytes"}})
+                if (!std::isfinite(value) || (value < 0 && value != -1))
+                    throw InputError(file, lf + name, "must be a finite non-negative size (or absent)");
         }
     }
+    for (const auto& [device, m] : measuredOn)
+        for (const auto& [tp, mbs] : m.maxMicroBatch)
+            if (tp < 1 || mbs < 1)
+                throw InputError(file, "measured_on." + device + ".max_micro_batch",
+                                 "tp and micro_batch must be at least 1");
 }
 
 } // namespace hetplan

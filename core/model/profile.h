@@ -18,6 +18,9 @@ struct LayerTiming {
     double backward = 0;         // seconds for one micro-batch
     double update = 0;           // optimizer step seconds for this layer's shard (0 if unknown)
     double activationBytes = -1; // activation memory per micro-batch, bytes; < 0 = not measured
+    // Recorded by hetplan-profile, kept for the reader (the cost models do not use them yet); -1 = not recorded.
+    double peakBytes = -1;         // peak memory of the layer's forward + backward (params, input, activations)
+    double tpAllReduceBytes = -1;  // bytes the layer's tensor-parallel shard all-reduces per micro-batch, forward
     bool operator==(const LayerTiming&) const = default;
 };
 
@@ -28,6 +31,17 @@ struct ProfileKey {
     auto operator<=>(const ProfileKey&) const = default;
 };
 
+// What a measuring tool says about the machine a device type's tables came from (hetplan-profile writes it).
+struct DeviceMeasurement {
+    std::string hardware; // e.g. "NVIDIA H100 80GB HBM3"
+    std::string tool;     // e.g. "hetplan-profile 0.1.0"
+    std::string software; // e.g. "torch 2.3.0, CUDA 12.1, Python 3.11.2"
+    // Largest micro-batch size every layer fitted at, per tensor-parallel degree, where a larger one ran out of
+    // memory (absent: no size tried ran out).
+    std::map<int, int> maxMicroBatch;
+    bool operator==(const DeviceMeasurement&) const = default;
+};
+
 class Profile {
 public:
     std::string model;  // model name the profile belongs to
@@ -36,6 +50,7 @@ public:
     // silently reused. 0 / nullopt = not recorded (profiles written before these fields existed).
     int sequenceLength = 0;
     std::optional<Precision> precision;
+    std::map<std::string, DeviceMeasurement> measuredOn; // by device type; only what a tool recorded
 
     bool operator==(const Profile&) const = default;
     bool empty() const { return tables_.empty(); }
@@ -60,7 +75,8 @@ public:
     // The optimizer step and activation bytes (linear in the batch) interpolate linearly.
     std::optional<LayerTiming> lookup(int layer, const std::string& deviceType, int tp, double mbs) const;
 
-    // Overlay: every table of `other` replaces the same key here (imported measurements win). Throws
+    // Overlay: every table of `other` replaces the same key here (imported measurements win), and so does
+    // its measuredOn entry of a device type. Throws
     // InputError when both record a different sequence length or precision.
     void merge(const Profile& other);
     // Keep only the given device types (a plan file carries only what it uses).

@@ -201,6 +201,38 @@ private slots:
         QCOMPARE(o["tables"].toArray().size(), 3);
     }
 
+    // Repeated --in merges several GPU types' profiles (hetplan-profile writes one per machine) into one file;
+    // profiles of another model are refused.
+    void importMergesSeveralInputs()
+    {
+        const QString h100 = QString::fromStdString(fixture("profiles/native/hetplan-profile.json"));
+        QJsonObject other = readJson(h100);
+        QJsonArray tables = other["tables"].toArray();
+        for (int i = 0; i < tables.size(); ++i) {
+            QJsonObject t = tables[i].toObject();
+            t["device"] = "V100-32GB";
+            tables[i] = t;
+        }
+        other["tables"] = tables;
+        other["measured_on"] = QJsonArray{QJsonObject{{"device", "V100-32GB"}, {"hardware", "Tesla V100-SXM2-32GB"}}};
+        const QString v100 = path("v100.json");
+        writeJsonFile(v100.toStdString(), other);
+        const QString merged = path("merged.json");
+        CliResult r = runCli({"import", "--format", "native", "--in", h100, "--in", v100, "--out", merged});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("imported 6 table(s), 4 layers, devices: H100-SXM V100-32GB"), qPrintable(r.out));
+        const QJsonObject o = readJson(merged);
+        QCOMPARE(o["tables"].toArray().size(), 6);
+        QCOMPARE(o["measured_on"].toArray().size(), 2);
+        QCOMPARE(o["sequence_length"].toInt(), 32);
+
+        r = runCli({"import", "--format", "native", "--in", h100, "--in",
+                    QString::fromStdString(fixture("profiles/native/valid.json")), "--out", path("mixed.json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("is a profile of 'toy-3', an earlier input of 'tiny-gpt'"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("mixed.json")));
+    }
+
     void everyCommandAnswersHelp_data()
     {
         QTest::addColumn<QString>("command");

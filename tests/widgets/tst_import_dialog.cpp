@@ -6,6 +6,7 @@
 
 #include "core/io/examples.h"
 #include "core/io/importers.h"
+#include "core/io/json_io.h"
 #include "widgets/panels/import_dialog.h"
 
 #include <QCheckBox>
@@ -161,6 +162,21 @@ private slots:
         QVERIFY2(d.tryAccept(), qPrintable(d.error()));
         QCOMPARE(d.profile().layerCount(), gpt2.layerCount());
         QVERIFY(d.error().isEmpty());
+    }
+
+    void acceptsTheProfilersOutput()
+    {
+        // A file in hetplan-profile's layout (tools/profiler) for the tiny GPT it is tested on: the native
+        // format reads it as it is, against that model, with what the profiler recorded about the machine.
+        const ModelSpec tiny = readModel(test::fixture("profiler/tiny-gpt.model.json"));
+        ImportDialog d;
+        d.setTarget(&tiny, nullptr);
+        d.setInput("native", fixturePath("profiles/native/hetplan-profile.json"), "", 1);
+        QVERIFY2(d.tryAccept(), qPrintable(d.error()));
+        QCOMPARE(d.profile().layerCount(), tiny.layerCount());
+        QCOMPARE(d.profile().deviceTypes(), std::vector<std::string>{"H100-SXM"});
+        QCOMPARE(d.profile().measuredOn.at("H100-SXM").maxMicroBatch.at(1), 2);
+        QCOMPARE(d.profile().sequenceLength, 32);
     }
 
     void replacingMeasurementsAsksFirst()

@@ -275,6 +275,26 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
     return out;
 }
 
+bool hasSplitWithinLimits(const std::vector<std::vector<int>>& lastEnd, int layers)
+{
+    // reach[a]: the stages so far can end exactly at layer a. Each stage turns every reachable a into the
+    // interval (a, lastEnd[s][a]]; a difference array unions them in O(L).
+    std::vector<char> reach(size_t(layers) + 1, 0);
+    reach[0] = 1;
+    for (const std::vector<int>& limit : lastEnd) {
+        std::vector<int> open(size_t(layers) + 2, 0);
+        for (int a = 0; a < layers; ++a)
+            if (reach[a] && limit[a] > a) {
+                ++open[a + 1];
+                --open[std::min(limit[a], layers) + 1];
+            }
+        int covering = 0;
+        for (int b = 0; b <= layers; ++b)
+            reach[b] = (covering += open[b]) > 0;
+    }
+    return !lastEnd.empty() && reach[layers];
+}
+
 LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)
 {
     LayerSplit out;

@@ -61,6 +61,11 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p);
 // the lower bound (gas−1)·m_lb + S(m) cannot beat the best found. Worst case O(k²·L⁴), typically O(k·L²).
 LayerSplit solveLayerSplit(const PipelineProblem& p);
 
+// Whether some split puts each stage s on layers [a, b) with b ≤ lastEnd[s][a] (k rows of L+1 entries;
+// lastEnd[s][a] ≤ a: stage s cannot start at a). The ranges a stage may hold from a given first layer
+// form a prefix, as memory does (AmpCostModel::memoryLimits). O(k·L).
+bool hasSplitWithinLimits(const std::vector<std::vector<int>>& lastEnd, int layers);
+
 // All three solvers honour PipelineProblem::allowed.
 // Exhaustive search over all C(L−1, k−1) splits (tests only; exponential).
 LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p);

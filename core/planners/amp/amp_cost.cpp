@@ -289,12 +289,13 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
                                    const std::function<bool()>& stop) const
 {
     AmpEstimate e;
+    const int L = costs_.model().layerCount();
     // With the repair on, a strategy no split of which fits memory is dropped whatever its best split;
     // the limits tell that in O(k·L) before any layer DP (most strategies of a large cluster are such).
     std::vector<std::vector<int>> limits;
     if (repairMemory) {
         limits = memoryLimits(p, mbs, gas);
-        if (!hasSplitWithinLimits(limits, costs_.model().layerCount())) {
+        if (!hasSplitWithinLimits(limits, L)) {
             e.seconds = std::numeric_limits<double>::infinity();
             e.fitsMemory = false;
             return e;
@@ -305,15 +306,21 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
     auto solve = [&] {
         return method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
     };
-    LayerSplit split = solve();
-    e.dpSteps = split.evaluations;
-    if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
-        lay.problem.allowed = maskOfLimits(limits, costs_.model().layerCount());
-        LayerSplit fitting = solve();
-        e.dpSteps += fitting.evaluations;
-        if (!fitting.bounds.empty()) {
-            split = std::move(fitting);
-            e.repaired = true;
+    const bool stopped = stop && stop();
+    LayerSplit split;
+    if (repairMemory && method == LayerDpMethod::Fast && !stopped) {
+        split = fastSplitWithRepair(p, mbs, gas, lay.problem, limits, e);
+    } else {
+        split = solve();
+        e.dpSteps = split.evaluations;
+        if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
+            lay.problem.allowed = maskOfLimits(limits, L);
+            LayerSplit fitting = solve();
+            e.dpSteps += fitting.evaluations;
+            if (!fitting.bounds.empty()) {
+                split = std::move(fitting);
+                e.repaired = true;
+            }
         }
     }
     if (split.bounds.empty()) {
@@ -327,6 +334,30 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
     e.seconds = e.pipelineSeconds + e.syncSeconds;
     e.fitsMemory = fitsMemory(p, mbs, gas, e.bounds);
     return e;
+}
+
+LayerSplit AmpCostModel::fastSplitWithRepair(const Placement& p, int mbs, int gas, PipelineProblem& problem,
+                                             const std::vector<std::vector<int>>& limits, AmpEstimate& e) const
+{
+    // The same answer as "solve; if the split does not fit, re-solve with the misfits forbidden", in the
+    // other order: the constrained DP is cheap (memory bounds every stage), and a split that fits costs at
+    // least the constrained optimum, so an unconstrained walk that gets below it (with a margin for
+    // rounding) has proved its answer does not fit and can stop there.
+    problem.allowed = maskOfLimits(limits, problem.layers);
+    LayerSplit fitting = solveLayerSplit(problem);
+    problem.allowed.clear();
+    if (!fitting.bounds.empty())
+        problem.goal = fitting.cost * (1 - 1e-9);
+    LayerSplit split = solveLayerSplit(problem);
+    problem.goal = -std::numeric_limits<double>::infinity();
+    e.dpSteps = split.evaluations + fitting.evaluations;
+    if ((problem.stop && problem.stop()) || fitting.bounds.empty())
+        return split; // cut short: keep what the unconstrained walk has, as the plain order does
+    if (split.belowGoal || !fitsMemory(p, mbs, gas, split.bounds)) {
+        e.repaired = true;
+        return fitting;
+    }
+    return split;
 }
 
 AmpEstimate AmpCostModel::estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const

@@ -91,6 +91,9 @@ private:
     // depends on nothing else of a node, and a stage may span hundreds of nodes of a few kinds.
     std::vector<const Node*> stageKinds(const Placement& p, int s) const;
     int inFlight(const Placement& p, int s, int gas) const;
+    // evaluate()'s fast layer DP with the memory repair (the limits admit some split).
+    LayerSplit fastSplitWithRepair(const Placement& p, int mbs, int gas, PipelineProblem& problem,
+                                   const std::vector<std::vector<int>>& limits, AmpEstimate& e) const;
     int zeroShards(const Placement& p) const;
 
     const Cluster& cluster_;

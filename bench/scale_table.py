@@ -8,7 +8,8 @@ usage: scale_table.py BUILD_DIR OUT.md [--gpus 1024,4096] [--time-limit SECONDS]
 
 Every planner gets the same --time-limit (default 60 s, the bench's "default time limit"): a search
 either finishes within it or stops with its best plan so far (exit 0, search.stopped = time-limit) or,
-having none, exits 4. A child still running at 2x the limit + 30 s is killed and reported as such.
+having none, exits 4. A child still running at 4x the limit + 60 s (this machine may be shared) is
+killed and reported as such.
 """
 import argparse
 import json
@@ -72,7 +73,7 @@ def row(cli, planner, gpus, files, limit, workdir):
     out = os.path.join(workdir, "%s-%d.plan.json" % (planner, gpus))
     argv = [cli, "plan", "--cluster", files[0], "--model", files[1], "--gbs", "1024", "--planner", planner,
             "--time-limit", str(limit), "--quiet", "--out", out]
-    wall, rss, code, last = run_child(argv, 2 * limit + 30)
+    wall, rss, code, last = run_child(argv, 4 * limit + 60)
     iteration, stopped = "", ""
     if code == "0" and os.path.exists(out):
         with open(out) as f:

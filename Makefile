@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench clean package
+.PHONY: deps configure build run test bench bench-scale clean package
 
 deps:
 	@bash packaging/install-deps.sh
@@ -28,6 +28,13 @@ bench: build
 	$(BUILD)/bench/hetplan-bench
 	QT_QPA_PLATFORM=offscreen $(BUILD)/bench/hetplan-gui-bench
 	QT_QPA_PLATFORM=offscreen bash -c "time $(BUILD)/app/gui/hetplan --startup-time"
+	$(MAKE) bench-scale
+
+# Every planner at 1024 and 4096 GPUs as a child process: wall time, peak RSS, exit code, iteration time.
+SCALE_GPUS ?= 1024,4096
+SCALE_TIME_LIMIT ?= 60
+bench-scale: build
+	/usr/bin/python3 bench/scale_table.py $(BUILD) docs/scale.md --gpus $(SCALE_GPUS) --time-limit $(SCALE_TIME_LIMIT)
 
 # The Debian package: man pages (help2man), cpack, then lintian (fails on errors, lists warnings).
 package: build

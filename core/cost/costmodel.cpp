@@ -147,6 +147,16 @@ double CostModel::stagePeak(int first, int end, const std::string& deviceName, i
            stageActivations(model_, first, end, tp, microBatch, job_, measuredFull).peak(inFlight);
 }
 
+std::vector<double> CostModel::measuredActivations(const std::string& deviceName, int tp, double microBatch) const
+{
+    std::vector<double> out(model_.layers.size(), -1.0);
+    if (measuredMemory_ && isMeasured(deviceName, tp))
+        for (int l = 0; l < model_.layerCount(); ++l)
+            if (auto m = measured_.lookup(l, deviceName, tp, microBatch))
+                out[size_t(l)] = m->activationBytes;
+    return out;
+}
+
 std::vector<LayerTiming> CostModel::layers(const std::string& deviceName, int tp, double microBatch) const
 {
     std::vector<LayerTiming> out(model_.layers.size());

@@ -45,6 +45,9 @@ public:
     // + `inFlight` micro-batches of activations, the profile's measured activations where it has them.
     double stagePeak(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
                      int inFlight) const;
+    // Per layer, the profile's measured full activation bytes of one micro-batch that stagePeak uses, −1
+    // where it uses the model's (core/cost/stage_peak_scan.h).
+    std::vector<double> measuredActivations(const std::string& device, int tp, double microBatch) const;
     // What the profile's recorded sequence length / precision mean for this job (empty when they match).
     const std::vector<std::string>& warnings() const { return warnings_; }
 

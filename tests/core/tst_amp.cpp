@@ -18,7 +18,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
+#include <tuple>
 
 using namespace hetplan;
 
@@ -338,6 +340,121 @@ private slots:
         QCOMPARE(plan.pipelines[0].stages[0].endLayer, 4);
         req.options["repair_memory"] = "false";
         QVERIFY_THROWS_EXCEPTION(InfeasibleError, run("amp", req));
+    }
+
+    // evaluate() with the repair drops strategies whose memory limits admit no split before any DP, and
+    // solves the constrained DP before the unconstrained one (core/planners/amp/amp_cost.cpp). Its answer
+    // must be the plain order's: solve; if that split does not fit, re-solve with the misfits forbidden; keep
+    // it if one fits. Random small GPTs on mixed 2-4 node clusters, every degree and micro-batch.
+    void repairMatchesThePlainOrder()
+    {
+        std::mt19937_64 rng(16);
+        const std::vector<std::string> types{"V100-16GB", "T4", "A100-40GB", "RTX-3090"};
+        int direct = 0, repaired = 0, dropped = 0;
+        for (int inst = 0; inst < 12; ++inst) {
+            Cluster c;
+            c.name = "mix";
+            const int gpus = inst % 2 ? 2 : 4;
+            for (int n = 0; n < 2 + int(rng() % 3); ++n) {
+                Node node;
+                node.name = "n" + std::to_string(n);
+                node.deviceType = types[rng() % types.size()];
+                node.gpus = gpus;
+                node.nicBandwidth = 1.25e9;
+                c.nodes.push_back(node);
+            }
+            const ModelSpec m =
+                buildGptModel("gpt", 4 + int(rng() % 10), inst % 3 == 0 ? 4096 : 3072, 16, inst % 2 ? 512 : 1024);
+            Job job = jobWithBatch(inst % 3 == 0 ? 8 : 16);
+            job.sequenceLength = m.arch.sequence;
+            job.recompute = inst % 4 == 3;
+            const CostModel costs(m, job, {});
+            const AmpCostModel amp(c, costs);
+            for (const Degrees& d : enumerateDegrees(c.gpuCount(), m.layerCount(), job.globalBatchSize,
+                                                     allowedTensorDegrees(m, c)))
+                for (int mbs : divisors(job.globalBatchSize / d.dp)) {
+                    const int gas = job.globalBatchSize / (d.dp * mbs);
+                    const Placement pl = megatronPlacement(c, d);
+                    PipelineProblem problem = amp.problem(pl, mbs, gas);
+                    LayerSplit want = solveLayerSplit(problem);
+                    bool wantRepaired = false;
+                    if (!amp.fitsMemory(pl, mbs, gas, want.bounds)) {
+                        problem.allowed = amp.memoryMask(pl, mbs, gas);
+                        LayerSplit fitting = solveLayerSplit(problem);
+                        if (!fitting.bounds.empty()) {
+                            want = fitting;
+                            wantRepaired = true;
+                        }
+                    }
+                    const AmpEstimate got = amp.evaluate(pl, mbs, gas, LayerDpMethod::Fast, true);
+                    if (!amp.fitsMemory(pl, mbs, gas, want.bounds)) { // the search drops it either way
+                        QVERIFY(!got.fitsMemory);
+                        ++dropped;
+                        continue;
+                    }
+                    QCOMPARE(got.bounds, want.bounds);
+                    QVERIFY(got.fitsMemory);
+                    QCOMPARE(got.repaired, wantRepaired);
+                    QCOMPARE(got.seconds, amp.estimate(pl, mbs, gas, want.bounds).seconds);
+                    (wantRepaired ? repaired : direct) += 1;
+                }
+        }
+        qInfo("plain order vs evaluate(): %d fit directly, %d repaired, %d dropped", direct, repaired, dropped);
+        QVERIFY(direct >= 50);
+        QVERIFY(repaired >= 5);
+        QVERIFY(dropped >= 10);
+    }
+
+    // memoryMask (now from StagePeakScan and one check per node kind) against its definition: stage s may
+    // hold [a, b) iff stagePeak fits every GPU of every node of the stage, for every shorter end too.
+    void memoryMaskMatchesItsDefinition()
+    {
+        Cluster c;
+        c.name = "mix";
+        for (const auto& [name, type, overhead] : {std::tuple{"a", "V100-16GB", -1.0}, std::tuple{"b", "T4", -1.0},
+                                                    std::tuple{"c", "T4", 3e9}, std::tuple{"d", "V100-16GB", -1.0}}) {
+            Node n;
+            n.name = name;
+            n.deviceType = type;
+            n.gpus = 2;
+            n.nicBandwidth = 1.25e9;
+            n.runtimeOverhead = overhead; // node c holds 3 GB more than its catalog T4 neighbour
+            c.nodes.push_back(n);
+        }
+        const ModelSpec m = buildGptModel("gpt", 10, 2048, 16, 1024);
+        Job job = jobWithBatch(16);
+        job.sequenceLength = 1024;
+        const CostModel costs(m, job, {});
+        const AmpCostModel amp(c, costs);
+        const int L = m.layerCount();
+        int allowed = 0, forbidden = 0;
+        for (const Degrees& d : enumerateDegrees(c.gpuCount(), L, 16, {1, 2}))
+            for (int mbs : {1, 2}) {
+                const int gas = 16 / (d.dp * mbs);
+                if (gas < 1)
+                    continue;
+                const Placement pl = megatronPlacement(c, d);
+                const std::vector<char> mask = amp.memoryMask(pl, mbs, gas);
+                for (int s = 0; s < d.pp; ++s) {
+                    const int inFlight = std::min(d.pp - s, gas);
+                    for (int a = 0; a <= L; ++a) {
+                        bool open = a >= s && a <= L - (d.pp - s); // stays true until a shorter end misfits
+                        for (int b = a + 1; b <= L; ++b) {
+                            if (b > L - (d.pp - 1 - s))
+                                open = false;
+                            for (int g : pl.stageGpus(s)) {
+                                const Node& node = c.nodes[c.gpu(g).node];
+                                const double peak = costs.stagePeak(a, b, node.deviceType, d.tp, 1, mbs, inFlight);
+                                open = open && fitsMemory(peak, node, costs.device(node.deviceType));
+                            }
+                            QCOMPARE(bool(mask[(size_t(s) * (L + 1) + a) * (L + 1) + b]), open);
+                            (open ? allowed : forbidden) += 1;
+                        }
+                    }
+                }
+            }
+        QVERIFY(allowed > 100);
+        QVERIFY(forbidden > 100);
     }
 
     // Every strategy that is not ranked is counted in dropped_for_memory, including strategies with no

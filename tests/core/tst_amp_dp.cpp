@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace hetplan;
@@ -182,6 +183,63 @@ private slots:
         QVERIFY(std::abs(fast.cost - paper.cost) <= 1e-9 * paper.cost);
         QVERIFY(fast.evaluations * 100 < paper.evaluations);
         qInfo("L=30 k=8: fast DP %lld inner steps, paper DP %lld", fast.evaluations, paper.evaluations);
+    }
+
+    void goalStopsTheWalkEarly()
+    {
+        // The hand case (optimum 14.5 at cut 3). A goal above the optimum: the walk may return as soon as it
+        // holds a split below the goal, and says so; a goal at or below the optimum changes nothing.
+        PipelineProblem p =
+            PipelineProblem::fromLayerTimes({{1, 1, 1, 1}, {2, 2, 2, 2}}, {{0.5, 0.5, 0.5, 0.5, 0.5}}, 4);
+        p.goal = 20;
+        const LayerSplit early = solveLayerSplit(p);
+        QVERIFY(early.belowGoal);
+        QVERIFY(early.cost < 20);
+        QCOMPARE(pipelineCost(p, early.bounds), early.cost);
+        for (double goal : {14.5, 10.0}) {
+            p.goal = goal;
+            const LayerSplit full = solveLayerSplit(p);
+            QVERIFY(!full.belowGoal);
+            QCOMPARE(full.bounds, (std::vector<int>{0, 3, 4}));
+            QCOMPARE(full.cost, 14.5);
+        }
+    }
+
+    void limitsAgainstBruteForce()
+    {
+        // hasSplitWithinLimits against every split of ≥ 300 random instances (L ≤ 10, k ≤ 4): stage s may
+        // hold [a, b) iff b ≤ lastEnd[s][a]. Short limits make many instances infeasible.
+        std::mt19937_64 rng(1609);
+        int feasible = 0, infeasible = 0;
+        for (int inst = 0; inst < 400; ++inst) {
+            const int L = 1 + int(rng() % 10);
+            const int k = 1 + int(rng() % std::min(4, L));
+            std::vector<std::vector<int>> lastEnd(k, std::vector<int>(L + 1));
+            for (auto& row : lastEnd)
+                for (int a = 0; a <= L; ++a)
+                    row[a] = a + int(rng() % (L / k + 3)) - 1; // a − 1 (none) .. a + L/k + 1, maybe past L
+            bool any = false;
+            std::vector<int> b(k + 1, 0);
+            b[k] = L;
+            std::function<void(int)> pick = [&](int s) { // b[s] for s = 1 .. k−1, then check every stage
+                if (s == k) {
+                    bool ok = true;
+                    for (int j = 0; j < k; ++j)
+                        ok = ok && b[j + 1] <= lastEnd[j][b[j]];
+                    any = any || ok;
+                    return;
+                }
+                for (int x = b[s - 1] + 1; x <= L - (k - s); ++x) {
+                    b[s] = x;
+                    pick(s + 1);
+                }
+            };
+            pick(1);
+            QVERIFY2(hasSplitWithinLimits(lastEnd, L) == any, qPrintable(QString("instance %1").arg(inst)));
+            (any ? feasible : infeasible) += 1;
+        }
+        QVERIFY(feasible > 50);
+        QVERIFY(infeasible > 50);
     }
 };
 

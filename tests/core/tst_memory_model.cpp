@@ -6,6 +6,7 @@
 
 #include "core/base/errors.h"
 #include "core/cost/memory.h"
+#include "core/cost/stage_peak_scan.h"
 #include "core/model/catalog_json.h"
 #include "core/sim/simulator.h"
 
@@ -151,6 +152,64 @@ private slots:
                 QCOMPARE(fitsMemory(stage, c.nodes[0], d), spare == 0.0); // planners use the same rule
             }
         }
+    }
+
+    // The layer DP's memory limits scan each first layer's ends in O(1) steps (core/cost/stage_peak_scan.h).
+    // A mask built from them is only the mask stagePeak gives if every peak is the very same double: check
+    // every range of a GPT with tied embeddings (the head stage's extra copy), under every ZeRO stage, with
+    // and without recomputation, tp 1/2/4, and with a profile that measured some layers' activations.
+    void stagePeakScanIsStagePeakBitForBit()
+    {
+        const ModelSpec m = buildGptModel("gpt-scan", 6, 1024, 16, 512);
+        QVERIFY(m.arch.tiedEmbeddings);
+        const int L = m.layerCount();
+        Profile measured;
+        measured.model = m.name;
+        measured.source = "test";
+        std::vector<LayerTiming> rows(L, LayerTiming{0.01, 0.02, 0, -1});
+        rows[1].activationBytes = 3.5e8; // two measured blocks; the rest falls back to the model
+        rows[4].activationBytes = 1.25e8;
+        measured.set({"A100-40GB", 2, 2}, rows);
+        int compared = 0;
+        for (const bool recompute : {false, true})
+            for (int zero = 0; zero <= 3; ++zero) {
+                Job job;
+                job.recompute = recompute;
+                job.zeroStage = zero;
+                job.sequenceLength = 512;
+                for (const Profile& profile : {Profile{}, measured}) {
+                    const CostModel costs(m, job, profile);
+                    for (int tp : {1, 2, 4}) {
+                        StagePeakScan scan(costs, "A100-40GB", tp, 3, 2.0);
+                        for (int first = 0; first < L; ++first) {
+                            scan.start(first);
+                            for (int end = first + 1; end <= L; ++end) {
+                                scan.extend();
+                                QCOMPARE(scan.end(), end);
+                                for (int inFlight : {1, 3}) {
+                                    const double want = costs.stagePeak(first, end, "A100-40GB", tp, 3, 2.0, inFlight);
+                                    QVERIFY2(scan.peak(inFlight) == want,
+                                             qPrintable(QString("[%1, %2) tp %3 zero %4 recompute %5: %6 vs %7")
+                                                            .arg(first).arg(end).arg(tp).arg(zero).arg(recompute)
+                                                            .arg(scan.peak(inFlight), 0, 'g', 17).arg(want, 0, 'g', 17)));
+                                    ++compared;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        QCOMPARE(compared, 2 * 4 * 2 * 3 * (8 * 9 / 2) * 2);
+        // The measured bytes really are used: a one-layer range of block 1 differs between the two models.
+        Job job;
+        job.sequenceLength = 512;
+        const CostModel plain(m, job, {}), withProfile(m, job, measured);
+        StagePeakScan a(plain, "A100-40GB", 2, 1, 2.0), b(withProfile, "A100-40GB", 2, 1, 2.0);
+        a.start(1);
+        a.extend();
+        b.start(1);
+        b.extend();
+        QVERIFY(a.peak(1) != b.peak(1));
     }
 };
 

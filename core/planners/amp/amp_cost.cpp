@@ -2,6 +2,7 @@
 
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
+#include "core/cost/stage_peak_scan.h"
 
 #include <algorithm>
 #include <limits>
@@ -179,19 +180,34 @@ double AmpCostModel::syncSeconds(const Placement& p, const std::vector<int>& b) 
     return worst;
 }
 
-bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const
+int AmpCostModel::inFlight(const Placement& p, int s, int gas) const
 {
-    const Degrees d = p.degrees;
-    const Job& job = costs_.job();
-    const int inFlight = job.schedule == Schedule::GPipe ? gas : std::min(d.pp - s, gas);
-    const int shards = job.zeroStage > 0 ? d.dp : 1;
+    return costs_.job().schedule == Schedule::GPipe ? gas : std::min(p.degrees.pp - s, gas);
+}
+
+int AmpCostModel::zeroShards(const Placement& p) const { return costs_.job().zeroStage > 0 ? p.degrees.dp : 1; }
+
+std::vector<const Node*> AmpCostModel::stageKinds(const Placement& p, int s) const
+{
     std::set<int> nodes;
     for (int g : p.stageGpus(s))
         nodes.insert(gpuNode_[g]);
+    std::set<std::pair<std::string, double>> seen;
+    std::vector<const Node*> kinds;
     for (int n : nodes) {
         const Node& node = cluster_.nodes[n];
-        const double peak = costs_.stagePeak(first, end, node.deviceType, d.tp, shards, mbs, inFlight);
-        if (!hetplan::fitsMemory(peak, node, costs_.device(node.deviceType)))
+        if (seen.insert({node.deviceType, runtimeOverhead(node, costs_.device(node.deviceType))}).second)
+            kinds.push_back(&node);
+    }
+    return kinds;
+}
+
+bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const
+{
+    const int tp = p.degrees.tp;
+    for (const Node* node : stageKinds(p, s)) {
+        const double peak = costs_.stagePeak(first, end, node->deviceType, tp, zeroShards(p), mbs, inFlight(p, s, gas));
+        if (!hetplan::fitsMemory(peak, *node, costs_.device(node->deviceType)))
             return false;
     }
     return true;
@@ -205,39 +221,106 @@ bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::v
     return true;
 }
 
-std::vector<char> AmpCostModel::memoryMask(const Placement& p, int mbs, int gas) const
+std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int mbs, int gas) const
 {
     const int L = costs_.model().layerCount(), k = p.degrees.pp;
-    std::vector<char> mask(size_t(k) * (L + 1) * (L + 1), 0);
-    for (int s = 0; s < k; ++s)
-        for (int a = s; a <= L - (k - s); ++a)
+    std::map<std::string, StagePeakScan> scans; // one per device type, shared by the stages
+    std::vector<std::vector<int>> lastEnd(k, std::vector<int>(L + 1, 0));
+    for (int s = 0; s < k; ++s) {
+        struct Check {
+            StagePeakScan* scan;
+            const Node* node;
+            const DeviceType* device;
+        };
+        std::vector<Check> checks;
+        std::vector<StagePeakScan*> stageScans;
+        for (const Node* node : stageKinds(p, s)) {
+            auto it = scans.find(node->deviceType);
+            if (it == scans.end())
+                it = scans.emplace(node->deviceType,
+                                   StagePeakScan(costs_, node->deviceType, p.degrees.tp, zeroShards(p), mbs))
+                         .first;
+            checks.push_back({&it->second, node, &costs_.device(node->deviceType)});
+            if (std::find(stageScans.begin(), stageScans.end(), &it->second) == stageScans.end())
+                stageScans.push_back(&it->second);
+        }
+        const int held = inFlight(p, s, gas);
+        for (int a = 0; a <= L; ++a)
+            lastEnd[s][a] = a;
+        for (int a = s; a <= L - (k - s); ++a) {
+            for (StagePeakScan* scan : stageScans)
+                scan->start(a);
+            // Memory grows with the stage: once [a, b) does not fit, neither does any longer one.
             for (int b = a + 1; b <= L - (k - 1 - s); ++b) {
-                // Memory grows with the stage: once [a, b) does not fit, neither does any longer one.
-                if (!stageFits(p, s, a, b, mbs, gas))
+                for (StagePeakScan* scan : stageScans)
+                    scan->extend();
+                const bool fits = std::all_of(checks.begin(), checks.end(), [&](const Check& c) {
+                    return hetplan::fitsMemory(c.scan->peak(held), *c.node, *c.device);
+                });
+                if (!fits)
                     break;
-                mask[(size_t(s) * (L + 1) + a) * (L + 1) + b] = 1;
+                lastEnd[s][a] = b;
             }
+        }
+    }
+    return lastEnd;
+}
+
+namespace {
+
+std::vector<char> maskOfLimits(const std::vector<std::vector<int>>& lastEnd, int L)
+{
+    std::vector<char> mask(lastEnd.size() * (L + 1) * (L + 1), 0);
+    for (size_t s = 0; s < lastEnd.size(); ++s)
+        for (int a = 0; a <= L; ++a)
+            for (int b = a + 1; b <= lastEnd[s][a]; ++b)
+                mask[(s * (L + 1) + a) * (L + 1) + b] = 1;
     return mask;
+}
+
+} // namespace
+
+std::vector<char> AmpCostModel::memoryMask(const Placement& p, int mbs, int gas) const
+{
+    return maskOfLimits(memoryLimits(p, mbs, gas), costs_.model().layerCount());
 }
 
 AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDpMethod method, bool repairMemory,
                                    const std::function<bool()>& stop) const
 {
+    AmpEstimate e;
+    const int L = costs_.model().layerCount();
+    // With the repair on, a strategy no split of which fits memory is dropped whatever its best split;
+    // the limits tell that in O(k·L) before any layer DP (most strategies of a large cluster are such).
+    std::vector<std::vector<int>> limits;
+    if (repairMemory) {
+        limits = memoryLimits(p, mbs, gas);
+        if (!hasSplitWithinLimits(limits, L)) {
+            e.seconds = std::numeric_limits<double>::infinity();
+            e.fitsMemory = false;
+            return e;
+        }
+    }
     Layout lay = layout(p, mbs, gas);
     lay.problem.stop = stop;
     auto solve = [&] {
         return method == LayerDpMethod::Paper ? solveLayerSplitAmp(lay.problem) : solveLayerSplit(lay.problem);
     };
-    LayerSplit split = solve();
-    AmpEstimate e;
-    e.dpSteps = split.evaluations;
-    if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
-        lay.problem.allowed = memoryMask(p, mbs, gas);
-        LayerSplit fitting = solve();
-        e.dpSteps += fitting.evaluations;
-        if (!fitting.bounds.empty()) {
-            split = std::move(fitting);
-            e.repaired = true;
+    const bool stopped = stop && stop();
+    LayerSplit split;
+    if (repairMemory && method == LayerDpMethod::Fast && !stopped) {
+        split = fastSplitWithRepair(p, mbs, gas, lay.problem, limits, e);
+    } else {
+        split = solve();
+        e.dpSteps = split.evaluations;
+        if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
+            lay.problem.allowed = maskOfLimits(limits, L);
+            LayerSplit fitting = solve();
+            e.dpSteps += fitting.evaluations;
+            if (!fitting.bounds.empty()) {
+                split = std::move(fitting);
+                e.repaired = true;
+            }
         }
     }
     if (split.bounds.empty()) {
@@ -251,6 +334,30 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
     e.seconds = e.pipelineSeconds + e.syncSeconds;
     e.fitsMemory = fitsMemory(p, mbs, gas, e.bounds);
     return e;
+}
+
+LayerSplit AmpCostModel::fastSplitWithRepair(const Placement& p, int mbs, int gas, PipelineProblem& problem,
+                                             const std::vector<std::vector<int>>& limits, AmpEstimate& e) const
+{
+    // The same answer as "solve; if the split does not fit, re-solve with the misfits forbidden", in the
+    // other order: the constrained DP is cheap (memory bounds every stage), and a split that fits costs at
+    // least the constrained optimum, so an unconstrained walk that gets below it (with a margin for
+    // rounding) has proved its answer does not fit and can stop there.
+    problem.allowed = maskOfLimits(limits, problem.layers);
+    LayerSplit fitting = solveLayerSplit(problem);
+    problem.allowed.clear();
+    if (!fitting.bounds.empty())
+        problem.goal = fitting.cost * (1 - 1e-9);
+    LayerSplit split = solveLayerSplit(problem);
+    problem.goal = -std::numeric_limits<double>::infinity();
+    e.dpSteps = split.evaluations + fitting.evaluations;
+    if ((problem.stop && problem.stop()) || fitting.bounds.empty())
+        return split; // cut short: keep what the unconstrained walk has, as the plain order does
+    if (split.belowGoal || !fitsMemory(p, mbs, gas, split.bounds)) {
+        e.repaired = true;
+        return fitting;
+    }
+    return split;
 }
 
 AmpEstimate AmpCostModel::estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const

@@ -73,6 +73,8 @@ public:
                          bool repairMemory = false, const std::function<bool()>& stop = {}) const;
     // allowed[] mask for PipelineProblem: stage s may hold [a, b) iff its peak memory fits all its GPUs.
     std::vector<char> memoryMask(const Placement& p, int mbs, int gas) const;
+    // The same as limits: lastEnd[s][a] is the largest b for which stage s may hold [a, b) (≤ a: none).
+    std::vector<std::vector<int>> memoryLimits(const Placement& p, int mbs, int gas) const;
     // Eq. 4 and the memory check for a given split.
     AmpEstimate estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const;
 
@@ -85,6 +87,14 @@ private:
     Layout layout(const Placement& p, int mbs, int gas) const;
     double pipelineSeconds(const Layout& lay, const std::vector<int>& bounds) const;
     bool stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const;
+    // One node per distinct (device type, runtime overhead) among stage s's nodes: whether a stage fits
+    // depends on nothing else of a node, and a stage may span hundreds of nodes of a few kinds.
+    std::vector<const Node*> stageKinds(const Placement& p, int s) const;
+    int inFlight(const Placement& p, int s, int gas) const;
+    // evaluate()'s fast layer DP with the memory repair (the limits admit some split).
+    LayerSplit fastSplitWithRepair(const Placement& p, int mbs, int gas, PipelineProblem& problem,
+                                   const std::vector<std::vector<int>>& limits, AmpEstimate& e) const;
+    int zeroShards(const Placement& p) const;
 
     const Cluster& cluster_;
     const CostModel& costs_;

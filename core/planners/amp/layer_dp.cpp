@@ -42,45 +42,92 @@ struct Constrained {
     std::vector<int> bounds;
 };
 
+// What solveBounded reads in its inner loop, flattened once per solveLayerSplit: the stages' prefix
+// vectors as raw pointers (stageTime without the shared_ptr and vector hops), the cut rows, and the DP
+// tables reused by every pass of the walk. time() is stageTime's arithmetic exactly.
+struct BoundedDp {
+    const PipelineProblem& p;
+    std::vector<const double*> prefix; // stage s: prefix[first[s] .. first[s + 1])
+    std::vector<int> first;
+    std::vector<std::vector<double>> cutRow; // cutRow[s][a] = cutTime(p, s, a), a in [0, L]
+    std::vector<double> f;                   // f[s·(L+1) + b]
+    std::vector<int> arg;
+
+    explicit BoundedDp(const PipelineProblem& problem) : p(problem)
+    {
+        const int L = p.layers, k = p.stages;
+        for (int s = 0; s < k; ++s) {
+            first.push_back(int(prefix.size()));
+            for (const auto& pre : p.stagePrefix[s])
+                prefix.push_back(pre->data());
+        }
+        first.push_back(int(prefix.size()));
+        cutRow.assign(std::max(0, k - 1), std::vector<double>(size_t(L) + 1, 0.0));
+        for (int s = 0; s + 1 < k; ++s)
+            for (int a = 0; a <= L; ++a)
+                cutRow[s][a] = cutTime(p, s, a);
+        f.resize(size_t(k) * (L + 1));
+        arg.resize(f.size());
+    }
+
+    double time(int s, int a, int b) const
+    {
+        double t = 0;
+        for (int i = first[s]; i < first[s + 1]; ++i)
+            t = std::max(t, prefix[i][b] - prefix[i][a]);
+        return t;
+    }
+};
+
 // Smallest Σt + Σe over splits whose stages all take ≤ m: f[s][b] = min_a f[s−1][a] + e_{s−1}(a) + t_s(a,b).
 // A stage's time only grows with its layer range (layer times are non-negative), so for each end b the
 // scan over starts a runs downwards and stops at the first range slower than m: with a finite m the work
 // is O(k·L·w), w the most layers a stage can hold under m, instead of O(k·L²). Ties keep the smallest a.
-Constrained solveBounded(const PipelineProblem& p, double m, long long& evals)
+Constrained solveBounded(BoundedDp& dp, double m, long long& evals)
 {
+    const PipelineProblem& p = dp.p;
     const int L = p.layers, k = p.stages;
-    std::vector<std::vector<double>> f(k, std::vector<double>(L + 1, kInf));
-    std::vector<std::vector<int>> arg(k, std::vector<int>(L + 1, -1));
+    const size_t row = size_t(L) + 1;
+    std::fill(dp.f.begin(), dp.f.end(), kInf);
+    std::fill(dp.arg.begin(), dp.arg.end(), -1);
+    double* f = dp.f.data();
+    int* arg = dp.arg.data();
+    const bool masked = !p.allowed.empty();
     for (int b = 1; b <= L - (k - 1); ++b) {
-        const double t = p.stageTime(0, 0, b);
+        const double t = dp.time(0, 0, b);
         if (t > m)
             break;
         if (p.allows(0, 0, b))
-            f[0][b] = t;
+            f[b] = t;
     }
-    for (int s = 1; s < k; ++s)
+    for (int s = 1; s < k; ++s) {
+        const double* prev = f + (s - 1) * row;
+        double* cur = f + s * row;
+        int* curArg = arg + s * row;
+        const double* cut = dp.cutRow[s - 1].data();
         for (int b = s + 1; b <= L - (k - 1 - s); ++b)
             for (int a = b - 1; a >= s; --a) {
                 ++evals;
-                const double t = p.stageTime(s, a, b);
+                const double t = dp.time(s, a, b);
                 if (t > m)
                     break;
-                if (f[s - 1][a] == kInf || !p.allows(s, a, b))
+                if (prev[a] == kInf || (masked && !p.allows(s, a, b)))
                     continue;
-                const double v = f[s - 1][a] + cutTime(p, s - 1, a) + t;
-                if (v <= f[s][b]) {
-                    f[s][b] = v;
-                    arg[s][b] = a;
+                const double v = prev[a] + cut[a] + t;
+                if (v <= cur[b]) {
+                    cur[b] = v;
+                    curArg[b] = a;
                 }
             }
+    }
     Constrained c;
-    if (f[k - 1][L] == kInf)
+    if (f[(k - 1) * row + L] == kInf)
         return c;
-    c.sum = f[k - 1][L];
+    c.sum = f[(k - 1) * row + L];
     c.bounds.assign(k + 1, 0);
     c.bounds[k] = L;
     for (int s = k - 1; s >= 1; --s)
-        c.bounds[s] = arg[s][c.bounds[s + 1]];
+        c.bounds[s] = arg[s * row + c.bounds[s + 1]];
     return c;
 }
 
@@ -235,6 +282,50 @@ std::vector<int> evenBounds(const PipelineProblem& p)
     return b;
 }
 
+// Whether some split (ignoring `allowed`) keeps every stage ≤ m. A stage's time grows with its range,
+// so from a first layer a it can end anywhere in (a, e(a)], e non-decreasing in a (two pointers), and the
+// reachable ends of each stage are a union of intervals: O(k·L).
+bool splitWithin(const BoundedDp& dp, double m)
+{
+    const int L = dp.p.layers, k = dp.p.stages;
+    std::vector<char> reach(size_t(L) + 1, 0);
+    std::vector<int> open(size_t(L) + 2);
+    reach[0] = 1;
+    for (int s = 0; s < k; ++s) {
+        std::fill(open.begin(), open.end(), 0);
+        const int lastEnd = L - (k - 1 - s);
+        int e = 0;
+        for (int a = s; a < lastEnd; ++a) {
+            e = std::max(e, a);
+            while (e < lastEnd && dp.time(s, a, e + 1) <= m)
+                ++e;
+            if (reach[a] && e > a) {
+                ++open[a + 1];
+                --open[e + 1];
+            }
+        }
+        int covering = 0;
+        for (int b = 0; b <= L; ++b)
+            reach[b] = (covering += open[b]) > 0;
+    }
+    return reach[L];
+}
+
+// A lower bound on every split's largest stage: bisection keeps `lo` a threshold no split fits under
+// (or 0). Tighter than the mean of the per-layer minima when stages run on devices of different speed.
+double largestStageLowerBound(const BoundedDp& dp)
+{
+    double hi = 0;
+    for (int s = 0; s < dp.p.stages; ++s)
+        hi = std::max(hi, dp.time(s, 0, dp.p.layers)); // no stage of any split is slower
+    double lo = 0;
+    for (int i = 0; i < 40 && hi - lo > 1e-9 * hi; ++i) {
+        const double mid = lo + (hi - lo) / 2;
+        (splitWithin(dp, mid) ? hi : lo) = mid;
+    }
+    return lo;
+}
+
 } // namespace
 
 LayerSplit solveLayerSplit(const PipelineProblem& p)
@@ -253,8 +344,10 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
     double m = g > 0 && upper < kInf ? (upper - sumLb) / g * (1 + 1e-12) + 1e-300 : kInf;
 
     double best = kInf;
+    BoundedDp dp(p);
+    const double mStar = g > 0 ? largestStageLowerBound(dp) : 0;
     while (true) {
-        Constrained c = solveBounded(p, m, out.evaluations);
+        Constrained c = solveBounded(dp, m, out.evaluations);
         if (c.bounds.empty())
             break;
         const double cost = pipelineCost(p, c.bounds);
@@ -262,7 +355,16 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
             best = cost;
             out.bounds = c.bounds;
         }
+        if (best < p.goal) {
+            out.belowGoal = true;
+            out.cost = best;
+            return out;
+        }
         if (g <= 0 || g * mLb + c.sum >= std::min(best, upper) || (p.stop && p.stop()))
+            break;
+        // Every later split has Σ ≥ c.sum and a largest stage ≥ mStar: once that cannot beat `best` the
+        // walk's answer is settled (the margin covers Σ summed in another order by pipelineCost).
+        if (g * mStar + c.sum >= best * (1 + 1e-9))
             break;
         // Every threshold in [max stage of this split, m] gives the same S: continue just below that max.
         m = std::nextafter(maxStage(p, c.bounds), -kInf);
@@ -273,6 +375,26 @@ LayerSplit solveLayerSplit(const PipelineProblem& p)
     }
     out.cost = out.bounds.empty() ? 0 : best;
     return out;
+}
+
+bool hasSplitWithinLimits(const std::vector<std::vector<int>>& lastEnd, int layers)
+{
+    // reach[a]: the stages so far can end exactly at layer a. Each stage turns every reachable a into the
+    // interval (a, lastEnd[s][a]]; a difference array unions them in O(L).
+    std::vector<char> reach(size_t(layers) + 1, 0);
+    reach[0] = 1;
+    for (const std::vector<int>& limit : lastEnd) {
+        std::vector<int> open(size_t(layers) + 2, 0);
+        for (int a = 0; a < layers; ++a)
+            if (reach[a] && limit[a] > a) {
+                ++open[a + 1];
+                --open[std::min(limit[a], layers) + 1];
+            }
+        int covering = 0;
+        for (int b = 0; b <= layers; ++b)
+            reach[b] = (covering += open[b]) > 0;
+    }
+    return !lastEnd.empty() && reach[layers];
 }
 
 LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p)

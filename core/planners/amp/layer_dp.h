@@ -5,6 +5,7 @@
 // where t_s is the time of stage s on the GPUs that stage lands on (stages may be different device
 // types, so t_s depends on s, not only on the layers) and e_s the p2p time across the cut after stage s.
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct PipelineProblem {
     // Optional: polled between the passes of solveLayerSplit's threshold walk (each pass yields a valid
     // split that improves on the last); when it returns true the walk returns the best split so far.
     std::function<bool()> stop;
+    // Optional (solveLayerSplit only): the walk returns as soon as it holds a split cheaper than this,
+    // with LayerSplit::belowGoal set (the memory repair only needs to know that the unconstrained optimum
+    // beats every split that fits).
+    double goal = -std::numeric_limits<double>::infinity();
 
     double stageTime(int s, int a, int b) const;
     bool allows(int s, int a, int b) const
@@ -42,6 +47,7 @@ struct LayerSplit {
     std::vector<int> bounds;   // k+1 entries, 0 = b_0 < b_1 < … < b_k = L; empty if no split exists
     double cost = 0;           // eq. 5 of that split
     long long evaluations = 0; // inner-loop steps taken (for complexity reports)
+    bool belowGoal = false;    // solveLayerSplit returned early with a split cheaper than the goal
 };
 
 // Eq. 5 for a given split.
@@ -60,6 +66,11 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p);
 // the size of that front (usually a handful) instead of |M|; the walk stops when no split fits or when
 // the lower bound (gas−1)·m_lb + S(m) cannot beat the best found. Worst case O(k²·L⁴), typically O(k·L²).
 LayerSplit solveLayerSplit(const PipelineProblem& p);
+
+// Whether some split puts each stage s on layers [a, b) with b ≤ lastEnd[s][a] (k rows of L+1 entries;
+// lastEnd[s][a] ≤ a: stage s cannot start at a). The ranges a stage may hold from a given first layer
+// form a prefix, as memory does (AmpCostModel::memoryLimits). O(k·L).
+bool hasSplitWithinLimits(const std::vector<std::vector<int>>& lastEnd, int layers);
 
 // All three solvers honour PipelineProblem::allowed.
 // Exhaustive search over all C(L−1, k−1) splits (tests only; exponential).

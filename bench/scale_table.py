@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""Scale table (issue 16, Deliver item 5): every planner on the generated 8-type cluster (1024 and 4096
+GPUs) with the 200-layer GPT, global batch 1024, each run as `hetplan-cli plan` in a child process.
+Reports wall time, peak RSS (wait4's ru_maxrss), exit code, whether the search stopped at its time limit
+and the simulated iteration time, as markdown on stdout and in OUT.
+
+usage: scale_table.py BUILD_DIR OUT.md [--gpus 1024,4096] [--time-limit SECONDS] [--planners a,b,...]
+
+Every planner gets the same --time-limit (default 60 s, the bench's "default time limit"): a search
+either finishes within it or stops with its best plan so far (exit 0, search.stopped = time-limit) or,
+having none, exits 4. A child still running at 4x the limit + 60 s (this machine may be shared) is
+killed and reported as such.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def planner_names(cli):
+    out = subprocess.run([cli, "list", "planners"], check=True, capture_output=True, text=True).stdout
+    # "name<spaces>description"; a long name may run into its description ("deepspeed-zeroBaseline: ...").
+    names = []
+    for line in out.splitlines():
+        if not line or line[0].isspace():
+            continue
+        word = line.split()[0]
+        for suffix in ("Baseline:", "Reference:"):
+            if word.endswith(suffix) and word != suffix:
+                word = word[: -len(suffix)]
+        names.append(word)
+    return names
+
+
+def run_child(argv, kill_after):
+    """Runs argv; returns (wall s, CPU s (user + system), peak RSS MiB, exit status text, last stderr line)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+        killed = False
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > kill_after:
+                os.kill(proc.pid, signal.SIGKILL)
+                killed = True
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.02)
+        proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
+        wall = time.monotonic() - start
+        err.seek(0)
+        lines = [l for l in err.read().decode(errors="replace").splitlines() if l.strip()]
+    if os.WIFEXITED(status):
+        code = str(os.WEXITSTATUS(status))
+    else:
+        code = "killed" if killed else "signal %d" % os.WTERMSIG(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024.0, code, (lines[-1] if lines else "")
+
+
+def write_inputs(build, directory, gpus):
+    bench = os.path.join(build, "bench", "hetplan-bench")
+    subprocess.run([bench, "--write-scale-inputs", directory, str(gpus)], check=True, capture_output=True)
+    return (os.path.join(directory, "scale-%d.cluster.json" % gpus), os.path.join(directory, "gpt-200.model.json"))
+
+
+def row(cli, planner, gpus, files, limit, workdir):
+    out = os.path.join(workdir, "%s-%d.plan.json" % (planner, gpus))
+    argv = [cli, "plan", "--cluster", files[0], "--model", files[1], "--gbs", "1024", "--planner", planner,
+            "--time-limit", str(limit), "--quiet", "--out", out]
+    wall, cpu, rss, code, last = run_child(argv, 4 * limit + 60)
+    iteration, stopped = "", ""
+    if code == "0" and os.path.exists(out):
+        with open(out) as f:
+            plan = json.load(f)
+        iteration = "%.3f" % plan["estimate"]["iteration_seconds"]
+        stopped = plan.get("search", {}).get("stopped", "")
+    note = stopped or ("" if code == "0" else last.replace("|", "/")[:110])
+    return "| %s | %d | %.2f | %.2f | %.0f | %s | %s | %s |" % (planner, gpus, wall, cpu, rss, code, iteration, note)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("out")
+    ap.add_argument("--gpus", default="1024,4096")
+    ap.add_argument("--time-limit", type=float, default=60)
+    ap.add_argument("--planners", default="")
+    a = ap.parse_args()
+    cli = os.path.join(a.build, "app", "cli", "hetplan-cli")
+    planners = a.planners.split(",") if a.planners else planner_names(cli)
+    header = [
+        "| planner | GPUs | wall s | CPU s | peak RSS MiB | exit | iteration s (simulated) | stopped / message |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="hetplan-scale-") as work:
+        for gpus in [int(g) for g in a.gpus.split(",")]:
+            files = write_inputs(a.build, work, gpus)
+            for p in planners:
+                line = row(cli, p, gpus, files, a.time_limit, work)
+                print(line, flush=True)
+                rows.append(line)
+    load = os.getloadavg()
+    text = "\n".join([
+        "# Scale table",
+        "",
+        "Generated by `make bench-scale` (bench/scale_table.py): every planner as `hetplan-cli plan --gbs 1024 "
+        "--time-limit %g` on the generated 8-type cluster (`hetplan-bench --write-scale-inputs DIR GPUS`) with "
+        "the 200-layer GPT. Exit codes: 0 plan, 2 bad input, 3 no feasible plan, 4 stopped before any plan. "
+        "Peak RSS is the child's ru_maxrss and CPU its user + system time (wait4); on a shared machine CPU "
+        "time is the steadier figure (planners use up to all cores)." % a.time_limit,
+        "",
+        "Machine: %d CPUs, load average %.2f %.2f %.2f at the end of the run (%s)." %
+        (os.cpu_count(), load[0], load[1], load[2], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())),
+        "",
+    ] + header + rows) + "\n"
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -41,7 +41,7 @@ fuzz:
 	@bash packaging/install-deps.sh packaging/fuzz-packages.txt
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
 	    -DHETPLAN_FUZZ=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	FUZZ_JOBS=$(FUZZ_JOBS) bash tools/fuzz/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The test suite under ASan+UBSan (build-asan) and the threaded suites under TSan (build-tsan).

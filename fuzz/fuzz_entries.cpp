@@ -20,9 +20,10 @@ namespace {
 const QString& scratchDir()
 {
     static QTemporaryDir dir(QDir::tempPath() + "/hetplan-fuzz-XXXXXX");
+    static const QString path = dir.path(); // path() returns a copy: keep one to hand out references to
     if (!dir.isValid())
         throw std::runtime_error("fuzz: cannot create a scratch folder under " + QDir::tempPath().toStdString());
-    return dir.path();
+    return path;
 }
 
 std::string writeScratchFile(const QString& path, const char* data, std::size_t size)

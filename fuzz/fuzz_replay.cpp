@@ -75,7 +75,7 @@ int makeProjectSeed(const std::string& out)
 {
     Project project;
     project.clusters.push_back(exampleCluster("poplar-b"));
-    project.models.push_back({loadModel("example:gpt2-small"), {}});
+    project.models.push_back({loadModel("example:bert-base"), {}});
     project.jobs.push_back({"job", Job{}});
     saveProject(project, out);
     return 0;

@@ -11,13 +11,15 @@ build=$(cd "$1" && pwd); seconds=$2; shift 2
 jobs=${FUZZ_JOBS:-1}
 cd "$root"
 if [[ $# -gt 0 ]]; then targets=("$@"); else
-  mapfile -t targets < <(ls "$build"/fuzz/ | sed -n 's/^fuzz_//p' | sort); fi
+  mapfile -t targets < <(find "$build/fuzz" -maxdepth 1 -type f -executable -name 'fuzz_*' -printf '%f\n' |
+                         sed 's/^fuzz_//' | sort); fi
 work=$build/fuzz-work
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export TMPDIR=${TMPDIR:-/dev/shm}   # the entries write each input to a scratch file
 
 run_one() {
-  local t=$1 dir=$work/$t
+  local t=$1
+  local dir=$work/$t
   mkdir -p "$dir/corpus"
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 -timeout=25 \
     -rss_limit_mb=2048 -artifact_prefix="$dir/" "$dir/corpus" "fuzz/corpus/$t" >"$dir/log" 2>&1

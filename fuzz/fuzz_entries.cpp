@@ -154,7 +154,8 @@ bool keepNameChar(char c)
 
 std::vector<InputFile> splitFiles(const std::string& input, const std::string& firstName)
 {
-    constexpr std::size_t kMaxFiles = 32; // named files; keeps one input's folder small
+    constexpr std::size_t kMaxFiles = 32;       // named files; keeps one input's folder small
+    constexpr std::size_t kMaxNameLength = 100; // well below any file system's limit on a name
     std::string leading;                  // bytes before the first "===" line
     std::vector<InputFile> files;
     for (std::size_t pos = 0; pos < input.size();) {
@@ -165,7 +166,7 @@ std::vector<InputFile> splitFiles(const std::string& input, const std::string& f
         if (line.rfind("=== ", 0) == 0 && files.size() < kMaxFiles) {
             std::string name;
             for (char c : line.substr(4))
-                if (keepNameChar(c))
+                if (keepNameChar(c) && name.size() < kMaxNameLength)
                     name += c;
             files.push_back({name.empty() || name == "." || name == ".." ? "unnamed" : name, {}});
         } else {

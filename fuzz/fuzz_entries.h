@@ -28,7 +28,8 @@ const Target* findTarget(const std::string& name);
 
 // Directory formats (oobleck, metis) take one input holding several files: a line "=== NAME" starts the
 // file NAME; bytes before the first such line go to `firstName` (no such file if there are none). Names
-// keep [A-Za-z0-9._-] only ("unnamed" if nothing is left); at most 32 files, later "===" lines are content.
+// keep [A-Za-z0-9._-] only, at most 100 of them ("unnamed" if nothing is left); at most 32 files, later
+// "===" lines are content.
 struct InputFile {
     std::string name;
     std::string bytes;

@@ -43,6 +43,13 @@ private slots:
         QVERIFY(sameFiles(fuzz::splitFiles("=== ../../etc/p w\n=== ..\n=== /\n", "f"),
                           {{"....etcpw", ""}, {"unnamed", ""}, {"unnamed", ""}}));
     }
+    void namesAreCutAt100Characters()
+    {
+        // The fuzzer's first crash: a 290-character name the file system refused (fuzz/regressions/profile-*).
+        const auto files = fuzz::splitFiles("=== " + std::string(300, 'P') + "\n", "f");
+        QCOMPARE(files.size(), std::size_t(1));
+        QCOMPARE(files[0].name, std::string(100, 'P'));
+    }
     void fileCountIsBounded()
     {
         std::string input;

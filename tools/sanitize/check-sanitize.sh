@@ -2,7 +2,9 @@
 # `make check-sanitize` (issue 16): the whole ctest suite under ASan+UBSan (build-asan), then the threaded
 # suites under TSan (build-tsan: only those targets are built, a TSan build of everything is not needed).
 # Any sanitizer report fails the run (halt_on_error). Suppressions: tools/sanitize/*.supp, each entry
-# explained there. Usage: check-sanitize.sh [asan|tsan|all] (default all); JOBS=N sets the parallelism.
+# explained there. Usage: check-sanitize.sh [asan|asan-engine|tsan|all] (default all; asan-engine builds
+# and runs only the suites that need no widgets: core, CLI and fuzz replays, for a quick or busy-machine
+# check); JOBS=N sets the parallelism.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -23,12 +25,22 @@ configure() { # dir, sanitizer flags
 tsan_tests=(tst_amp tst_planner_conformance tst_catalog tst_template_planners tst_sweep
             tst_run_feedback tst_live tst_replan tst_run_outcomes tst_live_window tst_replan_window)
 
-if [[ $what == asan || $what == all ]]; then
+# The suites that link neither hetplan_widgets nor hetplan_gui, and the fuzz corpus replays.
+engine_tests=($(sed -n 's/^hetplan_test(\([a-z_]*\) .*/\1/p' tests/CMakeLists.txt | sort -u |
+                while read -r t; do grep -qE "^hetplan_test\($t .*hetplan_(widgets|gui)" tests/CMakeLists.txt || echo "$t"; done))
+
+if [[ $what == asan || $what == asan-engine || $what == all ]]; then
   configure build-asan "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-  cmake --build build-asan -j "$jobs"
+  tests_regex=""
+  if [[ $what == asan-engine ]]; then
+    cmake --build build-asan -j "$jobs" --target hetplan-cli hetplan-fuzz-replay "${engine_tests[@]}"
+    tests_regex="^(fuzz_.*|$(IFS='|'; echo "${engine_tests[*]}"))\$"
+  else
+    cmake --build build-asan -j "$jobs"
+  fi
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
   LSAN_OPTIONS="suppressions=$root/$here/lsan.supp:print_suppressions=0" \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1200
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1200 ${tests_regex:+-R "$tests_regex"}
 fi
 
 if [[ $what == tsan || $what == all ]]; then

@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench bench-scale clean package
+.PHONY: deps configure build run test bench bench-scale clean package fuzz check-sanitize
 
 deps:
 	@bash packaging/install-deps.sh
@@ -45,3 +45,20 @@ package: build
 
 clean:
 	rm -rf $(BUILD)
+
+# libFuzzer targets, one per reader (fuzz/): a clang build of the engine only in $(FUZZ_BUILD), each target
+# run for FUZZ_SECONDS (FUZZ_JOBS at a time); prints execs/s and coverage per target, fails on a crash.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+fuzz:
+	@bash packaging/install-deps.sh packaging/fuzz-packages.txt
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	    -DHETPLAN_FUZZ=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
+	FUZZ_JOBS=$(FUZZ_JOBS) bash tools/fuzz/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The test suite under ASan+UBSan (build-asan) and the threaded suites under TSan (build-tsan).
+check-sanitize:
+	@bash packaging/install-deps.sh packaging/sanitize-packages.txt
+	JOBS=$(JOBS) bash tools/sanitize/check-sanitize.sh all

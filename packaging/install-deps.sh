@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages hetplan needs to build and test. Idempotent: installs only what is
 # missing, so a second run does nothing. Runs as root (no sudo needed) or through sudo if available.
-# An argument names another list (e.g. packaging/package-tools.txt, the tools only `make package` needs).
+# Arguments: extra package lists (one name a line, # comments) for tools only some targets need, e.g.
+# packaging/fuzz-packages.txt for `make fuzz`; debian-packages.txt is always read.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-list=${1:-$here/debian-packages.txt}
-mapfile -t wanted < <(grep -v '^\s*#' "$list" | sed '/^\s*$/d')
+mapfile -t wanted < <(cat "$here/debian-packages.txt" "$@" | grep -v '^\s*#' | sed '/^\s*$/d')
 missing=()
 for p in "${wanted[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

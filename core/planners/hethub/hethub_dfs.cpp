@@ -108,7 +108,9 @@ private:
     double typeSum(int i, int n) const
     {
         const int p = stages_[i], q = n / p, r = n % p;
-        return r * p_.decoderSeconds(i, q + 1) + (p - r) * p_.decoderSeconds(i, q);
+        // Only r stages hold q + 1 layers; with r = 0, q + 1 can be one past the table (ASan found the read).
+        const double longer = r > 0 ? p_.decoderSeconds(i, q + 1) : 0.0;
+        return r * longer + (p - r) * p_.decoderSeconds(i, q);
     }
 
     // The fill-and-drain bound T ≥ Σ_s t_s + (M − 1) · max_s t_s with the types after i costed at their

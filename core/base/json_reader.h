@@ -24,7 +24,8 @@ public:
     // (fieldKey), so a newline or escape code in it cannot reach the error line.
     std::string field(const std::string& key) const
     {
-        return path_.empty() ? fieldKey(key) : path_ + "." + fieldKey(key);
+        const std::string k = fieldKey(key);
+        return path_.empty() ? k : path_ + (k.front() == '[' ? "" : ".") + k;
     }
     bool has(const std::string& key) const { return o_.contains(QString::fromStdString(key)); }
     QJsonValue value(const std::string& key) const { return o_.value(QString::fromStdString(key)); }

@@ -87,7 +87,7 @@ std::string escapeWith(std::string_view s, bool quotes)
 
 std::string escapeControls(std::string_view s) { return escapeWith(s, false); }
 
-std::string quoted(std::string_view s) { return "\"" + escapeWith(s, true) + "\""; }
+std::string quotedInput(std::string_view s) { return "\"" + escapeWith(s, true) + "\""; }
 
 std::string fieldKey(std::string_view key)
 {
@@ -95,7 +95,7 @@ std::string fieldKey(std::string_view key)
     for (char ch : key)
         plain = plain && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
                           ch == '_' || ch == '-' || ch == '/' || ch == ':');
-    return plain ? std::string(key) : "[" + quoted(key) + "]";
+    return plain ? std::string(key) : "[" + quotedInput(key) + "]";
 }
 
 } // namespace hetplan

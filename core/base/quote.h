@@ -9,10 +9,10 @@ namespace hetplan {
 
 // `s` with every control character (C0, DEL, C1) and byte that is not valid UTF-8 escaped as \n, \t, \r,
 // \u001b, \xff. Printable text, including UTF-8 letters, is kept as it is. Applied to whole error lines,
-// so it leaves backslashes alone (text that quoted() escaped stays as it was).
+// so it leaves backslashes alone (text that quotedInput() escaped stays as it was).
 std::string escapeControls(std::string_view s);
 // `s` in double quotes with `"` and `\` escaped as well as what escapeControls escapes: "a\"b\n".
-std::string quoted(std::string_view s);
+std::string quotedInput(std::string_view s);
 // A key in a field path: kept as it is when it is a plain name (letters, digits and _ - / :, as in
 // "nic_bandwidth" or GPU names like "n0/3"), else quoted in brackets (["a b"], ["x.y"], ["\u001b[31m"]).
 std::string fieldKey(std::string_view key);

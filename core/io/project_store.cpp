@@ -124,13 +124,13 @@ void checkSideFiles(const std::string& path, bool wal)
         in.read(magic, sizeof magic);
         if (in.gcount() == 8 && std::memcmp(magic, kJournalMagic, 8) == 0)
             throw InputError(path, "file",
-                             "another program was interrupted while changing it: " + quoted(name + "-journal") +
+                             "another program was interrupted while changing it: " + quotedInput(name + "-journal") +
                                  " beside it holds the unfinished change. Open the file once with that program "
                                  "or with sqlite3 (either rolls the change back), then open it here again");
     }
     if (wal && fileSize(path + "-wal") > 0)
         throw InputError(path, "file",
-                         "is in WAL mode and " + quoted(name + "-wal") +
+                         "is in WAL mode and " + quotedInput(name + "-wal") +
                              " beside it holds changes not yet written into it (another program has it open or was "
                              "interrupted): close that program, or run sqlite3 on it with 'PRAGMA "
                              "wal_checkpoint(TRUNCATE)', then open it here again");

@@ -80,6 +80,31 @@ const Migration kMigrations[] = {
 
 // ---------------------------------------------------------------- opening for reading
 
+// A file cut short (a copy that stopped, a full disk) is named as such: SQLite would read the missing
+// pages as empty and report something less clear. The header gives the page size (offset 16) and, when
+// its "version valid for" (92) matches the change counter (24), the page count (28).
+void checkWholePages(const std::string& path, const unsigned char* head, std::streamsize got)
+{
+    const auto be = [head](int at, int bytes) {
+        unsigned long long v = 0;
+        for (int i = 0; i < bytes; ++i)
+            v = (v << 8) | head[at + i];
+        return v;
+    };
+    if (got < 100)
+        throw InputError(path, "file", "is truncated: " + std::to_string(got) + " bytes, shorter than the header");
+    const unsigned long long pageSize = be(16, 2) == 1 ? 65536 : be(16, 2);
+    const long long size = static_cast<long long>(std::filesystem::file_size(path));
+    const bool countValid = be(92, 4) == be(24, 4) && be(28, 4) > 0;
+    const unsigned long long expected = countValid ? be(28, 4) * pageSize : 0;
+    if (pageSize >= 512 && (size % static_cast<long long>(pageSize) != 0 ||
+                            (countValid && static_cast<unsigned long long>(size) < expected)))
+        throw InputError(path, "file",
+                         "is truncated: " + std::to_string(size) + " bytes" +
+                             (countValid ? ", its header says " + std::to_string(expected) : std::string()) +
+                             " (pages of " + std::to_string(pageSize) + " bytes)");
+}
+
 // Checks the file before SQLite sees it, for clear messages (and so an empty file is not taken for an
 // empty database). Returns whether the database is in WAL mode (header bytes 18 and 19 are 2).
 bool checkHeader(const std::string& path)
@@ -93,13 +118,15 @@ bool checkHeader(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "file", "cannot be read: " + std::string(std::strerror(errno)));
-    char head[20] = {};
-    in.read(head, sizeof head);
-    if (in.gcount() == 0)
+    unsigned char head[100] = {};
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    const auto got = in.gcount();
+    if (got == 0)
         throw InputError(path, "file", "is empty, not a hetplan project");
-    if (in.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
+    if (got < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
         throw InputError(path, "file", "file is not a database (not an SQLite file, so not a hetplan project)");
-    return in.gcount() == 20 && (head[18] == 2 || head[19] == 2);
+    checkWholePages(path, head, got);
+    return head[18] == 2 || head[19] == 2;
 }
 
 long long fileSize(const std::string& path)

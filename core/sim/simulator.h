@@ -41,9 +41,10 @@ struct TimelineEvent {
     int waitedOn = -1;
 };
 
-// The most events a timeline may hold (a Chrome trace, the Gantt chart): about 60 MB of events, and a trace
-// file of about 200 MB. A plan with more (millions of micro-batches) is refused with InputError(plan,
-// "timeline", ...) before its memory grows with it; its timings still simulate without a timeline.
+// The most events a timeline may hold (a Chrome trace, the Gantt chart). Measured near the limit (4 stages ×
+// 70,000 micro-batches, 980,000 events): a 167 MB trace, 1.8 GB peak RSS for `simulate --trace`. A plan
+// with more (millions of micro-batches) is refused with InputError(plan, "timeline", ...) as soon as the
+// limit is passed, before its memory grows with it; its timings still simulate without a timeline.
 constexpr int kMaxTimelineEvents = 1'000'000;
 
 struct SimOptions {

@@ -25,7 +25,7 @@ public:
     std::string field(const std::string& key) const
     {
         const std::string k = fieldKey(key);
-        return path_.empty() ? k : path_ + (k.front() == '[' ? "" : ".") + k;
+        return path_.empty() ? k : path_ + (k.rfind("[\"", 0) == 0 ? "" : ".") + k;
     }
     bool has(const std::string& key) const { return o_.contains(QString::fromStdString(key)); }
     QJsonValue value(const std::string& key) const { return o_.value(QString::fromStdString(key)); }

@@ -93,8 +93,7 @@ std::string fieldKey(std::string_view key)
 {
     bool plain = !key.empty();
     for (char ch : key)
-        plain = plain && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                          ch == '_' || ch == '-' || ch == '/' || ch == ':');
+        plain = plain && ch > ' ' && ch < 0x7f && ch != '"' && ch != '\\';
     return plain ? std::string(key) : "[" + quotedInput(key) + "]";
 }
 

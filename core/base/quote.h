@@ -13,8 +13,8 @@ namespace hetplan {
 std::string escapeControls(std::string_view s);
 // `s` in double quotes with `"` and `\` escaped as well as what escapeControls escapes: "a\"b\n".
 std::string quotedInput(std::string_view s);
-// A key in a field path: kept as it is when it is a plain name (letters, digits and _ - / :, as in
-// "nic_bandwidth" or GPU names like "n0/3"), else quoted in brackets (["a b"], ["x.y"], ["\u001b[31m"]).
+// A key in a field path: kept as it is when it is printable ASCII without spaces, quotes or backslashes
+// ("nic_bandwidth", "n0/3", "layers[2]"), else quoted in brackets (["a b"], ["\u001b[31m"], ["été"]).
 std::string fieldKey(std::string_view key);
 
 } // namespace hetplan

@@ -198,7 +198,9 @@ struct InputDefectChecks {
         QCOMPARE(escapeControls("bad \xff\xc3"), std::string("bad \\xff\\xc3"));                  // not UTF-8
         QCOMPARE(fieldKey("nic_bandwidth"), std::string("nic_bandwidth"));
         QCOMPARE(fieldKey("n0/3"), std::string("n0/3"));
-        QCOMPARE(fieldKey("a.b"), std::string("[\"a.b\"]"));
+        QCOMPARE(fieldKey("layers[2]"), std::string("layers[2]"));
+        QCOMPARE(fieldKey("a b"), std::string("[\"a b\"]"));
+        QCOMPARE(fieldKey("a\"b"), std::string("[\"a\\\"b\"]"));
         QCOMPARE(fieldKey(""), std::string("[\"\"]"));
     }
 

@@ -14,11 +14,12 @@ int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     const ExporterRegistry& formats = ExporterRegistry::instance();
     CommandLine cl = commandLine("export");
     cl.addOption("plan", "FILE", "The plan file (written by plan --out).");
-    cl.addOption("format", "NAME", "The output format: " + joinNames(formats.names(), ", ") + ".");
+    cl.addOption("format", "NAME",
+                 "The output format: " + joinNames(formats.names(), ", ") + ". chrome-trace writes at most " +
+                     std::to_string(kMaxTimelineEvents) +
+                     " events: a plan with more (millions of micro-batches) is refused (exit 2).");
     cl.addOption("out", "FILE", "Write here instead of to stdout.");
-    cl.setEpilogue("Formats:\n" + formatTable(formats) + "\nchrome-trace writes at most " +
-                   std::to_string(kMaxTimelineEvents) +
-                   " events: a plan with more (millions of micro-batches) is refused (exit 2).\n");
+    cl.setEpilogue("Formats:\n" + formatTable(formats));
     if (!cl.parse(argv, out))
         return Ok;
     const ExportFormat& format = formats.get(cl.get("format"));

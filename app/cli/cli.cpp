@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/exporters.h"
 #include "core/io/importers.h"
 
@@ -116,20 +117,23 @@ std::string table(const std::vector<std::pair<std::string, std::string>>& rows)
 
 int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
+    // One line per error, with nothing from the input able to break it or reach the terminal as a control
+    // sequence (a key with a newline, a node name with an escape code).
+    auto line = [&err](const std::string& text) { err << escapeControls(text) << "\n"; };
     try {
         return dispatch(argv, out, err);
     } catch (const InputError& e) {
-        err << "error: " << e.what() << "\n";
+        line(std::string("error: ") + e.what());
         return BadInput;
     } catch (const InfeasibleError& e) {
-        err << "error: no feasible plan: " << e.what() << "\n";
+        line(std::string("error: no feasible plan: ") + e.what());
         return Infeasible;
     } catch (const CancelledError& e) {
-        err << "error: " << e.what() << "\n";
+        line(std::string("error: ") + e.what());
         return Cancelled;
     } catch (const std::exception& e) {
         // Anything else is a bug; still never crash.
-        err << "error: internal: " << e.what() << "\n";
+        line(std::string("error: internal: ") + e.what());
         return 1;
     }
 }

@@ -4,6 +4,7 @@
 // plan, 4 cancelled / time limit.
 #include "command_line.h"
 
+#include "core/base/errors.h"
 #include "core/io/format_registry.h"
 #include "core/model/job.h"
 #include "core/planners/planner.h"
@@ -46,11 +47,29 @@ std::string formatTable(const Registry& registry)
 // --profile, --option, --seed, --time-limit.
 void addRequestOptions(CommandLine& cl);
 PlanRequest requestFromArgs(const CommandLine& a);
+// Planners name the job's fields as file "job"; the user set each one with a flag (--gbs), a --job file or
+// left it at its default (then the flag that would set it). An InputError about "job" re-addressed there.
+std::string jobFieldSource(const CommandLine& a, const std::string& field);
+InputError withJobSource(const InputError& e, const CommandLine& a);
 // "note: leaving out failed node(s) …" on `err` when the cluster file marks nodes failed (runPlanner leaves
 // them out, as --without does).
 void noteFailedNodes(const PlanRequest& req, std::ostream& err);
 
 int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// Runs `work` on a plan read from `path`: the engine's errors about "plan" (the simulator, the exporters)
+// are re-addressed to the plan file the user named.
+template <typename Work>
+auto withPlanFile(const std::string& path, Work&& work)
+{
+    try {
+        return work();
+    } catch (const InputError& e) {
+        if (e.file() == "plan")
+            throw e.inFile(path);
+        throw;
+    }
+}
 
 int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);

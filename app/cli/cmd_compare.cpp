@@ -70,7 +70,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
             status = std::string("cancelled: ") + e.what();
         } catch (const InputError& e) {
             // Options that do not apply to this planner/cluster: report, keep comparing the others.
-            status = std::string("not applicable: ") + e.what();
+            status = std::string("not applicable: ") + withJobSource(e, cl).what();
         }
         out << std::left << std::setw(15) << name << std::right << std::setw(12) << "-" << std::setw(12) << "-"
             << std::setw(14) << "-" << std::setw(12) << "-"

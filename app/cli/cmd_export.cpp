@@ -2,6 +2,7 @@
 
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
+#include "core/sim/simulator.h"
 
 #include <ostream>
 
@@ -13,13 +14,19 @@ int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     const ExporterRegistry& formats = ExporterRegistry::instance();
     CommandLine cl = commandLine("export");
     cl.addOption("plan", "FILE", "The plan file (written by plan --out).");
-    cl.addOption("format", "NAME", "The output format: " + joinNames(formats.names(), ", ") + ".");
+    cl.addOption("format", "NAME",
+                 "The output format: " + joinNames(formats.names(), ", ") + ". chrome-trace writes at most " +
+                     std::to_string(kMaxTimelineEvents) +
+                     " events: a plan with more (millions of micro-batches) is refused (exit 2).");
     cl.addOption("out", "FILE", "Write here instead of to stdout.");
     cl.setEpilogue("Formats:\n" + formatTable(formats));
     if (!cl.parse(argv, out))
         return Ok;
     const ExportFormat& format = formats.get(cl.get("format"));
-    const std::string text = format.write(readPlan(cl.get("plan")));
+    const std::string path = cl.get("plan");
+    const Plan plan = readPlan(path);
+    // Exporters name the plan "plan"; here it is the file the user gave.
+    const std::string text = withPlanFile(path, [&] { return format.write(plan); });
     if (cl.has("out"))
         writeTextFile(cl.get("out"), text);
     else

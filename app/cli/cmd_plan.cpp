@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/cost/costmodel.h"
 #include "core/io/json_io.h"
 
@@ -117,9 +118,15 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     PlanRequest req = requestFromArgs(cl);
     noteFailedNodes(req, err);
     for (const std::string& w : profileWarnings(req.job, req.profile))
-        err << "warning: " << w << "\n";
+        err << "warning: " << escapeControls(w) << "\n";
     Progress progress({}, req.timeLimitSeconds);
-    Plan plan = runPlanner(planner, req, progress);
+    Plan plan = [&] {
+        try {
+            return runPlanner(planner, req, progress);
+        } catch (const InputError& e) {
+            throw withJobSource(e, cl);
+        }
+    }();
     if (!plan.search.stopped.empty())
         err << "note: " << planner << " stopped early ("
             << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")

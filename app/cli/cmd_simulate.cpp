@@ -2,6 +2,7 @@
 
 #include "core/model/pricing.h"
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
 #include "core/sim/simulator.h"
@@ -15,20 +16,34 @@
 
 namespace hetplan::cli {
 
+namespace {
+int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std::ostream& out, std::ostream& err);
+} // namespace
+
 // Re-scores a plan file with the shared simulator, from the inputs the plan carries.
 int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
     CommandLine cl = commandLine("simulate");
     cl.addOption("plan", "FILE", "The plan file (written by plan --out); it carries its own inputs.");
-    cl.addOption("trace", "FILE", "Write a Chrome trace (chrome://tracing, Perfetto) of the iteration here.");
+    cl.addOption("trace", "FILE",
+                 "Write a Chrome trace (chrome://tracing, Perfetto) of the iteration here. At most " +
+                     std::to_string(kMaxTimelineEvents) +
+                     " events: a plan with more (millions of micro-batches) is refused (exit 2).");
     cl.addOption("out", "FILE", "Write the re-scored plan JSON here.");
     if (!cl.parse(argv, out))
         return Ok;
     const std::string path = cl.get("plan");
     Plan plan = readPlan(path);
+    // The simulator and the summary name the plan "plan"; here it is the plan file.
+    return withPlanFile(path, [&] { return simulatePlan(cl, path, plan, out, err); });
+}
+
+namespace {
+int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std::ostream& out, std::ostream& err)
+{
     const CostModel costs(plan.model, plan.job, plan.profile);
     for (const std::string& w : costs.warnings())
-        err << "warning: " << w << "\n";
+        err << "warning: " << escapeControls(w) << "\n";
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
@@ -41,8 +56,9 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
     plan.summary = cl.has("trace") ? summarize(plan, costs, r) : summarize(plan, costs);
     std::vector<std::pair<std::string, std::string>> outputs;
     auto json = [](const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString(); };
-    if (cl.has("trace"))
-        outputs.emplace_back(cl.get("trace"), json(chromeTrace(plan, r)));
+    if (cl.has("trace")) // compact, as the chrome-trace exporter writes it: traces are read by tools
+        outputs.emplace_back(cl.get("trace"),
+                             QJsonDocument(chromeTrace(plan, r)).toJson(QJsonDocument::Compact).toStdString());
     if (cl.has("out"))
         outputs.emplace_back(cl.get("out"), json(toJson(plan)));
     writeTextFiles(outputs);
@@ -54,5 +70,6 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
         << " % of the iteration\n";
     return Ok;
 }
+} // namespace
 
 } // namespace hetplan::cli

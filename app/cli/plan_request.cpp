@@ -2,11 +2,13 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -84,7 +86,7 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
     for (const std::string& kv : a.all("option")) {
         auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
-            throw InputError("--option", kv, "expected key=value");
+            throw InputError("--option", fieldKey(kv), "expected key=value");
         req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     if (a.has("seed")) {
@@ -99,6 +101,23 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
 }
 } // namespace
 
+std::string jobFieldSource(const CommandLine& a, const std::string& field)
+{
+    static const std::map<std::string, std::string> flags{
+        {"global_batch_size", "gbs"}, {"sequence_length", "seq"}, {"zero_stage", "zero"}};
+    const auto flag = flags.find(field);
+    if (flag != flags.end() && a.has(flag->second))
+        return "--" + flag->second;
+    if (a.has("job"))
+        return a.get("job");
+    return flag != flags.end() ? "--" + flag->second : std::string("--job"); // a default value
+}
+
+InputError withJobSource(const InputError& e, const CommandLine& a)
+{
+    return e.file() == "job" ? e.inFile(jobFieldSource(a, e.field())) : e;
+}
+
 void noteFailedNodes(const PlanRequest& req, std::ostream& err)
 {
     const std::vector<std::string> failed = failedNodeNames(req.cluster);
@@ -107,7 +126,7 @@ void noteFailedNodes(const PlanRequest& req, std::ostream& err)
     std::string list;
     for (const std::string& n : failed)
         list += (list.empty() ? "" : ", ") + n;
-    err << "note: leaving out the node(s) the cluster marks failed: " << list << "\n";
+    err << "note: leaving out the node(s) the cluster marks failed: " << escapeControls(list) << "\n";
 }
 
 PlanRequest requestFromArgs(const CommandLine& a)

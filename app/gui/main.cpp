@@ -1,11 +1,14 @@
 // hetplan, the desktop app. Besides the normal interactive start:
 //   hetplan [project.hetplan]
 //   hetplan --example CLUSTER:MODEL [--job FILE] [--profile FILE|example:NAME] [--run PLANNERS]
-//           [--screenshots DIR]
+//           [--screenshots DIR] [--save-project FILE]
 // With --screenshots the app opens the example, runs the planners, writes one PNG per main view into DIR
-// and exits (works with QT_QPA_PLATFORM=offscreen).
+// and exits (works with QT_QPA_PLATFORM=offscreen). With --save-project it saves the project (the example,
+// job, profile and the run's results) to FILE through the same atomic save as File > Save, then exits: a
+// script's way to make a project file.
 #include "main_window.h"
 
+#include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "widgets/canvas/cluster_editor.h"
@@ -27,6 +30,8 @@ struct CommandLine {
     QCommandLineOption example{"example", "Open the example CLUSTER:MODEL.", "cluster:model"};
     QCommandLineOption run{"run", "Run these planners (comma-separated) on it.", "planners"};
     QCommandLineOption shots{"screenshots", "Write a PNG per main view into DIR, then exit.", "dir"};
+    QCommandLineOption saveProject{"save-project",
+                                   "Save the project (after --run) to FILE, a .hetplan project, then exit.", "file"};
     QCommandLineOption timing{"startup-time", "Print the time until the window is shown, then exit."};
     QCommandLineOption job{"job", "Use this job JSON (batch, sequence, precision, ...) with --example.", "file"};
     QCommandLineOption profile{"profile", "Use this profile JSON or bundled example:NAME for the model.", "profile"};
@@ -49,7 +54,7 @@ void parseCommandLine(CommandLine& cli, const QApplication& app)
     cli.parser.setApplicationDescription("Plans training on heterogeneous GPU clusters.");
     cli.parser.addHelpOption();
     cli.parser.addVersionOption();
-    cli.parser.addOptions({cli.example, cli.run, cli.shots, cli.timing, cli.job, cli.profile});
+    cli.parser.addOptions({cli.example, cli.run, cli.shots, cli.saveProject, cli.timing, cli.job, cli.profile});
     cli.parser.addPositionalArgument("project", "A .hetplan project to open.");
     cli.parser.process(app);
 }
@@ -105,7 +110,7 @@ bool applyJobAndProfile(MainWindow& window, const CommandLine& cli)
             doc->setProfile(model.name, loadProfile(cli.parser.value(cli.profile).toStdString(), model, job));
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
+        std::fprintf(stderr, "error: %s\n", escapeControls(e.what()).c_str());
         return false;
     }
     return true;
@@ -119,20 +124,38 @@ std::vector<std::string> plannerList(const QString& argument)
     return planners;
 }
 
-// Batch mode: runs the planners (if any), then writes the screenshots into `dir` and exits with 0, or 1 if
-// a screenshot failed, or 2 if the run cannot start.
-void scheduleScreenshots(QApplication& app, MainWindow& window, const QString& dir,
-                         const std::vector<std::string>& planners)
+// Batch mode's last step: the screenshots into `dir` and/or the project into `projectPath` (either may be
+// empty). False (with the error on stderr) if one failed.
+bool finishBatch(MainWindow& window, const QString& dir, const QString& projectPath)
 {
-    auto finish = [&app, &window, dir] {
+    bool ok = true;
+    if (!dir.isEmpty()) {
         QString error;
-        const bool ok = window.writeScreenshots(dir, &error);
-        if (!ok)
-            std::fprintf(stderr, "error: --screenshots: %s: %s\n", qPrintable(dir), qPrintable(error));
-        else
+        if (window.writeScreenshots(dir, &error)) {
             std::printf("screenshots written to %s\n", qPrintable(dir));
-        app.exit(ok ? 0 : 1);
-    };
+        } else {
+            std::fprintf(stderr, "error: --screenshots: %s: %s\n", qPrintable(dir), qPrintable(error));
+            ok = false;
+        }
+    }
+    if (!projectPath.isEmpty()) {
+        try {
+            window.document()->saveAs(projectPath);
+            std::printf("project saved to %s\n", qPrintable(projectPath));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: --save-project: %s\n", escapeControls(e.what()).c_str());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+// Batch mode: runs the planners (if any), then writes the screenshots and/or saves the project and exits
+// with 0, or 1 if that failed, or 2 if the run cannot start.
+void scheduleBatch(QApplication& app, MainWindow& window, const QString& dir, const QString& projectPath,
+                   const std::vector<std::string>& planners)
+{
+    auto finish = [&app, &window, dir, projectPath] { app.exit(finishBatch(window, dir, projectPath) ? 0 : 1); };
     if (planners.empty()) {
         QTimer::singleShot(0, &app, finish);
         return;
@@ -158,7 +181,7 @@ int main(int argc, char** argv)
     parseCommandLine(cli, app);
 
     MainWindow window;
-    const bool batch = cli.parser.isSet(cli.shots);
+    const bool batch = cli.parser.isSet(cli.shots) || cli.parser.isSet(cli.saveProject);
     showWindow(window, batch);
     if (cli.parser.isSet(cli.timing))
         return reportStartupTime(app, started);
@@ -173,7 +196,7 @@ int main(int argc, char** argv)
         return 2;
     const std::vector<std::string> planners = plannerList(cli.parser.value(cli.run));
     if (batch)
-        scheduleScreenshots(app, window, cli.parser.value(cli.shots), planners);
+        scheduleBatch(app, window, cli.parser.value(cli.shots), cli.parser.value(cli.saveProject), planners);
     else if (!planners.empty())
         QTimer::singleShot(0, &app, [&window, planners] { window.runPlanners(planners); });
     return app.exec();

@@ -1,6 +1,7 @@
 #pragma once
 // Validating accessors over a QJsonObject: every failure names the file and the field path
 // ("nodes[2].gpus") and says why. Used by every JSON reader in core/io.
+#include "quote.h"
 #include "units.h"
 
 #include <QJsonArray>
@@ -19,7 +20,13 @@ public:
 
     const QJsonObject& object() const { return o_; }
     const std::string& file() const { return file_; }
-    std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+    // The path of `key` below this object; a key from the input that is not a plain name is quoted
+    // (fieldKey), so a newline or escape code in it cannot reach the error line.
+    std::string field(const std::string& key) const
+    {
+        const std::string k = fieldKey(key);
+        return path_.empty() ? k : path_ + (k.rfind("[\"", 0) == 0 ? "" : ".") + k;
+    }
     bool has(const std::string& key) const { return o_.contains(QString::fromStdString(key)); }
     QJsonValue value(const std::string& key) const { return o_.value(QString::fromStdString(key)); }
     [[noreturn]] void fail(const std::string& key, const std::string& reason) const;

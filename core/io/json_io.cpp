@@ -5,6 +5,7 @@
 #include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
+#include "core/base/input_file.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -482,15 +483,10 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file)
 
 QJsonObject readJsonFile(const std::string& path)
 {
-    QFile f(qs(path));
-    if (!f.exists())
-        throw InputError(path, "file", "does not exist");
-    if (!f.open(QIODevice::ReadOnly))
-        throw InputError(path, "file", "cannot be read: " + f.errorString().toStdString());
-    if (f.size() > (1ll << 31))
-        throw InputError(path, "file", "too large");
+    const std::string bytes = readInputFile(path); // regular files only, size-guarded
     QJsonParseError err;
-    QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    QJsonDocument doc =
+        QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), qsizetype(bytes.size())), &err);
     if (err.error != QJsonParseError::NoError)
         throw InputError(path, "json",
                          "invalid JSON at offset " + std::to_string(err.offset) + ": " +

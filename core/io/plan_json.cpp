@@ -258,15 +258,20 @@ QJsonArray ranksToJson(const Plan& p)
 void readInputs(const JsonReader& r, Plan& p, const std::string& file)
 {
     JsonReader inputs = r.object("inputs");
-    try {
-        p.cluster = clusterFromJson(inputs.object("cluster").object(), file);
-        p.model = modelFromJson(inputs.object("model").object(), file);
-        if (inputs.has("profile"))
-            p.profile = profileFromJson(inputs.object("profile").object(), file);
-    } catch (const InputError& e) {
-        // Point the field path into the inputs section.
-        throw InputError(file, "inputs." + e.field(), e.reason());
-    }
+    // Each sub-document's errors point into its own section ("inputs.model.layers[2].params").
+    auto section = [&](const char* name, auto read) {
+        const QJsonObject doc = inputs.object(name).object(); // "inputs.<name>: missing" as it is
+        try {
+            read(doc);
+        } catch (const InputError& e) {
+            const std::string at = std::string("inputs.") + name;
+            throw InputError(file, e.field().empty() ? at : at + "." + e.field(), e.reason());
+        }
+    };
+    section("cluster", [&](const QJsonObject& o) { p.cluster = clusterFromJson(o, file); });
+    section("model", [&](const QJsonObject& o) { p.model = modelFromJson(o, file); });
+    if (inputs.has("profile"))
+        section("profile", [&](const QJsonObject& o) { p.profile = profileFromJson(o, file); });
     p.job = jobFromJson(r.object("job").object(), file);
     if (!p.profile.empty() && p.profile.layerCount() != p.model.layerCount())
         throw InputError(file, "inputs.profile.layers",

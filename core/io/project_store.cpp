@@ -7,6 +7,7 @@
 #include "project_store_read.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -16,6 +17,7 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -78,9 +80,34 @@ const Migration kMigrations[] = {
 
 // ---------------------------------------------------------------- opening for reading
 
+// A file cut short (a copy that stopped, a full disk) is named as such: SQLite would read the missing
+// pages as empty and report something less clear. The header gives the page size (offset 16) and, when
+// its "version valid for" (92) matches the change counter (24), the page count (28).
+void checkWholePages(const std::string& path, const unsigned char* head, std::streamsize got)
+{
+    const auto be = [head](int at, int bytes) {
+        unsigned long long v = 0;
+        for (int i = 0; i < bytes; ++i)
+            v = (v << 8) | head[at + i];
+        return v;
+    };
+    if (got < 100)
+        throw InputError(path, "file", "is truncated: " + std::to_string(got) + " bytes, shorter than the header");
+    const unsigned long long pageSize = be(16, 2) == 1 ? 65536 : be(16, 2);
+    const long long size = static_cast<long long>(std::filesystem::file_size(path));
+    const bool countValid = be(92, 4) == be(24, 4) && be(28, 4) > 0;
+    const unsigned long long expected = countValid ? be(28, 4) * pageSize : 0;
+    if (pageSize >= 512 && (size % static_cast<long long>(pageSize) != 0 ||
+                            (countValid && static_cast<unsigned long long>(size) < expected)))
+        throw InputError(path, "file",
+                         "is truncated: " + std::to_string(size) + " bytes" +
+                             (countValid ? ", its header says " + std::to_string(expected) : std::string()) +
+                             " (pages of " + std::to_string(pageSize) + " bytes)");
+}
+
 // Checks the file before SQLite sees it, for clear messages (and so an empty file is not taken for an
-// empty database).
-void checkHeader(const std::string& path)
+// empty database). Returns whether the database is in WAL mode (header bytes 18 and 19 are 2).
+bool checkHeader(const std::string& path)
 {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -91,18 +118,76 @@ void checkHeader(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "file", "cannot be read: " + std::string(std::strerror(errno)));
-    char magic[16] = {};
-    in.read(magic, sizeof magic);
-    if (in.gcount() == 0)
+    unsigned char head[100] = {};
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    const auto got = in.gcount();
+    if (got == 0)
         throw InputError(path, "file", "is empty, not a hetplan project");
-    if (in.gcount() < 16 || std::memcmp(magic, "SQLite format 3", 16) != 0)
+    if (got < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
         throw InputError(path, "file", "file is not a database (not an SQLite file, so not a hetplan project)");
+    checkWholePages(path, head, got);
+    return head[18] == 2 || head[19] == 2;
 }
 
-Conn openReadOnly(const std::string& path)
+long long fileSize(const std::string& path)
+{
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    return ec ? -1 : static_cast<long long>(size);
+}
+
+// SQLite's side files. hetplan never leaves them (it saves a finished copy and renames it); another program
+// that edited the file may have. Reading past them would need to write (roll back a journal, build a WAL
+// index), and projects are opened read-only, so the user is told what is there instead.
+void checkSideFiles(const std::string& path, bool wal)
+{
+    const std::string name = std::filesystem::path(path).filename().string();
+    // A hot rollback journal starts with this magic; a persisted, finished one has it zeroed.
+    static const unsigned char kJournalMagic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+    const std::string journal = path + "-journal";
+    if (fileSize(journal) > 0) {
+        std::ifstream in(journal, std::ios::binary);
+        char magic[8] = {};
+        in.read(magic, sizeof magic);
+        if (in.gcount() == 8 && std::memcmp(magic, kJournalMagic, 8) == 0)
+            throw InputError(path, "file",
+                             "another program was interrupted while changing it: " + quotedInput(name + "-journal") +
+                                 " beside it holds the unfinished change. Open the file once with that program "
+                                 "or with sqlite3 (either rolls the change back), then open it here again");
+    }
+    if (wal && fileSize(path + "-wal") > 0)
+        throw InputError(path, "file",
+                         "is in WAL mode and " + quotedInput(name + "-wal") +
+                             " beside it holds changes not yet written into it (another program has it open or was "
+                             "interrupted): close that program, or run sqlite3 on it with 'PRAGMA "
+                             "wal_checkpoint(TRUNCATE)', then open it here again");
+}
+
+// "file:" URI of `path` with every byte outside the unreserved set percent-encoded.
+std::string fileUri(const std::string& path)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    std::string uri = "file:";
+    for (unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri += char(c);
+        } else {
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    return uri;
+}
+
+// Opens the project for reading. A WAL-mode file is opened immutable: with no -wal content to read (checked
+// above), SQLite would otherwise create "-wal" and "-shm" files beside it just to read it.
+Conn openReadOnly(const std::string& path, bool wal)
 {
     sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    const std::string name = wal ? fileUri(path) + "?immutable=1" : path;
+    const int rc = sqlite3_open_v2(name.c_str(), &raw,
+                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (wal ? SQLITE_OPEN_URI : 0), nullptr);
     Db db(raw);
     if (rc != SQLITE_OK)
         throw InputError(path, "file", "cannot be opened: " + sqliteReason(raw, rc));
@@ -112,6 +197,14 @@ Conn openReadOnly(const std::string& path)
     Conn c(std::move(db), path);
     c.exec("PRAGMA query_only = 1; PRAGMA cell_size_check = 1;", "file");
     return c;
+}
+
+// The checks every read starts with: header, side files, then a read-only connection.
+Conn openForReading(const std::string& path)
+{
+    const bool wal = checkHeader(path);
+    checkSideFiles(path, wal);
+    return openReadOnly(path, wal);
 }
 
 struct Header {
@@ -360,8 +453,7 @@ int projectSchemaVersion() { return kSchemaVersion; }
 
 Project loadProject(const std::string& path, ProjectSelection* selection)
 {
-    checkHeader(path);
-    Conn file = openReadOnly(path);
+    Conn file = openForReading(path);
     const Header h = readIdentity(file);
     checkIdentity(file, h);
     checkIntegrity(file);
@@ -453,9 +545,10 @@ ProjectInfo probeProject(const std::string& path)
     std::error_code ec;
     info.exists = std::filesystem::exists(path, ec);
     try {
-        checkHeader(path);
+        const bool wal = checkHeader(path);
         info.isSqlite = true;
-        Conn c = openReadOnly(path);
+        checkSideFiles(path, wal);
+        Conn c = openReadOnly(path, wal);
         const Header h = readIdentity(c);
         info.isProject = h.applicationId == kProjectApplicationId;
         info.schemaVersion = int(h.userVersion);

@@ -22,7 +22,10 @@
 // Loading opens the file read-only and never writes to it. It refuses, with InputError(path, field,
 // reason): non-SQLite files, SQLite files of other applications, files from a newer hetplan (higher
 // user_version), files failing PRAGMA integrity_check or the content hash (damaged or edited outside
-// hetplan), and rows whose JSON does not parse. Older schema versions are migrated step by step
+// hetplan), and rows whose JSON does not parse. A file cut short is named as truncated. It creates no side
+// file: a WAL-mode file (written by another tool) opens immutable, and a hot "-journal" or a non-empty
+// "-wal" beside the file (another program's unfinished change) is refused with what to do, since reading
+// past it would mean writing. Older schema versions are migrated step by step
 // (k → k+1) on an in-memory copy; the file itself is left as it is until the user saves.
 //
 // Saving is atomic: the project goes to a fresh temporary file next to the target

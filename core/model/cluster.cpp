@@ -1,9 +1,11 @@
 #include "cluster.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace hetplan {
@@ -155,10 +157,10 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         if (n.name.find('/') != std::string::npos)
             throw InputError(file, f + ".name", "must not contain '/'");
         if (!names.insert(n.name).second)
-            throw InputError(file, f + ".name", "duplicate node name '" + n.name + "'");
+            throw InputError(file, f + ".name", "duplicate node name " + quotedInput(n.name));
         const DeviceType* device = catalog.find(n.deviceType);
         if (!device)
-            throw InputError(file, f + ".device", "unknown device type '" + n.deviceType + "'");
+            throw InputError(file, f + ".device", "unknown device type " + quotedInput(n.deviceType));
         // < 0 means "the catalog's figure"; an explicit one must leave room for training.
         if (std::isnan(n.runtimeOverhead) || n.runtimeOverhead >= device->memoryBytes)
             throw InputError(file, f + ".runtime_overhead", "must be less than the device memory");
@@ -174,15 +176,23 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         if (!plausibleBandwidth(n.nicBandwidth))
             throw InputError(file, f + ".nic_bandwidth", kBandwidthRange);
     }
+    // One link per pair of nodes, in either direction: with two, which bandwidth applies would depend on
+    // their order in the file.
+    std::map<std::pair<std::string, std::string>, size_t> pairs;
     for (size_t i = 0; i < links.size(); ++i) {
         const Link& l = links[i];
         const std::string f = "links[" + std::to_string(i) + "]";
         if (!names.count(l.a))
-            throw InputError(file, f + ".a", "unknown node '" + l.a + "'");
+            throw InputError(file, f + ".a", "unknown node " + quotedInput(l.a));
         if (!names.count(l.b))
-            throw InputError(file, f + ".b", "unknown node '" + l.b + "'");
+            throw InputError(file, f + ".b", "unknown node " + quotedInput(l.b));
         if (l.a == l.b)
             throw InputError(file, f + ".b", "a link joins two different nodes");
+        const auto pair = std::minmax(l.a, l.b);
+        if (const auto [at, added] = pairs.emplace(std::pair(pair.first, pair.second), i); !added)
+            throw InputError(file, f,
+                             "duplicate link between " + quotedInput(l.a) + " and " + quotedInput(l.b) + " (links[" +
+                                 std::to_string(at->second) + "] already joins them)");
         if (!plausibleBandwidth(l.bandwidth))
             throw InputError(file, f + ".bandwidth", kBandwidthRange);
         if (!plausibleLatency(l.latency))

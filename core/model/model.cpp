@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hetplan {
@@ -124,6 +125,14 @@ void ModelSpec::validate(const std::string& file) const
                                      "m, n, k and batch must be finite and positive");
         }
     }
+    // A model without any compute would simulate to a zero-second iteration; say so here, about the model,
+    // rather than let the plan's estimate fail later.
+    const bool anyMatmul =
+        std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.matmuls.empty(); });
+    if (!(totalForwardFlops() > 0) && !anyMatmul)
+        throw InputError(file, "layers",
+                         "every layer has forward_flops 0 (and none lists matmuls): the model does no work to plan "
+                         "or simulate");
     if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 || arch.ffn < 0 ||
         arch.vocab < 0 || arch.experts < 0 || arch.embedDim < 0)
         throw InputError(file, "arch", "sizes must not be negative");

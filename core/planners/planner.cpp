@@ -1,6 +1,7 @@
 #include "planner.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/sim/simulator.h"
 #include "core/sim/summary.h"
 
@@ -160,7 +161,7 @@ std::map<std::string, std::string> resolveOptions(const Planner& planner,
             std::string valid;
             for (const PlannerOption& o : declared)
                 valid += (valid.empty() ? "" : ", ") + o.key;
-            throw InputError("options", key,
+            throw InputError("options", fieldKey(key),
                              "unknown option for planner '" + planner.name() + "' (" +
                                  (valid.empty() ? std::string("it takes no options") : "valid: " + valid) + ")");
         }

@@ -7,6 +7,9 @@
 
 namespace hetplan::simdetail {
 
+// Throws the InputError for a timeline that would pass `maxEvents` (kept out of line: Recorder::add is hot).
+[[noreturn]] void refuseTimeline(int maxEvents);
+
 // Per-GPU accumulators plus the optional event list. GPUs are dense cluster indices.
 struct Recorder {
     const SimOptions& options;
@@ -35,6 +38,8 @@ struct Recorder {
             busy[gpu] += end - start;
         if (!options.timeline)
             return -1;
+        if (result.events.size() >= size_t(options.maxEvents))
+            refuseTimeline(options.maxEvents);
         result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn});
         return int(result.events.size()) - 1;
     }

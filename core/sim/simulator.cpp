@@ -54,6 +54,14 @@ bool isCommunication(EventKind k)
 
 namespace simdetail {
 
+void refuseTimeline(int maxEvents)
+{
+    throw InputError("plan", "timeline",
+                     "the simulated iteration has more than " + std::to_string(maxEvents) +
+                         " events, the limit for a timeline (Chrome trace, Gantt chart); its timings and summary "
+                         "are still computed without one");
+}
+
 double paramsPerRank(const ModelSpec& model, int first, int end, int tp)
 {
     double p = 0;

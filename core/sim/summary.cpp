@@ -5,6 +5,8 @@
 
 #include "critical_path.h"
 
+#include "core/base/errors.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -252,6 +254,39 @@ double modelFlopsPerIteration(const Plan& plan)
     return 3.0 * plan.model.totalForwardFlops() * double(plan.samplesPerIteration());
 }
 
+namespace {
+void fillThroughput(const Plan& plan, const CostModel& costs, const SimResult& r,
+                    const std::map<int, GpuIntervals>& byGpu, PlanSummary& s)
+{
+    s.iterationSeconds = r.iterationSeconds;
+    s.tokensPerSecond = r.tokensPerSecond;
+    double peak = 0;
+    for (const auto& [g, iv] : byGpu)
+        peak += peakFlops(costs.device(typeOf(plan, g)), plan.job.precision);
+    if (peak > 0 && s.iterationSeconds > 0)
+        s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
+}
+
+// A plan whose timeline would pass kMaxTimelineEvents (millions of micro-batches): the summary comes from
+// each GPU's compute seconds, which the simulator counts without events. Compute on one GPU never
+// overlaps, so one interval of that length gives the exact compute share; communication cannot be told
+// from idle time without the events, so it counts as idle, and there is no bubble fraction.
+PlanSummary summarizeFromBusyTime(const Plan& plan, const CostModel& costs, const SimResult& r, int maxEvents)
+{
+    PlanSummary s;
+    fillDegrees(plan, s);
+    std::map<int, GpuIntervals> byGpu;
+    for (const auto& [g, busy] : r.busySeconds)
+        byGpu[g] = GpuIntervals{{{0.0, busy}}, {{0.0, busy}}};
+    s.deviceTypes = deviceTypes(plan, costs, r, byGpu);
+    fillThroughput(plan, costs, r, byGpu, s);
+    s.bottleneck = busiestGpu(plan, r, byGpu);
+    s.bottleneck.text += " (compute only: the iteration has more than " + std::to_string(maxEvents) +
+                         " events, too many to analyse its timeline)";
+    return s;
+}
+} // namespace
+
 PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult& timeline)
 {
     PlanSummary s;
@@ -259,20 +294,22 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult&
     const std::map<int, GpuIntervals> byGpu = intervalsByGpu(timeline);
     s.bubbleFraction = bubbleFraction(plan, timeline, byGpu);
     s.deviceTypes = deviceTypes(plan, costs, timeline, byGpu);
-    s.iterationSeconds = timeline.iterationSeconds;
-    s.tokensPerSecond = timeline.tokensPerSecond;
-    double peak = 0;
-    for (const auto& [g, iv] : byGpu)
-        peak += peakFlops(costs.device(typeOf(plan, g)), plan.job.precision);
-    if (peak > 0 && s.iterationSeconds > 0)
-        s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
+    fillThroughput(plan, costs, timeline, byGpu, s);
     s.bottleneck = bottleneck(plan, timeline, byGpu);
     return s;
 }
 
 PlanSummary summarize(const Plan& plan, const CostModel& costs)
 {
-    return summarize(plan, costs, simulate(plan, costs, SimOptions{true}));
+    SimResult r;
+    try {
+        r = simulate(plan, costs, SimOptions{true});
+    } catch (const InputError& e) {
+        if (e.field() != "timeline")
+            throw;
+        return summarizeFromBusyTime(plan, costs, simulate(plan, costs, SimOptions{false}), kMaxTimelineEvents);
+    }
+    return summarize(plan, costs, r);
 }
 
 } // namespace hetplan

@@ -7,7 +7,9 @@ namespace hetplan {
 
 // From a simulation of `plan` that carries its timeline (SimOptions::timeline).
 PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult& timeline);
-// Simulates `plan` with its timeline, then summarizes it. Throws what simulate() throws.
+// Simulates `plan` with its timeline, then summarizes it. Throws what simulate() throws. A plan whose
+// timeline would pass kMaxTimelineEvents is summarized from each GPU's compute time instead (no bubble
+// fraction; communication counts as idle; the bottleneck text says so).
 PlanSummary summarize(const Plan& plan, const CostModel& costs);
 
 // Model FLOP of one iteration: forward + backward (3 × the forward FLOP) of every sample; recomputation

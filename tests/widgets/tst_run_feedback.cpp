@@ -93,7 +93,7 @@ private slots:
     void engineErrorsReachTheRunInTheGuisWords()
     {
         // data-parallel gives every GPU the same batch: 12 samples do not split over 8 GPUs (an input error
-        // the engine raises as "--gbs: global_batch_size: ...").
+        // the engine raises as "job: global_batch_size: ...").
         RunController runner;
         Run run;
         QSignalSpy results(&runner, &RunController::resultReady);

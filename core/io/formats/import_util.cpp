@@ -1,6 +1,7 @@
 #include "core/io/formats/import_util.h"
 
 #include "core/base/errors.h"
+#include "core/base/input_file.h"
 #include "core/model/device.h"
 
 #include <QByteArray>
@@ -13,15 +14,9 @@ namespace hetplan::importutil {
 
 std::string readBytes(const std::string& path)
 {
-    QFile f(QString::fromStdString(path));
-    if (!f.exists())
+    if (!QFile::exists(QString::fromStdString(path)))
         throw InputError(path, "file", "not found");
-    if (!f.open(QIODevice::ReadOnly))
-        throw InputError(path, "file", "cannot open: " + f.errorString().toStdString());
-    const QByteArray data = f.readAll();
-    if (f.error() != QFileDevice::NoError)
-        throw InputError(path, "file", "cannot read: " + f.errorString().toStdString());
-    return std::string(data.constData(), static_cast<size_t>(data.size()));
+    return readInputFile(path); // regular files only, size-guarded
 }
 
 QJsonDocument readJsonDocument(const std::string& path)

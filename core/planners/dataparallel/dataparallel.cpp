@@ -17,7 +17,7 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     const int n = req.cluster.gpuCount();
     const int gbs = req.job.globalBatchSize;
     if (gbs % n != 0)
-        throw InputError("--gbs", "global_batch_size",
+        throw InputError("job", "global_batch_size",
                          "global batch " + std::to_string(gbs) + " is not divisible by the " + std::to_string(n) +
                              " GPUs (data-parallel gives every GPU the same batch)");
     const int perGpu = gbs / n;

@@ -83,7 +83,7 @@ Plan UniformPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     }
     // A batch no depth can split evenly is a bad input (exit 2), like data-parallel's; memory is infeasibility.
     if (!anyDivides)
-        throw InputError("--gbs", "global_batch_size",
+        throw InputError("job", "global_batch_size",
                          "global batch " + std::to_string(req.job.globalBatchSize) +
                              " is not divisible by data-parallel × micro-batch for any pipeline depth" +
                              (ppWanted > 0 ? " (pp " + std::to_string(ppWanted) + ")" : std::string()));

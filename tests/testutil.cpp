@@ -9,17 +9,24 @@
 #include <algorithm>
 #include <set>
 
+#include <sys/resource.h>
+
 namespace hetplan::test {
 
 std::string fixture(const std::string& rel) { return std::string(HETPLAN_FIXTURES) + "/" + rel; }
 std::string sourceDir() { return HETPLAN_SOURCE_DIR; }
 
-CliResult runCli(const QStringList& args)
+CliResult runCli(const QStringList& args, int timeoutMs, unsigned long long memoryCapBytes)
 {
     QProcess p;
+    if (memoryCapBytes)
+        p.setChildProcessModifier([memoryCapBytes] {
+            const rlimit cap{rlim_t(memoryCapBytes), rlim_t(memoryCapBytes)};
+            ::setrlimit(RLIMIT_AS, &cap);
+        });
     p.start(QStringLiteral(HETPLAN_CLI), args);
     CliResult r;
-    if (!p.waitForFinished(30000)) {
+    if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
         r.err = QStringLiteral("timeout");

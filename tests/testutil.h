@@ -26,7 +26,9 @@ struct CliResult {
     QString out, err;
 };
 // Runs the built hetplan-cli with the given arguments (30 s timeout).
-CliResult runCli(const QStringList& args);
+// Runs hetplan-cli; a run past `timeoutMs` is killed (exitCode -1, err "timeout"). A non-zero
+// `memoryCapBytes` caps the child's address space (RLIMIT_AS), so a runaway allocation fails in the child.
+CliResult runCli(const QStringList& args, int timeoutMs = 30000, unsigned long long memoryCapBytes = 0);
 
 // A small two-node cluster: node "a" with `gpusA` GPUs of typeA, node "b" with `gpusB` of typeB.
 Cluster twoNodeCluster(const std::string& typeA, int gpusA, const std::string& typeB, int gpusB,

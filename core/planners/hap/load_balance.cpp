@@ -1,5 +1,6 @@
 #include "load_balance.h"
 
+#include <ClpEventHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <CoinPackedVector.hpp>
@@ -51,11 +52,29 @@ void addMemoryRows(Lp& lp, const std::vector<std::vector<int>>& b, const SpmdMem
     }
 }
 
+// Ends the simplex after any iteration once `stop` says so (CLP status 5, "stopped by event handler").
+// An event handler rather than setMaximumWallSeconds: it serves a user's cancel as well as the time limit,
+// and the planner's deadline is already in `stop`.
+class LpStopHandler : public ClpEventHandler {
+public:
+    explicit LpStopHandler(std::function<bool()> stop) : stop_(std::move(stop)) {}
+    int event(Event e) override { return e == endOfIteration && stop_() ? 0 : -1; }
+    ClpEventHandler* clone() const override { return new LpStopHandler(*this); }
+
+private:
+    std::function<bool()> stop_;
+};
+
+constexpr int kClpStoppedByEvent = 5;
+
 } // namespace
 
 Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,
-                     const SpmdMemoryTerms* memory, const MemoryLimit* limit)
+                     const SpmdMemoryTerms* memory, const MemoryLimit* limit, const std::function<bool()>& stop)
 {
+    const Ratios stopped{{}, std::numeric_limits<double>::infinity(), true};
+    if (stop && stop())
+        return stopped;
     const int C = int(classes.size());
     Lp lp;
     lp.rows.setDimensions(0, 0);
@@ -102,7 +121,13 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
     ClpSimplex model;
     model.setLogLevel(0);
     model.loadProblem(lp.rows, lp.colLo.data(), lp.colHi.data(), lp.obj.data(), lp.rowLo.data(), lp.rowHi.data());
+    if (stop) {
+        const LpStopHandler handler(stop);
+        model.passInEventHandler(&handler); // CLP keeps a clone
+    }
     model.dual();
+    if (model.status() == kClpStoppedByEvent)
+        return stopped; // a finished solve is kept even if the stop came just after it
     if (memory && limit && model.isProvenPrimalInfeasible())
         return {{}, std::numeric_limits<double>::infinity()};
     if (!model.isProvenOptimal())

@@ -244,8 +244,10 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         ctx.exactDominance = req.option("dominance") == "exact";
         progress.report(0.05, "hap: synthesizing");
         const MemoryLimit memory = memoryLimit(req, costs, d);
+        const int rounds = req.intOption("rounds");
         b = optimize(
-            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st, &memory);
+            ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
+            [&](int round) { progress.report(0.05 + 0.9 * round / rounds, "hap: round " + std::to_string(round + 1)); });
         const bool stopped = b.stoppedBy == "stopped";
         if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds)) {
             if (stopped) // later rounds might have found ratios that fit: not proven infeasible

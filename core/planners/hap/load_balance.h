@@ -61,7 +61,9 @@ struct BalancedProgram {
 // stopped round synthesized at the ratios it was synthesized for, when those fit memory.
 // With `memory`, each round's ratios must fit it; a program for which no ratios fit is skipped, and when no
 // round's program fits, the result has seconds = +inf (the caller reports no feasible plan).
+// `onRound(s)` is called as round s (0-based) starts (progress reports).
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop = {},
-                         SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr);
+                         SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr,
+                         const std::function<void(int)>& onRound = {});
 
 } // namespace hetplan::hap

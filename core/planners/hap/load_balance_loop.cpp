@@ -70,7 +70,7 @@ void keepIfBetter(BalancedProgram& best, const Program& q, const Ratios& b)
 } // namespace
 
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats,
-                         const MemoryLimit* memory)
+                         const MemoryLimit* memory, const std::function<void(int)>& onRound)
 {
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
@@ -78,6 +78,8 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
     best.stoppedBy = "round limit";
     std::vector<std::string> seen;
     for (int round = 0; round < maxRounds; ++round) {
+        if (onRound)
+            onRound(round);
         SynthesisStats st;
         const Program q = synthesize(ctx, &st, stop);
         if (stats) {

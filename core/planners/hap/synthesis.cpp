@@ -112,25 +112,39 @@ struct Search {
     SearchArena<State> arena;
     SearchArena<Step> steps;
     std::vector<char> dead;
-    std::vector<std::unordered_map<uint64_t, std::vector<int>>> seen; // per position: property hash → states
+    // Per position: property hash → the first state of its bucket; the bucket's other states follow through
+    // nextInBucket (per state, -1 at the end). A linked bucket, not a vector per hash: one allocation less
+    // per distinct property set. Bucket order does not matter: pruning n needs any dominator, and every
+    // state n dominates dies.
+    std::vector<std::unordered_map<uint64_t, int>> seen;
+    std::vector<int> nextInBucket;
     // Fig. 10 lines 9-14: false if an equal-property program dominates n; otherwise removes those n dominates.
     bool admit(const State& n, SynthesisStats& st)
     {
-        std::vector<int>& bucket = seen[n.pos][propsHash(n.props)];
-        for (int j : bucket)
+        int& head = seen[n.pos].try_emplace(propsHash(n.props), -1).first->second;
+        for (int j = head; j >= 0; j = nextInBucket[j])
             if (!dead[j] && arena[j].props == n.props && dominates(p, arena[j], n)) {
                 ++st.pruned;
                 return false;
             }
-        for (int j : bucket)
+        for (int* link = &head; *link >= 0;) {
+            const int j = *link;
             if (!dead[j] && arena[j].props == n.props && dominates(p, n, arena[j])) {
                 dead[j] = 1;
                 // A dead state is only a link of a path now (parent, step): its properties are never read
                 // again, and at 1024 GPUs dead states hold a third of the arena's property storage.
                 std::vector<uint32_t>().swap(arena[j].props);
             }
-        std::erase_if(bucket, [&](int j) { return dead[j] != 0; });
-        bucket.push_back(int(arena.size()));
+            if (dead[j])
+                *link = nextInBucket[j]; // unlink
+            else
+                link = &nextInBucket[j];
+        }
+        const int me = int(arena.size()); // n is stored there next
+        if (int(nextInBucket.size()) <= me)
+            nextInBucket.resize(me + 1, -1);
+        nextInBucket[me] = head;
+        head = me;
         return true;
     }
     Program rebuild(int idx) const
@@ -150,7 +164,7 @@ Program synthesize(const SynthesisContext& ctx, SynthesisStats* stats, const std
 {
     checkContext(ctx);
     const Prepared p(ctx);
-    Search s{p, {}, {}, {0}, {}};
+    Search s{p, {}, {}, {0}, {}, {}};
     s.arena.push_back(initialState(p));
     s.seen.resize(p.order.size() + 1);
     SynthesisStats st;

@@ -9,9 +9,13 @@
 #include "core/sim/simulator.h"
 #include "testutil.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTest>
 
 #include <cmath>
+#include <ctime>
+#include <functional>
 #include <numeric>
 #include <random>
 
@@ -34,6 +38,57 @@ SynthesisContext context(const TensorGraph& g, double fastShare, int fast, int s
     const double slowShare = (1.0 - fast * fastShare) / slow;
     ctx.ratios.assign(segs, {fastShare, slowShare});
     return ctx;
+}
+
+// A stop callback that counts its polls and says stop from poll number `stopAt` on (0: never).
+struct CountingStop {
+    int stopAt = 0;
+    int polls = 0;
+    std::function<bool()> fn()
+    {
+        return [this] { return ++polls >= stopAt && stopAt > 0; };
+    }
+};
+
+double cpuMsNow()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+// A medium problem for the stop tests: gpt2-amp (26 layers) on 2 fast + 6 slow GPUs, per-layer ratios at
+// the proportional start, so the sharding-ratio LP needs many simplex iterations.
+SynthesisContext gptContext(const TensorGraph& g)
+{
+    SynthesisContext ctx = context(g, 0.25, 2, 6, true);
+    ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
+    return ctx;
+}
+
+// A large sharding-ratio LP without a search: `perSegment` compute stages per segment with per-class
+// seconds α·B + β drawn at random around each class's speed, a collective per stage and a re-balance
+// between neighbouring segments (the shapes costTerms produces).
+CostTerms syntheticTerms(const std::vector<DeviceClass>& classes, int segments, int perSegment)
+{
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> jitter(0.5, 1.5);
+    CostTerms t;
+    for (int k = 0; k < segments; ++k) {
+        for (int i = 0; i < perSegment; ++i) {
+            CostTerms::Group g;
+            g.segment = k;
+            for (const DeviceClass& c : classes) {
+                g.alpha.push_back(1e13 / c.flopsRate * jitter(rng));
+                g.beta.push_back(1e-4 * jitter(rng));
+            }
+            t.groups.push_back(g);
+            t.comms.push_back({k, {1e-5, 1e-2 * jitter(rng)}, -1});
+        }
+        if (k > 0)
+            t.comms.push_back({k, {1e-5, 1e-2 * jitter(rng)}, k - 1});
+    }
+    return t;
 }
 
 } // namespace
@@ -337,6 +392,137 @@ private slots:
             for (size_t j = 0; j < r.size(); ++j)
                 QVERIFY(std::abs(double(s[j]) - r[j] * len) < 1.0 + 1e-9 && s[j] >= 0);
         }
+    }
+
+    void cancelDuringALargeLpReturnsPromptly()
+    {
+        // A large LP (200 segments x 20 stages x 8 GPU types, about 12,000 simplex iterations, several hundred
+        // ms of CPU) whose Progress is cancelled at its 1000th poll, i.e. in the middle of the solve. It
+        // returns at that poll (no further iteration), stopped, within 100 ms of process CPU time after the
+        // cancel (CPU time, not wall time, so a loaded machine does not fail it).
+        std::vector<DeviceClass> classes;
+        for (int c = 0; c < 8; ++c)
+            classes.push_back({"t" + std::to_string(c), 16 + 16 * c, 1e12 * (1 + c)});
+        const int segments = 200;
+        const CostTerms terms = syntheticTerms(classes, segments, 20);
+        CountingStop never;
+        const double full0 = cpuMsNow();
+        const Ratios full = optimalRatios(terms, classes, segments, nullptr, nullptr, never.fn());
+        const double fullMs = cpuMsNow() - full0;
+        QVERIFY(!full.stopped && std::isfinite(full.seconds));
+        QVERIFY(never.polls > 5000); // the cancel below comes well before the end
+
+        Progress progress;
+        int polls = 0;
+        double cancelCpu = 0;
+        const Ratios r = optimalRatios(terms, classes, segments, nullptr, nullptr, [&] {
+            if (++polls == 1000) {
+                cancelCpu = cpuMsNow();
+                progress.cancel();
+            }
+            return progress.cancelled();
+        });
+        const double afterMs = cpuMsNow() - cancelCpu;
+        qInfo("full LP %.1f ms CPU (%d polls); cancelled at poll 1000: %.2f ms CPU after the cancel", fullMs,
+              never.polls, afterMs);
+        QVERIFY(r.stopped && std::isinf(r.seconds));
+        QCOMPARE(polls, 1000);
+        QVERIFY2(afterMs < 100, qPrintable(QString("worked %1 ms of CPU after the cancel").arg(afterMs)));
+    }
+
+    void lpStopsAfterTheIterationItIsToldTo()
+    {
+        // The sharding-ratio LP polls `stop` once before the solve and after every simplex iteration. A stop
+        // that never fires is polled 1 + iterations times and changes nothing; one that fires at the second
+        // poll (the end of the first iteration) ends the solve there: the LP reports stopped, no ratios.
+        const TensorGraph g = buildTensorProgram(buildExampleModel("gpt2-amp"), 16);
+        const SynthesisContext ctx = gptContext(g);
+        const CostTerms terms = costTerms(ctx, synthesize(ctx));
+        const Ratios plain = optimalRatios(terms, ctx.classes, ctx.ratioSegments());
+        CountingStop never;
+        const Ratios polled = optimalRatios(terms, ctx.classes, ctx.ratioSegments(), nullptr, nullptr, never.fn());
+        qInfo("LP of %d segments: %d polls without a stop", ctx.ratioSegments(), never.polls);
+        QVERIFY(never.polls >= 3); // more than one iteration, so stopping after the first is mid-solve
+        QVERIFY(!polled.stopped);
+        QCOMPARE(polled.seconds, plain.seconds);
+        QVERIFY(polled.perGpu == plain.perGpu);
+
+        CountingStop atFirstIteration{2};
+        const Ratios stopped =
+            optimalRatios(terms, ctx.classes, ctx.ratioSegments(), nullptr, nullptr, atFirstIteration.fn());
+        QCOMPARE(atFirstIteration.polls, 2);
+        QVERIFY(stopped.stopped && std::isinf(stopped.seconds) && stopped.perGpu.empty());
+
+        CountingStop before{1}; // stopped already: no solve at all
+        QVERIFY(optimalRatios(terms, ctx.classes, ctx.ratioSegments(), nullptr, nullptr, before.fn()).stopped);
+        QCOMPARE(before.polls, 1);
+    }
+
+    void stoppedLoopKeepsTheProgramAtItsRatios_data()
+    {
+        QTest::addColumn<int>("extraPolls"); // polls after round 0's synthesis until the stop
+        QTest::newRow("stop after the search, before the LP") << 1;
+        QTest::newRow("stop in the LP's first iteration") << 3;
+    }
+    void stoppedLoopKeepsTheProgramAtItsRatios()
+    {
+        // Round 0 synthesizes Q at the proportional ratios B(0) and polls `stop` N times (counted on a run
+        // that never stops; the search is deterministic). A stop right after it, or inside the LP that
+        // follows (poll N+1 is the loop's own check, N+2 the LP's pre-solve check, N+3 its first iteration),
+        // ends the loop with the pair (Q, B(0)): no other LP, no further poll, and the cost Q was synthesized
+        // with.
+        QFETCH(int, extraPolls);
+        const TensorGraph g = buildTensorProgram(buildExampleModel("gpt2-amp"), 16);
+        const SynthesisContext ctx = gptContext(g);
+        CountingStop count;
+        const Program first = synthesize(ctx, nullptr, count.fn());
+        const int searchPolls = count.polls;
+
+        CountingStop stop{searchPolls + extraPolls};
+        const BalancedProgram b = optimize(ctx, 8, stop.fn());
+        QCOMPARE(stop.polls, stop.stopAt);
+        QCOMPARE(b.stoppedBy, std::string("stopped"));
+        QCOMPARE(b.rounds, 1);
+        QVERIFY(b.trace.empty()); // no LP finished
+        QVERIFY(b.ratios.perGpu == ctx.ratios);
+        QVERIFY(std::abs(b.ratios.seconds - first.cost) <= 1e-12 * first.cost);
+        QCOMPARE(b.program.steps.size(), first.steps.size());
+        QVERIFY(checkProgram(g, lower(ctx, b.program)).ok);
+    }
+
+    void stoppedHapKeepsItsFirstRound()
+    {
+        // hap reports each round as it starts. Cancelled as round 2 starts, its search stops at its first
+        // poll with no program, so the plan is round 1's pair: marked search.stopped = "cancelled", one
+        // round, and the estimate is round 1's LP optimum (the first entry of the full run's cost trace).
+        // Cancelled at round 1's report, no pair exists: CancelledError.
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
+        req.model = buildExampleModel("vgg19");
+        req.job.globalBatchSize = 128;
+        req.job.precision = Precision::FP32;
+        Progress unstopped;
+        const Plan full = runPlanner("hap", req, unstopped);
+        QVERIFY(full.search.stopped.empty());
+        const QJsonObject fullHap = full.details.at("hap");
+        QVERIFY(fullHap["rounds"].toInt() >= 2); // else there is no round 2 to stop at
+        const double round1 = fullHap["cost_trace"].toArray().at(0).toDouble();
+
+        Progress cancelAtRound2([&](double, const std::string& text) {
+            if (text == "hap: round 2")
+                cancelAtRound2.cancel();
+        });
+        const Plan stopped = runPlanner("hap", req, cancelAtRound2);
+        QCOMPARE(stopped.search.stopped, std::string("cancelled"));
+        QCOMPARE(stopped.details.at("hap")["rounds"].toInt(), 1);
+        QCOMPARE(stopped.details.at("hap")["stopped_by"].toString(), QString("stopped"));
+        QCOMPARE(stopped.plannerEstimate, round1);
+
+        Progress cancelAtRound1([&](double, const std::string& text) {
+            if (text == "hap: round 1")
+                cancelAtRound1.cancel();
+        });
+        QVERIFY_THROWS_EXCEPTION(CancelledError, runPlanner("hap", req, cancelAtRound1));
     }
 
     void alternatingLoopImprovesOnProportional()

@@ -239,14 +239,24 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
     BalancedProgram b;
     SynthesisStats st;
+    std::string searchStopped; // the plan JSON's search.stopped: hap's best so far when stopped
     if (hap) {
         ctx.exactDominance = req.option("dominance") == "exact";
         progress.report(0.05, "hap: synthesizing");
         const MemoryLimit memory = memoryLimit(req, costs, d);
+        const int rounds = req.intOption("rounds");
         b = optimize(
-            ctx, req.intOption("rounds"), [&] { return progress.cancelled(); }, &st, &memory);
-        if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds))
+            ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
+            [&](int round) { progress.report(0.05 + 0.9 * round / rounds, "hap: round " + std::to_string(round + 1)); });
+        const bool stopped = b.stoppedBy == "stopped";
+        if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds)) {
+            if (stopped) // later rounds might have found ratios that fit: not proven infeasible
+                throw CancelledError("hap: stopped (" + toString(progress.stopReason()) +
+                                     ") before a program whose sharding ratios fit GPU memory");
             throw InfeasibleError("hap: no sharding ratios fit GPU memory for the synthesized programs");
+        }
+        if (stopped)
+            searchStopped = toString(progress.stopReason());
     } else {
         ctx.allowedLabels = "b";
         if (mode_ == Mode::DpEven)
@@ -283,6 +293,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     plan.spmd = sp;
     plan.plannerEstimate = b.ratios.seconds;
     plan.search.candidates = st.generated;
+    plan.search.stopped = searchStopped;
     plan.search.extra = {{"expanded", double(st.expanded)}, {"pruned", double(st.pruned)}, {"rounds", b.rounds}};
     plan.details["hap"] = details(b, ctx, st);
     return plan;

@@ -14,6 +14,7 @@ namespace hetplan::hap {
 struct Ratios {
     std::vector<std::vector<double>> perGpu; // [segment][class]: share of one GPU of the class
     double seconds = 0;                      // t(Q, B) at these ratios
+    bool stopped = false;                    // the LP was stopped before its optimum (no ratios)
 };
 
 // Memory in the search: a program's per-GPU memory is affine in its ratios (SpmdMemoryTerms, the
@@ -32,8 +33,11 @@ struct MemoryLimit {
 // min_B Σ stages (comm(max_c B) + max_c comp_c(B_c)) subject to Σ_c gpus_c · B_c = 1 and B ≥ 0 per
 // segment, and with `memory`, fixed_c + Σ_k perShare_k · B_k,c ≤ capacity_c per class. Returns
 // seconds = +inf when no ratios fit memory; throws std::runtime_error if the solver fails otherwise.
+// `stop` is polled before the solve and after every simplex iteration; when it says stop, the result is
+// {stopped = true, seconds = +inf} (a large LP takes seconds, and a cancel must not wait for it).
 Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,
-                     const SpmdMemoryTerms* memory = nullptr, const MemoryLimit* limit = nullptr);
+                     const SpmdMemoryTerms* memory = nullptr, const MemoryLimit* limit = nullptr,
+                     const std::function<bool()>& stop = {});
 
 // Ratios proportional to the classes' compute speed (the starting point B(0), and DP-CP's ratios).
 std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes);
@@ -46,16 +50,20 @@ struct BalancedProgram {
     Program program;
     Ratios ratios;
     int rounds = 0;            // synthesize + balance rounds run
-    std::string stoppedBy;     // "converged", "oscillation", "round limit"
+    std::string stoppedBy;     // "converged", "oscillation", "round limit", "stopped" (`stop` said so)
     std::vector<double> trace; // t(Q, B) after each round
 };
 
 // Section 3.1: B(0) proportional to compute, then Q(s) = argmin_Q t(Q, B(s-1)) and B(s) = argmin_B t(Q(s), B)
 // until B repeats (convergence), a program repeats (oscillation) or `maxRounds`; returns the best pair.
-// `stop` is passed to the synthesizer; a stop keeps the best pair found so far.
+// `stop` is passed to the synthesizer and the LP, and polled between them; once it says stop, no new LP
+// starts and the best pair found so far is kept: the balanced pairs of earlier rounds, and the program the
+// stopped round synthesized at the ratios it was synthesized for, when those fit memory.
 // With `memory`, each round's ratios must fit it; a program for which no ratios fit is skipped, and when no
 // round's program fits, the result has seconds = +inf (the caller reports no feasible plan).
+// `onRound(s)` is called as round s (0-based) starts (progress reports).
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop = {},
-                         SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr);
+                         SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr,
+                         const std::function<void(int)>& onRound = {});
 
 } // namespace hetplan::hap

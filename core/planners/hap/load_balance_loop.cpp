@@ -40,10 +40,37 @@ std::vector<std::vector<double>> evenRatios(const SynthesisContext& ctx)
                                             std::vector<double>(ctx.classes.size(), 1.0 / ctx.ranks));
 }
 
+// The program a stopped round synthesized, at the ratios it was synthesized for (no LP): +inf seconds when
+// those ratios overflow a class's memory (the LP's memory rows, rounding headroom included).
+Ratios unbalanced(const SynthesisContext& ctx, const Program& q, const MemoryLimit* memory)
+{
+    const Ratios none{{}, std::numeric_limits<double>::infinity()};
+    if (memory) {
+        const SpmdMemoryTerms m = memory->terms(ctx, q);
+        for (size_t c = 0; c < ctx.classes.size(); ++c) {
+            std::vector<double> share;
+            for (const auto& row : ctx.ratios)
+                share.push_back(row[c] + memory->roundingSlack);
+            if (m.peakBytes(share, memory->job) > memory->capacity[c])
+                return none;
+        }
+    }
+    return {ctx.ratios, costTerms(ctx, q).evaluate(ctx.ratios)};
+}
+
+void keepIfBetter(BalancedProgram& best, const Program& q, const Ratios& b)
+{
+    if (b.seconds < best.ratios.seconds || best.program.steps.empty()) {
+        best.program = q;
+        best.program.cost = b.seconds;
+        best.ratios = b;
+    }
+}
+
 } // namespace
 
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats,
-                         const MemoryLimit* memory)
+                         const MemoryLimit* memory, const std::function<void(int)>& onRound)
 {
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
@@ -51,6 +78,8 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
     best.stoppedBy = "round limit";
     std::vector<std::string> seen;
     for (int round = 0; round < maxRounds; ++round) {
+        if (onRound)
+            onRound(round);
         SynthesisStats st;
         const Program q = synthesize(ctx, &st, stop);
         if (stats) {
@@ -58,26 +87,34 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
             stats->generated += st.generated;
             stats->pruned += st.pruned;
         }
-        if (q.steps.empty())
-            break; // stopped
+        if (q.steps.empty()) { // stopped before a complete program
+            best.stoppedBy = "stopped";
+            break;
+        }
         best.rounds = round + 1;
-        const CostTerms terms = costTerms(ctx, q);
+        const bool stoppedInSearch = stop && stop(); // q may be the search's best so far, not its optimum
         Ratios b;
-        if (memory) {
-            const SpmdMemoryTerms m = memory->terms(ctx, q);
-            b = optimalRatios(terms, ctx.classes, ctx.ratioSegments(), &m, memory);
-            if (!std::isfinite(b.seconds)) // no ratios fit this program: next, a program for even shares
-                b = {evenRatios(ctx), std::numeric_limits<double>::infinity()};
-        } else {
-            b = optimalRatios(terms, ctx.classes, ctx.ratioSegments());
+        if (!stoppedInSearch) {
+            const CostTerms terms = costTerms(ctx, q);
+            if (memory) {
+                const SpmdMemoryTerms m = memory->terms(ctx, q);
+                b = optimalRatios(terms, ctx.classes, ctx.ratioSegments(), &m, memory, stop);
+                if (!std::isfinite(b.seconds) && !b.stopped) // no ratios fit this program: next, even shares
+                    b = {evenRatios(ctx), std::numeric_limits<double>::infinity()};
+            } else {
+                b = optimalRatios(terms, ctx.classes, ctx.ratioSegments(), nullptr, nullptr, stop);
+            }
+        }
+        if (stoppedInSearch || b.stopped) { // no (further) LP: the pair as synthesized, if it fits
+            const Ratios asSynthesized = unbalanced(ctx, q, memory);
+            if (std::isfinite(asSynthesized.seconds))
+                keepIfBetter(best, q, asSynthesized);
+            best.stoppedBy = "stopped";
+            break;
         }
         if (std::isfinite(b.seconds))
             best.trace.push_back(b.seconds);
-        if (b.seconds < best.ratios.seconds || best.program.steps.empty()) {
-            best.program = q;
-            best.program.cost = b.seconds;
-            best.ratios = b;
-        }
+        keepIfBetter(best, q, b);
         const std::string sig = signature(q);
         if (std::find(seen.begin(), seen.end(), sig) != seen.end()) {
             best.stoppedBy = sameRatios(b.perGpu, ctx.ratios) ? "converged" : "oscillation";

@@ -1,16 +1,14 @@
 #include "amp_planner.h"
 
 #include "core/base/errors.h"
+#include "core/base/parallel_for.h"
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
 
-#include <QtConcurrent/QtConcurrentMap>
-
 #include <algorithm>
 #include <exception>
 #include <mutex>
-#include <numeric>
 
 namespace hetplan {
 
@@ -92,12 +90,11 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         if ((stopped = progress.stopReason()) != StopReason::None)
             break;
         progress.report(0.8 * done / tasks.size(), "amp: evaluating strategies");
-        std::vector<int> idx(std::min<int>(chunk, int(tasks.size()) - done));
-        std::iota(idx.begin(), idx.end(), done);
-        QtConcurrent::blockingMap(idx, evaluate);
+        const int n = std::min<int>(chunk, int(tasks.size()) - done);
+        parallelFor(n, [&](int k) { evaluate(done + k); });
         if (failure)
             std::rethrow_exception(failure);
-        done += int(idx.size());
+        done += n;
     }
     results.resize(done);
 

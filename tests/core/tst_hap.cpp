@@ -91,6 +91,16 @@ CostTerms syntheticTerms(const std::vector<DeviceClass>& classes, int segments, 
     return t;
 }
 
+// 2 V100 + 2 P100 training a VGG in fp32: HAP's small heterogeneous test case.
+PlanRequest vggOnV100AndP100(const std::string& model, int globalBatch)
+{
+    PlanRequest req;
+    req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
+    req.model = buildExampleModel(model);
+    req.job.globalBatchSize = globalBatch;
+    req.job.precision = Precision::FP32;
+    return req;
+}
 } // namespace
 
 class TestHap : public QObject {
@@ -293,11 +303,7 @@ private slots:
     {
         // spmdMemoryTerms is what the simulator charges: at any ratios, its peak + the runtime overhead is the
         // simulated peak of a HAP plan. 2 V100 + 2 P100, vgg19, fp32, 32 samples per GPU.
-        PlanRequest req;
-        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
-        req.model = buildExampleModel("vgg19");
-        req.job.globalBatchSize = 128;
-        req.job.precision = Precision::FP32;
+        const PlanRequest req = vggOnV100AndP100("vgg19", 128);
         Progress progress;
         const Plan plan = runPlanner("hap", req, progress);
         const SpmdPlan& sp = *plan.spmd;
@@ -349,11 +355,7 @@ private slots:
         // dp-even / dp-proportional are PyTorch DDP: every batched op runs on the GPU's own samples and the
         // only collectives are the All-Reduces of the parameter gradients, once each: for vgg19-cifar in fp32
         // 4 · 139,611,210 bytes in all (plus the scalar loss), no All-Gather, no replicated full-batch compute.
-        PlanRequest req;
-        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
-        req.model = buildExampleModel("vgg19-cifar");
-        req.job.globalBatchSize = 256;
-        req.job.precision = Precision::FP32;
+        const PlanRequest req = vggOnV100AndP100("vgg19-cifar", 256);
         Progress progress;
         for (const char* planner : {"dp-even", "dp-proportional"}) {
             const Plan plan = runPlanner(planner, req, progress);
@@ -496,11 +498,7 @@ private slots:
         // poll with no program, so the plan is round 1's pair: marked search.stopped = "cancelled", one
         // round, and the estimate is round 1's LP optimum (the first entry of the full run's cost trace).
         // Cancelled at round 1's report, no pair exists: CancelledError.
-        PlanRequest req;
-        req.cluster = test::twoNodeCluster("V100-16GB", 2, "P100-16GB", 2);
-        req.model = buildExampleModel("vgg19");
-        req.job.globalBatchSize = 128;
-        req.job.precision = Precision::FP32;
+        const PlanRequest req = vggOnV100AndP100("vgg19", 128);
         Progress unstopped;
         const Plan full = runPlanner("hap", req, unstopped);
         QVERIFY(full.search.stopped.empty());

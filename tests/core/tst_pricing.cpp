@@ -210,12 +210,7 @@ private slots:
     // cost is the used GPUs' catalog prices summed; it round-trips through plan JSON and fits the schema.
     void plannedPlanCarriesCost()
     {
-        PlanRequest req;
-        req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-amp");
-        req.job.globalBatchSize = 32;
-        Progress progress;
-        const Plan p = runPlanner("uniform", req, progress);
+        const Plan p = plannedPlan();
         QVERIFY(p.estimate.cost.has_value());
         double perHour = 0;
         for (int g : p.usedGpus())

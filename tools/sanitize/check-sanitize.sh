@@ -21,10 +21,11 @@ configure() { # dir, sanitizer flags
     -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" >/dev/null
 }
 
-# The suites that run work on other threads: QtConcurrent in the planners (amp) and the catalog, the
-# planners' cancel path, the sweep, the GUI run controller, live re-planning and replanning.
+# The suites that run work on other threads: the engine's parallel loop (amp, the catalog), the planners'
+# cancel path, the sweep, and the GUI's worker hand-off (run controller, live re-planning, replanning).
 tsan_tests=(tst_amp tst_planner_conformance tst_catalog tst_template_planners tst_sweep
-            tst_run_feedback tst_live tst_replan tst_run_outcomes tst_live_window tst_replan_window)
+            tst_worker_thread tst_run_feedback tst_live tst_replan tst_run_outcomes tst_live_window
+            tst_replan_window)
 
 # The suites that link neither hetplan_widgets nor hetplan_gui, and the fuzz corpus replays.
 engine_tests=($(sed -n 's/^hetplan_test(\([a-z_]*\) .*/\1/p' tests/CMakeLists.txt | sort -u |
@@ -50,4 +51,13 @@ if [[ $what == tsan || $what == all ]]; then
   regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/$here/tsan.supp" \
     ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 1800 -R "$regex"
+  # The canary: a deliberate race between a WorkerThread job and a GUI-thread slot must still be reported
+  # with these suppressions, or they hide real races.
+  canary=$(HETPLAN_TSAN_CANARY=1 TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$root/$here/tsan.supp" \
+             build-tsan/tests/tst_worker_thread canaryRaceIsReported 2>&1) && rc=0 || rc=$?
+  if [[ $rc -ne 66 ]] || ! grep -q "WARNING: ThreadSanitizer: data race" <<<"$canary"; then
+    echo "check-sanitize: TSan did not report tst_worker_thread's deliberate race (exit $rc): the suppressions hide real races" >&2
+    exit 1
+  fi
+  echo "check-sanitize: TSan reported the deliberate canary race, as it must"
 fi

@@ -3,8 +3,6 @@
 #include "core/base/errors.h"
 #include "widgets/common/gui_errors.h"
 
-#include <QMetaObject>
-#include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -61,7 +59,7 @@ RunController::RunController(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<hetplan::RunResult>();
     qRegisterMetaType<hetplan::Run>();
-    connect(&watcher_, &QFutureWatcher<void>::finished, this, [this] { emit finished(run_); });
+    connect(&worker_, &WorkerThread::finished, this, [this] { emit finished(run_); });
 }
 
 RunController::~RunController()
@@ -70,7 +68,7 @@ RunController::~RunController()
     wait();
 }
 
-bool RunController::isRunning() const { return watcher_.isRunning(); }
+bool RunController::isRunning() const { return worker_.isRunning(); }
 
 void RunController::cancel()
 {
@@ -84,7 +82,7 @@ void RunController::cancel()
 
 bool RunController::wasCancelled() const { return shared_ && shared_->cancelled; }
 
-void RunController::wait() { watcher_.waitForFinished(); }
+void RunController::wait() { worker_.wait(); }
 
 namespace {
 // The request one planner gets: the run's request with that planner's options on top.
@@ -130,59 +128,40 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
         return false;
     run_ = std::move(run);
     shared_ = std::make_shared<Shared>();
-    watcher_.setFuture(QtConcurrent::run(
-        [planners, request, optionsPerPlanner, shared = shared_, deliver = deliverer(), report = reporter(shared_),
-         started = starter()] {
-            LowerThreadPriority lower; // the GUI thread wins when the cores are busy
-            runAll(planners, request, optionsPerPlanner, *shared, deliver, report, started);
-        }));
-    return true;
+    return worker_.start([this, planners, request, optionsPerPlanner, shared = shared_](const WorkerThread::Post& post) {
+        LowerThreadPriority lower; // the GUI thread wins when the cores are busy
+        runAll(planners, request, optionsPerPlanner, *shared, deliverer(post), reporter(post, shared), starter(post));
+    });
 }
 
-// Results are appended to run_ on the GUI thread (queued), so the worker never touches run_.
-RunController::Deliver RunController::deliverer()
+// Results are appended to run_ on the GUI thread, so the worker never touches run_. The closures run only
+// while this controller lives (WorkerThread, its member, drops undelivered ones when destroyed).
+RunController::Deliver RunController::deliverer(const WorkerThread::Post& post)
 {
-    return [self = QPointer<RunController>(this)](RunResult r) {
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, r] {
-                if (!self)
-                    return;
-                self->run_.results.push_back(r);
-                emit self->resultReady(r);
-            },
-            Qt::QueuedConnection);
+    return [this, post](RunResult r) {
+        post([this, r = std::move(r)] {
+            run_.results.push_back(r);
+            emit resultReady(r);
+        });
     };
 }
 
-RunController::Started RunController::starter()
+RunController::Started RunController::starter(const WorkerThread::Post& post)
 {
-    return [self = QPointer<RunController>(this)](int index, const std::string& planner) {
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, index, name = QString::fromStdString(planner)] {
-                if (self)
-                    emit self->plannerStarted(index, name);
-            },
-            Qt::QueuedConnection);
+    return [this, post](int index, const std::string& planner) {
+        post([this, index, name = QString::fromStdString(planner)] { emit plannerStarted(index, name); });
     };
 }
 
 // Progress goes to the GUI thread too, at most every 25 ms (except the final report).
-RunController::Report RunController::reporter(std::shared_ptr<Shared> shared)
+RunController::Report RunController::reporter(const WorkerThread::Post& post, std::shared_ptr<Shared> shared)
 {
-    return [self = QPointer<RunController>(this), shared](double f, const std::string& text) {
+    return [this, post, shared](double f, const std::string& text) {
         const auto now = std::chrono::steady_clock::now();
         if (f < 1.0 && now - shared->lastReport < std::chrono::milliseconds(25))
             return;
         shared->lastReport = now;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, f, t = QString::fromStdString(text)] {
-                if (self)
-                    emit self->progress(f, t);
-            },
-            Qt::QueuedConnection);
+        post([this, f, t = QString::fromStdString(text)] { emit progress(f, t); });
     };
 }
 

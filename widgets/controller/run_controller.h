@@ -1,13 +1,13 @@
 #pragma once
 // Runs planners on a worker thread, one after another, and hands each result back to the GUI thread as
-// soon as it is ready. Progress and results arrive by queued signals; cancel() stops the running planner
-// at its next checkpoint and skips the rest. The GUI thread never blocks.
+// soon as it is ready. Progress and results arrive as signals on the GUI thread (through WorkerThread's
+// mailbox); cancel() stops the running planner at its next checkpoint and skips the rest. The GUI thread
+// never blocks.
 #include "core/model/project.h"
 #include "core/planners/planner.h"
+#include "widgets/controller/worker_thread.h"
 
-#include <QFutureWatcher>
 #include <QObject>
-#include <QPointer>
 #include <functional>
 #include <memory>
 
@@ -42,15 +42,15 @@ private:
     using Deliver = std::function<void(RunResult)>;
     using Report = std::function<void(double fraction, const std::string& text)>;
     using Started = std::function<void(int index, const std::string& planner)>;
-    Deliver deliverer();
-    Report reporter(std::shared_ptr<Shared> shared);
-    Started starter();
+    Deliver deliverer(const WorkerThread::Post& post);
+    Report reporter(const WorkerThread::Post& post, std::shared_ptr<Shared> shared);
+    Started starter(const WorkerThread::Post& post);
     static void runAll(const std::vector<std::string>& planners, const PlanRequest& request,
                        const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
                        Shared& shared, const Deliver& deliver, const Report& report, const Started& started);
 
     std::shared_ptr<Shared> shared_;
-    QFutureWatcher<void> watcher_;
+    WorkerThread worker_;
     Run run_;
 };
 

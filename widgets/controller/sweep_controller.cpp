@@ -2,8 +2,6 @@
 
 #include "core/base/errors.h"
 
-#include <QtConcurrent/QtConcurrent>
-
 #include <algorithm>
 #include <thread>
 
@@ -47,7 +45,7 @@ std::vector<std::pair<SweepPoint, PlanRequest>> sweepRequestsFor(const PlanReque
 
 SweepController::SweepController(QObject* parent) : QObject(parent)
 {
-    connect(&watcher_, &QFutureWatcher<void>::finished, this, &SweepController::onWorkerDone);
+    connect(&worker_, &WorkerThread::finished, this, &SweepController::onWorkerDone);
 }
 
 SweepController::~SweepController()
@@ -56,7 +54,7 @@ SweepController::~SweepController()
     wait();
 }
 
-bool SweepController::isRunning() const { return watcher_.isRunning(); }
+bool SweepController::isRunning() const { return worker_.isRunning(); }
 
 bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requests,
                             std::vector<std::string> planners, int threads)
@@ -68,19 +66,15 @@ bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requ
     cancelled_ = false;
     shared_ = std::make_shared<Shared>();
     auto shared = shared_;
-    watcher_.setFuture(QtConcurrent::run([this, shared, requests = std::move(requests),
-                                          planners = std::move(planners), threads] {
+    return worker_.start([this, shared, requests = std::move(requests), planners = std::move(planners),
+                          threads](const WorkerThread::Post& post) {
         shared->rows = runSweep(
             requests, planners, threads,
-            [this](int finished, int total, const SweepRow&) {
-                // Queued to the GUI thread (the context object lives there); the controller outlives the
-                // worker, its destructor waits.
-                QMetaObject::invokeMethod(
-                    this, [this, finished, total] { emit progress(finished, total); }, Qt::QueuedConnection);
+            [this, &post](int finished, int total, const SweepRow&) {
+                post([this, finished, total] { emit progress(finished, total); });
             },
             &shared->stop);
-    }));
-    return true;
+    });
 }
 
 void SweepController::cancel()
@@ -91,7 +85,7 @@ void SweepController::cancel()
     shared_->stop.store(true);
 }
 
-void SweepController::wait() { watcher_.waitForFinished(); }
+void SweepController::wait() { worker_.wait(); }
 
 void SweepController::onWorkerDone()
 {

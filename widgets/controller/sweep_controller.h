@@ -1,13 +1,14 @@
 #pragma once
 // The What-if tab's sweep (issue 15 item 5): the core sweep (core/planners/sweep.h, the CLI's `sweep`) run on
-// a worker thread so the GUI thread never blocks. Progress arrives by queued signal after each row; cancel()
-// stops the searches under way at their next progress report and skips the rest (those rows say
-// "cancelled"); finished() hands the rows back on the GUI thread.
+// a worker thread so the GUI thread never blocks. Progress arrives as a signal after each row (through
+// WorkerThread's mailbox); cancel() stops the searches under way at their next progress report and skips
+// the rest (those rows say "cancelled"); finished() hands the rows back on the GUI thread.
 #include "core/planners/sweep.h"
+#include "widgets/controller/worker_thread.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,7 +53,7 @@ private:
     void onWorkerDone();
 
     std::shared_ptr<Shared> shared_;
-    QFutureWatcher<void> watcher_;
+    WorkerThread worker_;
     std::vector<SweepRow> rows_;
     bool cancelled_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include "plan_summary_rows.h"
 
+#include "core/base/qstrings.h"
 #include "core/model/pricing.h"
 
 #include <QAction>

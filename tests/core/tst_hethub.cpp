@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "core/cost/costmodel.h"
+#include "core/cost/memory.h"
 #include "core/io/examples.h"
 #include "core/planners/hethub/hethub_metrics.h"
 #include "core/planners/planner.h"
@@ -84,6 +85,54 @@ std::vector<Case> smallCases()
     return cases;
 }
 
+// Cases where memory binds: a GPT too big for the small GPUs to hold many layers, so many splits fail and
+// the memory bounds cut subtrees (BERT-MoE adds layers of unequal size, so windows differ).
+std::vector<Case> tightCases()
+{
+    std::vector<Case> cases;
+    Job job;
+    job.globalBatchSize = 32;
+    job.sequenceLength = 2048;
+    cases.push_back({threeTypes(4), buildGptModel("gpt-wide", 14, 4096, 32, 2048), job});
+    job.globalBatchSize = 64;
+    job.sequenceLength = 512;
+    cases.push_back({threeTypes(2), buildExampleModel("bert-moe", 512), job});
+    return cases;
+}
+
+// The pruned DFS against the oracle, config by config: the same k best scores. Adds up the counters.
+struct DfsTotals {
+    long long pruned = 0, prunedMemory = 0, leavesDfs = 0, leavesAll = 0, feasible = 0;
+};
+void compareWithBruteForce(const Case& c, DfsTotals& totals)
+{
+    const CostModel costs(c.model, c.job, {});
+    const std::vector<TypeGroup> groups = typeGroups(c.cluster);
+    const std::vector<SpaceConfig> configs = enumerateConfigs(c.cluster, c.model, groups, c.job.globalBatchSize, 4);
+    QVERIFY(!configs.empty());
+    for (size_t i = 0; i < configs.size(); ++i) {
+        const Predictor p(c.cluster, costs, groups, configs[i]);
+        const std::vector<ScoredLeaf> all = bruteForce(p, int(i));
+        for (int keep : {1, 3}) {
+            LeafPool pool(keep);
+            Progress progress;
+            QVERIFY(searchSplits(p, int(i), pool, progress) == StopReason::None);
+            const std::vector<ScoredLeaf> top = pool.sorted();
+            QCOMPARE(top.size(), std::min(all.size(), size_t(keep)));
+            for (size_t k = 0; k < top.size(); ++k)
+                QCOMPARE(top[k].seconds, all[k].seconds); // same scores, same order
+            // The best split itself, where the oracle's best is unique.
+            if (!top.empty() && (all.size() == 1 || all[1].seconds > all[0].seconds))
+                QCOMPARE(top[0].layersPerType, all[0].layersPerType);
+            totals.pruned += pool.pruned;
+            totals.prunedMemory += pool.prunedMemory;
+            totals.leavesDfs += pool.leaves;
+        }
+        totals.leavesAll += 2 * (long long)all.size();
+        totals.feasible += (long long)all.size();
+    }
+}
+
 } // namespace
 
 class TestHetHub : public QObject {
@@ -91,35 +140,92 @@ class TestHetHub : public QObject {
 private slots:
     void dfsEqualsBruteForce()
     {
-        long long prunedTotal = 0, leavesDfs = 0, leavesAll = 0;
+        DfsTotals t;
+        for (const Case& c : smallCases()) {
+            compareWithBruteForce(c, t);
+            if (QTest::currentTestFailed())
+                return;
+        }
+        QVERIFY(t.pruned > 0);            // the bound did cut subtrees ...
+        QVERIFY(t.leavesDfs < t.leavesAll); // ... and fewer leaves were scored than exist
+    }
+
+    // Where memory binds, the memory bounds cut subtrees and the answer is still the oracle's.
+    void memoryBoundsKeepTheExactAnswer()
+    {
+        DfsTotals t;
+        for (const Case& c : tightCases()) {
+            compareWithBruteForce(c, t);
+            if (QTest::currentTestFailed())
+                return;
+        }
+        qInfo("tight cases: %lld feasible splits, %lld subtrees pruned, %lld of them for memory", t.feasible, t.pruned,
+              t.prunedMemory);
+        QVERIFY(t.feasible > 0);     // something fits, so the comparison is not vacuous ...
+        QVERIFY(t.prunedMemory > 0); // ... and the memory bounds did cut
+    }
+
+    // inFlightTolerance against its definition, by direct calls to the shared memory model: for every
+    // stage size n, the most micro-batches in flight with which some window of n decoder layers fits.
+    void inFlightToleranceIsTheBestWindow()
+    {
+        int bounded = 0;
+        for (const Case& c : tightCases()) {
+            const CostModel costs(c.model, c.job, {});
+            const std::vector<TypeGroup> groups = typeGroups(c.cluster);
+            const DecoderRange dec = decoderRange(c.model);
+            for (const SpaceConfig& cfg : enumerateConfigs(c.cluster, c.model, groups, c.job.globalBatchSize, 2)) {
+                const Predictor p(c.cluster, costs, groups, cfg);
+                const int shards = c.job.zeroStage > 0 ? cfg.dp : 1;
+                for (int t = 0; t < p.typeCount(); ++t) {
+                    const Node& node = c.cluster.nodeOf(groups[size_t(t)].gpus.front()); // one node per type
+                    const DeviceType& device = costs.device(groups[size_t(t)].device);
+                    for (int n = 1; n <= dec.count(); ++n) {
+                        int expect = 0;
+                        for (int a = dec.first; a + n <= dec.end; ++a)
+                            for (int f = 1; f <= cfg.microBatches; ++f)
+                                if (fitsMemory(stagePeakMemory(c.model, a, a + n, cfg.tp, shards, cfg.microBatchSize,
+                                                               f, c.job),
+                                               node, device))
+                                    expect = std::max(expect, f);
+                        QCOMPARE(p.inFlightTolerance(t, n), expect);
+                        bounded += expect < cfg.microBatches ? 1 : 0;
+                    }
+                    int most = 0;
+                    while (most < dec.count() && p.inFlightTolerance(t, most + 1) >= 1)
+                        ++most;
+                    QCOMPARE(p.maxStageLayers(t), most);
+                }
+            }
+        }
+        QVERIFY(bounded > 0); // memory limits the in-flight count somewhere, so the check has teeth
+    }
+
+    // The seeding pass (a leaf budget) followed by the full search gives exactly the full search's pool:
+    // the budget stops after that many leaves, and a leaf found twice is kept once.
+    void seedingPassChangesNothing()
+    {
         for (const Case& c : smallCases()) {
             const CostModel costs(c.model, c.job, {});
             const std::vector<TypeGroup> groups = typeGroups(c.cluster);
             const std::vector<SpaceConfig> configs =
                 enumerateConfigs(c.cluster, c.model, groups, c.job.globalBatchSize, 4);
-            QVERIFY(!configs.empty());
             for (size_t i = 0; i < configs.size(); ++i) {
                 const Predictor p(c.cluster, costs, groups, configs[i]);
-                const std::vector<ScoredLeaf> all = bruteForce(p, int(i));
-                for (int keep : {1, 3}) {
-                    LeafPool pool(keep);
-                    Progress progress;
-                    QVERIFY(searchSplits(p, int(i), pool, progress) == StopReason::None);
-                    const std::vector<ScoredLeaf> top = pool.sorted();
-                    QCOMPARE(top.size(), std::min(all.size(), size_t(keep)));
-                    for (size_t k = 0; k < top.size(); ++k)
-                        QCOMPARE(top[k].seconds, all[k].seconds); // same scores, same order
-                    // The best split itself, where the oracle's best is unique.
-                    if (!top.empty() && (all.size() == 1 || all[1].seconds > all[0].seconds))
-                        QCOMPARE(top[0].layersPerType, all[0].layersPerType);
-                    prunedTotal += pool.pruned;
-                    leavesDfs += pool.leaves;
+                Progress progress;
+                LeafPool full(3), seeded(3);
+                searchSplits(p, int(i), full, progress);
+                searchSplits(p, int(i), seeded, progress, true, 2);
+                QVERIFY(seeded.leaves <= 2);
+                searchSplits(p, int(i), seeded, progress);
+                const std::vector<ScoredLeaf> a = full.sorted(), b = seeded.sorted();
+                QCOMPARE(a.size(), b.size());
+                for (size_t k = 0; k < a.size(); ++k) {
+                    QCOMPARE(b[k].seconds, a[k].seconds);
+                    QCOMPARE(b[k].layersPerType, a[k].layersPerType);
                 }
-                leavesAll += 2 * (long long)all.size();
             }
         }
-        QVERIFY(prunedTotal > 0);       // the bound did cut subtrees ...
-        QVERIFY(leavesDfs < leavesAll); // ... and fewer leaves were scored than exist
     }
 
     void noPruneVisitsEverySplit()

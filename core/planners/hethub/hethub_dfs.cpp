@@ -17,6 +17,9 @@ bool leafSlower(const ScoredLeaf& a, const ScoredLeaf& b) { return a.seconds < b
 
 void LeafPool::offer(ScoredLeaf leaf)
 {
+    for (const ScoredLeaf& kept : heap_)
+        if (kept.config == leaf.config && kept.layersPerType == leaf.layersPerType)
+            return;
     if (int(heap_.size()) < keep_) {
         heap_.push_back(std::move(leaf));
         std::push_heap(heap_.begin(), heap_.end(), leafSlower);
@@ -38,20 +41,25 @@ namespace {
 
 class SplitSearch {
 public:
-    SplitSearch(const Predictor& p, int config, LeafPool& pool, const Progress& progress, bool prune)
+    SplitSearch(const Predictor& p, int config, LeafPool& pool, const Progress& progress, bool prune,
+                long long leafBudget)
         : p_(p),
           config_(config),
           pool_(pool),
           progress_(progress),
           prune_(prune),
+          budgetEnd_(leafBudget > 0 ? pool.leaves + leafBudget : std::numeric_limits<long long>::max()),
           k_(p.typeCount()),
           stages_(p.config().stagesPerType),
           counts_(k_, 0),
           stagesAfter_(k_ + 1, 0),
+          roomAfter_(k_ + 1, 0),
           weight_(k_, 0)
     {
-        for (int i = k_ - 1; i >= 0; --i)
+        for (int i = k_ - 1; i >= 0; --i) {
             stagesAfter_[i] = stagesAfter_[i + 1] + stages_[i];
+            roomAfter_[i] = roomAfter_[i + 1] + (long long)stages_[i] * p.maxStageLayers(i);
+        }
         // Speed-proportional share: stages / per-layer time.
         const int D = p_.decoderCount();
         for (int i = 0; i < k_; ++i)
@@ -63,7 +71,10 @@ public:
 
     StopReason run()
     {
-        descend(0, p_.decoderCount());
+        if (roomFor(0, p_.decoderCount()) && positionsFit(-1))
+            descend(0, p_.decoderCount());
+        else
+            prunedForMemory(); // the config's stages cannot hold the model in any split
         return stopped_;
     }
 
@@ -73,6 +84,41 @@ private:
     bool overBound(int type, int n) const
     {
         return prune_ && p_.decoderSeconds(type, largestStage(type, n)) >= limit();
+    }
+    // The memory bound: type's largest stage cannot fit (grows with n), or types from.. cannot hold `rest`
+    // layers within memory (grows as rest does).
+    bool overMemory(int type, int n) const { return prune_ && largestStage(type, n) > p_.maxStageLayers(type); }
+    bool roomFor(int from, int rest) const { return !prune_ || roomAfter_[from] >= rest; }
+
+    // The position bound. Position s of S has min(S − s, M) micro-batches in flight; some stage must take
+    // each position, so for every v the stages tolerating ≥ v in flight must be at least as many as the
+    // positions needing v (Hall's condition for this nested structure). Types 0..i hold counts_; the types
+    // after i are counted at one layer per stage, the most tolerant they can be. False when no order of
+    // the stages fits, so no leaf below does.
+    bool positionsFit(int i) const
+    {
+        if (!prune_)
+            return true;
+        const int S = stagesAfter_[0], V = std::min(S, p_.config().microBatches);
+        std::vector<int>& atLeast = scratch_; // atLeast[v]: stages tolerating exactly v, then ≥ v
+        atLeast.assign(size_t(V) + 2, 0);
+        auto add = [&](int type, int layers, int stages) { atLeast[size_t(std::min(V, p_.inFlightTolerance(type, layers)))] += stages; };
+        for (int j = 0; j < k_; ++j) {
+            if (j > i) {
+                add(j, 1, stages_[j]);
+                continue;
+            }
+            const int p = stages_[j], q = counts_[j] / p, r = counts_[j] % p;
+            if (r > 0)
+                add(j, q + 1, r);
+            add(j, q, p - r);
+        }
+        for (int v = V; v >= 1; --v) {
+            atLeast[size_t(v)] += atLeast[size_t(v) + 1];
+            if (atLeast[size_t(v)] < S - v + 1) // positions needing ≥ v: s ≤ S − v
+                return false;
+        }
+        return true;
     }
 
     // Whether types from..k-1 can hold `rest` layers with every stage below the bound.
@@ -125,38 +171,69 @@ private:
         return sum + (p_.config().microBatches - 1) * peak >= pool_.bound();
     }
 
+    void prunedForMemory()
+    {
+        ++pool_.pruned;
+        ++pool_.prunedMemory;
+    }
+    bool done() const { return stopped_ != StopReason::None || pool_.leaves >= budgetEnd_; }
+
+    // Whether type i holding n (counts_[i]) breaks a memory bound; counted as a memory prune when it does.
+    bool memoryCuts(int i, int n)
+    {
+        if (!overMemory(i, n) && positionsFit(i))
+            return false;
+        prunedForMemory();
+        return true;
+    }
+
     void descend(int i, int rest)
     {
-        if (stopped_ != StopReason::None)
+        if (done())
             return;
         if (i == k_ - 1) {
+            counts_[i] = rest;
+            if (memoryCuts(i, rest))
+                return;
             if (overBound(i, rest) || overSumBound(i, rest, rest)) {
                 ++pool_.pruned;
                 return;
             }
-            counts_[i] = rest;
             leaf();
             return;
         }
         const int lo = stages_[i], hi = rest - stagesAfter_[i + 1];
         const int start = std::clamp(share(i, rest), lo, hi);
-        // Upwards: larger n_i only makes type i's stages slower, so stop at the first over the bound.
-        for (int n = start; n <= hi && stopped_ == StopReason::None; ++n) {
+        // Upwards: larger n_i only makes type i's stages slower and bigger, so stop at the first over a
+        // time or memory bound.
+        for (int n = start; n <= hi && !done(); ++n) {
+            counts_[i] = n;
+            if (memoryCuts(i, n))
+                break;
             if (overBound(i, n)) {
                 ++pool_.pruned;
                 break;
             }
-            if (coverable(i + 1, rest - n) && !overSumBound(i, rest, n))
+            if (!roomFor(i + 1, rest - n))
+                prunedForMemory();
+            else if (coverable(i + 1, rest - n) && !overSumBound(i, rest, n))
                 enter(i, rest, n);
             else
                 ++pool_.pruned;
         }
         // Downwards: smaller n_i leaves more to the others, so stop at the first they cannot hold.
-        for (int n = start - 1; n >= lo && stopped_ == StopReason::None; --n) {
+        for (int n = start - 1; n >= lo && !done(); --n) {
+            if (!roomFor(i + 1, rest - n)) {
+                prunedForMemory();
+                break;
+            }
             if (!coverable(i + 1, rest - n)) {
                 ++pool_.pruned;
                 break;
             }
+            counts_[i] = n;
+            if (memoryCuts(i, n))
+                continue;
             if (!overBound(i, n) && !overSumBound(i, rest, n))
                 enter(i, rest, n);
             else
@@ -195,9 +272,12 @@ private:
     LeafPool& pool_;
     const Progress& progress_;
     const bool prune_;
+    const long long budgetEnd_; // pool_.leaves at which a budgeted search ends
     const int k_;
     const std::vector<int>& stages_;
     std::vector<int> counts_, stagesAfter_;
+    mutable std::vector<int> scratch_;  // positionsFit's histogram
+    std::vector<long long> roomAfter_; // roomAfter_[i]: Σ over types i..k-1 of stages × maxStageLayers
     std::vector<double> weight_;
     std::vector<double> fastestAfter_; // fastestAfter_[i]: fastest single decoder layer of types i..k-1
     double sum_ = 0, max_ = 0;         // Σ and max of the assigned types' stage times
@@ -207,9 +287,9 @@ private:
 } // namespace
 
 StopReason searchSplits(const Predictor& predictor, int configIndex, LeafPool& pool, const Progress& progress,
-                        bool prune)
+                        bool prune, long long leafBudget)
 {
-    return SplitSearch(predictor, configIndex, pool, progress, prune).run();
+    return SplitSearch(predictor, configIndex, pool, progress, prune, leafBudget).run();
 }
 
 } // namespace hetplan::hethub

@@ -13,6 +13,10 @@
 // A second bound covers few micro-batches, where fill and drain dominate: the predicted time is also at
 // least Σ_s t_s + (M − 1) · max_s t_s, with the unassigned layers costed at the fastest remaining type's
 // single layer; a choice of n_i whose bound reaches U is skipped.
+// A memory bound prunes splits no leaf of which can fit, whatever the order: a type whose largest stage
+// holds more than Predictor::maxStageLayers, or types still to assign whose stages cannot hold the
+// remaining layers within that count. Without it a cluster where little fits (many small GPUs, a big
+// model) enumerates every split while the time bounds, which need k feasible leaves, never start.
 // Such subtrees cannot contain one of the k best leaves, so the DFS returns exactly what enumerating every
 // split would (tests/core/tst_hethub.cpp checks this). Each level walks n_i outwards from the
 // speed-proportional share, so a good bound is found at the first leaf.
@@ -37,12 +41,15 @@ public:
     explicit LeafPool(int keep) : keep_(keep) {}
     // Prune threshold: the k-th best time once k leaves are kept, +inf before.
     double bound() const;
+    // Keeps `leaf` if it is among the k best; a leaf already kept (same config and split, found again by a
+    // later pass) is not kept twice.
     void offer(ScoredLeaf leaf);
     std::vector<ScoredLeaf> sorted() const; // best first
 
     long long leaves = 0;        // leaves scored by the predictor
     long long pruned = 0;        // subtrees cut by the bottleneck bound
     long long droppedMemory = 0; // leaves that did not fit memory
+    long long prunedMemory = 0;  // of `pruned`, subtrees cut by the memory bounds
 
 private:
     int keep_;
@@ -50,8 +57,9 @@ private:
 };
 
 // Searches one config's splits into `pool`; `prune` = false enumerates every split (the test oracle's
-// twin). Returns the stop reason if progress was stopped.
+// twin). `leafBudget` > 0 ends the search after that many leaves (the seeding pass, see searchHetHub).
+// Returns the stop reason if progress was stopped.
 StopReason searchSplits(const Predictor& predictor, int configIndex, LeafPool& pool, const Progress& progress,
-                        bool prune = true);
+                        bool prune = true, long long leafBudget = 0);
 
 } // namespace hetplan::hethub

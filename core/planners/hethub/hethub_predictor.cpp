@@ -14,6 +14,11 @@ Predictor::Predictor(const Cluster& cluster, const CostModel& costs, const std::
     for (const TypeGroup& g : groups_) {
         tables_.push_back(makeTable(g));
         dataLinks_.push_back(dataLink(cluster_, g, config_));
+        tolerance_.push_back(computeTolerance(g));
+        int n = 0;
+        while (n < decoders_.count() && tolerance_.back()[n + 1] >= 1)
+            ++n;
+        maxStageLayers_.push_back(n);
     }
     const ModelSpec& model = costs_.model();
     paramsPerRank_.assign(model.layers.size() + 1, 0.0);
@@ -48,6 +53,49 @@ TypeTable Predictor::makeTable(const TypeGroup& g) const
         t.decoder[n] = std::max(best, t.decoder[n - 1]);
     }
     return t;
+}
+
+std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
+{
+    const ModelSpec& model = costs_.model();
+    const Job& job = costs_.job();
+    const DeviceType& device = costs_.device(g.device);
+    const int M = config_.microBatches, D = decoders_.count(), tp = config_.tp;
+    const double mbs = config_.microBatchSize;
+    const int shards = job.zeroStage > 0 ? config_.dp : 1;
+    double overhead = std::numeric_limits<double>::infinity(); // the roomiest node's runtime overhead
+    for (int gpu : g.gpus)
+        overhead = std::min(overhead, runtimeOverhead(cluster_.nodeOf(gpu), device));
+    const double room = device.memoryBytes - overhead;
+    // Per decoder layer: its model states, activations per micro-batch in flight, and recompute buffer. A
+    // decoder window's stage memory is the sum of the first two plus the largest buffer (core/cost/memory.h;
+    // no tied embedding copy without the head), so every window is summed here in O(D²), not O(D³).
+    std::vector<double> states(D), perMb(D), once(D);
+    for (int i = 0; i < D; ++i) {
+        const int l = decoders_.first + i;
+        states[i] = modelStateMemory(model, l, l + 1, tp, shards, job).total();
+        const StageActivations a = stageActivations(model, l, l + 1, tp, mbs, job);
+        perMb[i] = a.perMicroBatch;
+        once[i] = a.oncePerStage;
+    }
+    std::vector<int> best(D + 1, 0);
+    best[0] = M;
+    for (int a = 0; a < D; ++a) {
+        double st = 0, act = 0, buf = 0;
+        for (int n = 1; a + n <= D; ++n) {
+            st += states[a + n - 1];
+            act += perMb[a + n - 1];
+            buf = std::max(buf, once[a + n - 1]);
+            const double left = room - st - buf;
+            // 1e-9 of slack rounds up, never down: a bound must not cut a stage that fits.
+            const double ratio = act > 0 ? left / act * (1 + 1e-9) : (left >= 0 ? M : 0);
+            const int f = ratio >= 1 ? int(std::min<double>(M, std::floor(ratio))) : 0;
+            best[n] = std::max(best[n], f);
+        }
+    }
+    for (int n = 1; n <= D; ++n) // a stage of n + 1 layers holds one of n: never more tolerant
+        best[n] = std::min(best[n], best[n - 1]);
+    return best;
 }
 
 std::vector<StageSlot> Predictor::descendingOrder(const std::vector<int>& layersPerType) const

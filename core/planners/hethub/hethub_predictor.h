@@ -48,6 +48,14 @@ public:
     int decoderCount() const { return decoders_.count(); }
     // Lower bound on the forward + backward time of a stage of type i holding n decoder layers.
     double decoderSeconds(int type, int n) const { return tables_[type].decoder[n]; }
+    // Memory bounds for the DFS. inFlightTolerance(i, n): the most micro-batches in flight (at most M) with
+    // which some window of n decoder layers fits a GPU of type i (its roomiest node), without embedding or
+    // head; 0 when none fits even with one. A real stage of n decoder layers holds at least such a window's
+    // states and activations, so at a position with more in flight than this it never fits, whatever the
+    // order. Nonincreasing in n (a window of n + 1 layers holds one of n).
+    int inFlightTolerance(int type, int n) const { return tolerance_[type][n]; }
+    // The most decoder layers a stage of type i can hold at all (tolerance ≥ 1).
+    int maxStageLayers(int type) const { return maxStageLayers_[type]; }
     // The paper's order: each type's stages get n_i / p_i layers (the first n_i mod p_i one more), all
     // stages sorted by descending decoder time; ties keep type order.
     std::vector<StageSlot> descendingOrder(const std::vector<int>& layersPerType) const;
@@ -59,6 +67,7 @@ public:
 
 private:
     TypeTable makeTable(const TypeGroup& g) const;
+    std::vector<int> computeTolerance(const TypeGroup& g) const;
 
     const Cluster& cluster_;
     const CostModel& costs_;
@@ -66,6 +75,8 @@ private:
     SpaceConfig config_;
     DecoderRange decoders_;
     std::vector<TypeTable> tables_;
+    std::vector<std::vector<int>> tolerance_; // [type][n decoder layers]
+    std::vector<int> maxStageLayers_;
     std::vector<LinkParams> dataLinks_;
     std::vector<double> paramsPerRank_; // prefix sums of parameters per tp rank
 };

@@ -5,6 +5,8 @@
 #include "core/sim/simulator.h"
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 
 namespace hetplan::hethub {
 
@@ -24,16 +26,47 @@ Strategy leafStrategy(const Predictor& predictor, const std::vector<StageSlot>& 
 
 namespace {
 
-// The DFS over every config into one pool of the best leaves.
+// Leaves each config may score in the seeding pass.
+constexpr long long kSeedLeaves = 256;
+
+// The DFS over every config into one pool of the best leaves, in two passes. The time bounds prune only
+// once the pool holds k feasible leaves, and a config whose splits rarely fit memory (many stages, a big
+// model: 1024 GPUs, 200 layers) can enumerate millions of leaves without finding one; searched first, it
+// would spend the whole time limit before any other config ran. So a seeding pass first gives every config
+// kSeedLeaves leaves (its speed-proportional splits and their neighbours), and the full pass then searches
+// the configs best seed first, with the pool already bounded. The full pass is still exhaustive (the pool
+// keeps a leaf once), so the result equals one pass's; only the order of work changes.
 StopReason searchConfigs(const PlanRequest& req, const CostModel& costs, const Progress& progress,
                          const std::vector<TypeGroup>& groups, const std::vector<SpaceConfig>& configs, LeafPool& pool)
 {
-    for (size_t i = 0; i < configs.size(); ++i) {
+    const size_t n = configs.size();
+    std::vector<double> seed(n, std::numeric_limits<double>::infinity());
+    for (size_t i = 0; i < n; ++i) {
         if (progress.stopReason() != StopReason::None)
             return progress.stopReason();
-        progress.report(0.7 * double(i) / double(configs.size()), "hethub: searching layer splits");
+        progress.report(0.1 * double(i) / double(n), "hethub: seeding layer splits");
+        LeafPool own(1);
         const Predictor predictor(req.cluster, costs, groups, configs[i]);
-        if (StopReason r = searchSplits(predictor, int(i), pool, progress); r != StopReason::None)
+        if (StopReason r = searchSplits(predictor, int(i), own, progress, true, kSeedLeaves); r != StopReason::None)
+            return r;
+        for (const ScoredLeaf& l : own.sorted()) {
+            seed[i] = l.seconds;
+            pool.offer(l);
+        }
+        pool.leaves += own.leaves;
+        pool.pruned += own.pruned;
+        pool.prunedMemory += own.prunedMemory;
+        pool.droppedMemory += own.droppedMemory;
+    }
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return seed[a] < seed[b]; });
+    for (size_t k = 0; k < n; ++k) {
+        if (progress.stopReason() != StopReason::None)
+            return progress.stopReason();
+        progress.report(0.1 + 0.6 * double(k) / double(n), "hethub: searching layer splits");
+        const Predictor predictor(req.cluster, costs, groups, configs[order[k]]);
+        if (StopReason r = searchSplits(predictor, int(order[k]), pool, progress); r != StopReason::None)
             return r;
     }
     return StopReason::None;
@@ -46,6 +79,7 @@ SearchStats statsOf(const LeafPool& pool, size_t configs)
     stats.extra["configs"] = double(configs);
     stats.extra["leaves_scored"] = double(pool.leaves);
     stats.extra["subtrees_pruned"] = double(pool.pruned);
+    stats.extra["subtrees_pruned_for_memory"] = double(pool.prunedMemory);
     stats.extra["dropped_for_memory"] = double(pool.droppedMemory);
     return stats;
 }

@@ -5,6 +5,7 @@
 #include "core/model/device.h"
 #include "core/model/model.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 
@@ -21,9 +22,13 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     const std::string what = cl.positional()[0];
     if (what == "planners") {
         registerBuiltinPlanners();
-        for (const std::string& n : PlannerRegistry::instance().names()) {
+        const std::vector<std::string> names = PlannerRegistry::instance().names();
+        size_t width = 0; // the longest name and two spaces, so no description runs into its name
+        for (const std::string& n : names)
+            width = std::max(width, n.size() + 2);
+        for (const std::string& n : names) {
             auto p = PlannerRegistry::instance().create(n);
-            out << std::left << std::setw(14) << n << p->description() << "\n";
+            out << std::left << std::setw(int(width)) << n << p->description() << "\n";
         }
     } else if (what == "examples") {
         out << "clusters:\n";

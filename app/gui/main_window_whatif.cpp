@@ -1,5 +1,5 @@
 // The main window's What-if tab (issue 15 item 5): a sweep of the current cluster, model and job with the
-// Run tab's ticked planners; messages go to the status bar.
+// Run tab's ticked planners and their options, as a run would use them; messages go to the status bar.
 #include "main_window.h"
 
 #include "widgets/controller/live_controller.h"
@@ -15,6 +15,7 @@ void MainWindow::buildWhatIfTab()
     whatIf_ = new WhatIfPanel;
     whatIf_->setRequestSource([this] { return currentPlanRequest(*doc_); });
     whatIf_->setPlannerSource([this] { return runPanel_->checkedPlanners(); });
+    whatIf_->setOptionsSource([this] { return runPanel_->options(); });
     tabs_->addTab(whatIf_, tr("What-if"));
     // The Run tab's ticks may have changed while another tab was shown.
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int index) {

@@ -243,6 +243,15 @@ std::unique_ptr<Planner> PlannerRegistry::create(const std::string& name) const
 
 // ---------------------------------------------------------------- running
 
+PlanRequest requestForPlanner(const PlanRequest& request, const std::string& planner, const PlannerOptions& perPlanner)
+{
+    PlanRequest req = request;
+    if (auto it = perPlanner.find(planner); it != perPlanner.end())
+        for (const auto& [k, v] : it->second)
+            req.options[k] = v;
+    return req;
+}
+
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
     registerBuiltinPlanners();

@@ -117,6 +117,12 @@ private:
     std::map<std::string, Factory> factories_;
 };
 
+// Options per planner (planner → key → value): the GUI's Run tab keeps one set for each planner.
+using PlannerOptions = std::map<std::string, std::map<std::string, std::string>>;
+// The request one planner gets: `request` with that planner's own options (if any) on top.
+PlanRequest requestForPlanner(const PlanRequest& request, const std::string& planner,
+                              const PlannerOptions& perPlanner);
+
 // Runs a planner end to end: builds the cost model, plans, fills inputs/search time, re-scores with the
 // shared simulator (when available) and returns the plan. Throws like Planner::plan.
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress);

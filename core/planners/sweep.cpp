@@ -163,7 +163,7 @@ SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std:
 
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
                                const std::vector<std::string>& planners, int threads, const SweepProgress& done,
-                               const std::atomic<bool>* stop)
+                               const std::atomic<bool>* stop, const PlannerOptions& perPlanner)
 {
     registerBuiltinPlanners(); // once, before the workers look planners up
     const int total = int(requests.size() * planners.size());
@@ -174,7 +174,8 @@ std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanReque
     auto work = [&] {
         for (int i = next++; i < total; i = next++) {
             const auto& [point, request] = requests[size_t(i) / planners.size()];
-            rows[size_t(i)] = planOne(point, request, planners[size_t(i) % planners.size()], stop);
+            const std::string& planner = planners[size_t(i) % planners.size()];
+            rows[size_t(i)] = planOne(point, requestForPlanner(request, planner, perPlanner), planner, stop);
             const std::lock_guard<std::mutex> lock(reportLock);
             ++finished;
             if (done)

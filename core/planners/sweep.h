@@ -55,10 +55,11 @@ PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, co
 // back in order: request by request, planners in the given order. `done` is called (serialised) after
 // each row with the number finished so far. Setting `*stop` (the GUI's Cancel) cancels the searches under
 // way at their next progress report and skips the rest: those rows come back with status "cancelled".
+// `perPlanner` adds each planner's own options to the requests' (the GUI's Run tab settings).
 using SweepProgress = std::function<void(int finished, int total, const SweepRow& row)>;
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
                                const std::vector<std::string>& planners, int threads, const SweepProgress& done = {},
-                               const std::atomic<bool>* stop = nullptr);
+                               const std::atomic<bool>* stop = nullptr, const PlannerOptions& perPlanner = {});
 
 // The hetplan.sweep/1 document: the axes, and one row per combination × planner.
 QJsonObject sweepToJson(const std::vector<SweepAxis>& axes, const std::vector<std::string>& planners,

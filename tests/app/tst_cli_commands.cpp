@@ -7,6 +7,7 @@
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
 #include "core/model/model.h"
+#include "core/planners/planner.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -42,7 +43,16 @@ private slots:
                               "vgg19",           "vgg19-cifar",     "bert-moe",      "llama-0.5b",    "llama-1.1b",
                               "opt-350m",        "gpt-neo-2.7b",    "llama3-8b",     "opt-30b"})
             QVERIFY2(r.out.contains(QString(" ") + n + " "), n);
-        QCOMPARE(runCli({"list", "planners"}).exitCode, 0);
+        const auto planners = runCli({"list", "planners"});
+        QCOMPARE(planners.exitCode, 0);
+        // One line per planner, its name then at least two spaces: the long names (deepspeed-zero,
+        // dp-proportional) once ran into their descriptions.
+        const QStringList lines = planners.out.split('\n', Qt::SkipEmptyParts);
+        registerBuiltinPlanners();
+        QCOMPARE(lines.size(), int(PlannerRegistry::instance().names().size()));
+        for (const QString& line : lines)
+            QVERIFY2(QRegularExpression("^[a-z-]+  +\\S").match(line).hasMatch(), qPrintable(line));
+        QVERIFY(planners.out.contains(QRegularExpression("^deepspeed-zero  +Baseline", QRegularExpression::MultilineOption)));
         QVERIFY(runCli({"list", "devices"}).out.contains("MI300X"));
     }
 

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "core/base/errors.h"
+#include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
 #include "core/planners/sweep.h"
@@ -155,6 +156,28 @@ private slots:
         QCOMPARE(one.first, 0);
         QCOMPARE(one.second["rows"].toArray().size(), 8);
         QVERIFY(one.second == four.second);
+    }
+
+    // Each planner gets its own options and no other planner's: a bad value for random's trials makes
+    // random's row not-applicable naming the option, while uniform (which would refuse an unknown key)
+    // plans as usual; a good value plans.
+    void perPlannerOptionsReachOnlyTheirPlanner()
+    {
+        PlanRequest base;
+        base.cluster = exampleCluster("amp-het-cluster");
+        base.model = buildExampleModel("gpt2-amp");
+        base.job.globalBatchSize = 16;
+        base.job.sequenceLength = base.model.arch.sequence;
+        const std::vector<std::pair<SweepPoint, PlanRequest>> requests{{SweepPoint{}, base}};
+        const std::vector<std::string> planners{"random", "uniform"};
+        auto rows = runSweep(requests, planners, 1, {}, nullptr, {{"random", {{"trials", "0"}}}});
+        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows[0].status, std::string("not-applicable"));
+        QVERIFY2(rows[0].error.find("trials") != std::string::npos, rows[0].error.c_str());
+        QCOMPARE(rows[1].status, std::string("ok"));
+        rows = runSweep(requests, planners, 1, {}, nullptr, {{"random", {{"trials", "5"}}}});
+        QCOMPARE(rows[0].status, std::string("ok"));
+        QCOMPARE(rows[1].status, std::string("ok"));
     }
 
     void cliBadVaryExitsTwo_data()

@@ -23,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
@@ -149,6 +150,28 @@ private slots:
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QVERIFY(w.grab().save(QDir(dir).filePath("whatif.png")));
         }
+    }
+
+    // The sweep plans with the Run tab's options, as a run does: uniform with pp = 4 set there.
+    void sweepUsesTheRunTabsOptions()
+    {
+        MainWindow w;
+        openAmp(w, {"uniform"});
+        auto* pp = qobject_cast<QSpinBox*>(w.runPanel()->optionEditor("uniform", "pp"));
+        QVERIFY(pp);
+        pp->setValue(4);
+        WhatIfPanel& panel = *w.whatIf();
+        QVERIFY(runSweepIn(panel, "gbs", "32"));
+        QCOMPARE(panel.controller()->rows().size(), size_t(1));
+
+        const PlanRequest base = *currentPlanRequest(*w.document());
+        const SweepPoint point{{"gbs", "32"}};
+        const std::vector<std::pair<SweepPoint, PlanRequest>> requests{{point, applySweepPoint(base, point, {})}};
+        const SweepRow withPp4 = runSweep(requests, {"uniform"}, 1, {}, nullptr, {{"uniform", {{"pp", "4"}}}})[0];
+        const SweepRow byDefault = runSweep(requests, {"uniform"}, 1)[0];
+        QCOMPARE(withPp4.status, std::string("ok"));
+        QVERIFY(withPp4.iterationSeconds != byDefault.iterationSeconds); // the option changes the plan ...
+        QCOMPARE(panel.controller()->rows()[0].iterationSeconds, withPp4.iterationSeconds); // ... and it got there
     }
 
     void badValuesAreRefusedUnderTheFieldAndStartNothing()

@@ -146,7 +146,7 @@ private slots:
             if (QTest::currentTestFailed())
                 return;
         }
-        QVERIFY(t.pruned > 0);            // the bound did cut subtrees ...
+        QVERIFY(t.pruned > 0);              // the bound did cut subtrees ...
         QVERIFY(t.leavesDfs < t.leavesAll); // ... and fewer leaves were scored than exist
     }
 
@@ -184,8 +184,8 @@ private slots:
                         int expect = 0;
                         for (int a = dec.first; a + n <= dec.end; ++a)
                             for (int f = 1; f <= cfg.microBatches; ++f)
-                                if (fitsMemory(stagePeakMemory(c.model, a, a + n, cfg.tp, shards, cfg.microBatchSize,
-                                                               f, c.job),
+                                if (fitsMemory(stagePeakMemory(c.model, a, a + n, cfg.tp, shards, cfg.microBatchSize, f,
+                                                               c.job),
                                                node, device))
                                     expect = std::max(expect, f);
                         QCOMPARE(p.inFlightTolerance(t, n), expect);

@@ -85,17 +85,6 @@ bool RunController::wasCancelled() const { return shared_ && shared_->cancelled;
 void RunController::wait() { worker_.wait(); }
 
 namespace {
-// The request one planner gets: the run's request with that planner's options on top.
-PlanRequest requestFor(const PlanRequest& request, const std::string& planner,
-                       const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner)
-{
-    PlanRequest req = request;
-    if (auto it = optionsPerPlanner.find(planner); it != optionsPerPlanner.end())
-        for (const auto& [k, v] : it->second)
-            req.options[k] = v;
-    return req;
-}
-
 // Runs result.planner into `result`: its plan, or why there is none as status and message.
 void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
 {
@@ -122,13 +111,14 @@ void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
 } // namespace
 
 bool RunController::start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
-                          std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner)
+                          PlannerOptions optionsPerPlanner)
 {
     if (isRunning())
         return false;
     run_ = std::move(run);
     shared_ = std::make_shared<Shared>();
-    return worker_.start([this, planners, request, optionsPerPlanner, shared = shared_](const WorkerThread::Post& post) {
+    return worker_.start([this, planners, request, optionsPerPlanner,
+                          shared = shared_](const WorkerThread::Post& post) {
         LowerThreadPriority lower; // the GUI thread wins when the cores are busy
         runAll(planners, request, optionsPerPlanner, *shared, deliverer(post), reporter(post, shared), starter(post));
     });
@@ -168,14 +158,14 @@ RunController::Report RunController::reporter(const WorkerThread::Post& post, st
 // The worker: the planners one after another, each result delivered as soon as it is ready; after a
 // cancel the remaining planners are delivered as cancelled without running.
 void RunController::runAll(const std::vector<std::string>& planners, const PlanRequest& request,
-                           const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
-                           Shared& shared, const Deliver& deliver, const Report& report, const Started& started)
+                           const PlannerOptions& optionsPerPlanner, Shared& shared, const Deliver& deliver,
+                           const Report& report, const Started& started)
 {
     const int n = int(planners.size());
     for (int i = 0; i < n; ++i) {
         RunResult result;
         result.planner = planners[i];
-        const PlanRequest req = requestFor(request, planners[i], optionsPerPlanner);
+        const PlanRequest req = requestForPlanner(request, planners[i], optionsPerPlanner);
         result.options = req.options;
         if (shared.cancelled) {
             result.status = "cancelled";

@@ -23,7 +23,7 @@ public:
     // Starts the planners on `request`; returns false if a run is already going. `run` names the inputs and
     // gets results appended as they arrive (see resultReady / finished).
     bool start(const std::vector<std::string>& planners, const PlanRequest& request, Run run,
-               std::map<std::string, std::map<std::string, std::string>> optionsPerPlanner = {});
+               PlannerOptions optionsPerPlanner = {});
     void cancel();
     // Whether the user cancelled the current (or last) run; a run that ran out of time was not cancelled.
     bool wasCancelled() const;
@@ -46,7 +46,7 @@ private:
     Report reporter(const WorkerThread::Post& post, std::shared_ptr<Shared> shared);
     Started starter(const WorkerThread::Post& post);
     static void runAll(const std::vector<std::string>& planners, const PlanRequest& request,
-                       const std::map<std::string, std::map<std::string, std::string>>& optionsPerPlanner,
+                       const PlannerOptions& optionsPerPlanner,
                        Shared& shared, const Deliver& deliver, const Report& report, const Started& started);
 
     std::shared_ptr<Shared> shared_;

@@ -56,8 +56,8 @@ SweepController::~SweepController()
 
 bool SweepController::isRunning() const { return worker_.isRunning(); }
 
-bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requests,
-                            std::vector<std::string> planners, int threads)
+bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requests, std::vector<std::string> planners,
+                            int threads, PlannerOptions options)
 {
     if (isRunning())
         return false;
@@ -66,14 +66,14 @@ bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requ
     cancelled_ = false;
     shared_ = std::make_shared<Shared>();
     auto shared = shared_;
-    return worker_.start([this, shared, requests = std::move(requests), planners = std::move(planners),
-                          threads](const WorkerThread::Post& post) {
+    return worker_.start([this, shared, requests = std::move(requests), planners = std::move(planners), threads,
+                          options = std::move(options)](const WorkerThread::Post& post) {
         shared->rows = runSweep(
             requests, planners, threads,
             [this, &post](int finished, int total, const SweepRow&) {
                 post([this, finished, total] { emit progress(finished, total); });
             },
-            &shared->stop);
+            &shared->stop, options);
     });
 }
 

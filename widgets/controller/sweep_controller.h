@@ -32,8 +32,9 @@ public:
     bool isRunning() const;
     // Starts planning every (request, planner) pair; false if a sweep is already running. `threads` 0 =
     // one fewer than the CPU cores (at least one), so the GUI thread keeps a core.
+    // `options` are each planner's own (the Run tab's), added to the requests'.
     bool start(std::vector<std::pair<SweepPoint, PlanRequest>> requests, std::vector<std::string> planners,
-               int threads = 0);
+               int threads = 0, PlannerOptions options = {});
     void cancel();
     bool wasCancelled() const { return cancelled_; }
     // The rows of the last finished sweep, in runSweep's order (combination by combination, planners in order).

@@ -183,7 +183,7 @@ void WhatIfPanel::refreshPlanners()
     for (const std::string& p : planners)
         names << QString::fromStdString(p);
     plannersLabel_->setText(names.isEmpty() ? tr("none ticked: tick planners in the Run tab")
-                                            : tr("%1 (ticked in the Run tab)").arg(names.join(", ")));
+                                            : tr("%1 (ticked in the Run tab, with its options)").arg(names.join(", ")));
 }
 
 bool WhatIfPanel::startSweep()
@@ -209,7 +209,7 @@ bool WhatIfPanel::startSweep()
         return false;
     }
     pending_ = {*axis, planners, {}, base->cluster.name, base->model.name};
-    controller_->start(std::move(requests), planners);
+    controller_->start(std::move(requests), planners, 0, optionsSource_ ? optionsSource_() : PlannerOptions{});
     progress_->setRange(0, int(axis->values.size() * planners.size()));
     progress_->setValue(0);
     setRunning(true);

@@ -33,8 +33,10 @@ public:
 
     using RequestSource = std::function<std::optional<PlanRequest>()>;
     using PlannerSource = std::function<std::vector<std::string>()>;
+    using OptionsSource = std::function<PlannerOptions()>; // each planner's options, as a run would use them
     void setRequestSource(RequestSource source) { requestSource_ = std::move(source); }
     void setPlannerSource(PlannerSource source) { plannerSource_ = std::move(source); }
+    void setOptionsSource(OptionsSource source) { optionsSource_ = std::move(source); }
 
     // Chooses the parameter by its sweep name: "gbs", "seq", "zero" or "without".
     void setParameter(const std::string& axis);
@@ -77,6 +79,7 @@ private:
 
     RequestSource requestSource_;
     PlannerSource plannerSource_;
+    OptionsSource optionsSource_;
     SweepController* controller_;
     QComboBox* parameterBox_ = nullptr;
     QLineEdit* valuesEdit_ = nullptr;

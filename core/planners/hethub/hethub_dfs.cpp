@@ -102,7 +102,9 @@ private:
         const int S = stagesAfter_[0], V = std::min(S, p_.config().microBatches);
         std::vector<int>& atLeast = scratch_; // atLeast[v]: stages tolerating exactly v, then ≥ v
         atLeast.assign(size_t(V) + 2, 0);
-        auto add = [&](int type, int layers, int stages) { atLeast[size_t(std::min(V, p_.inFlightTolerance(type, layers)))] += stages; };
+        auto add = [&](int type, int layers, int stages) {
+            atLeast[size_t(std::min(V, p_.inFlightTolerance(type, layers)))] += stages;
+        };
         for (int j = 0; j < k_; ++j) {
             if (j > i) {
                 add(j, 1, stages_[j]);
@@ -276,7 +278,7 @@ private:
     const int k_;
     const std::vector<int>& stages_;
     std::vector<int> counts_, stagesAfter_;
-    mutable std::vector<int> scratch_;  // positionsFit's histogram
+    mutable std::vector<int> scratch_; // positionsFit's histogram
     std::vector<long long> roomAfter_; // roomAfter_[i]: Σ over types i..k-1 of stages × maxStageLayers
     std::vector<double> weight_;
     std::vector<double> fastestAfter_; // fastestAfter_[i]: fastest single decoder layer of types i..k-1

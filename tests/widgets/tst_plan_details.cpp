@@ -195,7 +195,9 @@ void TestPlanDetails::dittoFoldingAndTemplates()
     QCOMPARE(valueOf(*summary, "Virtual template"), QStringLiteral("12 single-GPU stages, T 900.0 ms"));
     const DetailsBlock* recovered = findBlock(s, "Recovered template");
     QVERIFY(recovered);
-    QCOMPARE(recovered->rows[1], (QStringList{"2 (slowest)", "RTX-3090", "[2, 6)", "2", "2 × 1", "30.00 ms"}));
+    // Stages count from 0 as in the Gantt chart; slowest_stage (k* = 2) counts from 1 as in the paper.
+    QCOMPARE(recovered->rows[0].front(), QStringLiteral("0"));
+    QCOMPARE(recovered->rows[1], (QStringList{"1 (slowest)", "RTX-3090", "[2, 6)", "2", "2 × 1", "30.00 ms"}));
     const DetailsBlock* virt = findBlock(s, "Oobleck templates on the virtual cluster");
     QVERIFY(virt);
     QCOMPARE(virt->rows.size(), size_t(2));
@@ -232,7 +234,8 @@ void TestPlanDetails::oobleckTemplateRows()
     QCOMPARE(matrix->rows[1], (QStringList{"2", "–", "300.0 ms", "400.0 ms"}));
     const DetailsBlock* instance = findBlock(s, "Instance");
     QVERIFY(instance);
-    QCOMPARE(instance->rows[0], (QStringList{"1", "2", "2", "5", "300.0 ms"}));
+    // Pipelines count from 0, as the Gantt chart's P0, P1 … do.
+    QCOMPARE(instance->rows[0], (QStringList{"0", "2", "2", "5", "300.0 ms"}));
     const DetailsBlock* setting = findBlock(s, "Setting");
     QVERIFY(setting);
     QCOMPARE(valueOf(*setting, "Templates reused"), QStringLiteral("yes"));
@@ -252,7 +255,9 @@ void TestPlanDetails::hethubMetricRowsWithUnits()
                                       {"dp", 2},
                                       {"tp", 1},
                                       {"order", "descending"},
-                                      {"decoder_layers_per_type", QJsonObject{{"A100-80GB", 24}, {"MI210", 8}}}};
+                                      {"decoder_layers_per_type", QJsonObject{{"A100-80GB", 24}, {"MI210", 8}}},
+                                      {"stages", QJsonArray{QJsonObject{{"device", "A100-80GB"}, {"layers", 24}},
+                                                            QJsonObject{{"device", "MI210"}, {"layers", 8}}}}};
     const PlanDetailsLayout l = layoutPlanDetails(p);
     const DetailsSection& s = l.sections.at(0);
     QCOMPARE(s.title, QStringLiteral("HetHub"));
@@ -270,6 +275,12 @@ void TestPlanDetails::hethubMetricRowsWithUnits()
     QCOMPARE(valueOf(*layout, "Pipeline stages"), QStringLiteral("4"));
     QCOMPARE(valueOf(*layout, "Decoder layers per device type"), QStringLiteral("A100-80GB: 24 · MI210: 8"));
     QVERIFY(valueOf(*layout, "Stage order").startsWith("descending"));
+    // Stages in pipeline order, numbered from 0 like the Gantt chart and the stage map.
+    const DetailsBlock* stages = findBlock(s, "Stages in pipeline order");
+    QVERIFY(stages);
+    QCOMPARE(stages->rows.size(), size_t(2));
+    QCOMPARE(stages->rows[0], (QStringList{"0", "A100-80GB", "24"}));
+    QCOMPARE(stages->rows[1], (QStringList{"1", "MI210", "8"}));
 }
 
 void TestPlanDetails::hethubRatiosFromThePlanWhenGiven()

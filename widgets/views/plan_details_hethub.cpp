@@ -65,7 +65,8 @@ DetailsBlock hethubStages(const QJsonArray& stages)
     DetailsBlock b = table(tr("Stages in pipeline order"), {tr("Stage"), tr("Device type"), tr("Decoder layers")});
     for (int i = 0; i < int(stages.size()); ++i) {
         const QJsonObject s = stages[i].toObject();
-        b.rows.push_back({QString::number(i + 1), s.value("device").toString(), integer(s.value("layers"))});
+        // Numbered from 0, like the Gantt chart, the stage map and the CLI.
+        b.rows.push_back({QString::number(i), s.value("device").toString(), integer(s.value("layers"))});
     }
     return b;
 }

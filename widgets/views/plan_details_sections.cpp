@@ -62,14 +62,15 @@ DetailsBlock dittoSummary(SectionReader& r)
     return kv;
 }
 
-// The recovered (or Oobleck) template: one row per stage.
+// The recovered (or Oobleck) template: one row per stage, numbered from 0 like the Gantt chart and the
+// stage map; `slowest` is the objective's k*, which counts from 1 as in the Ditto paper.
 DetailsBlock stageTable(const QString& heading, const QJsonArray& stages, int slowest)
 {
     DetailsBlock b =
         table(heading, {tr("Stage"), tr("Device type"), tr("Layers"), tr("GPUs"), tr("dp × tp"), tr("Stage time")});
     for (int i = 0; i < int(stages.size()); ++i) {
         const QJsonObject s = stages[i].toObject();
-        b.rows.push_back({i + 1 == slowest ? tr("%1 (slowest)").arg(i + 1) : QString::number(i + 1),
+        b.rows.push_back({i + 1 == slowest ? tr("%1 (slowest)").arg(i) : QString::number(i),
                           s.value("device").toString(), layerRange(s.value("layers")), integer(s.value("gpus")),
                           QStringLiteral("%1 × %2").arg(integer(s.value("dp")), integer(s.value("tp"))),
                           seconds(s.value("seconds"))});
@@ -159,7 +160,7 @@ DetailsBlock oobleckInstance(const QJsonArray& instance)
         table(tr("Instance on the cluster"), {tr("Pipeline"), tr("Nodes"), tr("Stages"), tr("Micro-batches"), tr("T")});
     for (int i = 0; i < int(instance.size()); ++i) {
         const QJsonObject p = instance[i].toObject();
-        b.rows.push_back({QString::number(i + 1), integer(p.value("nodes")), integer(p.value("stages")),
+        b.rows.push_back({QString::number(i), integer(p.value("nodes")), integer(p.value("stages")),
                           integer(p.value("micro_batches")), seconds(p.value("T"))});
     }
     return b;

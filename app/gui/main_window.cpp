@@ -92,6 +92,10 @@ void MainWindow::buildTabs()
 {
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
+    // Nine tabs between the two docks do not fit a 1280-pixel window: rather than scroll the first ones out
+    // of sight behind arrows, squeeze the tabs and elide their longest labels (the tooltip has the name).
+    tabs_->setUsesScrollButtons(false);
+    tabs_->setElideMode(Qt::ElideRight);
     editor_ = new ClusterEditor(doc_->undoStack());
     modelPanel_ = new ModelPanel;
     runPanel_ = new RunPanel;
@@ -108,6 +112,8 @@ void MainWindow::buildTabs()
     tabs_->addTab(comparison_, tr("Comparison"));
     buildDetailsTab();
     buildWhatIfTab();
+    for (int i = 0; i < tabs_->count(); ++i) // the whole name, where the label is elided
+        tabs_->setTabToolTip(i, tabs_->tabText(i).replace(QStringLiteral("&&"), QStringLiteral("&")));
     setCentralWidget(tabs_);
 }
 

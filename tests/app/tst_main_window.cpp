@@ -24,6 +24,7 @@
 #include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -266,6 +267,23 @@ private slots:
         QVERIFY(distinctColours(w.planDetails()) > 10);
         w.document()->setCurrentPlan(std::nullopt);
         QVERIFY(w.planDetails()->isEmpty());
+    }
+
+    // At 1280 x 800 with both docks, every tab is on screen (squeezed, perhaps elided, never scrolled out
+    // of sight) and its tooltip has the whole name.
+    void everyTabVisibleAt1280()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QTabBar* bar = w.tabs()->tabBar();
+        QCOMPARE(bar->count(), 9);
+        for (int i = 0; i < bar->count(); ++i) {
+            QVERIFY2(bar->rect().contains(bar->tabRect(i)), qPrintable(bar->tabText(i)));
+            QCOMPARE(bar->tabToolTip(i), bar->tabText(i).replace("&&", "&"));
+        }
     }
 
     void exportMenuIsTheRegistry()

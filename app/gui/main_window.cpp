@@ -4,6 +4,7 @@
 #include "core/io/exporters.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/common/tab_labels.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
 #include "widgets/panels/job_panel.h"
@@ -12,6 +13,7 @@
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/curves_view.h"
 #include "widgets/views/gantt_view.h"
+#include "widgets/views/plan_details_view.h"
 #include "widgets/views/stage_map_view.h"
 
 #include <QAction>
@@ -92,10 +94,10 @@ void MainWindow::buildTabs()
 {
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
-    // Nine tabs between the two docks do not fit a 1280-pixel window: rather than scroll the first ones out
-    // of sight behind arrows, squeeze the tabs and elide their longest labels (the tooltip has the name).
-    tabs_->setUsesScrollButtons(false);
-    tabs_->setElideMode(Qt::ElideRight);
+    // Nine tabs between the two docks do not fit a narrow window: the long labels get short ones (see the
+    // TabLabels below). Only a window narrower still (about 1100 pixels with both docks) scrolls the tabs:
+    // whole short labels behind arrows read better than every label elided to two letters.
+    tabs_->setElideMode(Qt::ElideNone);
     editor_ = new ClusterEditor(doc_->undoStack());
     modelPanel_ = new ModelPanel;
     runPanel_ = new RunPanel;
@@ -112,8 +114,14 @@ void MainWindow::buildTabs()
     tabs_->addTab(comparison_, tr("Comparison"));
     buildDetailsTab();
     buildWhatIfTab();
-    for (int i = 0; i < tabs_->count(); ++i) // the whole name, where the label is elided
+    for (int i = 0; i < tabs_->count(); ++i) // the whole name, where the label is short or elided
         tabs_->setTabToolTip(i, tabs_->tabText(i).replace(QStringLiteral("&&"), QStringLiteral("&")));
+    auto* labels = new TabLabels(tabs_);
+    labels->setShortLabel(modelPanel_, tr("Model"));
+    labels->setShortLabel(stageMap_, tr("Stages"));
+    labels->setShortLabel(curves_, tr("Speed"));
+    labels->setShortLabel(comparison_, tr("Compare"));
+    labels->setShortLabel(details_, tr("Details"));
     setCentralWidget(tabs_);
 }
 

@@ -269,20 +269,37 @@ private slots:
         QVERIFY(w.planDetails()->isEmpty());
     }
 
-    // At 1280 x 800 with both docks, every tab is on screen (squeezed, perhaps elided, never scrolled out
-    // of sight) and its tooltip has the whole name.
-    void everyTabVisibleAt1280()
+    // With both docks, every tab is on screen and whole (not scrolled out of sight, not elided) from the
+    // 1152-pixel default of a 1280-pixel screen up, and its tooltip has the whole name: a wide window shows
+    // the full labels, a 1152-pixel one the short ones.
+    void everyTabVisibleAtEveryWidth_data()
     {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<QString>("detailsLabel");
+        QTest::newRow("1152") << 1152 << "Details";
+        QTest::newRow("1280") << 1280 << ""; // either, depending on the docks' widths
+        QTest::newRow("1800") << 1800 << "Plan details";
+    }
+    void everyTabVisibleAtEveryWidth()
+    {
+        QFETCH(int, width);
+        QFETCH(QString, detailsLabel);
         MainWindow w;
         w.setInteractive(false);
-        w.resize(1280, 800);
+        w.resize(width, 800);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QTabBar* bar = w.tabs()->tabBar();
         QCOMPARE(bar->count(), 9);
+        if (!detailsLabel.isEmpty())
+            QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.planDetails())), detailsLabel);
+        QCOMPARE(w.tabs()->tabToolTip(w.tabs()->indexOf(w.planDetails())), QStringLiteral("Plan details"));
+        const QFontMetrics fm(bar->font());
         for (int i = 0; i < bar->count(); ++i) {
-            QVERIFY2(bar->rect().contains(bar->tabRect(i)), qPrintable(bar->tabText(i)));
-            QCOMPARE(bar->tabToolTip(i), bar->tabText(i).replace("&&", "&"));
+            const QString label = bar->tabText(i).replace("&&", "&");
+            QVERIFY2(bar->rect().contains(bar->tabRect(i)), qPrintable(label));
+            QVERIFY2(bar->tabRect(i).width() > fm.horizontalAdvance(label), qPrintable(label)); // not elided
+            QVERIFY(!bar->tabToolTip(i).isEmpty());
         }
     }
 

@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench bench-scale clean package fuzz check-sanitize
+.PHONY: deps configure build run test bench bench-scale clean package fuzz check-sanitize check-nounity
 
 deps:
 	@bash packaging/install-deps.sh
@@ -62,3 +62,10 @@ fuzz:
 check-sanitize:
 	@bash packaging/install-deps.sh packaging/sanitize-packages.txt
 	JOBS=$(JOBS) bash tools/sanitize/check-sanitize.sh all
+
+# Every source file compiled on its own (build-nounity/), then the suite: the normal build compiles unity
+# batches, where a file can lean on an include of its batch neighbour until a new file shifts the batches.
+check-nounity: deps
+	cmake -S . -B build-nounity -G Ninja $(CMAKE_FLAGS) -DHETPLAN_UNITY_BUILD=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	cmake --build build-nounity -j $(JOBS)
+	cd build-nounity && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS)

@@ -26,6 +26,8 @@
 
 namespace hetplan {
 
+PropertyPanel* ClusterEditor::panel() const { return panel_; }
+
 namespace {
 constexpr double kDefaultNic = 100e9 / 8; // 100 Gbps, a common data-centre NIC
 } // namespace

@@ -65,7 +65,7 @@ public:
     ClusterScene* scene() const { return scene_; }
     ClusterView* view() const { return view_; }
     DevicePalette* palette() const { return palette_; }
-    PropertyPanel* panel() const { return panel_; }
+    PropertyPanel* panel() const; // out of line: QPointer needs the complete type, which this header lacks
     QToolBar* toolBar() const { return toolBar_; }
 
 signals:

@@ -3,6 +3,7 @@
 #include "core/cost/memory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace hetplan::hethub {

@@ -261,6 +261,14 @@ private:
             return;
         }
         std::vector<StageSlot> order = p_.descendingOrder(counts_);
+        // A cheap memory check first: a stage whose in-flight tolerance is below its position's in-flight
+        // count cannot fit (the tolerance is an upper bound), so the leaf is dropped without scoring it.
+        const int S = int(order.size()), M = p_.config().microBatches;
+        for (int pos = 0; pos < S; ++pos)
+            if (p_.inFlightTolerance(order[pos].type, order[pos].layers) < std::min(S - pos, M)) {
+                ++pool_.droppedMemory;
+                return;
+            }
         const LeafScore s = p_.score(order);
         if (!s.fits) {
             ++pool_.droppedMemory;

@@ -41,6 +41,11 @@ MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int
     // Tied embeddings (sim9, issue 9 item 4): a stage holding the head but not the embedding keeps its own
     // copy of the word embedding (vocabulary-parallel, so split by tp) with gradients and optimizer states.
     params += model.tiedCopyParams(first, end) / std::max(1, tp);
+    return paramStateMemory(params, dpShards, job);
+}
+
+MemoryBreakdown paramStateMemory(double params, int dpShards, const Job& job)
+{
     const double shards = std::max(1, dpShards);
     const StateBytesPerParam per = stateBytesPerParam(job);
     MemoryBreakdown m;

@@ -38,6 +38,10 @@ struct StateBytesPerParam {
 };
 StateBytesPerParam stateBytesPerParam(const Job& job);
 
+// Model-state bytes of `params` parameters on one GPU: weights, gradients and optimizer states at the job's
+// precision, ZeRO-sharded over `dpShards` data-parallel ranks (zeroStage from the job).
+MemoryBreakdown paramStateMemory(double params, int dpShards, const Job& job);
+
 // Model-state bytes of layers [first, end) on one GPU with tensor-parallel degree tp and ZeRO sharding
 // over `dpShards` data-parallel ranks (zeroStage from the job).
 MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, const Job& job);

@@ -52,18 +52,7 @@ double StagePeakScan::peak(int inFlight) const
                                 !embedding_
                             ? model_.arch.wordEmbeddingParams()
                             : 0;
-    const double params = paramSum_ + tied / tp_;
-    const StateBytesPerParam per = stateBytesPerParam(job_);
-    MemoryBreakdown m;
-    m.weights = params * per.weights;
-    m.gradients = params * per.gradients;
-    m.optimizer = params * per.optimizer;
-    if (job_.zeroStage >= 1)
-        m.optimizer /= shards_;
-    if (job_.zeroStage >= 2)
-        m.gradients /= shards_;
-    if (job_.zeroStage >= 3)
-        m.weights /= shards_;
+    const MemoryBreakdown m = paramStateMemory(paramSum_ + tied / tp_, shards_, job_);
     StageActivations a;
     a.perMicroBatch = perMicroBatch_;
     a.oncePerStage = job_.recompute ? largest_ : 0;

@@ -24,7 +24,7 @@ private:
     const ModelSpec& model_;
     const Job& job_;
     int tp_ = 1;
-    double shards_ = 1;
+    int shards_ = 1;
     std::vector<double> params_;    // per layer: its params on one tp rank
     std::vector<double> full_;      // per layer: full activation bytes of one micro-batch
     std::vector<double> inFlight_;  // per layer: what one micro-batch in flight keeps

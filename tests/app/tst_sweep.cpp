@@ -1,9 +1,9 @@
 // What-if sweeps: --vary parsing, the combinations, and `hetplan-cli sweep` end to end against the
 // hetplan.sweep/1 schema.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/base/errors.h"
-#include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
 #include "core/planners/sweep.h"
@@ -163,12 +163,8 @@ private slots:
     // plans as usual; a good value plans.
     void perPlannerOptionsReachOnlyTheirPlanner()
     {
-        PlanRequest base;
-        base.cluster = exampleCluster("amp-het-cluster");
-        base.model = buildExampleModel("gpt2-amp");
-        base.job.globalBatchSize = 16;
-        base.job.sequenceLength = base.model.arch.sequence;
-        const std::vector<std::pair<SweepPoint, PlanRequest>> requests{{SweepPoint{}, base}};
+        const std::vector<std::pair<SweepPoint, PlanRequest>> requests{
+            {SweepPoint{}, test::exampleRequest("amp-het-cluster", "gpt2-amp", 16)}};
         const std::vector<std::string> planners{"random", "uniform"};
         auto rows = runSweep(requests, planners, 1, {}, nullptr, {{"random", {{"trials", "0"}}}});
         QCOMPARE(rows.size(), size_t(2));

@@ -2,6 +2,7 @@
 // planning leaves those nodes out exactly as `--without` does, in runPlanner (so the CLI, the GUI and the
 // benchmarks agree) and in the CLI's plan/compare.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "app/cli/cli.h"
 #include "core/io/examples.h"
@@ -19,11 +20,7 @@ namespace {
 // Ditto's experiment: ditto-ex3 (11 nodes, 22 GPUs of four types), gpt2-xl at batch 128, its example profile.
 PlanRequest dittoRequest()
 {
-    PlanRequest req;
-    req.cluster = exampleCluster("ditto-ex3");
-    req.model = buildExampleModel("gpt2-xl");
-    req.job.globalBatchSize = 128;
-    req.job.sequenceLength = req.model.arch.sequence;
+    PlanRequest req = test::exampleRequest("ditto-ex3", "gpt2-xl", 128);
     req.profile = exampleProfile("gpt2-xl-ditto", req.model, req.job);
     return req;
 }

@@ -1,5 +1,6 @@
 // write → read → equal for every JSON format (cluster, model, job, profile, plan), through real files.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/base/errors.h"
 #include "core/base/units.h"
@@ -151,10 +152,7 @@ private slots:
 
     void plan()
     {
-        PlanRequest req;
-        req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-amp");
-        req.job.globalBatchSize = 32;
+        PlanRequest req = test::exampleRequest("amp-het-cluster", "gpt2-amp", 32);
         req.options["mbs"] = "2";
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);
@@ -203,10 +201,7 @@ private slots:
     // The plan reader takes whole numbers only and refuses inputs that cannot belong to one run.
     void planReaderCrossChecksInputs()
     {
-        PlanRequest req;
-        req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-amp"); // 26 layers, sequence 1024 (= the job's default)
-        req.job.globalBatchSize = 32;
+        PlanRequest req = test::exampleRequest("amp-het-cluster", "gpt2-amp", 32);
         req.options["mbs"] = "2";
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);

@@ -1,6 +1,7 @@
 // Cost of a plan: catalog prices, the per-node override in the cluster file, estimate.cost in plan JSON.
 // Expected figures are worked out by hand in the comments.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/base/errors.h"
 #include "core/io/examples.h"
@@ -38,12 +39,8 @@ const DeviceType* builtinDevice(const std::string& type) { return DeviceCatalog:
 // uniform's plan for gpt2-amp on amp-het-cluster (V100-16GB and T4, both priced): a whole, readable plan.
 Plan plannedPlan()
 {
-    PlanRequest req;
-    req.cluster = exampleCluster("amp-het-cluster");
-    req.model = buildExampleModel("gpt2-amp");
-    req.job.globalBatchSize = 32;
     Progress progress;
-    return runPlanner("uniform", req, progress);
+    return runPlanner("uniform", test::exampleRequest("amp-het-cluster", "gpt2-amp", 32), progress);
 }
 
 QJsonObject withNodeField(const Cluster& c, const char* key, const QJsonValue& value)

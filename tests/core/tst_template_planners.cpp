@@ -3,6 +3,7 @@
 // templates equal an enumeration on a 2-node, 6-layer case, Ditto's folding matches a hand computation
 // for Ex1 and its recovered plans use each GPU at most once and cover every layer once.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/base/errors.h"
 #include "core/cost/costmodel.h"
@@ -363,11 +364,7 @@ private slots:
 private:
     static PlanRequest dittoRequest(const std::string& cluster)
     {
-        PlanRequest req;
-        req.cluster = exampleCluster(cluster);
-        req.model = buildExampleModel("gpt2-xl");
-        req.job.globalBatchSize = 128;
-        req.job.sequenceLength = req.model.arch.sequence;
+        PlanRequest req = test::exampleRequest(cluster, "gpt2-xl", 128);
         req.profile = exampleProfile("gpt2-xl-ditto", req.model, req.job);
         return req;
     }

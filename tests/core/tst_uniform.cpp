@@ -1,5 +1,6 @@
 // The uniform reference planner end to end: structural invariants, the even split, infeasibility.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/base/errors.h"
 #include "core/io/examples.h"
@@ -14,10 +15,7 @@ class TestUniform : public QObject {
 private slots:
     void evenSplitAndPlacement()
     {
-        PlanRequest req;
-        req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-amp");
-        req.job.globalBatchSize = 32;
+        PlanRequest req = test::exampleRequest("amp-het-cluster", "gpt2-amp", 32);
         req.options = {{"pp", "4"}, {"tp", "2"}};
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);
@@ -42,10 +40,7 @@ private slots:
 
     void smallestDepthThatFits()
     {
-        PlanRequest req;
-        req.cluster = exampleCluster("amp-het-cluster");
-        req.model = buildExampleModel("gpt2-xl");
-        req.job.globalBatchSize = 32;
+        PlanRequest req = test::exampleRequest("amp-het-cluster", "gpt2-xl", 32);
         Progress progress;
         Plan p = runPlanner("uniform", req, progress);
         test::checkPipelineInvariants(p);

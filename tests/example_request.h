@@ -1,0 +1,21 @@
+#pragma once
+// A planning request on a bundled example cluster and model, the way the CLI's `--cluster example:…
+// --model example:… --gbs N` builds one (the job's sequence length is the model's). Header-only, so only
+// the tests that use it link the example loaders.
+#include "core/io/examples.h"
+#include "core/planners/planner.h"
+
+namespace hetplan::test {
+
+inline PlanRequest exampleRequest(const std::string& cluster, const std::string& model, int globalBatch)
+{
+    PlanRequest req;
+    req.cluster = exampleCluster(cluster);
+    req.model = buildExampleModel(model);
+    req.job.globalBatchSize = globalBatch;
+    if (req.model.arch.sequence > 0)
+        req.job.sequenceLength = req.model.arch.sequence;
+    return req;
+}
+
+} // namespace hetplan::test

@@ -193,6 +193,7 @@ void TestPlanDetails::dittoFoldingAndTemplates()
     // 0.1 + 0.2 + 0.05 = 0.35 s.
     QCOMPARE(valueOf(*summary, "T = T1"), QStringLiteral("100.0 ms + 200.0 ms + 50.00 ms = 350.0 ms"));
     QCOMPARE(valueOf(*summary, "Virtual template"), QStringLiteral("12 single-GPU stages, T 900.0 ms"));
+    QCOMPARE(valueOf(*summary, "Slowest stage"), QStringLiteral("1")); // k* = 2, shown from 0 as in the table
     const DetailsBlock* recovered = findBlock(s, "Recovered template");
     QVERIFY(recovered);
     // Stages count from 0 as in the Gantt chart; slowest_stage (k* = 2) counts from 1 as in the paper.

@@ -50,7 +50,9 @@ DetailsBlock dittoSummary(SectionReader& r)
     for (const char* k : {"T", "T1", "T2", "T3"})
         objective[k] = r.take(k);
     addRow(kv, tr("T = T1 + T2 + T3 (Ditto eq. 1-3)"), objectiveText(objective));
-    addRow(kv, tr("Slowest stage"), integer(r.take("slowest_stage")));
+    // k* counts from 1 in the plan (the paper's notation); shown from 0 like every other stage number.
+    const QJsonValue slowest = r.take("slowest_stage");
+    addRow(kv, tr("Slowest stage"), slowest.isDouble() ? QString::number(slowest.toInt() - 1) : integer(slowest));
     addRow(kv, tr("Micro-batches per iteration"), integer(r.take("micro_batches")));
     addRow(kv, tr("Virtual devices per weakest GPU"), integer(r.take("granularity")));
     const QJsonObject virt = r.takeObject("virtual_template");

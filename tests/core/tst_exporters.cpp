@@ -1,7 +1,6 @@
-// Exporters: DeepSpeed config, Megatron-LM arguments and layout strings, hostfile, rank table and the
-// Chrome trace, on hand-built plans.
-#include "simfixtures.h"
-#include "testutil.h"
+// Exporters: DeepSpeed config, Megatron-LM arguments and layout strings, hostfile and rank table, on
+// hand-built plans (the Chrome trace and the export dispatch: tst_chrome_trace).
+#include "exporter_fixtures.h"
 
 #include "core/base/errors.h"
 #include "core/io/exporters.h"
@@ -19,142 +18,8 @@
 
 using namespace hetplan;
 using namespace hetplan::simtest;
+using namespace hetplan::exporttest;
 
-namespace {
-
-// Embedding + 32 transformer blocks + head = 34 layers (a GPT-like model with real arch numbers).
-ModelSpec gptLike()
-{
-    ModelSpec m = testModel(34, 1e6, 1e5, 1e5);
-    m.name = "gpt-like";
-    m.arch.family = "gpt2";
-    m.arch.layers = 32;
-    m.arch.hidden = 1024;
-    m.arch.heads = 16;
-    m.arch.ffn = 4096;
-    m.arch.vocab = 50257;
-    m.arch.sequence = 1024;
-    m.layers.front().kind = LayerKind::Embedding;
-    m.layers.front().name = "embedding";
-    m.layers.back().kind = LayerKind::Head;
-    m.layers.back().name = "head";
-    return m;
-}
-
-// Two nodes of 8 GPUs ("a": V100, "b": T4). Stages of 10, 6, 8, 8 transformer blocks: [0,11) [11,17)
-// [17,25) [25,34) (embedding with the first, head with the last).
-Plan unevenPlan(int replicas = 2, int tp = 2, int dp = 1)
-{
-    Cluster c = testCluster({{"V100-16GB", 8}, {"T4", 8}}, 1e11, 1.25e9, 5e-6, 2e-5);
-    c.nodes[0].name = "a";
-    c.nodes[1].name = "b";
-    Job j;
-    j.zeroStage = 1;
-    const int mbs = 4, M = 8;
-    j.globalBatchSize = replicas * mbs * M;
-    Plan plan = makePlan(c, gptLike(), j, Profile());
-    plan.planner = "fixture";
-    const int per = replicas * tp * dp;
-    std::vector<std::vector<int>> gpus(4);
-    for (int s = 0, g = 0; s < 4; ++s)
-        for (int k = 0; k < per; ++k)
-            gpus[s].push_back(g++);
-    plan.pipelines.push_back(makePipeline({0, 11, 17, 25, 34}, gpus, replicas, mbs, M, tp, dp));
-    return plan;
-}
-
-Plan zeroPlan(int stage, bool uniform)
-{
-    Cluster c = testCluster({{"A100-80GB", 2}, {"V100-16GB", 2}}, 1e11, 1.25e9);
-    c.nodes[0].name = "a";
-    c.nodes[1].name = "b";
-    Job j;
-    j.zeroStage = stage;
-    Plan plan = makePlan(c, gptLike(), j, Profile());
-    ZeroPlan z;
-    z.stage = stage;
-    for (int g = 0; g < 4; ++g)
-        z.gpus.push_back(ZeroGpu{g, 3, 2, (uniform || g < 2) ? 3 : 1});
-    plan.zero = z;
-    plan.job.globalBatchSize = plan.samplesPerIteration();
-    return plan;
-}
-
-// "field: reason" of the InputError `f` throws, empty if it throws none.
-template <class F>
-QString refusal(F&& f)
-{
-    const auto e = test::errorOf(std::forward<F>(f));
-    return e ? QString::fromStdString(e->field() + ": " + e->reason()) : QString();
-}
-
-QJsonObject parseObject(const std::string& text)
-{
-    QJsonParseError err;
-    const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(text), &err);
-    if (err.error != QJsonParseError::NoError || !d.isObject())
-        return {};
-    return d.object();
-}
-
-// Value following `option` in an argument list ("" if absent).
-std::string argValue(const std::vector<std::string>& a, const std::string& option)
-{
-    for (size_t i = 0; i + 1 < a.size(); ++i)
-        if (a[i] == option)
-            return a[i + 1];
-    return {};
-}
-
-int countLines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
-
-bool hasArg(const std::vector<std::string>& a, const std::string& option)
-{
-    return std::find(a.begin(), a.end(), option) != a.end();
-}
-
-// Checks the trace's structure; returns the number of "X" events.
-int checkTrace(const QJsonObject& trace)
-{
-    const QJsonArray events = trace.value("traceEvents").toArray();
-    std::map<int, bool> processNamed;
-    std::map<std::pair<int, int>, bool> threadNamed;
-    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
-    int x = 0;
-    for (const QJsonValue& v : events) {
-        const QJsonObject e = v.toObject();
-        const QString ph = e.value("ph").toString();
-        if (!e.value("pid").isDouble() || !e.value("tid").isDouble())
-            return -1;
-        const int pid = e.value("pid").toInt(), tid = e.value("tid").toInt();
-        if (ph == "M") {
-            if (e.value("name") == "process_name")
-                processNamed[pid] = !e.value("args").toObject().value("name").toString().isEmpty();
-            if (e.value("name") == "thread_name")
-                threadNamed[{pid, tid}] = !e.value("args").toObject().value("name").toString().isEmpty();
-        } else if (ph == "X") {
-            if (!e.value("ts").isDouble() || !e.value("dur").isDouble() || e.value("name").toString().isEmpty())
-                return -1;
-            if (e.value("dur").toDouble() <= 0)
-                return -1;
-            tracks[{pid, tid}].push_back({e.value("ts").toDouble(), e.value("dur").toDouble()});
-            ++x;
-        } else {
-            return -1;
-        }
-    }
-    for (auto& [key, list] : tracks) {
-        if (!processNamed[key.first] || !threadNamed[key])
-            return -1;
-        std::sort(list.begin(), list.end());
-        for (size_t i = 1; i < list.size(); ++i)
-            if (list[i - 1].first + list[i - 1].second > list[i].first + 1e-6)
-                return -2; // overlap on one track
-    }
-    return x;
-}
-
-} // namespace
 
 class TestExporters : public QObject {
     Q_OBJECT
@@ -173,9 +38,6 @@ private slots:
     void frameworkRankOrder();
     void megatronScriptRuns();
     void megatronArchitectureFlags();
-    void chromeTraceOfFourStages();
-    void chromeTraceSplitsOverlaps();
-    void exportDispatch();
 };
 
 void TestExporters::deepSpeedPipeline()
@@ -643,96 +505,6 @@ void TestExporters::megatronArchitectureFlags()
     for (const char* flag : {"--swiglu", "--normalization", "--position-embedding-type", "--disable-bias-linear",
                              "--untie-embeddings-and-output-weights", "--group-query-attention"})
         QVERIFY2(!hasArg(g, flag), flag);
-}
-
-void TestExporters::chromeTraceOfFourStages()
-{
-    // 4 stages × 2 replicas × tp 2 on the test devices with measured times and slow links, so sends and
-    // all-reduces show up.
-    Plan p = unevenPlan();
-    for (Node& n : p.cluster.nodes)
-        n.deviceType = "TestA";
-    Profile prof;
-    setTimes(prof, "TestA", 2, 4, std::vector<double>(34, 0.001), std::vector<double>(34, 0.002));
-    p.profile = prof;
-    CostModel costs(p.model, p.job, prof, testCatalog());
-    const SimResult r = simulate(p, costs);
-    const QJsonObject trace = chromeTrace(p, r);
-    // Through text, as a viewer would read it.
-    const QByteArray text = QJsonDocument(trace).toJson(QJsonDocument::Compact);
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
-    QCOMPARE(err.error, QJsonParseError::NoError);
-    QVERIFY(doc.isObject());
-    int drawn = 0;
-    bool sends = false;
-    for (const TimelineEvent& e : r.events) {
-        drawn += e.end > e.start;
-        sends |= e.kind == EventKind::SendActivation;
-    }
-    QVERIFY(sends);
-    QCOMPARE(checkTrace(doc.object()), drawn);
-    // Compute of GPU 5 (node "a", pid 0) is on tid 10; its first event is a forward of micro-batch 0.
-    bool found = false;
-    for (const QJsonValue& v : doc.object().value("traceEvents").toArray()) {
-        const QJsonObject e = v.toObject();
-        if (e.value("ph") == "X" && e.value("tid").toInt() == 10) {
-            QCOMPARE(e.value("pid").toInt(), 0);
-            QCOMPARE(e.value("cat").toString(), QString("compute"));
-            found = true;
-        }
-    }
-    QVERIFY(found);
-}
-
-void TestExporters::chromeTraceSplitsOverlaps()
-{
-    // Hand-made result: GPU 1 (of 3) has three communication events, the first two overlapping, and a compute
-    // event. Expected tids: compute 2, comm 3, the overlapping one on lane 2: 2·3·1 + 1·2 + 1 = 9.
-    Plan p = unevenPlan();
-    p.cluster = testCluster({{"TestA", 3}}, 1e9, 1e9);
-    SimResult r;
-    r.events = {TimelineEvent{1, EventKind::SendActivation, 0, 0, 0, 0, 0.0, 2.0},
-                TimelineEvent{1, EventKind::SendGradient, 0, 0, 0, 1, 1.0, 3.0},
-                TimelineEvent{1, EventKind::AllReduce, 0, 0, 0, -1, 3.0, 4.0},
-                TimelineEvent{1, EventKind::Forward, 0, 0, 0, 0, 0.0, 1.5}};
-    const QJsonObject trace = chromeTrace(p, r);
-    QCOMPARE(checkTrace(trace), 4);
-    std::map<QString, int> tidOf;
-    for (const QJsonValue& v : trace.value("traceEvents").toArray()) {
-        const QJsonObject e = v.toObject();
-        if (e.value("ph") == "X")
-            tidOf[e.value("name").toString()] = e.value("tid").toInt();
-    }
-    QCOMPARE(tidOf["forward 0"], 2);
-    QCOMPARE(tidOf["send-activation 0"], 3);
-    QCOMPARE(tidOf["send-gradient 1"], 9);
-    QCOMPARE(tidOf["all-reduce"], 3); // free again at 3.0 on lane 1
-    // µs: the send-gradient starts at 1 s = 1e6 µs and lasts 2e6 µs.
-    for (const QJsonValue& v : trace.value("traceEvents").toArray()) {
-        const QJsonObject e = v.toObject();
-        if (e.value("name") == "send-gradient 1") {
-            QCOMPARE(e.value("ts").toDouble(), 1e6);
-            QCOMPARE(e.value("dur").toDouble(), 2e6);
-        }
-    }
-}
-
-void TestExporters::exportDispatch()
-{
-    Plan p = unevenPlan();
-    CostModel costs(p.model, p.job, p.profile);
-    scorePlan(p, costs);
-    const QJsonObject planJson = parseObject(exportPlan(p, "plan"));
-    QCOMPARE(planJson.value("schema").toString(), QString("hetplan.plan/1"));
-    QVERIFY2(validatePlanJson(planJson).empty(), describe(validatePlanJson(planJson)).c_str());
-    QCOMPARE(parseObject(exportPlan(p, "deepspeed")).value("train_batch_size").toInt(), 64);
-    QVERIFY(exportPlan(p, "megatron").find("--pipeline-model-parallel-layout") != std::string::npos);
-    QCOMPARE(exportPlan(p, "hostfile"), hostfile(p));
-    QCOMPARE(exportPlan(p, "rank-table"), rankTable(p));
-    const QJsonObject trace = parseObject(exportPlan(p, "chrome-trace"));
-    QVERIFY(checkTrace(trace) > 0);
-    QVERIFY(!refusal([&] { exportPlan(p, "pdf"); }).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestExporters)

@@ -1,5 +1,6 @@
 // The top level: the command table, the top-level help and version, and exceptions → exit codes.
 #include "cli.h"
+#include "terminal_text.h"
 
 #include "core/base/errors.h"
 #include "core/base/quote.h"
@@ -7,6 +8,7 @@
 #include "core/io/importers.h"
 
 #include <algorithm>
+#include <new>
 #include <ostream>
 #include <sstream>
 
@@ -115,10 +117,12 @@ std::string table(const std::vector<std::pair<std::string, std::string>>& rows)
     return out;
 }
 
-int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
+int run(const std::vector<std::string>& argv, std::ostream& rawOut, std::ostream& rawErr)
 {
-    // One line per error, with nothing from the input able to break it or reach the terminal as a control
-    // sequence (a key with a newline, a node name with an escape code).
+    // Nothing from the input reaches the terminal as a control sequence (a node name with an escape code),
+    // on either stream.
+    TerminalText out(rawOut), err(rawErr);
+    // One line per error: a key with a newline must not break it.
     auto line = [&err](const std::string& text) { err << escapeControls(text) << "\n"; };
     try {
         return dispatch(argv, out, err);
@@ -131,6 +135,11 @@ int run(const std::vector<std::string>& argv, std::ostream& out, std::ostream& e
     } catch (const CancelledError& e) {
         line(std::string("error: ") + e.what());
         return Cancelled;
+    } catch (const std::bad_alloc&) {
+        // The guards refuse inputs whose work would not fit before allocating; this is the backstop.
+        line("error: out of memory: this input needs more memory than this machine has (see the size limits in "
+             "--help)");
+        return BadInput;
     } catch (const std::exception& e) {
         // Anything else is a bug; still never crash.
         line(std::string("error: internal: ") + e.what());

@@ -10,6 +10,7 @@
 #include "core/planners/planner.h"
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,6 +80,12 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
 int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// compare and sweep run several planners with one set of --option values: each key goes to the planners
+// that declare it. A key none of `planners` declares, or a value one of them refuses, is
+// InputError("--option", key, reason) (exit 2, as `plan` does).
+PlannerOptions perPlannerOptions(const std::vector<std::string>& planners,
+                                 const std::map<std::string, std::string>& given);
 
 // "a,b,c" or "all" → planner names, each checked against the registry (InputError("--planners", ...)).
 std::vector<std::string> plannerList(const std::string& spec);

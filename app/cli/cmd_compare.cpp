@@ -1,9 +1,11 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/json_io.h"
 
 #include <QJsonArray>
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -30,6 +32,32 @@ std::vector<std::string> plannerList(const std::string& spec)
     return out;
 }
 
+PlannerOptions perPlannerOptions(const std::vector<std::string>& planners,
+                                 const std::map<std::string, std::string>& given)
+{
+    PlannerOptions out;
+    for (const auto& [key, value] : given) {
+        bool declared = false;
+        for (const std::string& name : planners) {
+            const auto planner = PlannerRegistry::instance().create(name);
+            const auto options = planner->options();
+            if (std::none_of(options.begin(), options.end(), [&](const PlannerOption& o) { return o.key == key; }))
+                continue;
+            declared = true;
+            try {
+                out[name][key] = resolveOptions(*planner, {{key, value}}).at(key);
+            } catch (const InputError& e) {
+                throw InputError("--option", e.field(), e.reason());
+            }
+        }
+        if (!declared)
+            throw InputError("--option", fieldKey(key),
+                             "no planner among " + joinNames(planners, ", ") +
+                                 " has this option (see: hetplan-cli plan --help)");
+    }
+    return out;
+}
+
 int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err)
 {
     CommandLine cl = commandLine("compare");
@@ -39,8 +67,10 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
     if (!cl.parse(argv, out))
         return Ok;
     const std::vector<std::string> planners = plannerList(cl.get("planners"));
-    const PlanRequest req = requestFromArgs(cl);
+    PlanRequest req = requestFromArgs(cl);
     noteFailedNodes(req, err);
+    const PlannerOptions options = perPlannerOptions(planners, req.options);
+    req.options.clear();
 
     QJsonArray plans, failures;
     std::vector<Plan> done;
@@ -51,7 +81,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
         Progress progress({}, req.timeLimitSeconds);
         std::string status;
         try {
-            Plan p = runPlanner(name, req, progress);
+            Plan p = runPlanner(name, requestForPlanner(req, name, options), progress);
             out << std::left << std::setw(15) << name << std::right << std::fixed << std::setprecision(4)
                 << std::setw(12) << p.estimate.iterationSeconds << std::setw(12);
             if (p.plannerEstimate)

@@ -19,6 +19,9 @@ int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                      std::to_string(kMaxTimelineEvents) +
                      " events: a plan with more (millions of micro-batches) is refused (exit 2).");
     cl.addOption("out", "FILE", "Write here instead of to stdout.");
+    cl.addFlag("force",
+               "Write a launch file (script, framework config, hostfile, rank table) even for a plan that does not "
+               "fit memory when simulated, or is marked infeasible; without it such a plan is refused (exit 3).");
     cl.setEpilogue("Formats:\n" + formatTable(formats));
     if (!cl.parse(argv, out))
         return Ok;
@@ -26,6 +29,10 @@ int cmdExport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     const std::string path = cl.get("plan");
     const Plan plan = readPlan(path);
     // Exporters name the plan "plan"; here it is the file the user gave.
+    if (format.launches && !cl.flag("force"))
+        if (const std::string why = withPlanFile(path, [&] { return launchRefusal(plan); }); !why.empty())
+            throw InfeasibleError(path + ": not exported as " + format.name + ": " + why +
+                                  "; pass --force to export it anyway");
     const std::string text = withPlanFile(path, [&] { return format.write(plan); });
     if (cl.has("out"))
         writeTextFile(cl.get("out"), text);

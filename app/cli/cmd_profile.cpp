@@ -120,6 +120,23 @@ Job jobFromArgs(const CommandLine& cl, const ModelSpec& model)
     return job;
 }
 
+// The most layer times one profile holds: its JSON stays well under what the readers accept (256 MiB).
+constexpr double kMaxProfileLayerTimes = 1e6;
+
+// Refuses, before anything is computed, a profile too large to write and read back.
+void checkProfileSize(size_t devices, size_t tps, size_t mbs, int layers)
+{
+    const double tables = double(devices) * double(tps) * double(mbs), times = tables * layers;
+    if (times <= kMaxProfileLayerTimes)
+        return;
+    std::ostringstream why;
+    why << std::fixed << std::setprecision(0) << tables << " tables (device types x --tp x --mbs values) x " << layers
+        << " layers = " << times << " layer times, more than the " << kMaxProfileLayerTimes
+        << " one profile holds: give fewer --tp or --mbs values (planners need only the degrees and micro-batch "
+           "sizes they will try)";
+    throw InputError("--mbs", "argument", why.str());
+}
+
 } // namespace
 
 int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ostream&)
@@ -137,6 +154,7 @@ int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     const Job job = jobFromArgs(cl, model);
     const std::vector<double> bandwidths = tpBandwidths(cl, tps.size());
     const std::string outPath = cl.get("out");
+    checkProfileSize(devices.size(), tps.size(), mbs.size(), model.layerCount());
     Profile p;
     for (size_t i = 0; i < tps.size(); ++i) {
         AnalyticContext ctx;

@@ -5,6 +5,7 @@
 #include "core/base/quote.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
+#include "core/model/frameworks.h"
 #include "core/sim/simulator.h"
 #include "core/sim/summary.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <set>
 #include <ostream>
 
 namespace hetplan::cli {
@@ -39,11 +41,28 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
 }
 
 namespace {
+// A tensor-parallel degree the model's shapes cannot be split by is simulated (as an even split) but no
+// framework would run it: say so, once per degree.
+void warnUnsplittableStages(const std::string& path, const Plan& plan, std::ostream& err)
+{
+    std::set<int> warned;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p)
+        for (size_t s = 0; s < plan.pipelines[p].stages.size(); ++s) {
+            const int tp = plan.pipelines[p].stages[s].tensorParallel;
+            const std::string why = tensorParallelProblem(plan.model, tp);
+            if (why.empty() || !warned.insert(tp).second)
+                continue;
+            err << "warning: " << path << ": pipelines[" << p << "].stages[" << s << "].tensor_parallel: " << why
+                << "; simulated as an even split, which Megatron-LM and DeepSpeed would refuse\n";
+        }
+}
+
 int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std::ostream& out, std::ostream& err)
 {
     const CostModel costs(plan.model, plan.job, plan.profile);
     for (const std::string& w : costs.warnings())
         err << "warning: " << escapeControls(w) << "\n";
+    warnUnsplittableStages(path, plan, err);
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;

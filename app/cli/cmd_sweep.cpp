@@ -8,6 +8,8 @@
 #include "core/planners/sweep.h"
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <iomanip>
 #include <ostream>
 
@@ -23,30 +25,50 @@ std::string pointText(const SweepPoint& point)
     return s;
 }
 
-// Every combination's request, built (and checked) before any planning starts, so a bad value exits 2 at
-// once instead of after minutes of planning.
-std::vector<std::pair<SweepPoint, PlanRequest>> sweepRequests(const CommandLine& cl, const std::vector<SweepAxis>& axes,
-                                                              const PlanRequest& base)
-{
-    const bool variesSeq = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.name == "seq"; });
-    if (variesSeq && cl.has("profile"))
-        throw InputError("--vary", "seq", "a measured profile holds one sequence length: drop --profile to sweep seq");
-    const SequenceSetter setSequence = [&](PlanRequest& r, int seq) {
-        r.model = loadModel(cl.get("model"), seq);
-        if (r.model.arch.sequence > 0 && r.model.arch.sequence != seq)
+// Builds one combination's request. Every value of every axis is applied and checked once here, before any
+// planning starts, so a bad value exits 2 at once instead of after minutes of planning; the combinations
+// themselves are built only when their turn comes (a 20,000-value grid never holds 20,000 requests).
+class SweepRequests {
+public:
+    SweepRequests(const CommandLine& cl, const std::vector<SweepAxis>& axes, const PlanRequest& base) : base_(base)
+    {
+        const bool variesSeq =
+            std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.name == "seq"; });
+        if (variesSeq && cl.has("profile"))
             throw InputError("--vary", "seq",
-                             "model '" + r.model.name + "' is built for sequence length " +
-                                 std::to_string(r.model.arch.sequence));
-        r.job.sequenceLength = seq;
-    };
-    std::vector<std::pair<SweepPoint, PlanRequest>> requests;
-    for (const SweepPoint& point : sweepPoints(axes)) {
-        PlanRequest r = applySweepPoint(base, point, setSequence);
-        r.job.validate("--vary");
-        requests.emplace_back(point, std::move(r));
+                             "a measured profile holds one sequence length: drop --profile to sweep seq");
+        for (const SweepAxis& axis : axes)
+            for (const std::string& v : axis.values) {
+                if (axis.name == "seq")
+                    models_[std::stoi(v)] = modelFor(cl, std::stoi(v));
+                (*this)({{axis.name, v}}).job.validate("--vary");
+            }
     }
-    return requests;
-}
+
+    PlanRequest operator()(const SweepPoint& point) const
+    {
+        const SequenceSetter setSequence = [this](PlanRequest& r, int seq) {
+            r.model = models_.at(seq);
+            r.job.sequenceLength = seq;
+        };
+        PlanRequest r = applySweepPoint(base_, point, setSequence);
+        r.job.validate("--vary");
+        return r;
+    }
+
+private:
+    static ModelSpec modelFor(const CommandLine& cl, int seq)
+    {
+        ModelSpec m = loadModel(cl.get("model"), seq);
+        if (m.arch.sequence > 0 && m.arch.sequence != seq)
+            throw InputError("--vary", "seq",
+                             "model '" + m.name + "' is built for sequence length " + std::to_string(m.arch.sequence));
+        return m;
+    }
+
+    PlanRequest base_;
+    std::map<int, ModelSpec> models_; // one model per varied sequence length
+};
 
 void printRow(const SweepRow& r, std::ostream& out)
 {
@@ -79,6 +101,11 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                  "(each value leaves one node out; 'none' keeps all). Every combination is planned.");
     cl.addOption("jobs", "N", "Plan this many combinations at once; 0 = one per CPU core.", "0");
     cl.addOption("out", "FILE", "Write the sweep (hetplan.sweep/1) here.");
+    cl.setEpilogue("--time-limit bounds the whole sweep: a search under way gets the time that is left, and "
+                   "combinations not started by then are reported as cancelled. A sweep makes at most " +
+                   std::to_string(kMaxSweepPlans) +
+                   " plans (combinations x planners). --option keys apply to the planners that have them; a key no "
+                   "listed planner has, or a value one of them refuses, exits 2.\n");
     if (!cl.parse(argv, out))
         return Ok;
     std::vector<SweepAxis> axes;
@@ -90,18 +117,26 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (jobs < 0 || jobs > 256)
         throw InputError("--jobs", "argument", "must be between 0 and 256");
     const std::vector<std::string> planners = plannerList(cl.get("planners"));
-    const PlanRequest base = requestFromArgs(cl);
+    checkSweepSize(axes, planners.size());
+    PlanRequest base = requestFromArgs(cl);
     noteFailedNodes(base, err);
-    const auto requests = sweepRequests(cl, axes, base);
+    // --time-limit bounds the whole sweep, not each combination.
+    const double timeLimit = base.timeLimitSeconds;
+    base.timeLimitSeconds = 0;
+    const PlannerOptions options = perPlannerOptions(planners, base.options);
+    base.options.clear();
+    const SweepRequests requests(cl, axes, base);
 
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    const std::vector<SweepRow> rows =
-        runSweep(requests, planners, jobs, [&](int finished, int total, const SweepRow& r) {
+    const std::vector<SweepRow> rows = runSweep(
+        axes, std::cref(requests), planners, jobs, timeLimit,
+        [&](int finished, int total, const SweepRow& r) {
             err << "sweep: " << finished << "/" << total << " " << pointText(r.point) << " " << r.planner << ": "
                 << r.status << " (" << std::fixed << std::setprecision(1) << elapsed() << " s)\n"
                 << std::flush;
-        });
+        },
+        nullptr, options);
     const double wall = elapsed();
 
     out << std::left << std::setw(28) << "combination" << std::setw(14) << "planner" << std::right << std::setw(12)
@@ -116,9 +151,16 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         writeJsonFile(cl.get("out"), doc);
     }
     const bool anyOk = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "ok"; });
-    if (!anyOk)
-        err << "error: no feasible plan: no combination gave a plan that fits\n";
-    return anyOk ? Ok : Infeasible;
+    if (anyOk)
+        return Ok;
+    const bool allStopped =
+        std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "cancelled"; });
+    if (allStopped) {
+        err << "error: the time limit passed before any combination gave a plan\n";
+        return Cancelled;
+    }
+    err << "error: no feasible plan: no combination gave a plan that fits\n";
+    return Infeasible;
 }
 
 } // namespace hetplan::cli

@@ -176,6 +176,22 @@ void MainWindow::exportPlan(const QString& format)
         return;
     }
     const ExportFormat& f = *found;
+    if (f.launches) {
+        // A launch file for a plan that does not fit would start a job that runs out of memory: say why and
+        // let the user decide, as the CLI's --force does.
+        std::string why;
+        try {
+            why = launchRefusal(*plan);
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty() &&
+            QMessageBox::warning(this, tr("Export plan"),
+                                 tr("This plan should not be launched: %1.\n\nExport it anyway?")
+                                     .arg(QString::fromStdString(why)),
+                                 QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
+            return;
+    }
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export plan"), QString::fromStdString(plan->planner + "-" + f.name + f.suffix),
         QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)"));

@@ -1,5 +1,6 @@
 #include "quote.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hetplan {
@@ -88,6 +89,20 @@ std::string escapeWith(std::string_view s, bool quotes)
 std::string escapeControls(std::string_view s) { return escapeWith(s, false); }
 
 std::string quotedInput(std::string_view s) { return "\"" + escapeWith(s, true) + "\""; }
+
+std::string escapeControlsKeepLayout(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (size_t from = 0; from <= s.size();) {
+        const size_t cut = std::min(s.find_first_of("\n\t", from), s.size());
+        out += escapeWith(s.substr(from, cut - from), false);
+        if (cut < s.size())
+            out += s[cut];
+        from = cut + 1;
+    }
+    return out;
+}
 
 std::string fieldKey(std::string_view key)
 {

@@ -11,6 +11,9 @@ namespace hetplan {
 // \u001b, \xff. Printable text, including UTF-8 letters, is kept as it is. Applied to whole error lines,
 // so it leaves backslashes alone (text that quotedInput() escaped stays as it was).
 std::string escapeControls(std::string_view s);
+// escapeControls for multi-line text (tables, listings): newlines and tabs are kept, every other control
+// character and invalid byte is escaped.
+std::string escapeControlsKeepLayout(std::string_view s);
 // `s` in double quotes with `"` and `\` escaped as well as what escapeControls escapes: "a\"b\n".
 std::string quotedInput(std::string_view s);
 // A key in a field path: kept as it is when it is printable ASCII without spaces, quotes or backslashes

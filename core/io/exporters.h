@@ -77,7 +77,14 @@ QJsonObject chromeTrace(const Plan& plan, const SimResult& result);
 // ---- The registry: what the CLI's export command and the GUI's export menu offer
 struct ExportFormat : FileFormat {
     std::function<std::string(const Plan& plan)> write = {}; // the file's text; refuses like the above
+    // The file starts or configures a training run (launch script, framework config, hostfile, rank
+    // table): a plan that would not fit is refused before it is written (launchRefusal), unless forced.
+    bool launches = false;
 };
+
+// Why a plan should not be launched, or "" when it may be: simulated with its own inputs, some GPU's peak
+// memory exceeds its capacity (named, with both figures), or the plan is marked infeasible.
+std::string launchRefusal(const Plan& plan);
 
 class ExporterRegistry : public FormatRegistry<ExportFormat> {
 public:

@@ -6,11 +6,12 @@
 
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
+#include "core/base/json_parse.h"
+#include "core/base/output_file.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <cmath>
 #include <memory>
 
@@ -483,42 +484,12 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file)
 
 QJsonObject readJsonFile(const std::string& path)
 {
-    const std::string bytes = readInputFile(path); // regular files only, size-guarded
-    QJsonParseError err;
-    QJsonDocument doc =
-        QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), qsizetype(bytes.size())), &err);
-    if (err.error != QJsonParseError::NoError)
-        throw InputError(path, "json",
-                         "invalid JSON at offset " + std::to_string(err.offset) + ": " +
-                             err.errorString().toStdString());
-    if (!doc.isObject())
-        throw InputError(path, "json", "top level must be an object");
-    return doc.object();
+    return parseJsonObject(readInputFile(path), path); // regular files only, size-guarded; no repeated keys
 }
 
-void writeTextFile(const std::string& path, const std::string& text)
-{
-    QSaveFile f(qs(path)); // writes a temporary file and renames it on commit: never a partial file
-    if (!f.open(QIODevice::WriteOnly))
-        throw InputError(path, "file", "cannot be written: " + f.errorString().toStdString());
-    f.write(text.data(), qint64(text.size()));
-    if (!f.commit())
-        throw InputError(path, "file", "cannot be written: " + f.errorString().toStdString());
-}
+void writeTextFile(const std::string& path, const std::string& text) { writeOutputFile(path, text); }
 
-void writeTextFiles(const std::vector<std::pair<std::string, std::string>>& files)
-{
-    std::vector<std::unique_ptr<QSaveFile>> open;
-    for (const auto& [path, text] : files) {
-        auto f = std::make_unique<QSaveFile>(qs(path));
-        if (!f->open(QIODevice::WriteOnly) || f->write(text.data(), qint64(text.size())) != qint64(text.size()))
-            throw InputError(path, "file", "cannot be written: " + f->errorString().toStdString());
-        open.push_back(std::move(f)); // uncommitted QSaveFiles discard their temporary file on destruction
-    }
-    for (size_t i = 0; i < open.size(); ++i)
-        if (!open[i]->commit())
-            throw InputError(files[i].first, "file", "cannot be written: " + open[i]->errorString().toStdString());
-}
+void writeTextFiles(const std::vector<std::pair<std::string, std::string>>& files) { writeOutputFiles(files); }
 
 void writeJsonFile(const std::string& path, const QJsonObject& o)
 {

@@ -30,8 +30,10 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file);
 QJsonObject toJson(const Plan& p);
 Plan planFromJson(const QJsonObject& o, const std::string& file);
 
-// Files. Reading reports a missing file or bad JSON as InputError(path, "", reason); writing is atomic
-// (temporary file + rename) so a failure never leaves a partial file.
+// Files. Reading reports a missing file or bad JSON as InputError(path, "", reason). Writing goes through
+// writeOutputFile (core/base/output_file.h): a regular file is replaced atomically (temporary file +
+// rename, so a failure never leaves a partial file), a device or FIFO is written through, and anything
+// else is refused.
 QJsonObject readJsonFile(const std::string& path);
 void writeJsonFile(const std::string& path, const QJsonObject& o);
 void writeTextFile(const std::string& path, const std::string& text);

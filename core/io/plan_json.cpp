@@ -7,6 +7,7 @@
 #include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
+#include "core/base/names.h"
 #include "core/cost/spmd_costs.h"
 #include "core/model/pricing.h"
 
@@ -382,10 +383,13 @@ std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const Cluster& clus
 ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& file)
 {
     ZeroPlan zp;
+    // The plan's stage is the planner's decision (Poplar raises it per plan); the job's is the user's floor.
     zp.stage = z.integer("stage");
-    if (zp.stage != p.job.zeroStage)
-        z.fail("stage", "ZeRO stage " + std::to_string(zp.stage) + " differs from job.zero_stage " +
-                            std::to_string(p.job.zeroStage));
+    if (zp.stage < 0 || zp.stage > 3)
+        z.fail("stage", "must be 0, 1, 2 or 3");
+    if (zp.stage < p.job.zeroStage)
+        z.fail("stage", "ZeRO stage " + std::to_string(zp.stage) + " is below job.zero_stage " +
+                            std::to_string(p.job.zeroStage) + ", the least the job asks for");
     const QJsonArray gpus = z.array("gpus");
     for (int i = 0; i < gpus.size(); ++i) {
         JsonReader g = z.element(gpus, "gpus", i);
@@ -441,15 +445,32 @@ SpmdPlan spmdFromJson(const JsonReader& s)
         for (int i = 0; i < rows.size(); ++i) {
             if (!rows.at(i).isArray())
                 s.fail("sharding_ratios[" + std::to_string(i) + "]", "expected an array");
+            // Each row splits a segment's work over the GPUs: shares in [0, 1] that add up to 1.
+            const std::string field = "sharding_ratios[" + std::to_string(i) + "]";
             std::vector<double> row;
-            for (const QJsonValue& v : rows.at(i).toArray())
+            double sum = 0;
+            const QJsonArray values = rows.at(i).toArray();
+            for (int g = 0; g < values.size(); ++g) {
+                const QJsonValue& v = values.at(g);
+                const std::string cell = field + "[" + std::to_string(g) + "]";
+                if (!v.isDouble())
+                    s.fail(cell, "expected a number");
+                if (!(v.toDouble() >= 0 && v.toDouble() <= 1))
+                    s.fail(cell, "must be a share between 0 and 1");
                 row.push_back(v.toDouble());
+                sum += v.toDouble();
+            }
+            if (std::abs(sum - 1) > 1e-6)
+                s.fail(field, "the shares add up to " + std::to_string(sum) + ", not 1");
             sp.shardingRatios.push_back(row);
         }
     }
     if (s.has("segments"))
-        for (const QJsonValue& v : s.array("segments"))
+        for (const QJsonValue& v : s.array("segments")) {
+            if (!v.isString())
+                s.fail("segments", "expected an array of strings");
             sp.segments.push_back(v.toString().toStdString());
+        }
     if (s.has("instructions")) {
         const QJsonArray ins = s.array("instructions");
         if (ins.size() != prog.size())
@@ -538,6 +559,9 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
         r.fail("schema", "expected \"hetplan.plan/1\"");
     Plan p;
     p.planner = r.string("planner");
+    // Any planner's name, ours or another tool's, as long as it is a plain name: it is written into scripts.
+    if (const std::string why = plainNameProblem(p.planner); !why.empty())
+        r.fail("planner", why);
     if (r.has("options")) {
         JsonReader opts = r.object("options");
         for (auto it = opts.object().begin(); it != opts.object().end(); ++it)

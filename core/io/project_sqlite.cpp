@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,21 +93,28 @@ void syncPath(const std::string& path, bool directory)
         throw InputError(path, "file", std::string("cannot be synced: ") + std::strerror(err));
 }
 
-// A new, exclusively created file next to `target` (the process umask applies, as for any new file).
-std::string createTempFile(const std::string& target)
+namespace {
+const char kTempAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+constexpr int kTempSuffixLength = 6;
+const std::string kTempInfix = ".tmp-";
+} // namespace
+
+// The process umask applies, as for any new file.
+TempFile::TempFile(const std::string& target)
 {
-    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     std::random_device rd;
     std::mt19937_64 rng((static_cast<unsigned long long>(rd()) << 32) ^ rd() ^
                         static_cast<unsigned long long>(::getpid()));
     for (int attempt = 0; attempt < 100; ++attempt) {
-        std::string name = target + ".tmp-";
-        for (int i = 0; i < 6; ++i)
-            name += alphabet[rng() % (sizeof alphabet - 1)];
-        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        std::string name = target + kTempInfix;
+        for (int i = 0; i < kTempSuffixLength; ++i)
+            name += kTempAlphabet[rng() % (sizeof kTempAlphabet - 1)];
+        const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
-            ::close(fd);
-            return name;
+            ::flock(fd, LOCK_EX); // a new file no one else holds: never waits
+            path_ = name;
+            lockFd_ = fd;
+            return;
         }
         if (errno != EEXIST)
             throw InputError(target, "file",
@@ -114,6 +122,37 @@ std::string createTempFile(const std::string& target)
                                  std::string(std::strerror(errno)));
     }
     throw InputError(target, "file", "cannot be saved: no free temporary file name");
+}
+
+TempFile::~TempFile()
+{
+    if (lockFd_ >= 0)
+        ::close(lockFd_); // releases the lock
+}
+
+void removeAbandonedTempFiles(const std::string& target)
+{
+    namespace fs = std::filesystem;
+    const fs::path t(target);
+    const fs::path dir = t.parent_path().empty() ? fs::path(".") : t.parent_path();
+    const std::string prefix = t.filename().string() + kTempInfix;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() != prefix.size() + kTempSuffixLength || name.rfind(prefix, 0) != 0 ||
+            name.find_first_not_of(kTempAlphabet, prefix.size()) != std::string::npos)
+            continue;
+        const std::string path = it->path().string();
+        // O_NOFOLLOW and the fstat: only a regular file of this name is touched, never what a link points to.
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        struct stat st {};
+        // A save that is still writing its copy holds the lock; one killed before its rename does not.
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0)
+            ::unlink(path.c_str());
+        ::close(fd);
+    }
 }
 
 } // namespace hetplan::projectdb

@@ -2,6 +2,7 @@
 // Small RAII wrappers over the SQLite C API used by the project store: every failure becomes
 // InputError(path, field, reason). Internal to core/io.
 #include "core/base/errors.h"
+#include "core/base/json_parse.h"
 
 #include <QByteArray>
 #include <QJsonDocument>
@@ -130,15 +131,12 @@ struct Row {
     QJsonObject json(int col, const char* name) const
     {
         const std::string t = text(col, name);
-        QJsonParseError err;
-        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(t.data(), qsizetype(t.size())), &err);
-        if (err.error != QJsonParseError::NoError)
-            throw InputError(c.path(), field + "." + name,
-                             "invalid JSON at offset " + std::to_string(err.offset) + ": " +
-                                 err.errorString().toStdString());
-        if (!doc.isObject())
-            throw InputError(c.path(), field + "." + name, "expected a JSON object");
-        return doc.object();
+        try {
+            return parseJsonObject(t, c.path());
+        } catch (const InputError& e) {
+            const std::string where = field + "." + name;
+            throw InputError(c.path(), e.field() == "json" ? where : where + "." + e.field(), e.reason());
+        }
     }
 };
 
@@ -158,7 +156,23 @@ auto readDocument(const std::string& path, const std::string& field, F&& read)
 std::string contentHash(const Conn& c);
 // fsync a file or a directory (after a rename) so the new content survives a crash.
 void syncPath(const std::string& path, bool directory);
-// A new, exclusively created temporary file next to `target` (same directory, so rename is atomic).
-std::string createTempFile(const std::string& target);
+// A new, exclusively created temporary file next to `target` (same directory, so rename is atomic),
+// "<target>.tmp-XXXXXX". It stays locked (flock) while this object lives, which tells a later save that
+// the copy is still being written.
+class TempFile {
+public:
+    explicit TempFile(const std::string& target);
+    ~TempFile();
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    int lockFd_ = -1;
+};
+// Deletes the temporary copies of `target` that saves killed before their rename left behind: files named
+// like TempFile's that no live save holds locked. Best effort: what cannot be removed stays.
+void removeAbandonedTempFiles(const std::string& target);
 
 } // namespace hetplan::projectdb

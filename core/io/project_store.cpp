@@ -17,6 +17,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -268,6 +270,58 @@ void checkContentHash(const Conn& c)
                          "content does not match its checksum: file is damaged or was edited outside hetplan");
 }
 
+// The schema rows (type, name, table, SQL) of a database, in a stable order.
+using SchemaRows = std::vector<std::array<std::string, 4>>;
+SchemaRows schemaRows(const Conn& c)
+{
+    SchemaRows rows;
+    Stmt s = c.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name", "schema");
+    while (c.step(s.get(), "schema")) {
+        std::array<std::string, 4> row;
+        for (int i = 0; i < 4; ++i) {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), i));
+            row[size_t(i)] = p ? p : "";
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+// What a file of schema version 1 holds in sqlite_schema: kSchemaV1 run on an empty database.
+const SchemaRows& expectedSchemaV1()
+{
+    static const SchemaRows rows = [] {
+        sqlite3* raw = nullptr;
+        sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+        Conn mem(Db(raw), ":memory:");
+        mem.exec(kSchemaV1, "schema");
+        return schemaRows(mem);
+    }();
+    return rows;
+}
+
+// Only the app's own schema is read: anything else in sqlite_schema (a generated column, an extra table,
+// a trigger, a view, a changed column) could make reading rows arbitrarily slow or run SQL, so it is refused
+// before any row is read. Version 0 (a bare file) holds nothing.
+void checkSchema(const Conn& c, const Header& h)
+{
+    const SchemaRows rows = schemaRows(c);
+    static const SchemaRows none;
+    const SchemaRows& expected = h.userVersion == 0 ? none : expectedSchemaV1();
+    if (rows == expected)
+        return;
+    for (const auto& row : rows)
+        if (std::find(expected.begin(), expected.end(), row) == expected.end())
+            throw InputError(c.path(), "schema",
+                             "not the schema hetplan writes: unexpected " + row[0] + " " + quotedInput(row[1]) +
+                                 " (file is damaged or was edited outside hetplan)");
+    for (const char* type : {"table", "index"}) // a dropped table takes its indexes along: name the table
+        for (const auto& row : expected)
+            if (row[0] == type && std::find(rows.begin(), rows.end(), row) == rows.end())
+                throw InputError(c.path(), row[1], row[0] + " missing: file is damaged or not written by hetplan");
+    throw InputError(c.path(), "schema", "not the schema hetplan writes (file is damaged or was edited outside hetplan)");
+}
+
 // The older file copied into memory and migrated there; the file on disk stays as it was.
 Conn migrateInMemory(const Conn& file, int fromVersion)
 {
@@ -456,6 +510,7 @@ Project loadProject(const std::string& path, ProjectSelection* selection)
     Conn file = openForReading(path);
     const Header h = readIdentity(file);
     checkIdentity(file, h);
+    checkSchema(file, h);
     checkIntegrity(file);
     if (h.userVersion >= 1)
         checkContentHash(file);
@@ -486,7 +541,9 @@ void saveProject(const Project& project, const std::string& requestedPath, const
             throw InputError(requestedPath, "file", "cannot be saved: not a regular file");
     }
 
-    const std::string tmp = createTempFile(path);
+    removeAbandonedTempFiles(path);
+    const TempFile tempFile(path);
+    const std::string& tmp = tempFile.path();
     struct Cleanup {
         std::string file;
         bool keep = false;
@@ -553,6 +610,7 @@ ProjectInfo probeProject(const std::string& path)
         info.isProject = h.applicationId == kProjectApplicationId;
         info.schemaVersion = int(h.userVersion);
         checkIdentity(c, h);
+        checkSchema(c, h);
         if (h.userVersion >= 1) {
             auto count = [&](const char* table) {
                 Stmt s = c.prepare(std::string("SELECT count(*) FROM ") + table, table);

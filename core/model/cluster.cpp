@@ -1,6 +1,7 @@
 #include "cluster.h"
 
 #include "core/base/errors.h"
+#include "core/base/names.h"
 #include "core/base/quote.h"
 
 #include <algorithm>
@@ -43,6 +44,15 @@ GpuRef Cluster::gpu(int index) const
         rest -= nodes[n].gpus;
     }
     throw std::out_of_range("GPU index " + std::to_string(index) + " out of range");
+}
+
+std::vector<GpuRef> Cluster::gpuRefs() const
+{
+    std::vector<GpuRef> refs;
+    for (size_t n = 0; n < nodes.size(); ++n)
+        for (int l = 0; l < nodes[n].gpus; ++l)
+            refs.push_back({int(n), l});
+    return refs;
 }
 
 int Cluster::gpuIndex(int node, int local) const
@@ -152,10 +162,9 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
     for (size_t i = 0; i < nodes.size(); ++i) {
         const Node& n = nodes[i];
         const std::string f = "nodes[" + std::to_string(i) + "]";
-        if (n.name.empty())
-            throw InputError(file, f + ".name", "must not be empty");
-        if (n.name.find('/') != std::string::npos)
-            throw InputError(file, f + ".name", "must not contain '/'");
+        // Node names become host names in hostfiles, launch scripts and rank tables.
+        if (const std::string why = plainNameProblem(n.name); !why.empty())
+            throw InputError(file, f + ".name", why);
         if (!names.insert(n.name).second)
             throw InputError(file, f + ".name", "duplicate node name " + quotedInput(n.name));
         const DeviceType* device = catalog.find(n.deviceType);

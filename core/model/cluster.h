@@ -68,7 +68,10 @@ public:
     bool operator==(const Cluster&) const = default;
 
     int gpuCount() const;
-    GpuRef gpu(int index) const; // dense index → node/local
+    // dense index → node/local. Walks the nodes (O(nodes)): code that visits every GPU uses gpuRefs().
+    GpuRef gpu(int index) const;
+    // gpu(i) for every GPU, in index order, in one pass.
+    std::vector<GpuRef> gpuRefs() const;
     int gpuIndex(int node, int local) const;
     std::string gpuName(int index) const; // "node/local"
     std::optional<int> findGpu(const std::string& name) const;

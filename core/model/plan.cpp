@@ -65,7 +65,7 @@ std::vector<int> Plan::usedGpus() const
         for (const ZeroGpu& g : zero->gpus)
             out.push_back(g.gpu);
     if (spmd && out.empty())
-        for (int i = 0; i < cluster.gpuCount(); ++i)
+        for (int i = 0, n = cluster.gpuCount(); i < n; ++i)
             out.push_back(i);
     return out;
 }

@@ -230,6 +230,15 @@ void Profile::validate(const std::string& file) const
                 if (!std::isfinite(value) || (value < 0 && value != -1))
                     throw InputError(file, lf + name, "must be a finite non-negative size (or absent)");
         }
+        // A table that says every layer takes no time is not a measurement: it would make that device
+        // infinitely fast and every plan put all the work on it.
+        const bool allZero = std::all_of(v.begin(), v.end(), [](const LayerTiming& l) {
+            return l.forward == 0 && l.backward == 0 && l.update == 0;
+        });
+        if (allZero)
+            throw InputError(file, f + ".layers",
+                             "every time is zero (" + k.deviceType + ", tp " + std::to_string(k.tp) +
+                                 ", micro-batch " + std::to_string(k.microBatch) + "): not a measurement");
     }
     for (const auto& [device, m] : measuredOn)
         for (const auto& [tp, mbs] : m.maxMicroBatch)

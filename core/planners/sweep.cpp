@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -91,6 +94,36 @@ std::vector<SweepPoint> sweepPoints(const std::vector<SweepAxis>& axes)
     return points;
 }
 
+double sweepSize(const std::vector<SweepAxis>& axes)
+{
+    double n = 1;
+    for (const SweepAxis& a : axes)
+        n *= double(a.values.size());
+    return n;
+}
+
+SweepPoint sweepPoint(const std::vector<SweepAxis>& axes, long long index)
+{
+    SweepPoint point(axes.size());
+    for (size_t k = axes.size(); k-- > 0;) {
+        const long long n = (long long)axes[k].values.size();
+        point[k] = {axes[k].name, axes[k].values[size_t(index % n)]};
+        index /= n;
+    }
+    return point;
+}
+
+void checkSweepSize(const std::vector<SweepAxis>& axes, size_t planners, const std::string& source)
+{
+    const double combinations = sweepSize(axes), plans = combinations * double(planners);
+    if (plans <= double(kMaxSweepPlans))
+        return;
+    char why[200];
+    std::snprintf(why, sizeof why, "%.0f combinations x %zu planner(s) = %.0f plans, more than the %lld one sweep makes: "
+                  "vary fewer values or split the sweep", combinations, planners, plans, kMaxSweepPlans);
+    throw InputError(source, "combinations", why);
+}
+
 PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, const SequenceSetter& setSequence,
                             const std::string& source)
 {
@@ -113,11 +146,21 @@ PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, co
 
 namespace {
 
-SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std::string& planner,
-                 const std::atomic<bool>* stop)
+// The combinations of a sweep, by index: each point, and its request, built only when it is planned.
+struct SweepCombinations {
+    size_t count = 0;
+    std::function<SweepPoint(size_t)> point;
+    std::function<PlanRequest(size_t)> request;
+};
+
+using Clock = std::chrono::steady_clock;
+
+SweepRow planOne(const SweepCombinations& combinations, size_t index, const std::string& planner,
+                 const PlannerOptions& perPlanner, const std::atomic<bool>* stop,
+                 std::optional<Clock::time_point> deadline)
 {
     SweepRow row;
-    row.point = point;
+    row.point = combinations.point(index);
     row.planner = planner;
     row.status = "ok";
     if (stop && stop->load()) {
@@ -125,7 +168,16 @@ SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std:
         row.error = "the sweep was cancelled before this combination was planned";
         return row;
     }
+    const double left = deadline ? std::chrono::duration<double>(*deadline - Clock::now()).count() : 0;
+    if (deadline && left <= 0) {
+        row.status = "cancelled";
+        row.error = "the sweep's time limit passed before this combination was planned";
+        return row;
+    }
     try {
+        PlanRequest request = requestForPlanner(combinations.request(index), planner, perPlanner);
+        if (deadline && (request.timeLimitSeconds <= 0 || request.timeLimitSeconds > left))
+            request.timeLimitSeconds = left;
         // The search itself polls its Progress; a stop request reaches it through the next report.
         Progress* self = nullptr;
         Progress progress(
@@ -159,23 +211,22 @@ SweepRow planOne(const SweepPoint& point, const PlanRequest& request, const std:
     return row;
 }
 
-} // namespace
-
-std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
-                               const std::vector<std::string>& planners, int threads, const SweepProgress& done,
-                               const std::atomic<bool>* stop, const PlannerOptions& perPlanner)
+std::vector<SweepRow> sweepRows(const SweepCombinations& combinations,
+                                const std::vector<std::string>& planners, int threads, const SweepProgress& done,
+                                const std::atomic<bool>* stop, const PlannerOptions& perPlanner,
+                                std::optional<Clock::time_point> deadline)
 {
     registerBuiltinPlanners(); // once, before the workers look planners up
-    const int total = int(requests.size() * planners.size());
+    const int total = int(combinations.count * planners.size());
     std::vector<SweepRow> rows(size_t(total), SweepRow{});
     std::atomic<int> next{0};
     int finished = 0;
     std::mutex reportLock;
     auto work = [&] {
         for (int i = next++; i < total; i = next++) {
-            const auto& [point, request] = requests[size_t(i) / planners.size()];
+            const size_t c = size_t(i) / planners.size();
             const std::string& planner = planners[size_t(i) % planners.size()];
-            rows[size_t(i)] = planOne(point, requestForPlanner(request, planner, perPlanner), planner, stop);
+            rows[size_t(i)] = planOne(combinations, c, planner, perPlanner, stop, deadline);
             const std::lock_guard<std::mutex> lock(reportLock);
             ++finished;
             if (done)
@@ -192,6 +243,33 @@ std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanReque
     for (std::thread& t : pool)
         t.join();
     return rows;
+}
+
+} // namespace
+
+std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
+                               const std::vector<std::string>& planners, int threads, const SweepProgress& done,
+                               const std::atomic<bool>* stop, const PlannerOptions& perPlanner)
+{
+    const SweepCombinations combinations{
+        requests.size(), [&](size_t c) { return requests[c].first; }, [&](size_t c) { return requests[c].second; }};
+    return sweepRows(combinations, planners, threads, done, stop, perPlanner, {});
+}
+
+std::vector<SweepRow> runSweep(const std::vector<SweepAxis>& axes, const SweepRequestFn& request,
+                               const std::vector<std::string>& planners, int threads, double timeLimitSeconds,
+                               const SweepProgress& done, const std::atomic<bool>* stop,
+                               const PlannerOptions& perPlanner)
+{
+    checkSweepSize(axes, planners.size());
+    std::optional<Clock::time_point> deadline;
+    if (timeLimitSeconds > 0)
+        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(timeLimitSeconds));
+    const SweepCombinations combinations{size_t(sweepSize(axes)),
+                                         [&](size_t c) { return sweepPoint(axes, (long long)c); },
+                                         [&](size_t c) { return request(sweepPoint(axes, (long long)c)); }};
+    return sweepRows(combinations, planners, threads, done, stop, perPlanner, deadline);
 }
 
 QJsonObject sweepToJson(const std::vector<SweepAxis>& axes, const std::vector<std::string>& planners,

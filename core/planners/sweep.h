@@ -43,6 +43,15 @@ SweepAxis parseSweepAxis(const std::string& spec, const std::string& source = "-
 void addSweepAxis(std::vector<SweepAxis>& axes, const SweepAxis& axis, const std::string& source = "--vary");
 // Every combination, the last axis varying fastest.
 std::vector<SweepPoint> sweepPoints(const std::vector<SweepAxis>& axes);
+// The number of combinations (the product of the axes' value counts), and combination `index` of that
+// order, computed on demand so a large grid is never held whole.
+double sweepSize(const std::vector<SweepAxis>& axes);
+SweepPoint sweepPoint(const std::vector<SweepAxis>& axes, long long index);
+// The most plans one sweep makes (combinations × planners): rows are kept for the report, so a grid beyond
+// this is refused before anything is planned.
+inline constexpr long long kMaxSweepPlans = 100000;
+// Throws InputError(source, "combinations", reason with the sizes) when the sweep would make more plans.
+void checkSweepSize(const std::vector<SweepAxis>& axes, size_t planners, const std::string& source = "--vary");
 
 // `base` with the point's values applied: gbs and zero on the job, without = the cluster minus that node
 // ("none" keeps all), seq through `setSequence` (which must rebuild the model for that length). Throws
@@ -60,6 +69,17 @@ using SweepProgress = std::function<void(int finished, int total, const SweepRow
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
                                const std::vector<std::string>& planners, int threads, const SweepProgress& done = {},
                                const std::atomic<bool>* stop = nullptr, const PlannerOptions& perPlanner = {});
+
+// The same over every combination of `axes`, each request built by `request` only when its turn comes (a
+// grid of 20,000 values never holds 20,000 requests), with one time limit for the whole sweep
+// (`timeLimitSeconds`, 0 = none): a search under way gets the time that is left, and combinations not
+// started when it has passed come back "cancelled". An InputError from `request` makes that row
+// "not-applicable". Refuses grids beyond kMaxSweepPlans (checkSweepSize).
+using SweepRequestFn = std::function<PlanRequest(const SweepPoint&)>;
+std::vector<SweepRow> runSweep(const std::vector<SweepAxis>& axes, const SweepRequestFn& request,
+                               const std::vector<std::string>& planners, int threads, double timeLimitSeconds,
+                               const SweepProgress& done = {}, const std::atomic<bool>* stop = nullptr,
+                               const PlannerOptions& perPlanner = {});
 
 // The hetplan.sweep/1 document: the axes, and one row per combination × planner.
 QJsonObject sweepToJson(const std::vector<SweepAxis>& axes, const std::vector<std::string>& planners,

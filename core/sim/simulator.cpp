@@ -191,7 +191,7 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     }
 
     double t = 0;
-    for (int g = 0; g < plan.cluster.gpuCount(); ++g) {
+    for (int g = 0, n = plan.cluster.gpuCount(); g < n; ++g) {
         if (!rec.used[g])
             continue;
         t = std::max(t, rec.finish[g]);

@@ -9,14 +9,18 @@
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
+#include "core/io/project_store.h"
 #include "core/io/schema_validate.h"
 #include "core/model/frameworks.h"
 #include "core/planners/planner.h"
+#include "core/sim/simulator.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 #include <ctime>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <future>
 #include <set>
@@ -44,6 +48,26 @@ std::vector<Example> examples()
     pair.job.globalBatchSize = 16;
     pair.job.sequenceLength = 512;
     return {{"amp-het-cluster/gpt2-amp", het}, {"a100+3090/opt-350m", pair}};
+}
+
+// Every bundled cluster with the model its paper used, and a second model of another shape.
+struct RoundTripExample {
+    std::string cluster, model;
+    int gbs;
+};
+std::vector<RoundTripExample> roundTripExamples()
+{
+    std::vector<RoundTripExample> out;
+    for (const std::string& cluster : exampleClusterNames()) {
+        const std::string paper = cluster.rfind("ditto", 0) == 0    ? "gpt2-xl"
+                                  : cluster.rfind("poplar", 0) == 0 ? "llama2-7b"
+                                  : cluster.rfind("hap", 0) == 0    ? "bert-hap"
+                                  : cluster.rfind("hethub", 0) == 0 ? "llama-1.1b"
+                                                                    : "gpt2-amp";
+        out.push_back({cluster, paper, 64});
+        out.push_back({cluster, "opt-350m", 32});
+    }
+    return out;
 }
 
 std::vector<std::string> planners()
@@ -145,6 +169,77 @@ private slots:
                 QFAIL(reason.c_str());
         }
         QVERIFY(plan.search.stopped.empty());
+    }
+
+    // Every planner's plan on every bundled example it accepts leaves the planner as a file would: it loads
+    // back equal (plan JSON), simulates to the same time from its own inputs (what `simulate` does), and
+    // saves into a project that loads back (what File ▸ Save does).
+    void plansRoundTrip()
+    {
+        int plans = 0, skipped = 0;
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        Project project;
+        Run run;
+        run.id = 1;
+        run.cluster = "every example";
+        run.model = "its models";
+        run.job = "default";
+        run.started = "2026-11-28T00:00:00Z";
+        for (const auto& [cluster, model, gbs] : roundTripExamples())
+            for (const std::string& planner : planners()) {
+                PlanRequest req;
+                req.cluster = exampleCluster(cluster);
+                req.model = buildExampleModel(model);
+                req.job.globalBatchSize = gbs;
+                req.job.sequenceLength = req.model.arch.sequence > 0 ? req.model.arch.sequence : 1024;
+                req.timeLimitSeconds = 2; // a plan stopped early is still a plan to round-trip
+                const std::string what = planner + " on " + cluster + ":" + model;
+                Plan plan;
+                try {
+                    Progress progress({}, req.timeLimitSeconds);
+                    plan = runPlanner(planner, req, progress);
+                } catch (const InfeasibleError&) {
+                    ++skipped;
+                    continue;
+                } catch (const InputError&) { // the planner does not take this model or cluster
+                    ++skipped;
+                    continue;
+                } catch (const CancelledError&) {
+                    ++skipped;
+                    continue;
+                }
+                ++plans;
+                Plan loaded;
+                try {
+                    loaded = planFromJson(toJson(plan), "plan.json");
+                } catch (const InputError& e) {
+                    QFAIL((what + ": does not load back: " + e.what()).c_str());
+                }
+                QVERIFY2(loaded == plan, what.c_str());
+                const CostModel costs(loaded.model, loaded.job, loaded.profile);
+                const SimResult r = simulate(loaded, costs);
+                QVERIFY2(std::abs(r.iterationSeconds - plan.estimate.iterationSeconds) <=
+                             1e-9 * plan.estimate.iterationSeconds,
+                         (what + ": simulates to " + std::to_string(r.iterationSeconds) + " s, the plan says " +
+                          std::to_string(plan.estimate.iterationSeconds))
+                             .c_str());
+                RunResult rr;
+                rr.planner = planner;
+                rr.status = "ok";
+                rr.plan = plan;
+                run.results.push_back(rr);
+            }
+        project.runs.push_back(run);
+        const std::string path = dir.filePath("all-plans.hetplan").toStdString();
+        try {
+            saveProject(project, path);
+        } catch (const InputError& e) {
+            QFAIL((std::string("the project with every plan cannot be saved: ") + e.what()).c_str());
+        }
+        QCOMPARE(loadProject(path).runs.at(0).results.size(), size_t(plans));
+        qInfo("%d plans round-tripped (%d planner x example pairs not accepted)", plans, skipped);
+        QVERIFY(plans >= 150);
     }
 
     void sameSeedSamePlan_data() { plansAreValid_data(); }

@@ -14,6 +14,8 @@
 #include <csignal>
 #include <random>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -173,8 +175,63 @@ private slots:
                 << readAll(newer) << QString("made by a newer hetplan (schema %1 > 1)").arg(version);
             QFile::remove(QString::fromStdString(newer));
         }
+        // Only the app's own schema is read, and it is checked before any row is: a generated column could
+        // make every read build a 900 MB value, a trigger or view run SQL. Each file is resealed, so only
+        // the schema check stands between it and the row readers.
+        const std::pair<const char*, const char*> schemas[] = {
+            {"generated zeroblob column",
+             "ALTER TABLE clusters ADD COLUMN pad BLOB GENERATED ALWAYS AS (zeroblob(10000000)) VIRTUAL;"},
+            {"extra table", "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"},
+            {"trigger", "CREATE TRIGGER t AFTER INSERT ON jobs BEGIN DELETE FROM runs; END;"},
+            {"view", "CREATE VIEW v AS SELECT * FROM clusters;"},
+            {"extra index", "CREATE INDEX extra ON runs(started);"},
+            {"changed column", "ALTER TABLE jobs ADD COLUMN note TEXT;"},
+            {"dropped index", "DROP INDEX runs_by_id;"},
+        };
+        for (const auto& [name, change] : schemas) {
+            const std::string crafted = path("crafted-source.hetplan");
+            saveProject(sample, crafted);
+            sql(crafted, change, true);
+            QTest::newRow(name) << readAll(crafted) << QString("hetplan");
+            QFile::remove(QString::fromStdString(crafted));
+        }
         QFile::remove(QString::fromStdString(good));
         QFile::remove(QString::fromStdString(foreign));
+    }
+
+    void foreignSchemaIsNamed()
+    {
+        const std::string crafted = path("crafted.hetplan");
+        saveProject(sample, crafted);
+        sql(crafted, "CREATE TRIGGER wipe AFTER INSERT ON jobs BEGIN DELETE FROM runs; END;", true);
+        expectRefused(crafted, "schema", "not the schema hetplan writes: unexpected trigger \"wipe\"");
+        QFile::remove(QString::fromStdString(crafted));
+    }
+
+    void abandonedTempFilesAreRemovedBySave()
+    {
+        // A save killed before its rename leaves "<file>.tmp-XXXXXX"; the next save removes it, but never a
+        // copy another save is still writing (it holds a lock on it), nor a file that merely looks similar.
+        QTemporaryDir own;
+        QVERIFY(own.isValid());
+        const std::string p = own.filePath("p.hetplan").toStdString();
+        saveProject(sample, p);
+        const QString abandoned = own.filePath("p.hetplan.tmp-abc123");
+        const QString inUse = own.filePath("p.hetplan.tmp-zzz999");
+        const QString lookalike = own.filePath("p.hetplan.tmp-keepme1");
+        const QString otherFile = own.filePath("q.hetplan.tmp-abc123");
+        for (const QString& f : {abandoned, inUse, lookalike, otherFile})
+            writeAll(f.toStdString(), "partial");
+        const int held = ::open(inUse.toLocal8Bit().constData(), O_RDONLY);
+        QVERIFY(held >= 0);
+        QCOMPARE(::flock(held, LOCK_EX), 0);
+        saveProject(sample, p);
+        ::close(held);
+        QVERIFY(!QFile::exists(abandoned));
+        QVERIFY(QFile::exists(inUse));
+        QVERIFY(QFile::exists(lookalike));
+        QVERIFY(QFile::exists(otherFile));
+        QVERIFY(loadProject(p) == sample);
     }
 
     void damagedFilesAreRefusedAndUntouched()

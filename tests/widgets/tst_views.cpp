@@ -5,6 +5,13 @@
 // Set HETPLAN_SCREENSHOTS=/some/dir to keep a PNG of every view for a visual check.
 #include "view_fixtures.h"
 
+#include <QDir>
+#include <QFileInfo>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace hetplan;
 using namespace hetplan::viewtest;
 
@@ -380,6 +387,36 @@ private slots:
                 }
             QVERIFY(coloured > 500);
         }
+    }
+
+    void exportsNeverReplaceSpecialFiles()
+    {
+        // The export goes through the same writer as the CLI's --out: a FIFO gets the bytes and stays a FIFO,
+        // a directory is refused (with the reason), a regular file is replaced.
+        QTemporaryDir dir;
+        GanttView gantt;
+        gantt.setPlan(p_.amp, p_.ampSim);
+        const QString fifo = dir.filePath(QStringLiteral("pipe.png"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const int reader = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(reader >= 0);
+        const int keepOpen = ::open(fifo.toLocal8Bit().constData(), O_WRONLY); // the pipe never reads as closed
+        ::fcntl(reader, F_SETPIPE_SZ, 1 << 20);                                // room for the whole PNG
+        QVERIFY(gantt.exportPng(fifo, 200, 120));
+        char head[8] = {};
+        QCOMPARE(::read(reader, head, sizeof head), ssize_t(sizeof head));
+        QVERIFY(QByteArray(head, 8).startsWith("\x89PNG"));
+        ::close(keepOpen);
+        ::close(reader);
+        struct stat st {};
+        QCOMPARE(::lstat(fifo.toLocal8Bit().constData(), &st), 0);
+        QVERIFY(S_ISFIFO(st.st_mode));
+
+        const QString folder = dir.filePath(QStringLiteral("folder.png"));
+        QVERIFY(QDir().mkdir(folder));
+        QVERIFY(!gantt.exportPng(folder));
+        QVERIFY2(gantt.lastExportError().contains(QStringLiteral("is a directory")), qPrintable(gantt.lastExportError()));
+        QVERIFY(QFileInfo(folder).isDir());
     }
 };
 

@@ -1,5 +1,7 @@
 #include "cluster_document.h"
 
+#include "core/base/names.h"
+
 #include <QRegularExpression>
 
 #include <cctype>
@@ -146,8 +148,9 @@ QString ClusterDocument::checkNodeName(int index, const QString& name) const
         return tr("A node name must not be empty.");
     if (trimmed != name)
         return tr("A node name must not start or end with spaces.");
-    if (name.contains(QLatin1Char('/')))
-        return tr("A node name must not contain '/' (GPUs are named node/index).");
+    // The node name is the host name in hostfiles and launch scripts: the engine's rule, in its words.
+    if (const std::string why = plainNameProblem(name.toStdString()); !why.empty())
+        return tr("A node name is a host name: it %1.").arg(QString::fromStdString(why));
     const int other = findNode(name.toStdString());
     if (other >= 0 && other != index)
         return tr("Another node is already called '%1'.").arg(name);

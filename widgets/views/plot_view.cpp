@@ -1,5 +1,6 @@
 #include "plot_view.h"
 
+#include "core/base/output_file.h"
 #include "widgets/common/palette.h"
 
 #include <qcustomplot.h>
@@ -8,6 +9,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -15,6 +17,7 @@
 #include <QLabel>
 #include <QStackedWidget>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -268,7 +271,25 @@ bool PlotView::exportTo(const QString& fileName, ExportFormat format, int width,
     // The first render lays the plot out at the export size (axis ticks are prepared from the previous
     // layout), the second one is the one written.
     plot_->toPixmap(size.width(), size.height());
-    const bool ok = renderTo(fileName, format, size) && QFileInfo(fileName).size() > 0;
+    // Rendered into a private temporary file first, then written to the user's path the way every output
+    // is (core/base/output_file.h): a regular file is replaced whole, /dev/null or a FIFO is written
+    // through, and a directory or block device is refused instead of written over.
+    bool ok = false;
+    lastExportError_.clear();
+    QTemporaryDir scratch;
+    const QString rendered = scratch.filePath(QStringLiteral("plot"));
+    if (scratch.isValid() && renderTo(rendered, format, size)) {
+        QFile file(rendered);
+        const QByteArray bytes = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        try {
+            if (!bytes.isEmpty()) {
+                writeOutputFile(fileName.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
+                ok = true;
+            }
+        } catch (const std::exception& e) {
+            lastExportError_ = QString::fromStdString(e.what());
+        }
+    }
     adaptToSize(currentPlotSize());
     plot_->replot();
     if (ok)
@@ -314,7 +335,10 @@ void PlotView::exportWithDialog()
         return;
     lastDir_ = QFileInfo(dialog.fileName()).absolutePath();
     if (!exportTo(dialog.fileName(), dialog.format(), dialog.exportSize().width(), dialog.exportSize().height()))
-        QMessageBox::warning(this, tr("Export"), tr("Could not write %1.").arg(dialog.fileName()));
+        QMessageBox::warning(this, tr("Export"),
+                             lastExportError_.isEmpty() ? tr("Could not write %1.").arg(dialog.fileName())
+                                                        : tr("Could not write %1: %2").arg(dialog.fileName(),
+                                                                                          lastExportError_));
 }
 
 } // namespace hetplan

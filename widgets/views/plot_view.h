@@ -32,6 +32,8 @@ public:
     bool exportPdf(const QString& fileName, int width = 0, int height = 0);
     bool exportSvg(const QString& fileName, int width = 0, int height = 0);
     bool exportTo(const QString& fileName, ExportFormat format, int width = 0, int height = 0);
+    // Why the last export returned false, when it got as far as writing ("" otherwise).
+    QString lastExportError() const { return lastExportError_; }
     // The size an export gets by default: the plot's size on screen (1000×600 before it was ever shown).
     QSize defaultExportSize() const { return exportSize(0, 0); }
     // "<cluster>-<model>-gantt" (without a suffix); the export dialog proposes it.
@@ -92,6 +94,7 @@ private:
     QCustomPlot* plot_ = nullptr;
     bool empty_ = true;
     QString lastDir_;
+    QString lastExportError_; // why the last export failed, when the file system said
     QString viewName_ = QStringLiteral("plot");
     QString exportBaseName_;
 };

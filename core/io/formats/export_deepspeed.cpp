@@ -119,13 +119,13 @@ void registerDeepSpeedRanksExporter(ExporterRegistry& registry)
 {
     registry.add(
         {{"deepspeed-ranks", "Per-rank ZeRO batches for a DeepSpeed data loader (rank→batch JSON)", "*.json", ".json"},
-         [](const Plan& plan) { return indentedJson(deepSpeedRankBatches(plan)); }});
+         [](const Plan& plan) { return indentedJson(deepSpeedRankBatches(plan)); }, true});
 }
 
 void registerDeepSpeedExporter(ExporterRegistry& registry)
 {
     registry.add({{"deepspeed", "DeepSpeed config JSON", "*.json", ".json"},
-                  [](const Plan& plan) { return indentedJson(deepSpeedConfig(plan)); }});
+                  [](const Plan& plan) { return indentedJson(deepSpeedConfig(plan)); }, true});
 }
 
 } // namespace hetplan

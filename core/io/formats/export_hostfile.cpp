@@ -9,6 +9,7 @@ namespace hetplan {
 
 std::string hostfile(const Plan& plan)
 {
+    exportutil::requirePlainNames(plan);
     exportutil::refuseScatteredRanks(plan);
     std::vector<std::string> order;
     std::map<std::string, int> perHost;
@@ -25,7 +26,7 @@ std::string hostfile(const Plan& plan)
 
 void registerHostfileExporter(ExporterRegistry& registry)
 {
-    registry.add({{"hostfile", "Hostfile for DeepSpeed/MPI launchers (host slots=N)", "", ""}, hostfile});
+    registry.add({{"hostfile", "Hostfile for DeepSpeed/MPI launchers (host slots=N)", "", ""}, hostfile, true});
 }
 
 } // namespace hetplan

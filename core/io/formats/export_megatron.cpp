@@ -2,6 +2,7 @@
 #include "core/io/exporters.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/formats/export_util.h"
 
 #include <algorithm>
@@ -15,8 +16,13 @@ namespace {
 
 bool isBlock(LayerKind k) { return k == LayerKind::Transformer || k == LayerKind::MoE; }
 
+// One shell word. Single quotes keep everything literal but a NUL (bash cannot hold one) and control
+// characters (a terminal showing the script could act on them): those are refused, not quoted.
 std::string shellQuote(const std::string& s)
 {
+    for (char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            refuse("megatron-launch", "a value for the launch script contains a control character: " + quotedInput(s));
     if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.=/:") ==
                           std::string::npos)
         return s;
@@ -297,6 +303,7 @@ std::string joined(const std::vector<int>& v)
 std::string megatronLaunchScript(const Plan& plan)
 {
     const std::vector<std::string> args = megatronArguments(plan);
+    requirePlainNames(plan); // the planner is named in a comment, the node names are the hosts
     const std::vector<MegatronLaunchNode> nodes = megatronLaunchNodes(plan);
     std::vector<std::string> hosts, gpus;
     for (const MegatronLaunchNode& n : nodes) {
@@ -331,7 +338,7 @@ void registerMegatronExporter(ExporterRegistry& registry)
 {
     // It used to be called "megatron" when it wrote only the argument list; that name stays an alias.
     registry.add(
-        {{"megatron-launch", "Megatron-LM launch script (.sh)", "*.sh", ".sh", {"megatron"}}, megatronLaunchScript});
+        {{"megatron-launch", "Megatron-LM launch script (.sh)", "*.sh", ".sh", {"megatron"}}, megatronLaunchScript, true});
 }
 
 } // namespace hetplan

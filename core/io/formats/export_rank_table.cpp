@@ -1,10 +1,13 @@
 // The rank table: which GPU and host each global rank runs on, for placements a hostfile cannot express.
 #include "core/io/exporters.h"
 
+#include "core/io/formats/export_util.h"
+
 namespace hetplan {
 
 std::string rankTable(const Plan& plan)
 {
+    exportutil::requirePlainNames(plan); // host and GPU names go into the CSV unquoted
     std::string out = "rank,gpu,host,local_rank\n";
     for (const RankInfo& r : plan.ranks())
         out += std::to_string(r.rank) + "," + plan.cluster.gpuName(r.gpu) + "," + r.host + "," +
@@ -14,7 +17,7 @@ std::string rankTable(const Plan& plan)
 
 void registerRankTableExporter(ExporterRegistry& registry)
 {
-    registry.add({{"rank-table", "Rank table CSV (rank,gpu,host,local_rank)", "*.csv", ".csv", {"ranks"}}, rankTable});
+    registry.add({{"rank-table", "Rank table CSV (rank,gpu,host,local_rank)", "*.csv", ".csv", {"ranks"}}, rankTable, true});
 }
 
 } // namespace hetplan

@@ -1,6 +1,7 @@
 #include "core/io/formats/export_util.h"
 
 #include "core/base/errors.h"
+#include "core/base/names.h"
 #include "core/model/frameworks.h"
 
 #include <QJsonDocument>
@@ -61,6 +62,15 @@ void refuseScatteredRanks(const Plan& plan)
         ++used[r.host];
         current = r.host;
     }
+}
+
+void requirePlainNames(const Plan& plan)
+{
+    if (const std::string why = plainNameProblem(plan.planner); !why.empty())
+        refuse("planner", why);
+    for (size_t i = 0; i < plan.cluster.nodes.size(); ++i)
+        if (const std::string why = plainNameProblem(plan.cluster.nodes[i].name); !why.empty())
+            refuse("inputs.cluster.nodes[" + std::to_string(i) + "].name", why);
 }
 
 std::string indentedJson(const QJsonObject& o)

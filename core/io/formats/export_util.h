@@ -39,6 +39,11 @@ UniformZero uniformZero(const Plan& plan);
 // stages on other GPUs than planned.
 void refuseScatteredRanks(const Plan& plan);
 
+// Refuses a plan whose planner or node names are not plain names (core/base/names.h): they are written
+// unquoted into hostfiles and CSV rank tables, and into launch scripts. The readers refuse such names
+// already; this guards plans built in memory.
+void requirePlainNames(const Plan& plan);
+
 std::string indentedJson(const QJsonObject& o);
 
 } // namespace hetplan::exportutil

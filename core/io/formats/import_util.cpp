@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
+#include "core/base/json_parse.h"
 #include "core/model/device.h"
 
 #include <QByteArray>
@@ -40,6 +41,9 @@ QJsonDocument readJsonDocument(const std::string& path)
                          "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
                              err.errorString().toStdString());
     }
+    if (const auto key = duplicateKeyPath(bytes))
+        throw InputError(path, *key,
+                         "duplicate key: a JSON object must not repeat a key (only one of the values would be read)");
     return doc;
 }
 

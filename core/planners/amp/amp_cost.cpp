@@ -50,8 +50,8 @@ AmpCostModel::AmpCostModel(const Cluster& cluster, const CostModel& costs)
         tpParamsPrefix_[l + 1] = tpParamsPrefix_[l] + (s.tensorParallel ? s.params : 0);
         fullParamsPrefix_[l + 1] = fullParamsPrefix_[l] + (s.tensorParallel ? 0 : s.params);
     }
-    for (int g = 0; g < cluster.gpuCount(); ++g)
-        gpuNode_.push_back(cluster.gpu(g).node);
+    for (const GpuRef& ref : cluster.gpuRefs())
+        gpuNode_.push_back(ref.node);
 }
 
 AmpCostModel::Layout AmpCostModel::layout(const Placement& p, int mbs, int gas) const

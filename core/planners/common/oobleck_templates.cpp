@@ -149,6 +149,11 @@ std::vector<int> TemplateTable::gpuCounts() const
     return out;
 }
 
+double templateStateCount(int layers, int maxGpus)
+{
+    return double(layers + 1) * double(maxGpus + 1) * double(std::min(layers, maxGpus) + 1);
+}
+
 TemplateTable generateTemplates(const StageCosts& costs, const TemplateGenOptions& options, const Progress* progress)
 {
     return TemplateSearch(costs, options).run(progress);

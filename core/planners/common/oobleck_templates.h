@@ -44,6 +44,10 @@ public:
     long long labels = 0;
 };
 
+// The DP states generateTemplates allocates for `layers` layers and templates of up to `maxGpus` GPUs:
+// (layers + 1) · (maxGpus + 1) · (min(layers, maxGpus) + 1). Callers check it (checkStateCount) first.
+double templateStateCount(int layers, int maxGpus);
+
 // Generates the table; `progress` may be null (polled per state; a stop throws CancelledError).
 TemplateTable generateTemplates(const StageCosts& costs, const TemplateGenOptions& options, const Progress* progress);
 

@@ -5,6 +5,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace hetplan {
@@ -14,6 +15,24 @@ PlannerOption templateMicroBatchOption()
     return PlannerOption::integer("mbs", "Micro-batch", 0, 0, kMaxBatch,
                                   "micro-batch size; 0 = the largest node's GPU count (or 1 if that does not divide "
                                   "the global batch)");
+}
+
+PlannerOption maxStatesOption()
+{
+    return PlannerOption::integer("max_states", "State limit", 20000000, 1000, 1000000000,
+                                  "refuse searches with more DP states than this instead of allocating them");
+}
+
+void checkStateCount(const PlanRequest& req, const std::string& planner, double states, const std::string& what)
+{
+    const double limit = req.intOption("max_states");
+    if (states <= limit)
+        return;
+    char why[320];
+    std::snprintf(why, sizeof why, "%s: the search has %.0f states (%s), more than max_states %.0f", planner.c_str(),
+                  states, what.c_str(), limit);
+    throw InputError("cluster", "nodes",
+                     std::string(why) + "; plan a smaller model or cluster, or raise max_states if memory allows");
 }
 
 int templateMicroBatchSize(const PlanRequest& req)

@@ -15,6 +15,12 @@ namespace hetplan {
 // The `mbs` option the template planners share: 0 = the largest node's GPU count (a whole node can split
 // one micro-batch data-parallel), else the value; it must divide the global batch.
 PlannerOption templateMicroBatchOption();
+// "max_states": the most DP states a template search may allocate. A search that would need more is
+// refused before it allocates (InputError naming the count), not left to run out of memory.
+PlannerOption maxStatesOption();
+// Throws InputError("cluster", "nodes", ...) when `states` exceeds the request's max_states; `what` says
+// what the states are made of.
+void checkStateCount(const PlanRequest& request, const std::string& planner, double states, const std::string& what);
 int templateMicroBatchSize(const PlanRequest& request);
 
 // The cluster's GPUs grouped by device type, in order of first appearance.

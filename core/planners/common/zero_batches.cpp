@@ -12,8 +12,9 @@ std::vector<DeviceGroup> groupByDevice(const Cluster& cluster)
 {
     std::vector<DeviceGroup> groups;
     std::map<std::string, size_t> index;
-    for (int g = 0; g < cluster.gpuCount(); ++g) {
-        const std::string& type = cluster.nodeOf(g).deviceType;
+    const std::vector<GpuRef> refs = cluster.gpuRefs();
+    for (int g = 0; g < int(refs.size()); ++g) {
+        const std::string& type = cluster.nodes[refs[size_t(g)].node].deviceType;
         auto [it, added] = index.try_emplace(type, groups.size());
         if (added)
             groups.push_back({type, {}});

@@ -23,7 +23,7 @@ std::vector<PlannerOption> DittoPlanner::options() const
             PlannerOption::choice("merge", "DP merges", "any", {"any", "folded"},
                                   "folded: x GPUs of type i merge up to x·d_i virtual stages (the paper); any: any "
                                   "number (section 6.4's remedy, needed when memory binds)"),
-            templateMicroBatchOption()};
+            templateMicroBatchOption(), maxStatesOption()};
 }
 
 namespace {
@@ -185,6 +185,7 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
                 return r;
         }
     progress.report(0.2, "ditto: virtual template");
+    checkStateCount(req, "ditto", templateStateCount(L, r.stages), "layers x virtual GPUs x stage counts");
     r.table = virtualTable(sc, f, dp, r.stages, progress);
     progress.report(0.6, "ditto: recovery");
     if (dp) {

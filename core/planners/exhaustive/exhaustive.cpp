@@ -13,9 +13,7 @@ namespace hetplan {
 
 std::vector<PlannerOption> ExhaustivePlanner::options() const
 {
-    return {templateMicroBatchOption(),
-            PlannerOption::integer("max_states", "State limit", 20000000, 1000, 1000000000,
-                                   "refuse clusters whose search space has more (layer, GPU-count) states")};
+    return {templateMicroBatchOption(), maxStatesOption()};
 }
 
 Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
@@ -27,13 +25,8 @@ Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Pro
     std::vector<int> available;
     for (const TypeGroup& g : groups)
         available.push_back(g.gpus);
-    const double states = exactStateCount(req.model.layerCount(), available);
-    if (states > req.intOption("max_states")) {
-        std::ostringstream why;
-        why << "the exact search has " << states << " states (layers x GPU counts per type), more than max_states "
-            << req.intOption("max_states") << "; use ditto, or raise max_states";
-        throw InputError("cluster", "nodes", why.str());
-    }
+    checkStateCount(req, "exhaustive", exactStateCount(req.model.layerCount(), available),
+                    "layers x GPU counts per type; ditto plans larger clusters");
     const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, microBatches);
     progress.report(0.1, "exhaustive: searching");
     const ExactResult r = exactPipeline(sc, available, req.job, &progress);

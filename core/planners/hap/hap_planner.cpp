@@ -33,8 +33,8 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs, Precision 
 {
     Devices d;
     std::map<std::string, int> index;
-    for (int g = 0; g < cluster.gpuCount(); ++g) {
-        const std::string& type = cluster.nodeOf(g).deviceType;
+    for (const GpuRef& ref : cluster.gpuRefs()) {
+        const std::string& type = cluster.nodes[ref.node].deviceType;
         auto [it, added] = index.try_emplace(type, int(d.classes.size()));
         if (added) {
             const DeviceType& dev = costs.device(type);

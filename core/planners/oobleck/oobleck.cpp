@@ -10,7 +10,7 @@
 
 namespace hetplan {
 
-std::vector<PlannerOption> OobleckPlanner::options() const { return {templateMicroBatchOption()}; }
+std::vector<PlannerOption> OobleckPlanner::options() const { return {templateMicroBatchOption(), maxStatesOption()}; }
 
 namespace {
 
@@ -103,6 +103,9 @@ Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     const int N = int(group.nodes.size());
     const StageCosts sc(costs, req.job, {group.type}, {M}, mbs, B);
     const bool reused = req.reuse.count("oobleck") > 0;
+    if (!reused)
+        checkStateCount(req, "oobleck", templateStateCount(req.model.layerCount(), N * M),
+                        "layers x GPUs x stage counts");
     progress.report(0.1, reused ? "oobleck: re-instantiating stored templates" : "oobleck: generating templates");
     const TemplateTable table = reused ? tableFromJson(req.reuse.at("oobleck"), group, sc)
                                        : generateTemplates(sc, {0, M, N * M, false, false}, &progress);

@@ -1,0 +1,128 @@
+// Inputs whose work would not fit in memory or time are refused before the work starts, through the real
+// hetplan-cli under an address-space cap: a search state table too large to allocate exits 2 naming its
+// size, a sweep streams its combinations and keeps one time limit for all of them, a profile too large to
+// read back is refused, and no input makes the CLI exit 1 (an internal error).
+#include "testutil.h"
+
+#include "core/io/json_io.h"
+#include "core/model/model.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace hetplan;
+using namespace hetplan::test;
+
+namespace {
+constexpr unsigned long long kGiB = 1ull << 30;
+
+// gpt2-amp with its one transformer block repeated to `blocks` blocks (embedding, blocks, head).
+ModelSpec deepModel(int blocks)
+{
+    ModelSpec m = buildExampleModel("gpt2-amp");
+    std::vector<LayerSpec> layers{m.layers.front()};
+    const LayerSpec block = m.layers[1];
+    for (int b = 0; b < blocks; ++b) {
+        layers.push_back(block);
+        layers.back().name = "block" + std::to_string(b);
+    }
+    layers.push_back(m.layers.back());
+    m.layers = layers;
+    m.arch.layers = blocks;
+    m.name = "gpt2-deep";
+    return m;
+}
+} // namespace
+
+class TestBoundedWork : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir;
+    QString deep;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(dir.isValid());
+        deep = dir.filePath("deep.json");
+        writeJsonFile(deep.toStdString(), toJson(deepModel(1000)));
+    }
+
+    void templateSearchesRefuseTablesTooLargeToAllocate_data()
+    {
+        QTest::addColumn<QString>("planner");
+        QTest::addColumn<QString>("cluster");
+        // 1,002 layers: Ditto's virtual template table on ditto-ex4 would need ~23 GB.
+        QTest::newRow("ditto") << "ditto" << "example:ditto-ex4";
+        QTest::newRow("oobleck") << "oobleck" << "example:amp-scale-16x16";
+    }
+    void templateSearchesRefuseTablesTooLargeToAllocate()
+    {
+        QFETCH(QString, planner);
+        QFETCH(QString, cluster);
+        const CliResult r = runCli({"plan", "--cluster", cluster, "--model", deep, "--gbs", "64", "--planner", planner,
+                                    "--time-limit", "1", "--quiet"},
+                                   120000, 2 * kGiB);
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(r.err.contains("states") && r.err.contains("max_states"), qPrintable(r.err));
+    }
+
+    void sweepStreamsItsCombinationsUnderOneTimeLimit()
+    {
+        // 20,000 global batch sizes: the requests are built one at a time, and the whole sweep stops at its
+        // limit (the rest reported as cancelled), in a fraction of the memory 20,000 requests would take.
+        QStringList values;
+        for (int g = 1; g <= 20000; ++g)
+            values << QString::number(g);
+        const QString out = dir.filePath("sweep.json");
+        const CliResult r = runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                    "--planners", "uniform", "--vary", "gbs=" + values.join(','), "--time-limit", "2",
+                                    "--jobs", "2", "--out", out},
+                                   120000, 2 * kGiB);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err.right(400)));
+        const QJsonArray rows = readJsonFile(out.toStdString())["rows"].toArray();
+        QCOMPARE(rows.size(), 20000);
+        int cancelled = 0, planned = 0;
+        for (const QJsonValue& v : rows) {
+            const QString status = v.toObject()["status"].toString();
+            cancelled += status == "cancelled" && v.toObject()["error"].toString().contains("time limit");
+            planned += status == "ok";
+        }
+        qInfo("%d planned, %d cancelled by the sweep's time limit", planned, cancelled);
+        QVERIFY(planned >= 1);
+        QVERIFY(cancelled >= 1);
+    }
+
+    void sweepTooLargeIsRefusedBeforePlanning()
+    {
+        QStringList gbs, seq;
+        for (int g = 1; g <= 400; ++g)
+            gbs << QString::number(g);
+        for (int s = 1; s <= 400; ++s)
+            seq << QString::number(s * 8);
+        const CliResult r = runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                    "--planners", "uniform", "--vary", "gbs=" + gbs.join(','), "--vary",
+                                    "seq=" + seq.join(',')},
+                                   60000, 2 * kGiB);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("160000 combinations") && r.err.contains("100000"), qPrintable(r.err));
+    }
+
+    void profileTooLargeIsRefused()
+    {
+        QStringList tps, mbs;
+        for (int t = 1; t <= 1024; ++t)
+            tps << QString::number(t);
+        for (int m = 1; m <= 2000; ++m)
+            mbs << QString::number(m);
+        const CliResult r = runCli({"profile", "--model", "example:gpt2-amp", "--device", "T4", "--tp", tps.join(','),
+                                    "--mbs", mbs.join(','), "--out", dir.filePath("p.json")},
+                                   60000, 2 * kGiB);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("layer times") && r.err.contains("2048000 tables"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBoundedWork)
+#include "tst_bounded_work.moc"

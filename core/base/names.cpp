@@ -17,8 +17,8 @@ std::string plainNameProblem(std::string_view name)
         return "is " + std::to_string(name.size()) + " characters long; " + kPlainNameRule;
     for (size_t i = 0; i < name.size(); ++i)
         if (!isPlainChar(name[i]))
-            return "contains " + quotedInput(name.substr(i, 1)) + " at position " + std::to_string(i) + "; " +
-                   kPlainNameRule;
+            return "contains " + (name[i] == ' ' ? std::string("a space") : quotedInput(name.substr(i, 1))) +
+                   " at position " + std::to_string(i) + "; " + kPlainNameRule;
     if (!isAlnum(name.front()))
         return "starts with " + quotedInput(name.substr(0, 1)) + "; " + kPlainNameRule;
     return {};

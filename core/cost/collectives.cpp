@@ -13,10 +13,11 @@ LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus)
     if (gpus.size() < 2)
         return {std::numeric_limits<double>::infinity(), 0};
     LinkParams l{std::numeric_limits<double>::infinity(), 0};
+    const std::vector<int> node = cluster.nodesOf(gpus);
     for (size_t i = 0; i < gpus.size(); ++i) {
-        int a = gpus[i], b = gpus[(i + 1) % gpus.size()];
-        l.bandwidth = std::min(l.bandwidth, cluster.bandwidth(a, b));
-        l.latency = std::max(l.latency, cluster.latency(a, b));
+        const int a = node[i], b = node[(i + 1) % gpus.size()];
+        l.bandwidth = std::min(l.bandwidth, cluster.nodeBandwidth(a, b));
+        l.latency = std::max(l.latency, cluster.nodeLatency(a, b));
     }
     return l;
 }
@@ -25,8 +26,12 @@ std::vector<double> sharedBandwidths(const Cluster& cluster, const std::vector<F
 {
     std::map<int, int> out, in;                // NIC flows per node and direction
     std::map<std::pair<int, int>, int> onLink; // flows per explicit link and direction
-    for (const Flow& f : flows) {
-        const int a = cluster.gpu(f.src).node, b = cluster.gpu(f.dst).node;
+    std::vector<int> ends;
+    for (const Flow& f : flows)
+        ends.insert(ends.end(), {f.src, f.dst});
+    const std::vector<int> node = cluster.nodesOf(ends);
+    for (size_t i = 0; i < flows.size(); ++i) {
+        const int a = node[2 * i], b = node[2 * i + 1];
         if (a == b)
             continue;
         if (cluster.linkBetween(a, b))
@@ -37,9 +42,9 @@ std::vector<double> sharedBandwidths(const Cluster& cluster, const std::vector<F
         }
     }
     std::vector<double> bw;
-    for (const Flow& f : flows) {
-        const int a = cluster.gpu(f.src).node, b = cluster.gpu(f.dst).node;
-        const double alone = cluster.bandwidth(f.src, f.dst);
+    for (size_t i = 0; i < flows.size(); ++i) {
+        const int a = node[2 * i], b = node[2 * i + 1];
+        const double alone = cluster.nodeBandwidth(a, b);
         if (a == b)
             bw.push_back(alone);
         else if (const Link* l = cluster.linkBetween(a, b))
@@ -65,10 +70,14 @@ LinkParams concurrentRingsLink(const Cluster& cluster, const std::vector<std::ve
     if (flows.empty())
         return {std::numeric_limits<double>::infinity(), 0};
     const std::vector<double> bw = sharedBandwidths(cluster, flows);
+    std::vector<int> ends;
+    for (const Flow& f : flows)
+        ends.insert(ends.end(), {f.src, f.dst});
+    const std::vector<int> node = cluster.nodesOf(ends);
     LinkParams l{std::numeric_limits<double>::infinity(), 0};
     for (size_t i = 0; i < flows.size(); ++i) {
         l.bandwidth = std::min(l.bandwidth, bw[i]);
-        l.latency = std::max(l.latency, cluster.latency(flows[i].src, flows[i].dst));
+        l.latency = std::max(l.latency, cluster.nodeLatency(node[2 * i], node[2 * i + 1]));
     }
     return l;
 }

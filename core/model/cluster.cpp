@@ -55,6 +55,28 @@ std::vector<GpuRef> Cluster::gpuRefs() const
     return refs;
 }
 
+std::vector<int> Cluster::gpuNodes() const
+{
+    std::vector<int> out;
+    for (size_t n = 0; n < nodes.size(); ++n)
+        out.insert(out.end(), size_t(std::max(0, nodes[n].gpus)), int(n));
+    return out;
+}
+
+std::vector<int> Cluster::nodesOf(const std::vector<int>& gpus) const
+{
+    const std::vector<int> off = nodeOffsets();
+    std::vector<int> out;
+    out.reserve(gpus.size());
+    for (int g : gpus) {
+        if (g < 0 || g >= off.back())
+            throw std::out_of_range("GPU index " + std::to_string(g) + " out of range");
+        // The last node whose first GPU is at or before g (nodes without GPUs are skipped by upper_bound).
+        out.push_back(int(std::upper_bound(off.begin(), off.end(), g) - off.begin()) - 1);
+    }
+    return out;
+}
+
 int Cluster::gpuIndex(int node, int local) const
 {
     int idx = 0;
@@ -129,25 +151,27 @@ Communicator Cluster::nodePath(int nodeA, int nodeB) const
 
 Communicator Cluster::path(int a, int b) const { return nodePath(gpu(a).node, gpu(b).node); }
 
-double Cluster::bandwidth(int a, int b) const
+double Cluster::bandwidth(int a, int b) const { return nodeBandwidth(gpu(a).node, gpu(b).node); }
+
+double Cluster::latency(int a, int b) const { return nodeLatency(gpu(a).node, gpu(b).node); }
+
+double Cluster::nodeBandwidth(int nodeA, int nodeB) const
 {
-    const GpuRef ra = gpu(a), rb = gpu(b);
-    const bool cpu = nodePath(ra.node, rb.node) == Communicator::CpuEthernet;
-    if (ra.node == rb.node) {
-        const double bw = intraBandwidthOf(nodes[ra.node]);
+    const bool cpu = nodePath(nodeA, nodeB) == Communicator::CpuEthernet;
+    if (nodeA == nodeB) {
+        const double bw = intraBandwidthOf(nodes[nodeA]);
         return cpu ? std::min(bw, cpuIntraBandwidth) : bw;
     }
-    const Link* l = linkBetween(ra.node, rb.node);
-    const double bw = l ? l->bandwidth : std::min(nodes[ra.node].nicBandwidth, nodes[rb.node].nicBandwidth);
+    const Link* l = linkBetween(nodeA, nodeB);
+    const double bw = l ? l->bandwidth : std::min(nodes[nodeA].nicBandwidth, nodes[nodeB].nicBandwidth);
     return cpu ? std::min(bw, cpuInterBandwidth) : bw;
 }
 
-double Cluster::latency(int a, int b) const
+double Cluster::nodeLatency(int nodeA, int nodeB) const
 {
-    GpuRef ra = gpu(a), rb = gpu(b);
-    if (ra.node == rb.node)
+    if (nodeA == nodeB)
         return intraLatency;
-    if (const Link* l = linkBetween(ra.node, rb.node))
+    if (const Link* l = linkBetween(nodeA, nodeB))
         return l->latency;
     return interLatency;
 }

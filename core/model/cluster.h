@@ -72,6 +72,10 @@ public:
     GpuRef gpu(int index) const;
     // gpu(i) for every GPU, in index order, in one pass.
     std::vector<GpuRef> gpuRefs() const;
+    // The node index of every GPU (gpuNodes()[g] == gpu(g).node), in one pass.
+    std::vector<int> gpuNodes() const;
+    // The node index of each of `gpus`, in O(nodes + gpus · log nodes) rather than O(nodes) per GPU.
+    std::vector<int> nodesOf(const std::vector<int>& gpus) const;
     int gpuIndex(int node, int local) const;
     std::string gpuName(int index) const; // "node/local"
     std::optional<int> findGpu(const std::string& name) const;
@@ -89,6 +93,9 @@ public:
     // intra-node link or the link / NICs between nodes, capped by the CPU-path bandwidth on the CPU path.
     double bandwidth(int a, int b) const;
     double latency(int a, int b) const;
+    // The same between a GPU of node `nodeA` and one of node `nodeB` (the same node: inside it).
+    double nodeBandwidth(int nodeA, int nodeB) const;
+    double nodeLatency(int nodeA, int nodeB) const;
     bool sameNode(int a, int b) const { return gpu(a).node == gpu(b).node; }
     const Link* linkBetween(int nodeA, int nodeB) const;
     // Intra-node bandwidth of a node, resolving 0 to the device type's default.

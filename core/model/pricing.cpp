@@ -31,8 +31,8 @@ std::optional<PlanCost> costOf(const std::vector<std::optional<double>>& usedGpu
 std::optional<PlanCost> planCost(const Plan& plan, const DeviceLookup& device)
 {
     std::vector<std::optional<double>> prices;
-    for (int gpu : plan.usedGpus()) {
-        const Node& node = plan.cluster.nodeOf(gpu);
+    for (int n : plan.cluster.nodesOf(plan.usedGpus())) {
+        const Node& node = plan.cluster.nodes[size_t(n)];
         prices.push_back(gpuHourPrice(node, device(node.deviceType)));
     }
     return costOf(prices, plan.estimate.tokensPerSecond);
@@ -41,8 +41,8 @@ std::optional<PlanCost> planCost(const Plan& plan, const DeviceLookup& device)
 std::vector<std::string> unpricedDeviceTypes(const Plan& plan, const DeviceLookup& device)
 {
     std::vector<std::string> types;
-    for (int gpu : plan.usedGpus()) {
-        const Node& node = plan.cluster.nodeOf(gpu);
+    for (int n : plan.cluster.nodesOf(plan.usedGpus())) {
+        const Node& node = plan.cluster.nodes[size_t(n)];
         if (!gpuHourPrice(node, device(node.deviceType)))
             types.push_back(node.deviceType);
     }

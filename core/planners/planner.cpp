@@ -286,8 +286,8 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     plan.model = request.model;
     plan.job = request.job;
     std::set<std::string> types;
-    for (int g : plan.usedGpus())
-        types.insert(plan.cluster.nodeOf(g).deviceType);
+    for (int n : plan.cluster.nodesOf(plan.usedGpus()))
+        types.insert(plan.cluster.nodes[size_t(n)].deviceType);
     plan.profile = request.profile.restrictedTo({types.begin(), types.end()});
     plan.validate("plan");
     progress.report(0.99, "simulating");

@@ -89,8 +89,8 @@ LayerTiming slowestRange(const Plan& plan, const CostModel& costs, const std::ve
 {
     // Distinct device types first: a group is almost always homogeneous, so this is one range() call.
     std::vector<std::string> types;
-    for (int g : gpus) {
-        const std::string& t = plan.cluster.nodeOf(g).deviceType;
+    for (int n : plan.cluster.nodesOf(gpus)) {
+        const std::string& t = plan.cluster.nodes[size_t(n)].deviceType;
         if (std::find(types.begin(), types.end(), t) == types.end())
             types.push_back(t);
     }
@@ -202,8 +202,9 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     result.feasible = true;
     // The schedules record each GPU's stage peak; what the GPU really holds adds the runtime overhead, and
     // feasibility is judged on that same number.
+    const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (auto& [gpu, peak] : result.peakMemoryBytes) {
-        const Node& node = plan.cluster.nodeOf(gpu);
+        const Node& node = plan.cluster.nodes[size_t(nodeOfGpu.at(size_t(gpu)))];
         const DeviceType& d = costs.device(node.deviceType);
         peak = gpuPeakMemory(peak, node, d);
         if (peak > d.memoryBytes)

@@ -74,8 +74,9 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
         all[g] = g;
     const LinkParams link = groupLink(plan.cluster, all);
     std::vector<const DeviceType*> dev(n);
+    const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (int g = 0; g < n; ++g)
-        dev[g] = &costs.device(plan.cluster.nodeOf(g).deviceType);
+        dev[g] = &costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType);
     std::vector<double> t(n, 0.0);
     std::vector<Open> open(n);
     auto flush = [&](int g) {

@@ -79,8 +79,8 @@ void fillDegrees(const Plan& plan, PlanSummary& s)
             int stageDp = 1;
             for (const Stage& st : pl.stages) {
                 std::string type = st.gpus.empty() ? "" : typeOf(plan, st.gpus.front());
-                for (int g : st.gpus)
-                    if (typeOf(plan, g) != type)
+                for (int n : plan.cluster.nodesOf(st.gpus))
+                    if (plan.cluster.nodes[size_t(n)].deviceType != type)
                         type = "mixed";
                 ps.stages.push_back({st.firstLayer, st.endLayer, type, st.tensorParallel, st.dataParallel,
                                      int(st.gpus.size())});
@@ -143,8 +143,9 @@ std::vector<DeviceTypeSummary> deviceTypes(const Plan& plan, const CostModel& co
 {
     std::vector<DeviceTypeSummary> out;
     const double T = r.iterationSeconds;
+    const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (const auto& [g, iv] : byGpu) {
-        const std::string& type = typeOf(plan, g);
+        const std::string& type = plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType;
         auto it = std::find_if(out.begin(), out.end(), [&](const DeviceTypeSummary& d) { return d.deviceType == type; });
         if (it == out.end()) {
             DeviceTypeSummary d;
@@ -261,8 +262,9 @@ void fillThroughput(const Plan& plan, const CostModel& costs, const SimResult& r
     s.iterationSeconds = r.iterationSeconds;
     s.tokensPerSecond = r.tokensPerSecond;
     double peak = 0;
+    const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (const auto& [g, iv] : byGpu)
-        peak += peakFlops(costs.device(typeOf(plan, g)), plan.job.precision);
+        peak += peakFlops(costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType), plan.job.precision);
     if (peak > 0 && s.iterationSeconds > 0)
         s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
 }

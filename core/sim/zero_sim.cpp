@@ -48,10 +48,11 @@ public:
           weightBytes_(params_ * plan.job.bytesPerValue())
     {
         std::vector<int> ring;
-        for (const ZeroGpu& zg : z_.gpus) {
-            gs_.push_back(makeGpu(costs, zg));
+        for (const ZeroGpu& zg : z_.gpus)
             ring.push_back(zg.gpu);
-        }
+        const std::vector<int> nodes = plan.cluster.nodesOf(ring);
+        for (size_t i = 0; i < z_.gpus.size(); ++i)
+            gs_.push_back(makeGpu(costs, z_.gpus[i], plan.cluster.nodes[size_t(nodes[i])].deviceType));
         link_ = groupLink(plan.cluster, ring);
         for (const ZGpu& g : gs_)
             rounds_ = std::max(rounds_, g.steps);
@@ -74,13 +75,13 @@ public:
     }
 
 private:
-    ZGpu makeGpu(const CostModel& costs, const ZeroGpu& zg)
+    ZGpu makeGpu(const CostModel& costs, const ZeroGpu& zg, const std::string& device)
     {
         const int L = plan_.model.layerCount();
         ZGpu g;
         g.gpu = zg.gpu;
         g.steps = zg.accumulationSteps;
-        g.device = plan_.cluster.nodeOf(zg.gpu).deviceType;
+        g.device = device;
         if (g.steps > 0) {
             g.full = costs.range(0, L, g.device, 1, zg.microBatchSize);
             g.last = zg.lastMicroBatchSize == zg.microBatchSize ? g.full

@@ -7,6 +7,7 @@
 #include "core/io/json_io.h"
 #include "core/model/model.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -66,6 +67,42 @@ private slots:
                                    120000, 2 * kGiB);
         QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains("states") && r.err.contains("max_states"), qPrintable(r.err));
+    }
+
+    void hapSearchStopsAtItsStateLimit()
+    {
+        // HAP's A* on a 1,002-layer model grows by ~100 MB/s: it stops at max_states instead.
+        const CliResult r = runCli({"plan", "--cluster", "example:ditto-ex4", "--model", deep, "--gbs", "64", "--planner",
+                                    "hap", "--option", "max_states=20000", "--quiet"},
+                                   120000, 2 * kGiB);
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(r.err.contains("more than max_states 20000"), qPrintable(r.err));
+    }
+
+    void manyNodesDoNotOutrunTheTimeLimit()
+    {
+        // 100,000 one-GPU nodes: looking a GPU's node up used to walk the node list, so planners that visit
+        // every GPU took minutes past --time-limit. With a 2 s limit they now end within seconds; the bound
+        // is loose (loaded CI machines), the old behaviour took 15-95 s.
+        QJsonArray nodes;
+        for (int i = 0; i < 100000; ++i)
+            nodes.append(QJsonObject{{"name", QString("n%1").arg(i)},
+                                     {"device", i % 2 ? "V100-16GB" : "A100-40GB"},
+                                     {"gpus", 1},
+                                     {"nic_bandwidth", "100 Gbps"}});
+        const QString cluster = dir.filePath("many.json");
+        writeJsonFile(cluster.toStdString(), QJsonObject{{"name", "many"}, {"nodes", nodes}});
+        for (const char* planner : {"whale", "poplar", "dp-even", "deepspeed-zero", "hap", "annealing"}) {
+            QElapsedTimer t;
+            t.start();
+            const CliResult r = runCli({"plan", "--cluster", cluster, "--model", "example:gpt2-amp", "--gbs", "512",
+                                        "--planner", planner, "--time-limit", "2", "--quiet"},
+                                       120000, 4 * kGiB);
+            const double seconds = t.elapsed() / 1000.0;
+            qInfo("%s: exit %d after %.1f s", planner, r.exitCode, seconds);
+            QVERIFY2(r.exitCode != 1 && r.exitCode != -1, qPrintable(r.err));
+            QVERIFY2(seconds < 30, qPrintable(QString("%1 took %2 s with a 2 s limit").arg(planner).arg(seconds)));
+        }
     }
 
     void sweepStreamsItsCombinationsUnderOneTimeLimit()

@@ -130,6 +130,10 @@ void TestClusterCommands::nameChecks()
     QVERIFY(!doc.checkNodeName(0, QString()).isEmpty());
     QVERIFY(!doc.checkNodeName(0, QStringLiteral("x/1")).isEmpty()); // GPU names are node/index
     QVERIFY(!doc.checkNodeName(0, QStringLiteral("x ")).isEmpty());
+    // Node names are host names in hostfiles and launch scripts: the engine's plain-name rule, in its words.
+    for (const char* bad : {"a b", "a,b", "a;b", "-a", "a\nb", "$(x)"})
+        QVERIFY2(doc.checkNodeName(0, QString::fromUtf8(bad)).contains(QStringLiteral("letters, digits")), bad);
+    QVERIFY(doc.checkNodeName(0, QStringLiteral("gpu-node_1.rack2")).isEmpty());
     QCOMPARE(doc.uniqueNodeName("T4"), std::string("t4-0"));
     QCOMPARE(doc.findLink("c", "b"), 1); // either direction
     QCOMPARE(doc.linksOfNode(2), (std::vector<int>{1, 2}));

@@ -36,6 +36,7 @@ private slots:
     void deviceTypeChangeFollowsDefaultBandwidth();
     void deviceTypeChangeRenamesDefaultNames();
     void renameUpdatesLinks();
+    void hostUnsafeNameIsRefused();
     void clusterPropertiesAndEmptyName();
     void shiftDragDrawsLink();
     void dropAndDoubleClickAddNodes();
@@ -185,6 +186,27 @@ void TestClusterPanel::renameUpdatesLinks()
     QCOMPARE(c.links[1].a, std::string("b")); // untouched
     ed.undoStack()->undo();
     QVERIFY(ed.cluster() == triangle());
+}
+
+void TestClusterPanel::hostUnsafeNameIsRefused()
+{
+    // A node name is a host name in hostfiles and launch scripts: one with a space is refused with the rule,
+    // the node keeps its name and nothing lands on the undo stack.
+    QUndoStack undo;
+    ClusterEditor ed(&undo);
+    ed.resize(900, 600);
+    ed.setCluster(triangle());
+    ed.selectItems({0});
+    auto* name = child<QLineEdit>(ed.propertyPanel(), "nodeName");
+    name->setText(QStringLiteral("rack 1"));
+    emit name->editingFinished();
+    QCOMPARE(ed.undoStack()->count(), 0);
+    QCOMPARE(ed.cluster().nodes[0].name, triangle().nodes[0].name);
+    QVERIFY2(ed.panel()->errorText().contains(QStringLiteral("host name")) &&
+                 ed.panel()->errorText().contains(QStringLiteral("letters, digits")),
+             qPrintable(ed.panel()->errorText()));
+    if (const QByteArray dir = qgetenv("HETPLAN_SCREENSHOTS"); !dir.isEmpty())
+        ed.propertyPanel()->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/node-name-refused.png"));
 }
 
 void TestClusterPanel::clusterPropertiesAndEmptyName()

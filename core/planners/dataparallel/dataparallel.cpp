@@ -29,8 +29,8 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     const double states = modelStateMemory(req.model, 0, L, 1, n, req.job).total();
     auto fitsAll = [&](int mbs) {
         const double peak = states + activationMemory(req.model, 0, L, 1, mbs, req.job);
-        for (int g = 0; g < n; ++g)
-            if (!fitsMemory(peak, req.cluster.nodeOf(g), costs.device(req.cluster.nodeOf(g).deviceType)))
+        for (const Node& node : req.cluster.nodes)
+            if (node.gpus > 0 && !fitsMemory(peak, node, costs.device(node.deviceType)))
                 return false;
         return true;
     };

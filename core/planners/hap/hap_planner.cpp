@@ -122,8 +122,9 @@ MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const De
     m.job = req.job;
     m.roundingSlack = 1.0 / double(std::max<long long>(1, req.job.globalBatchSize));
     m.capacity.assign(d.classes.size(), std::numeric_limits<double>::infinity());
+    const std::vector<int> nodeOfGpu = req.cluster.gpuNodes();
     for (int g = 0; g < int(d.classOf.size()); ++g) {
-        const Node& node = req.cluster.nodeOf(g);
+        const Node& node = req.cluster.nodes[size_t(nodeOfGpu[size_t(g)])];
         const DeviceType& dev = costs.device(node.deviceType);
         double& cap = m.capacity[d.classOf[g]];
         cap = std::min(cap, dev.memoryBytes - gpuPeakMemory(0, node, dev));
@@ -217,6 +218,12 @@ std::string HapPlanner::description() const
     return "";
 }
 
+namespace {
+// Partial programs the A* keeps by default: a few hundred MB at most (a state holds its properties and
+// open compute per device class).
+constexpr int kDefaultMaxStates = 1000000;
+} // namespace
+
 std::vector<PlannerOption> HapPlanner::options() const
 {
     if (mode_ != Mode::Hap)
@@ -225,7 +232,9 @@ std::vector<PlannerOption> HapPlanner::options() const
                                   "sharding ratios per model layer (section 5.2) or one set for the whole model"),
             PlannerOption::integer("rounds", "Rounds", 6, 1, 50, "most synthesize/balance rounds (section 3.1)"),
             PlannerOption::choice("dominance", "Dominance", "paper", {"paper", "exact"},
-                                  "pruning of equal-property programs: as published (fast) or exact (optimal)")};
+                                  "pruning of equal-property programs: as published (fast) or exact (optimal)"),
+            PlannerOption::integer("max_states", "State limit", kDefaultMaxStates, 1000, 1000000000,
+                                   "most partial programs the A* search keeps before it stops")};
 }
 
 Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
@@ -237,6 +246,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
     const bool hap = mode_ == Mode::Hap;
     SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
+    ctx.maxStates = hap ? req.intOption("max_states") : kDefaultMaxStates;
     BalancedProgram b;
     SynthesisStats st;
     std::string searchStopped; // the plan JSON's search.stopped: hap's best so far when stopped

@@ -207,6 +207,15 @@ Program synthesize(const SynthesisContext& ctx, SynthesisStats* stats, const std
             s.dead.push_back(0);
             open.push({h, int(s.arena.size()) - 1});
         }
+        if (ctx.maxStates > 0 && (long long)s.arena.size() > ctx.maxStates) {
+            if (bestIdx >= 0)
+                break;
+            throw InputError("options", "max_states",
+                             "hap: the program search holds " + std::to_string(s.arena.size()) +
+                                 " partial programs, more than max_states " + std::to_string(ctx.maxStates) +
+                                 ", without a complete one; raise max_states if memory allows, or plan with "
+                                 "segments=single");
+        }
     }
     if (stats)
         *stats = st;

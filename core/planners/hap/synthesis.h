@@ -55,6 +55,9 @@ struct SynthesisContext {
     // Labels the search may shard (empty: all). "b" restricts programs to data parallelism (the DP baselines):
     // every op with one of these labels is sharded on it (no replicated compute), the rest may be replicated.
     std::string allowedLabels;
+    // The most partial programs the A* search keeps (0 = no limit). At the limit the search stops: it
+    // returns the best complete program found, or refuses (InputError "options", "max_states") without one.
+    long long maxStates = 0;
     int ratioSegments() const { return int(ratios.size()); }
 };
 

@@ -28,8 +28,8 @@ bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
         const Stage& st = p.stages[s];
         const int inFlight = req.job.schedule == Schedule::GPipe ? p.microBatches : std::min(S - s, p.microBatches);
         const int shards = req.job.zeroStage > 0 ? p.replicas : 1;
-        for (int g : st.gpus) {
-            const Node& node = req.cluster.nodeOf(g);
+        for (int n : req.cluster.nodesOf(st.gpus)) {
+            const Node& node = req.cluster.nodes[size_t(n)];
             const double peak = costs.stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
                                                 p.microBatchSize, inFlight);
             if (!fitsMemory(peak, node, costs.device(node.deviceType)))

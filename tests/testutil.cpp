@@ -119,7 +119,7 @@ void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, 
                 const Node& node = plan.cluster.nodeOf(g);
                 const double peak = costsForMemory->stagePeak(st.firstLayer, st.endLayer, node.deviceType,
                                                               st.tensorParallel, shards, microBatch, inFlight);
-                QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType)));
+                QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType), plan.job));
             }
         }
     }

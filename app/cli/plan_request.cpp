@@ -22,6 +22,9 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("gbs", "N", "Global batch size (default: the job's, else 32).");
     cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
     cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
+    cl.addOption("memory-margin", "FRACTION",
+                 "Share of every GPU's memory a plan leaves free on top of the runtime overhead, 0-0.5 (default: "
+                 "the job's, else 0).");
     cl.addOption("profile", "FILE|example:NAME",
                  "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
                  "files win).");
@@ -48,6 +51,11 @@ Job jobFromArgs(const CommandLine& a)
         job.zeroStage = a.integer("zero");
         if (job.zeroStage < 0 || job.zeroStage > 3)
             throw InputError("--zero", "zero_stage", "must be 0, 1, 2 or 3");
+    }
+    if (a.has("memory-margin")) {
+        job.memoryMargin = a.number("memory-margin");
+        if (!(job.memoryMargin >= 0 && job.memoryMargin <= 0.5))
+            throw InputError("--memory-margin", "memory_margin", "must be a fraction between 0 and 0.5");
     }
     return job;
 }
@@ -104,7 +112,7 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
 std::string jobFieldSource(const CommandLine& a, const std::string& field)
 {
     static const std::map<std::string, std::string> flags{
-        {"global_batch_size", "gbs"}, {"sequence_length", "seq"}, {"zero_stage", "zero"}};
+        {"global_batch_size", "gbs"}, {"sequence_length", "seq"}, {"zero_stage", "zero"}, {"memory_margin", "memory-margin"}};
     const auto flag = flags.find(field);
     if (flag != flags.end() && a.has(flag->second))
         return "--" + flag->second;

@@ -112,9 +112,37 @@ double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& 
     return stagePeakBytes + runtimeOverhead(node, device);
 }
 
-bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device)
+double usableMemory(const Node& node, const DeviceType& device, const Job& job)
 {
-    return gpuPeakMemory(stagePeakBytes, node, device) <= device.memoryBytes;
+    return device.memoryBytes * (1 - job.memoryMargin) - runtimeOverhead(node, device);
+}
+
+bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job)
+{
+    return stagePeakBytes <= usableMemory(node, device, job);
+}
+
+const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, const DeviceType& device)
+{
+    const Node* tightest = &cluster.nodes.at(size_t(nodes.at(0)));
+    for (int n : nodes)
+        if (runtimeOverhead(cluster.nodes[size_t(n)], device) > runtimeOverhead(*tightest, device))
+            tightest = &cluster.nodes[size_t(n)];
+    return *tightest;
+}
+
+Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device)
+{
+    std::vector<int> nodes;
+    for (size_t n = 0; n < cluster.nodes.size(); ++n)
+        if (cluster.nodes[n].deviceType == type)
+            nodes.push_back(int(n));
+    if (nodes.empty()) {
+        Node n;
+        n.deviceType = type;
+        return n;
+    }
+    return tightestNode(cluster, nodes, device);
 }
 
 } // namespace hetplan

@@ -70,7 +70,17 @@ double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int d
 double runtimeOverhead(const Node& node, const DeviceType& device);
 // What one GPU of `node` really holds at its peak: the stage peak plus the runtime overhead.
 double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& device);
-// The one feasibility rule every planner and the simulator use: gpuPeakMemory within the device memory.
-bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device);
+// What one GPU of `node` can give to training: its memory less the job's safety margin and the node's
+// runtime overhead.
+double usableMemory(const Node& node, const DeviceType& device, const Job& job);
+// The one feasibility rule every planner and the simulator use: a stage peak within usableMemory (the same
+// as gpuPeakMemory within memory × (1 − margin)).
+bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job);
+// The node among `nodes` (indices into cluster.nodes, all of device type `device`) with the least usable
+// memory: what a planner that sizes stages or batches per device type must fit on, since any of them may
+// be picked. `nodes` must not be empty.
+const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, const DeviceType& device);
+// tightestNode over the nodes of device type `type` in `cluster` (a default node of the type when none).
+Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device);
 
 } // namespace hetplan

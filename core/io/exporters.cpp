@@ -20,7 +20,8 @@ std::string launchRefusal(const Plan& plan)
     int worst = -1;
     double worstRatio = 1, worstCapacity = 0;
     for (const auto& [gpu, peak] : r.peakMemoryBytes) {
-        const double capacity = costs.device(plan.cluster.nodeOf(gpu).deviceType).memoryBytes;
+        const double capacity =
+            costs.device(plan.cluster.nodeOf(gpu).deviceType).memoryBytes * (1 - plan.job.memoryMargin);
         if (peak > capacity && peak / capacity > worstRatio) {
             worst = gpu;
             worstRatio = peak / capacity;

@@ -308,7 +308,8 @@ QJsonObject toJson(const Job& j)
                        {"zero_stage", j.zeroStage},
                        {"schedule", qs(toString(j.schedule))},
                        {"recompute", j.recompute},
-                       {"backward_factor", j.backwardFactor}};
+                       {"backward_factor", j.backwardFactor},
+                       {"memory_margin", j.memoryMargin}};
 }
 
 Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
@@ -316,7 +317,7 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
     const JsonReader r =
         documentReader(o, file, "hetplan.job/1",
                        {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
-                        "zero_stage", "schedule", "recompute", "backward_factor"});
+                        "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
@@ -329,6 +330,7 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
         r.fail("schedule", "expected 1f1b or gpipe, got '" + sched + "'");
     j.recompute = r.boolean("recompute", j.recompute);
     j.backwardFactor = r.number("backward_factor", j.backwardFactor);
+    j.memoryMargin = r.number("memory_margin", j.memoryMargin);
     j.validate(file);
     return j;
 }

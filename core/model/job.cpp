@@ -55,6 +55,8 @@ void Job::validate(const std::string& file) const
         throw InputError(file, "optimizer_bytes_per_param", "must be between 0 and 1024");
     if (!(backwardFactor > 0) || !(backwardFactor <= 100))
         throw InputError(file, "backward_factor", "must be positive and at most 100");
+    if (!(memoryMargin >= 0) || !(memoryMargin <= 0.5))
+        throw InputError(file, "memory_margin", "must be a fraction of GPU memory between 0 and 0.5");
 }
 
 } // namespace hetplan

@@ -21,6 +21,10 @@ struct Job {
     Schedule schedule = Schedule::OneFOneB;
     bool recompute = false;      // full activation recomputation
     double backwardFactor = 2.0; // analytic backward time = factor × forward
+    // Share of every GPU's memory kept free, on top of the runtime overhead (allocator fragmentation, a
+    // framework's buffers the memory model does not count): 0 .. 0.5. Planners and the simulator judge
+    // "fits" against memory × (1 − margin) − runtime overhead.
+    double memoryMargin = 0;
     bool operator==(const Job&) const = default;
 
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }

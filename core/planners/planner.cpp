@@ -6,6 +6,7 @@
 #include "core/sim/summary.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <cmath>
 #include <iomanip>
@@ -252,6 +253,29 @@ PlanRequest requestForPlanner(const PlanRequest& request, const std::string& pla
     return req;
 }
 
+namespace {
+// "v100-0/0 needs 17.2 GiB of 16.0 GiB usable": the GPU whose simulated peak is furthest over its usable
+// memory, for a refusal the user can act on.
+std::string worstMemoryMisfit(const Plan& plan, const CostModel& costs)
+{
+    std::string worst;
+    double ratio = 0;
+    for (const auto& [gpu, peak] : plan.estimate.peakMemoryBytes) {
+        const Node& node = plan.cluster.nodeOf(gpu);
+        const DeviceType& d = costs.device(node.deviceType);
+        const double usable = d.memoryBytes * (1 - plan.job.memoryMargin);
+        if (peak > usable && peak / usable > ratio) {
+            ratio = peak / usable;
+            char text[160];
+            std::snprintf(text, sizeof text, "%s needs %.2f GiB of its %.2f GiB usable", plan.cluster.gpuName(gpu).c_str(),
+                          peak / 1073741824.0, usable / 1073741824.0);
+            worst = text;
+        }
+    }
+    return worst.empty() ? std::string("no GPU named") : worst;
+}
+} // namespace
+
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
     registerBuiltinPlanners();
@@ -296,10 +320,14 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
         throw InputError("plan", "estimate.iteration_seconds",
                          "the simulated iteration time is not a positive finite number: check the model's sizes and "
                          "the cluster's bandwidths and latencies");
-    // The SPMD planners (HAP and its data-parallel baselines) do not search memory (HAP's paper leaves it
-    // out): a program that does not fit is no plan, as for every other planner.
-    if (plan.kind() == PlanKind::Spmd && !plan.estimate.feasible)
-        throw InfeasibleError(plannerName + ": the synthesized program does not fit GPU memory on this cluster");
+    // A plan the simulator finds too big for some GPU is no plan, whatever the planner's own memory model
+    // said (the SPMD planners do not search memory at all: HAP's paper leaves it out). Only a planner told
+    // to keep memory misfits (keep_infeasible, AMP's search as published) returns one.
+    if (!plan.estimate.feasible && plan.options["keep_infeasible"] != "true")
+        throw InfeasibleError(plan.kind() == PlanKind::Spmd
+                                  ? plannerName + ": the synthesized program does not fit GPU memory on this cluster"
+                                  : plannerName + ": its plan does not fit GPU memory when simulated (" +
+                                        worstMemoryMisfit(plan, costs) + ")");
     plan.summary = summarize(plan, costs); // once per returned plan (it needs the timeline, searches do not)
     progress.report(1, "done");
     return plan;

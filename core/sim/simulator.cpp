@@ -206,9 +206,9 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     for (auto& [gpu, peak] : result.peakMemoryBytes) {
         const Node& node = plan.cluster.nodes[size_t(nodeOfGpu.at(size_t(gpu)))];
         const DeviceType& d = costs.device(node.deviceType);
-        peak = gpuPeakMemory(peak, node, d);
-        if (peak > d.memoryBytes)
+        if (!fitsMemory(peak, node, d, plan.job)) // the planners' own rule, margin included
             result.feasible = false;
+        peak = gpuPeakMemory(peak, node, d);
     }
     if (options.timeline)
         sortEvents(result.events);

@@ -166,7 +166,7 @@ private slots:
                             for (int g : pl.stageGpus(s)) {
                                 const Node& node = c.nodes[c.gpu(g).node];
                                 const double peak = costs.stagePeak(a, b, node.deviceType, d.tp, 1, mbs, inFlight);
-                                open = open && fitsMemory(peak, node, costs.device(node.deviceType));
+                                open = open && fitsMemory(peak, node, costs.device(node.deviceType), costs.job());
                             }
                             QCOMPARE(bool(mask[(size_t(s) * (L + 1) + a) * (L + 1) + b]), open);
                             (open ? allowed : forbidden) += 1;

@@ -186,7 +186,7 @@ private slots:
                             for (int f = 1; f <= cfg.microBatches; ++f)
                                 if (fitsMemory(stagePeakMemory(c.model, a, a + n, cfg.tp, shards, cfg.microBatchSize, f,
                                                                c.job),
-                                               node, device))
+                                               node, device, c.job))
                                     expect = std::max(expect, f);
                         QCOMPARE(p.inFlightTolerance(t, n), expect);
                         bounded += expect < cfg.microBatches ? 1 : 0;

@@ -149,7 +149,7 @@ private slots:
                 const SimResult r = simulate(plan, costs);
                 QCOMPARE(r.peakMemoryBytes.at(0), stage + overhead);
                 QCOMPARE(r.feasible, spare == 0.0);
-                QCOMPARE(fitsMemory(stage, c.nodes[0], d), spare == 0.0); // planners use the same rule
+                QCOMPARE(fitsMemory(stage, c.nodes[0], d, Job{}), spare == 0.0); // planners use the same rule
             }
         }
     }

@@ -27,12 +27,20 @@ using namespace hetplan::poplar;
 
 namespace {
 
+// A node of `device` with its catalog runtime overhead (what the oracle checks against).
+Node nodeOf(const std::string& device)
+{
+    Node n;
+    n.deviceType = device;
+    return n;
+}
+
 // Largest micro-batch in [1, cap] that the oracle accepts, by trying every size.
 int bruteForceMax(const CostModel& costs, const Job& job, int stage, int ranks, const std::string& device, int cap)
 {
     int best = 0;
     for (int b = 1; b <= cap; ++b)
-        if (zeroFits(costs, costs.model(), job, stage, ranks, device, b))
+        if (zeroFits(costs, costs.model(), job, stage, ranks, nodeOf(device), b))
             best = b;
     return best;
 }
@@ -94,7 +102,7 @@ void TestPoplar::profilingHandCase()
     Job j;
     j.globalBatchSize = 1000;
     CostModel costs(m, j, Profile(), testCatalog());
-    const DeviceProfile p = profileDevice(costs, j, 0, 1, DeviceGroup{"TestA", {0}}, 1000);
+    const DeviceProfile p = profileDevice(costs, j, 0, 1, DeviceGroup{"TestA", {0}, nodeOf("TestA")}, 1000);
     QCOMPARE(p.estimatedMax, 20);
     QCOMPARE(p.maxMicroBatch, 19);
     std::vector<int> fit;
@@ -107,7 +115,7 @@ void TestPoplar::profilingHandCase()
     const LayerTiming t = costs.range(0, 2, "TestA", 1, 16);
     QCOMPARE(p.points[4].seconds, t.forward + t.backward);
     // The cap (global batch) bounds the search: with 10 samples the answer is 10 after 1, 2, 4, 8, 10.
-    QCOMPARE(profileDevice(costs, j, 0, 1, DeviceGroup{"TestA", {0}}, 10).maxMicroBatch, 10);
+    QCOMPARE(profileDevice(costs, j, 0, 1, DeviceGroup{"TestA", {0}, nodeOf("TestA")}, 10).maxMicroBatch, 10);
 }
 
 void TestPoplar::profilingMatchesBruteForce()
@@ -121,12 +129,12 @@ void TestPoplar::profilingMatchesBruteForce()
         const int stage = int(rng() % 4), ranks = 1 + int(rng() % 8);
         CostModel costs(m, j, Profile(), testCatalog());
         for (const char* dev : {"TestA", "TestB"}) {
-            const DeviceProfile p = profileDevice(costs, j, stage, ranks, DeviceGroup{dev, {0}}, 300);
+            const DeviceProfile p = profileDevice(costs, j, stage, ranks, DeviceGroup{dev, {0}, nodeOf(dev)}, 300);
             QCOMPARE(p.maxMicroBatch, bruteForceMax(costs, j, stage, ranks, dev, 300));
             for (const ProfiledPoint& q : p.points)
-                QVERIFY(zeroFits(costs, m, j, stage, ranks, dev, q.microBatch));
+                QVERIFY(zeroFits(costs, m, j, stage, ranks, nodeOf(dev), q.microBatch));
             for (int b : p.outOfMemory)
-                QVERIFY(!zeroFits(costs, m, j, stage, ranks, dev, b));
+                QVERIFY(!zeroFits(costs, m, j, stage, ranks, nodeOf(dev), b));
             // Doubling + binary search: logarithmically many runs, not one per size.
             QVERIFY2(p.runs <= 2 * 9 + 2, qPrintable(QString::number(p.runs)));
         }
@@ -302,8 +310,8 @@ void TestPoplar::propertiesOnRandomClusters()
             // Memory within capacity at the plan's stage, at each GPU's micro-batch.
             const CostModel costs(p.model, p.job, p.profile);
             for (const ZeroGpu& z : p.zero->gpus)
-                QVERIFY(zeroFits(costs, p.model, p.job, p.zero->stage, req.cluster.gpuCount(),
-                                 req.cluster.nodeOf(z.gpu).deviceType, z.microBatchSize));
+                QVERIFY(zeroFits(costs, p.model, p.job, p.zero->stage, req.cluster.gpuCount(), req.cluster.nodeOf(z.gpu),
+                                 z.microBatchSize));
             QVERIFY(p.estimate.feasible);
             // From ZeRO-2 on, every rank runs the same number of micro-steps.
             if (p.zero->stage >= 2)

@@ -12,7 +12,7 @@
 #include "core/planners/common/stage_costs.h"
 #include "core/planners/common/template_placement.h"
 #include "core/planners/ditto/folding.h"
-#include "core/planners/exhaustive/exact_pipeline.h"
+#include "core/planners/common/exact_pipeline.h"
 #include "core/planners/planner.h"
 
 #include <QTest>
@@ -284,6 +284,7 @@ private slots:
         // greedy falls back to a template of fewer virtual GPUs.
         PlanRequest req = dittoRequest("ditto-ex2");
         req.options["recovery"] = "greedy";
+        req.options["pipelines"] = "1"; // the paper's one pipeline on all 24 virtual GPUs
         Progress progress;
         const Plan plan = runPlanner("ditto", req, progress);
         const QJsonObject d = plan.details.at("ditto");
@@ -329,8 +330,10 @@ private slots:
 
     void replanReusesTemplates()
     {
-        // Ex3 minus one 4090 node, re-instantiated from the first plan's stored virtual templates.
-        const PlanRequest full = dittoRequest("ditto-ex3");
+        // Ex3 minus one 4090 node, re-instantiated from the first plan's stored virtual templates: the
+        // paper's shape (one pipeline, one micro-batch size, no exact search) so both runs recover the same way.
+        PlanRequest full = dittoRequest("ditto-ex3");
+        full.options = {{"pipelines", "1"}, {"mbs", "2"}, {"exact_below", "0"}};
         Progress p1, p2;
         const Plan first = runPlanner("ditto", full, p1);
         PlanRequest again = full;

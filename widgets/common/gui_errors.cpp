@@ -29,6 +29,7 @@ const JobField kJobFields[] = {
     {"recompute", "recompute", QT_TRANSLATE_NOOP("GuiErrors", "Activation recomputation")},
     {"backward_factor", "backward-factor", QT_TRANSLATE_NOOP("GuiErrors", "Backward factor")},
     {"optimizer_bytes_per_param", "optimizer-bytes", QT_TRANSLATE_NOOP("GuiErrors", "Optimizer state")},
+    {"memory_margin", "memory-margin", QT_TRANSLATE_NOOP("GuiErrors", "Memory margin")},
 };
 
 std::string withoutDashes(const std::string& name)

@@ -35,6 +35,13 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     optimizer_->setRange(0, 64);
     optimizer_->setSuffix(tr(" B/param"));
     optimizer_->setToolTip(tr("Optimizer state per parameter (Adam, mixed precision: 12)"));
+    margin_ = new QDoubleSpinBox;
+    margin_->setObjectName(QStringLiteral("memoryMargin"));
+    margin_->setRange(0, 50);
+    margin_->setDecimals(0);
+    margin_->setSuffix(tr(" %"));
+    margin_->setToolTip(tr("Share of every GPU's memory the plan leaves free, on top of the runtime overhead "
+                           "(fragmentation, buffers the memory model does not count)"));
     // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
     form->addRow(jobFieldLabel("global_batch_size"), gbs_);
     form->addRow(jobFieldLabel("sequence_length"), seq_);
@@ -44,12 +51,13 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     form->addRow(QString(), recompute_);
     form->addRow(jobFieldLabel("backward_factor"), backward_);
     form->addRow(jobFieldLabel("optimizer_bytes_per_param"), optimizer_);
+    form->addRow(jobFieldLabel("memory_margin"), margin_);
     setJob(Job{});
     for (QSpinBox* s : {gbs_, seq_})
         connect(s, &QSpinBox::valueChanged, this, &JobPanel::emitEdited);
     for (QComboBox* c : {precision_, zero_, schedule_})
         connect(c, &QComboBox::currentIndexChanged, this, &JobPanel::emitEdited);
-    for (QDoubleSpinBox* s : {backward_, optimizer_})
+    for (QDoubleSpinBox* s : {backward_, optimizer_, margin_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &JobPanel::emitEdited);
     connect(recompute_, &QCheckBox::toggled, this, &JobPanel::emitEdited);
 }
@@ -65,6 +73,7 @@ void JobPanel::setJob(const Job& j)
     recompute_->setChecked(j.recompute);
     backward_->setValue(j.backwardFactor);
     optimizer_->setValue(j.optimizerBytesPerParam);
+    margin_->setValue(j.memoryMargin * 100);
     updating_ = false;
 }
 
@@ -79,6 +88,7 @@ Job JobPanel::job() const
     j.recompute = recompute_->isChecked();
     j.backwardFactor = backward_->value();
     j.optimizerBytesPerParam = optimizer_->value();
+    j.memoryMargin = margin_->value() / 100;
     return j;
 }
 

@@ -32,6 +32,7 @@ private:
     QCheckBox* recompute_;
     QDoubleSpinBox* backward_;
     QDoubleSpinBox* optimizer_;
+    QDoubleSpinBox* margin_; // percent in the panel, a fraction in the job
     bool updating_ = false;
 };
 

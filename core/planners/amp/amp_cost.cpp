@@ -207,7 +207,7 @@ bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int 
     const int tp = p.degrees.tp;
     for (const Node* node : stageKinds(p, s)) {
         const double peak = costs_.stagePeak(first, end, node->deviceType, tp, zeroShards(p), mbs, inFlight(p, s, gas));
-        if (!hetplan::fitsMemory(peak, *node, costs_.device(node->deviceType)))
+        if (!hetplan::fitsMemory(peak, *node, costs_.device(node->deviceType), costs_.job()))
             return false;
     }
     return true;
@@ -255,7 +255,7 @@ std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int
                 for (StagePeakScan* scan : stageScans)
                     scan->extend();
                 const bool fits = std::all_of(checks.begin(), checks.end(), [&](const Check& c) {
-                    return hetplan::fitsMemory(c.scan->peak(held), *c.node, *c.device);
+                    return hetplan::fitsMemory(c.scan->peak(held), *c.node, *c.device, costs_.job());
                 });
                 if (!fits)
                     break;

@@ -9,7 +9,7 @@
 // dynamic program over suffixes: state (u, G, k) = layers [u, L) on the last G GPUs in k stages, each
 // state keeping the Pareto set of (sum, max) of its stage times. T is non-decreasing in (sum, max) and a
 // stage's cost and fit depend only on its layers, GPU count and k, so dropping dominated labels keeps every
-// optimum (the exactness argument of exhaustive/exact_pipeline.h with the GPU vector reduced to one count).
+// optimum (the exactness argument of common/exact_pipeline.h with the GPU vector reduced to one count).
 // A stage of g GPUs at suffix offset G must lie inside one node block: G / M == (G + g - 1) / M.
 #include "core/planners/common/template_placement.h"
 

@@ -1,5 +1,6 @@
 #include "stage_costs.h"
 
+#include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/model/frameworks.h"
 
@@ -30,8 +31,10 @@ int stageInFlight(const Job& job, int s, int stages, int microBatches)
 }
 
 StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
-                       int microBatchSize, int microBatches)
-    : job_(job),
+                       int microBatchSize, int microBatches, std::vector<Node> nodes, const Cluster* cluster)
+    : nodes_(std::move(nodes)),
+      cluster_(cluster),
+      job_(job),
       types_(std::move(types)),
       maxGpus_(std::move(maxGpus)),
       layers_(costs.model().layerCount()),
@@ -62,16 +65,28 @@ void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int 
     s.prefix.assign(layers_ + 1, 0.0);
     for (int l = 0; l < layers_; ++l)
         s.prefix[l + 1] = s.prefix[l] + times[l].forward + times[l].backward;
+    if (cluster_) {
+        // The optimizer step runs once per iteration after the flush; like the gradient sync, it is spread
+        // over the micro-batches so T keeps its (sum, max) form.
+        s.updatePrefix.assign(size_t(layers_ + 1), 0.0);
+        for (int l = 0; l < layers_; ++l)
+            s.updatePrefix[size_t(l + 1)] = s.updatePrefix[size_t(l)] + times[l].update / std::max(1, microBatches_);
+    }
     const DeviceType& device = costs.device(types_[type]);
-    Node node; // the catalog's runtime overhead for the type (a node's own override is not seen here)
+    Node node; // the catalog's runtime overhead for the type, unless the caller named the tightest node
     node.deviceType = types_[type];
+    if (size_t(type) < nodes_.size())
+        node = nodes_[size_t(type)];
+    if (cluster_ && size_t(type) < nodes_.size())
+        addCommunication(s, costs, job, node);
     const int shards = job.zeroStage > 0 ? shape.dp : 1;
     const int most = std::max(1, microBatches_); // 1F1B keeps at most N_b in flight, GPipe exactly N_b
     s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
     for (int u = 0; u < layers_; ++u)
         for (int v = u + 1; v <= layers_; ++v) {
             auto fits = [&](int k) {
-                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device);
+                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device,
+                                  job);
             };
             // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
             if (!fits(1))
@@ -95,7 +110,7 @@ StageChoice StageCosts::best(int type, int g, int u, int v, int inFlight) const
     if (g < 1 || g > maxGpus_[type])
         return c;
     for (const Shape& s : tables_[type][g]) {
-        const double t = s.prefix[v] - s.prefix[u];
+        const double t = s.time(u, v);
         if (t < c.time && s.maxInFlight[size_t(u) * (layers_ + 1) + v] >= std::max(1, inFlight)) {
             c.time = t;
             c.shape = s.shape;
@@ -110,8 +125,46 @@ double StageCosts::fastest(int type, int g, int u, int v) const
     if (g < 1 || g > maxGpus_[type])
         return t;
     for (const Shape& s : tables_[type][g])
+        t = std::min(t, s.time(u, v));
+    return t;
+}
+
+double StageCosts::fastestCompute(int type, int g, int u, int v) const
+{
+    double t = kNoStage;
+    if (g < 1 || g > maxGpus_[type])
+        return t;
+    for (const Shape& s : tables_[type][g])
         t = std::min(t, s.prefix[v] - s.prefix[u]);
     return t;
+}
+
+void StageCosts::addCommunication(Shape& s, const CostModel& costs, const Job& job, const Node& node) const
+{
+    const ModelSpec& model = costs.model();
+    const LinkParams nic{node.nicBandwidth > 0 ? node.nicBandwidth : cluster_->intraBandwidthOf(node),
+                         cluster_->interLatency};
+    s.send.assign(size_t(layers_ + 1), 0.0);
+    for (int v = 1; v < layers_; ++v) {
+        // The stage's whole micro-batch leaves through its node's one NIC (its data-parallel ranks share it).
+        const double bytes = model.layers[size_t(v - 1)].outputBytes * job.activationScale() * microBatchSize_;
+        s.send[size_t(v)] = 2 * pointToPoint(bytes, nic); // the activation forward, its gradient back
+    }
+    if (s.shape.dp <= 1)
+        return;
+    s.gradPrefix.assign(size_t(layers_ + 1), 0.0);
+    for (int l = 0; l < layers_; ++l) {
+        const LayerSpec& layer = model.layers[size_t(l)];
+        const double params = layer.tensorParallel ? layer.params / s.shape.tp : layer.params;
+        s.gradPrefix[size_t(l + 1)] = s.gradPrefix[size_t(l)] + params * job.gradReduceBytes();
+    }
+    // ringAllReduce(bytes, n) = 2 (n - 1) latency + 2 (n - 1) / n · bytes / bandwidth: affine in the
+    // bytes, so a stage's share is two numbers; spread over the N_b micro-batches.
+    const LinkParams intra{cluster_->intraBandwidthOf(node), cluster_->intraLatency};
+    const int n = s.shape.dp;
+    const double perMicroBatch = 1.0 / std::max(1, microBatches_);
+    s.syncFixed = 2.0 * (n - 1) * intra.latency * perMicroBatch;
+    s.syncPerByte = 2.0 * (n - 1) / n / intra.bandwidth * perMicroBatch;
 }
 
 PrefixBound::PrefixBound(const StageCosts& costs) : microBatches_(costs.microBatches())
@@ -120,7 +173,7 @@ PrefixBound::PrefixBound(const StageCosts& costs) : microBatches_(costs.microBat
     work_.assign(L + 1, 0.0);
     std::vector<double> ref(L);
     for (int l = 0; l < L; ++l) {
-        ref[l] = costs.fastest(0, 1, l, l + 1);
+        ref[l] = costs.fastestCompute(0, 1, l, l + 1);
         work_[l + 1] = work_[l] + ref[l];
     }
     sigma_.assign(costs.typeCount(), 0.0);
@@ -131,7 +184,7 @@ PrefixBound::PrefixBound(const StageCosts& costs) : microBatches_(costs.microBat
             double rho = kNoStage;
             for (int l = 0; l < L; ++l)
                 if (ref[l] > 0)
-                    rho = std::min(rho, g * costs.fastest(i, g, l, l + 1) / ref[l]);
+                    rho = std::min(rho, g * costs.fastestCompute(i, g, l, l + 1) / ref[l]);
             rho = std::max(rho, 1e-12);
             sigma_[i] = std::max(sigma_[i], 1.0 / rho);
             gamma_ = std::max(gamma_, g / rho);

@@ -53,8 +53,17 @@ public:
     // `types`: device type names; `maxGpus[i]`: the most GPUs one stage may take of type i (a node's
     // GPUs). Shapes: tp from the model's allowed degrees dividing g and ≤ maxGpus, dp = g / tp dividing
     // the micro-batch.
+    // `nodes[i]` is the node a stage of type i must fit on and talk through (groupTightestNodes); empty: a
+    // node with the type's catalog runtime overhead, and no communication in the stage times. With
+    // `cluster` (its latencies and intra-node links), a stage's time also holds its communication:
+    //  - the pipeline send of its last layer's output per micro-batch, forward and the gradient back,
+    //    over the node's NIC (the next stage may be anywhere; the NIC is the conservative path);
+    //  - the gradient all-reduce over its data-parallel ranks (inside the node), which runs once per
+    //    iteration, spread over the micro-batches (divided by N_b) so T keeps its (sum, max) form and the
+    //    template searches stay exact for it (an approximation of max_s of the syncs after the flush);
+    //  - likewise the optimizer step of its layers.
     StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
-               int microBatchSize, int microBatches);
+               int microBatchSize, int microBatches, std::vector<Node> nodes = {}, const Cluster* cluster = nullptr);
 
     int layers() const { return layers_; }
     int typeCount() const { return int(types_.size()); }
@@ -69,6 +78,8 @@ public:
     StageChoice best(int type, int g, int u, int v, int inFlight) const;
     // Fastest shape ignoring memory (a lower bound on best()).
     double fastest(int type, int g, int u, int v) const;
+    // The same without communication: a lower bound for any split of [u, v) into stages (PrefixBound).
+    double fastestCompute(int type, int g, int u, int v) const;
     // Whole model on one GPU of the type, F + B per micro-batch (node folding's c_i).
     double modelTime(int type) const { return fastest(type, 1, 0, layers_); }
 
@@ -77,9 +88,22 @@ private:
         StageShape shape;
         std::vector<double> prefix;   // F + B of layers [0, l)
         std::vector<int> maxInFlight; // [u * (L + 1) + v]: most micro-batches in flight that fit; 0 = none
+        std::vector<double> send;     // [v]: the pipeline send after layer v - 1 (0 at v = L, no comm)
+        std::vector<double> gradPrefix; // gradient bytes per rank of layers [0, l)
+        double syncFixed = 0, syncPerByte = 0; // the data-parallel all-reduce, affine in bytes, per micro-batch
+        std::vector<double> updatePrefix; // the optimizer step of layers [0, l), per micro-batch
+        double time(int u, int v) const
+        {
+            const double sync = gradPrefix.empty() ? 0 : syncFixed + syncPerByte * (gradPrefix[v] - gradPrefix[u]);
+            const double update = updatePrefix.empty() ? 0 : updatePrefix[v] - updatePrefix[u];
+            return prefix[v] - prefix[u] + (send.empty() ? 0 : send[v]) + sync + update;
+        }
     };
     void addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape);
+    void addCommunication(Shape& s, const CostModel& costs, const Job& job, const Node& node) const;
 
+    std::vector<Node> nodes_; // per type: the node its stages must fit on (may be empty)
+    const Cluster* cluster_ = nullptr; // with it, stage times include communication
     Job job_;
     std::vector<std::string> types_;
     std::vector<int> maxGpus_;

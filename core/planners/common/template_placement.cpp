@@ -1,6 +1,8 @@
 #include "template_placement.h"
 
 #include "core/base/errors.h"
+#include "core/cost/collectives.h"
+#include "core/cost/memory.h"
 
 #include <QJsonObject>
 
@@ -33,6 +35,100 @@ void checkStateCount(const PlanRequest& req, const std::string& planner, double 
                   states, what.c_str(), limit);
     throw InputError("cluster", "nodes",
                      std::string(why) + "; plan a smaller model or cluster, or raise max_states if memory allows");
+}
+
+std::vector<Node> groupTightestNodes(const std::vector<TypeGroup>& groups, const Cluster& cluster,
+                                     const CostModel& costs)
+{
+    std::vector<Node> out;
+    for (const TypeGroup& g : groups)
+        out.push_back(tightestNode(cluster, g.nodes, costs.device(g.type)));
+    return out;
+}
+
+namespace {
+// FNV-1a over the values a template depends on.
+class Fingerprint {
+public:
+    void add(double v) { bytes(&v, sizeof v); }
+    void add(const std::string& s)
+    {
+        add(double(s.size()));
+        bytes(s.data(), s.size());
+    }
+    std::string hex() const
+    {
+        char out[17];
+        std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h_));
+        return out;
+    }
+
+private:
+    void bytes(const void* p, size_t n)
+    {
+        for (size_t i = 0; i < n; ++i)
+            h_ = (h_ ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+    }
+    unsigned long long h_ = 1469598103934665603ull;
+};
+} // namespace
+
+std::string templateInputsKey(const PlanRequest& req)
+{
+    Fingerprint f;
+    f.add(req.model.name);
+    for (const LayerSpec& l : req.model.layers)
+        for (double v : {double(l.kind), l.params, l.forwardFlops, l.outputBytes, l.activationBytesSharded,
+                         l.activationBytesReplicated, l.inputBytes, l.tpAllReduceBytes})
+            f.add(v);
+    const Job& j = req.job;
+    for (double v : {double(j.globalBatchSize), double(j.sequenceLength), double(j.precision), double(j.zeroStage),
+                     double(j.schedule), double(j.recompute), j.optimizerBytesPerParam, j.backwardFactor, j.memoryMargin})
+        f.add(v);
+    f.add(req.profile.source);
+    for (const auto& [key, layers] : req.profile.tables()) {
+        f.add(key.deviceType);
+        f.add(double(key.tp));
+        f.add(double(key.microBatch));
+        for (const LayerTiming& t : layers)
+            for (double v : {t.forward, t.backward, t.update, t.activationBytes})
+                f.add(v);
+    }
+    return f.hex();
+}
+
+void checkReusedInputs(const PlanRequest& req, const QJsonObject& stored, const std::string& planner)
+{
+    if (!stored.contains("inputs"))
+        return;
+    if (stored.value("inputs").toString().toStdString() != templateInputsKey(req))
+        throw InputError("--reuse", planner + ".inputs",
+                         "the stored templates were made for another model, job or measured profile; plan again "
+                         "without reusing them");
+}
+
+PlannerOption searchedMicroBatchOption()
+{
+    return PlannerOption::integer("mbs", "Micro-batch", 0, 0, kMaxBatch,
+                                  "micro-batch size; 0 = try 1, 2, 4, ... up to the largest node's GPU count "
+                                  "(those dividing the global batch) and keep the best");
+}
+
+std::vector<int> templateMicroBatchCandidates(const PlanRequest& req)
+{
+    if (req.intOption("mbs") > 0)
+        return {templateMicroBatchSize(req)};
+    int largest = 1;
+    for (const Node& n : req.cluster.nodes)
+        largest = std::max(largest, n.gpus);
+    std::vector<int> sizes;
+    for (int m = 1; m <= largest; m *= 2)
+        sizes.push_back(m);
+    if (sizes.back() != largest)
+        sizes.push_back(largest);
+    std::erase_if(sizes, [&](int m) { return req.job.globalBatchSize % m != 0; });
+    std::reverse(sizes.begin(), sizes.end());
+    return sizes;
 }
 
 int templateMicroBatchSize(const PlanRequest& req)
@@ -175,6 +271,89 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
             throw InfeasibleError("template needs more " + groups[ts.type].type + " GPUs than the cluster has");
     }
     return p;
+}
+
+std::vector<int> replicaCounts(const std::vector<TypeGroup>& groups, const Cluster& cluster)
+{
+    std::vector<int> out;
+    for (int k = 2; k <= 8; ++k) {
+        bool splits = true;
+        for (const TypeGroup& g : groups) {
+            splits = splits && int(g.nodes.size()) % k == 0;
+            for (int n : g.nodes)
+                splits = splits && cluster.nodes[size_t(n)].gpus == g.maxNodeGpus;
+        }
+        if (splits)
+            out.push_back(k);
+    }
+    return out;
+}
+
+PlannerOption pipelinesOption()
+{
+    return PlannerOption::integer("pipelines", "Pipelines", 0, 0, 8,
+                                  "identical pipelines, each on its share of every type's nodes; 0 = try 1 and "
+                                  "every count that splits the nodes evenly, keep the best");
+}
+
+std::vector<int> replicaCandidates(const PlanRequest& req, const std::vector<TypeGroup>& groups)
+{
+    const std::vector<int> splits = replicaCounts(groups, req.cluster);
+    const int wanted = req.intOption("pipelines");
+    if (wanted == 1)
+        return {1};
+    if (wanted > 1) {
+        if (std::find(splits.begin(), splits.end(), wanted) == splits.end())
+            throw InputError("options", "pipelines",
+                             std::to_string(wanted) + " pipelines do not split every device type's nodes evenly");
+        return {wanted};
+    }
+    std::vector<int> out{1};
+    out.insert(out.end(), splits.begin(), splits.end());
+    return out;
+}
+
+std::vector<TypeGroup> replicaShare(const std::vector<TypeGroup>& groups, const Cluster& cluster, int k, int r)
+{
+    std::vector<TypeGroup> out;
+    for (const TypeGroup& g : groups) {
+        TypeGroup s{g.type, {}, 0, g.maxNodeGpus};
+        const size_t per = g.nodes.size() / size_t(k);
+        for (size_t i = size_t(r) * per; i < size_t(r + 1) * per; ++i) {
+            s.nodes.push_back(g.nodes[i]);
+            s.gpus += cluster.nodes[size_t(g.nodes[i])].gpus;
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+double replicaSyncSeconds(const std::vector<TemplateStage>& stages, const ModelSpec& model, const Job& job,
+                          const Cluster& cluster, const std::vector<TypeGroup>& groups, int k)
+{
+    double worst = 0;
+    for (const TemplateStage& s : stages) {
+        double params = 0;
+        for (int l = s.first; l < s.end; ++l)
+            params += model.layers[size_t(l)].params;
+        // Every GPU of the stage holds 1/tp of the tensor-parallel weights; together the node's GPUs send the
+        // stage's whole gradient through its NIC.
+        const Node& node = cluster.nodes[size_t(groups[size_t(s.type)].nodes.front())];
+        const LinkParams nic{node.nicBandwidth > 0 ? node.nicBandwidth : cluster.intraBandwidthOf(node),
+                             cluster.interLatency};
+        worst = std::max(worst, ringAllReduce(params * job.gradReduceBytes(), k, nic));
+    }
+    return worst;
+}
+
+std::vector<Pipeline> placeReplicas(const std::vector<TemplateStage>& stages, const Cluster& cluster,
+                                    const std::vector<TypeGroup>& groups, int k, int microBatchSize, int microBatches)
+{
+    std::vector<Pipeline> out;
+    for (int r = 0; r < k; ++r)
+        out.push_back(placeTemplate(stages, cluster, k == 1 ? groups : replicaShare(groups, cluster, k, r),
+                                    microBatchSize, microBatches));
+    return out;
 }
 
 QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<TypeGroup>& groups)

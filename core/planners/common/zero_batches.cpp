@@ -8,18 +8,26 @@
 
 namespace hetplan {
 
-std::vector<DeviceGroup> groupByDevice(const Cluster& cluster)
+std::vector<DeviceGroup> groupByDevice(const Cluster& cluster, const CostModel& costs)
 {
     std::vector<DeviceGroup> groups;
+    std::vector<std::vector<int>> nodes; // per group
     std::map<std::string, size_t> index;
     const std::vector<GpuRef> refs = cluster.gpuRefs();
     for (int g = 0; g < int(refs.size()); ++g) {
-        const std::string& type = cluster.nodes[refs[size_t(g)].node].deviceType;
+        const int node = refs[size_t(g)].node;
+        const std::string& type = cluster.nodes[size_t(node)].deviceType;
         auto [it, added] = index.try_emplace(type, groups.size());
-        if (added)
-            groups.push_back({type, {}});
+        if (added) {
+            groups.push_back({type, {}, {}});
+            nodes.emplace_back();
+        }
         groups[it->second].gpus.push_back(g);
+        if (nodes[it->second].empty() || nodes[it->second].back() != node)
+            nodes[it->second].push_back(node);
     }
+    for (size_t i = 0; i < groups.size(); ++i)
+        groups[i].node = tightestNode(cluster, nodes[i], costs.device(groups[i].device));
     return groups;
 }
 
@@ -30,18 +38,16 @@ double zeroPeakMemory(const ModelSpec& model, const Job& job, int stage, int ran
     return stagePeakMemory(model, 0, model.layerCount(), 1, ranks, microBatch, 1, j);
 }
 
-bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,
-              const std::string& device, int microBatch)
+bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks, const Node& node,
+              int microBatch)
 {
-    // The device type's catalog runtime overhead (a default Node has no override): groups are per device
-    // type, and a node-level override is not yet looked at by the ZeRO planners.
-    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), Node{}, costs.device(device));
+    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), node, costs.device(node.deviceType), job);
 }
 
 int largestFittingMicroBatch(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,
-                             const std::string& device, int cap)
+                             const Node& node, int cap)
 {
-    auto fits = [&](int b) { return zeroFits(costs, model, job, stage, ranks, device, b); };
+    auto fits = [&](int b) { return zeroFits(costs, model, job, stage, ranks, node, b); };
     if (cap < 1 || !fits(1))
         return 0;
     int lo = 1, hi = 0; // lo fits; hi is the first size found not to fit

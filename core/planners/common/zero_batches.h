@@ -21,19 +21,20 @@ namespace hetplan {
 struct DeviceGroup {
     std::string device;
     std::vector<int> gpus;
+    Node node; // the group's node with the least usable memory: a batch sized for the type must fit there
 };
-std::vector<DeviceGroup> groupByDevice(const Cluster& cluster);
+std::vector<DeviceGroup> groupByDevice(const Cluster& cluster, const CostModel& costs);
 
 // Peak memory of one GPU holding the whole model under ZeRO `stage` sharded over `ranks` GPUs, running
 // micro-batches of `microBatch` samples (one in flight), and whether it fits `device` (the shared rule).
 double zeroPeakMemory(const ModelSpec& model, const Job& job, int stage, int ranks, int microBatch);
-bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,
-              const std::string& device, int microBatch);
+bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks, const Node& node,
+              int microBatch);
 
 // The largest micro-batch in [1, cap] that fits (exponential then binary search on the oracle); 0 when not
 // even one sample fits.
 int largestFittingMicroBatch(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,
-                             const std::string& device, int cap);
+                             const Node& node, int cap);
 
 // `total` samples on one GPU in steps of at most `cap` samples, split as evenly as the format allows:
 // steps = ceil(total/cap), micro = ceil(total/steps), last = total - (steps-1)·micro. 0 samples: no steps.

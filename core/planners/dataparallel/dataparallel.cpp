@@ -30,7 +30,7 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
     auto fitsAll = [&](int mbs) {
         const double peak = states + activationMemory(req.model, 0, L, 1, mbs, req.job);
         for (const Node& node : req.cluster.nodes)
-            if (node.gpus > 0 && !fitsMemory(peak, node, costs.device(node.deviceType)))
+            if (node.gpus > 0 && !fitsMemory(peak, node, costs.device(node.deviceType), req.job))
                 return false;
         return true;
     };

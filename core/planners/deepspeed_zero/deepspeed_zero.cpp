@@ -12,9 +12,9 @@ Plan DeepSpeedZeroPlanner::plan(const PlanRequest& req, const CostModel& costs, 
 {
     const int n = req.cluster.gpuCount(), gbs = req.job.globalBatchSize, stage = req.job.zeroStage;
     int micro = (gbs + n - 1) / n;
-    for (const DeviceGroup& g : groupByDevice(req.cluster)) {
+    for (const DeviceGroup& g : groupByDevice(req.cluster, costs)) {
         progress.checkpoint();
-        micro = std::min(micro, largestFittingMicroBatch(costs, req.model, req.job, stage, n, g.device, micro));
+        micro = std::min(micro, largestFittingMicroBatch(costs, req.model, req.job, stage, n, g.node, micro));
         if (micro == 0)
             throw InfeasibleError("deepspeed-zero: one sample does not fit " + g.device + " at ZeRO-" +
                                   std::to_string(stage));

@@ -4,18 +4,23 @@
 #include "recovery.h"
 
 #include "core/base/errors.h"
+#include "core/planners/common/exact_pipeline.h"
 #include "core/planners/common/oobleck_templates.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <optional>
+
 namespace hetplan {
 
 std::vector<PlannerOption> DittoPlanner::options() const
 {
-    return {PlannerOption::choice("recovery", "Recovery", "dp", {"dp", "greedy"},
-                                  "dp: merge single-GPU virtual stages (algorithm 2); greedy: assign devices to "
-                                  "Oobleck's virtual template (algorithm 1)"),
+    return {PlannerOption::choice("recovery", "Recovery", "dp", {"dp", "greedy", "paper"},
+                                  "dp: merge single-GPU virtual stages (algorithm 2 with a beam and memory-aware "
+                                  "merges); greedy: assign devices to Oobleck's virtual template (algorithm 1); "
+                                  "paper: algorithm 2 as published (one state per stage, x GPUs merge exactly "
+                                  "x·d_i stages, no exact fallback)"),
             PlannerOption::choice("folding", "Node folding", "plain", {"plain", "comm"},
                                   "plain: d_i = round(c_w / c_i); comm: also charge communication (5.3.2)"),
             PlannerOption::integer("beam", "DP states per cell", 64, 1, 4096,
@@ -23,7 +28,10 @@ std::vector<PlannerOption> DittoPlanner::options() const
             PlannerOption::choice("merge", "DP merges", "any", {"any", "folded"},
                                   "folded: x GPUs of type i merge up to x·d_i virtual stages (the paper); any: any "
                                   "number (section 6.4's remedy, needed when memory binds)"),
-            templateMicroBatchOption(), maxStatesOption()};
+            searchedMicroBatchOption(), pipelinesOption(), maxStatesOption(),
+            PlannerOption::integer("exact_below", "Exact search below", 2000000, 0, 1000000000,
+                                   "also run the exact pipeline search (exhaustive's) when its state count is at most "
+                                   "this, and keep the better plan; 0 = never (ignored with recovery=paper)")};
 }
 
 namespace {
@@ -44,6 +52,7 @@ std::optional<std::vector<TemplateStage>> storedTemplate(const PlanRequest& req,
     if (it == req.reuse.end())
         return std::nullopt;
     const QJsonObject& o = it->second;
+    checkReusedInputs(req, o, "ditto");
     if (o.value("recovery").toString().toStdString() != req.option("recovery") ||
         o.value("folding").toObject().value("weakest").toString().toStdString() != weakType)
         return std::nullopt;
@@ -69,7 +78,9 @@ std::optional<std::vector<TemplateStage>> storedTemplate(const PlanRequest& req,
 // Oobleck's templates on the virtual cluster: single-GPU stages for the DP, up to M GPUs for greedy.
 TemplateTable virtualTable(const StageCosts& sc, const Folding& f, bool dp, int gpus, const Progress& progress)
 {
-    return generateTemplates(sc, {f.weakest, f.gpusPerNode, gpus, dp, dp}, &progress);
+    // Virtual devices have no memory: the recovery checks every real stage (recovery.h), for the greedy as for
+    // the DP. The greedy's virtual template keeps Oobleck's stages of up to a node of virtual GPUs.
+    return generateTemplates(sc, {f.weakest, f.gpusPerNode, gpus, dp, true}, &progress);
 }
 
 std::vector<TemplateStage> fromTable(const TemplateTable& table, bool dp, int gpus, int microBatches)
@@ -166,14 +177,17 @@ void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f
 Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Folding& f, const std::string& weakType,
                           const std::vector<int>& available, const Progress& progress)
 {
-    const bool dp = req.option("recovery") == "dp";
+    const bool paper = req.option("recovery") == "paper";
+    const bool dp = req.option("recovery") == "dp" || paper;
     const int L = req.model.layerCount();
     Recovered r;
     // The DP's virtual template has one stage per virtual device: at most L (decision 1), and each weakest
     // GPU split into r = ⌊L / V⌋ virtual devices when the model has room (decision 4).
     r.granularity = dp ? std::max(1, L / std::max(1, f.virtualGpus)) : 1;
     r.stages = dp ? std::min(f.virtualGpus * r.granularity, L) : f.virtualGpus;
-    const RecoveryOptions options{req.intOption("beam"), req.option("merge") == "any", r.granularity};
+    const RecoveryOptions options = paper ? RecoveryOptions{1, false, r.granularity, true}
+                                          : RecoveryOptions{req.intOption("beam"), req.option("merge") == "any",
+                                                            r.granularity, false};
     // A stored template is reused when it recovers; the greedy falls back to fewer virtual GPUs as below.
     for (int g = r.stages; g >= (dp ? r.stages : 1); --g)
         if (auto stored = storedTemplate(req, f, weakType, g)) {
@@ -207,7 +221,7 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
 QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::vector<TypeGroup>& groups,
                          const Recovered& r, int microBatches)
 {
-    const bool dp = req.option("recovery") == "dp";
+    const bool dp = req.option("recovery") != "greedy";
     QJsonObject d = objectiveJson(templateObjective(stageTimes(r.real), microBatches));
     d["recovery"] = QString::fromStdString(req.option("recovery"));
     d["folding"] = foldingJson(f, groups);
@@ -216,6 +230,7 @@ QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::ve
                                         {"virtual_gpus", virtualGpusOf(r.virt)},
                                         {"T", templateObjective(stageTimes(r.virt), microBatches).total()}};
     d["reused"] = r.reused;
+    d["inputs"] = QString::fromStdString(templateInputsKey(req));
     d["granularity"] = r.granularity;
     d["micro_batches"] = microBatches;
     const int L = req.model.layerCount();
@@ -231,26 +246,141 @@ QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::ve
 
 } // namespace
 
-Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+namespace {
+
+// Ditto at one micro-batch size: folding, virtual template, recovery, and below the state threshold the
+// exact pipeline (the better of the two is kept). Throws InfeasibleError when neither finds a pipeline.
+struct MicroBatchPlan {
+    Plan plan;
+    double objective = kNoStage;
+};
+
+MicroBatchPlan planAtMicroBatch(const PlanRequest& req, const CostModel& costs, Progress& progress,
+                                const std::vector<TypeGroup>& allGroups, int k, int mbs, bool tryExact)
 {
-    progress.report(0, "ditto: stage costs");
-    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
-    const int mbs = templateMicroBatchSize(req);
-    const int B = req.job.globalBatchSize / mbs;
-    const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B);
+    // k identical pipelines: the search runs on one share, each pipeline takes 1/k of the batch.
+    const std::vector<TypeGroup> groups = k == 1 ? allGroups : replicaShare(allGroups, req.cluster, k, 0);
+    const int B = req.job.globalBatchSize / k / mbs;
+    const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B,
+                        groupTightestNodes(allGroups, req.cluster, costs), &req.cluster);
     const Folding f = req.option("folding") == "comm" ? foldWithComm(sc, groups, req.cluster, req.model, req.job)
                                                       : foldPlain(sc, groups);
     std::vector<int> available;
     for (const TypeGroup& g : groups)
         available.push_back(g.gpus);
-    const Recovered r = recoverTemplate(req, sc, f, groups[f.weakest].type, available, progress);
-    Plan plan;
-    plan.pipelines.push_back(placeTemplate(r.real, req.cluster, groups, mbs, B));
-    plan.plannerEstimate = templateObjective(stageTimes(r.real), B).total();
-    plan.search.candidates = r.table.labels;
-    plan.search.extra["reused_templates"] = r.reused ? 1 : 0;
-    plan.details["ditto"] = dittoDetails(req, f, groups, r, B);
-    return plan;
+    std::optional<Recovered> r;
+    std::string recoveryFailure;
+    try {
+        r = recoverTemplate(req, sc, f, groups[f.weakest].type, available, progress);
+    } catch (const InfeasibleError& e) {
+        recoveryFailure = e.what();
+    }
+    // The exact search costs about as much as the folding saves on small clusters: where it is affordable,
+    // run it too, so the plan is never worse than the exact optimum nor missing where one exists.
+    std::optional<ExactResult> exact;
+    const double states = exactStateCount(req.model.layerCount(), available);
+    if (tryExact && req.option("recovery") != "paper" && states <= req.intOption("exact_below")) {
+        progress.report(0.8, "ditto: exact pipeline");
+        exact = exactPipeline(sc, available, req.job, &progress);
+    }
+    const double recovered = r ? templateObjective(stageTimes(r->real), B).total() : kNoStage;
+    const bool useExact = exact && !exact->stages.empty() && exact->objective < recovered;
+    if (!r && !useExact)
+        throw InfeasibleError(recoveryFailure);
+    const std::vector<TemplateStage>& stages = useExact ? exact->stages : r->real;
+    MicroBatchPlan c;
+    const double sync = k > 1 ? replicaSyncSeconds(stages, req.model, req.job, req.cluster, groups, k) : 0;
+    c.objective = templateObjective(stageTimes(stages), B).total() + sync;
+    c.plan.pipelines = placeReplicas(stages, req.cluster, allGroups, k, mbs, B);
+    c.plan.plannerEstimate = c.objective;
+    c.plan.search.candidates = (r ? r->table.labels : 0) + (exact ? exact->labels : 0);
+    c.plan.search.extra["reused_templates"] = r && r->reused ? 1 : 0;
+    QJsonObject d = r ? dittoDetails(req, f, groups, *r, B) : QJsonObject{};
+    if (!r) {
+        d = objectiveJson(templateObjective(stageTimes(stages), B));
+        d["recovery"] = QString::fromStdString(req.option("recovery"));
+        d["folding"] = foldingJson(f, groups);
+        d["recovery_failed"] = QString::fromStdString(recoveryFailure);
+        d["inputs"] = QString::fromStdString(templateInputsKey(req));
+    }
+    if (exact) {
+        d["exact"] = QJsonObject{{"states", states},
+                                 {"T", exact->stages.empty() ? QJsonValue() : QJsonValue(exact->objective)},
+                                 {"used", useExact}};
+        if (useExact) {
+            const QJsonObject o = objectiveJson(templateObjective(stageTimes(stages), B));
+            for (auto it = o.begin(); it != o.end(); ++it)
+                d[it.key()] = it.value();
+            d["template"] = templateJson(stages, groups);
+        }
+    }
+    d["micro_batch_size"] = mbs;
+    d["pipelines"] = k;
+    d["replica_sync_seconds"] = sync;
+    c.plan.details["ditto"] = d;
+    return c;
+}
+
+} // namespace
+
+Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    progress.report(0, "ditto: stage costs");
+    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
+    // Each micro-batch size is a separate template problem (T is the whole iteration's time, so they
+    // compare directly); the best is kept. A stop after one plan keeps that plan.
+    std::optional<MicroBatchPlan> best;
+    std::pair<int, int> bestShape; // (pipelines, micro-batch) of `best`
+    std::string failure;
+    QJsonArray tried;
+    std::vector<std::pair<int, int>> shapes; // (pipelines, micro-batch size) to try
+    // The paper recovers one pipeline.
+    const std::vector<int> replicas = req.option("recovery") == "paper" ? std::vector<int>{1} : replicaCandidates(req, groups);
+    for (int k : replicas)
+        for (int mbs : templateMicroBatchCandidates(req))
+            if (req.job.globalBatchSize % (k * mbs) == 0)
+                shapes.emplace_back(k, mbs);
+    // Folding and recovery at every shape (cheap), then the exact search where it is affordable: at the
+    // best shape found, or, when the recovery found nothing, at each shape until one gives a pipeline.
+    auto attempt = [&](std::pair<int, int> shape, bool exact) {
+        const auto [k, mbs] = shape;
+        try {
+            MicroBatchPlan c = planAtMicroBatch(req, costs, progress, groups, k, mbs, exact);
+            tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"exact", exact}, {"T", c.objective}});
+            if (!best || c.objective < best->objective) {
+                best = std::move(c);
+                bestShape = shape;
+            }
+            return true;
+        } catch (const InfeasibleError& e) {
+            tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"exact", exact}, {"failed", QString(e.what())}});
+            if (failure.empty())
+                failure = e.what();
+            return false;
+        }
+    };
+    try {
+        for (const auto& shape : shapes)
+            attempt(shape, false);
+        if (best)
+            attempt(bestShape, true);
+        else
+            for (const auto& shape : shapes)
+                if (attempt(shape, true))
+                    break;
+    } catch (const CancelledError&) {
+        if (!best)
+            throw;
+        best->plan.search.stopped = toString(progress.stopReason());
+        return std::move(best->plan);
+    }
+    if (!best)
+        throw InfeasibleError(failure.empty() ? std::string("ditto: no micro-batch size divides the global batch")
+                                              : failure);
+    QJsonObject d = best->plan.details["ditto"];
+    d["tried"] = tried;
+    best->plan.details["ditto"] = d;
+    return std::move(best->plan);
 }
 
 } // namespace hetplan

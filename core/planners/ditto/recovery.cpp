@@ -61,7 +61,7 @@ void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& 
             if (!costs.hasShape(i, x))
                 continue;
             const int share = o.granularity * f.d[i]; // virtual stages one GPU of type i is worth
-            const int yFirst = o.anyMerge ? 1 : (x - 1) * share + 1;
+            const int yFirst = o.paper ? x * share : o.anyMerge ? 1 : (x - 1) * share + 1;
             const int yLast = o.anyMerge ? S - j : x * share;
             for (int y = yFirst; y <= yLast && j + y <= S; ++y)
                 for (int p = 0; p < int(dp[j + y].size()); ++p) {
@@ -75,7 +75,8 @@ void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& 
                         continue; // would not fit memory
                     const double sum = prev.sum + c.time, max = std::max(prev.max, c.time);
                     const double rank =
-                        bound.objective(sum, max, bounds[j], capacityLeft(bound, available, prev, i, x));
+                        o.paper ? objectiveOf(sum, max, costs.microBatches())
+                                : bound.objective(sum, max, bounds[j], capacityLeft(bound, available, prev, i, x));
                     if (rank >= kNoStage || !admits(dp[j], rank, o.beam))
                         continue;
                     RecoveryCell cell = prev;

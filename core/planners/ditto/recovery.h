@@ -37,6 +37,9 @@ struct RecoveryOptions {
     int beam = 64;        // states kept per cell (1 = the paper's table)
     bool anyMerge = true; // choices (i, x, y) for every y, not only ((x - 1) r d_i, x r d_i]
     int granularity = 1;  // r: virtual devices per weakest GPU
+    // The published algorithm: choices y = x r d_i exactly, cells ranked by their own cost (eq. 7) rather
+    // than cost plus the bound for the stages in front.
+    bool paper = false;
 };
 
 std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& folding, const std::vector<int>& available,

@@ -1,54 +1,104 @@
 #include "exhaustive.h"
 
-#include "exact_pipeline.h"
+#include "core/planners/common/exact_pipeline.h"
 
 #include "core/base/errors.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 
 namespace hetplan {
 
 std::vector<PlannerOption> ExhaustivePlanner::options() const
 {
-    return {templateMicroBatchOption(), maxStatesOption()};
+    return {searchedMicroBatchOption(), pipelinesOption(), maxStatesOption()};
 }
 
-Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+namespace {
+
+// The exact pipeline for one share of the cluster (k replicas), at one micro-batch size; an empty plan when
+// nothing fits. `objective` gets T plus the replicas' gradient sync.
+Plan exactAt(const PlanRequest& req, const CostModel& costs, Progress& progress, const std::vector<TypeGroup>& groups,
+             int k, int mbs, double* objective)
 {
-    progress.report(0, "exhaustive: stage costs");
-    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
-    const int mbs = templateMicroBatchSize(req);
-    const int microBatches = req.job.globalBatchSize / mbs;
+    const std::vector<TypeGroup> share = k == 1 ? groups : replicaShare(groups, req.cluster, k, 0);
     std::vector<int> available;
-    for (const TypeGroup& g : groups)
+    for (const TypeGroup& g : share)
         available.push_back(g.gpus);
-    checkStateCount(req, "exhaustive", exactStateCount(req.model.layerCount(), available),
-                    "layers x GPU counts per type; ditto plans larger clusters");
-    const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, microBatches);
-    progress.report(0.1, "exhaustive: searching");
+    const int microBatches = req.job.globalBatchSize / k / mbs;
+    const StageCosts sc(costs, req.job, groupTypes(share), groupNodeSizes(share), mbs, microBatches,
+                        groupTightestNodes(groups, req.cluster, costs), &req.cluster);
+    progress.report(0.1, "exhaustive: searching (" + std::to_string(k) + " pipeline(s), micro-batch " +
+                             std::to_string(mbs) + ")");
     const ExactResult r = exactPipeline(sc, available, req.job, &progress);
-    if (r.stages.empty()) {
-        if (r.stopped != StopReason::None)
-            throw CancelledError("exhaustive: stopped before any pipeline was found");
-        throw InfeasibleError("exhaustive: no pipeline of these GPUs fits the model in memory");
-    }
     Plan plan;
-    plan.pipelines.push_back(placeTemplate(r.stages, req.cluster, groups, mbs, microBatches));
+    plan.search.stopped = toString(r.stopped);
+    if (r.stages.empty())
+        return plan;
+    plan.pipelines = placeReplicas(r.stages, req.cluster, groups, k, mbs, microBatches);
     const TemplateObjective o = templateObjective(stageTimes(r.stages), microBatches);
-    plan.plannerEstimate = o.total();
+    const double sync = k > 1 ? replicaSyncSeconds(r.stages, req.model, req.job, req.cluster, groups, k) : 0;
+    *objective = o.total() + sync;
+    plan.plannerEstimate = *objective;
     plan.search.candidates = r.labels;
     plan.search.extra["states"] = double(r.states);
-    plan.search.stopped = toString(r.stopped);
     QJsonObject details = objectiveJson(o);
     details["template"] = templateJson(r.stages, groups);
     details["states"] = double(r.states);
     details["labels"] = double(r.labels);
     details["micro_batches"] = microBatches;
+    details["micro_batch_size"] = mbs;
+    details["pipelines"] = k;
+    details["replica_sync_seconds"] = sync;
     plan.details["exhaustive"] = details;
     return plan;
+}
+
+} // namespace
+
+Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    progress.report(0, "exhaustive: stage costs");
+    const std::vector<TypeGroup> groups = typeGroups(req.cluster);
+    std::vector<int> available;
+    for (const TypeGroup& g : groups)
+        available.push_back(g.gpus);
+    checkStateCount(req, "exhaustive", exactStateCount(req.model.layerCount(), available),
+                    "layers x GPU counts per type; ditto plans larger clusters");
+    // The optimum over the micro-batch sizes and the number of identical pipelines too: each is its own
+    // exact search, and T (plus the replicas' sync) compares directly.
+    const std::vector<int> replicas = replicaCandidates(req, groups);
+    std::optional<Plan> best;
+    double bestObjective = kNoStage;
+    QJsonArray tried;
+    for (int k : replicas)
+        for (int mbs : templateMicroBatchCandidates(req)) {
+            if (req.job.globalBatchSize % (k * mbs) != 0 || progress.stopReason() != StopReason::None)
+                continue;
+            double objective = kNoStage;
+            Plan p = exactAt(req, costs, progress, groups, k, mbs, &objective);
+            tried.append(QJsonObject{{"pipelines", k},
+                                     {"micro_batch_size", mbs},
+                                     {"T", p.pipelines.empty() ? QJsonValue("no fit") : QJsonValue(objective)}});
+            if (!p.pipelines.empty() && objective < bestObjective) {
+                bestObjective = objective;
+                best = std::move(p);
+            }
+        }
+    if (!best) {
+        if (progress.stopReason() != StopReason::None)
+            throw CancelledError("exhaustive: stopped before any pipeline was found");
+        throw InfeasibleError("exhaustive: no pipeline of these GPUs fits the model in memory");
+    }
+    best->search.stopped = toString(progress.stopReason());
+    QJsonObject details = best->details["exhaustive"];
+    details["tried"] = tried;
+    best->details["exhaustive"] = details;
+    return std::move(*best);
 }
 
 } // namespace hetplan

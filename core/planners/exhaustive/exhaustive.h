@@ -1,6 +1,6 @@
 #pragma once
 // `exhaustive`: the optimal single pipeline over all GPU types of a heterogeneous cluster (Ditto section 3),
-// found exactly by the Pareto dynamic program of exact_pipeline.h. The reference Ditto is measured against.
+// found exactly by the Pareto dynamic program of common/exact_pipeline.h. The reference Ditto is measured against.
 #include "core/planners/planner.h"
 
 namespace hetplan {

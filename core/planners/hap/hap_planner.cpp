@@ -8,6 +8,7 @@
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/cost/spmd_costs.h"
+#include "core/sim/simulator.h"
 
 #include <QJsonArray>
 
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace hetplan {
@@ -127,7 +129,7 @@ MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const De
         const Node& node = req.cluster.nodes[size_t(nodeOfGpu[size_t(g)])];
         const DeviceType& dev = costs.device(node.deviceType);
         double& cap = m.capacity[d.classOf[g]];
-        cap = std::min(cap, dev.memoryBytes - gpuPeakMemory(0, node, dev));
+        cap = std::min(cap, usableMemory(node, dev, req.job));
     }
     m.terms = [](const SynthesisContext& ctx, const Program& p) {
         std::vector<SpmdInstruction> ins;
@@ -237,57 +239,37 @@ std::vector<PlannerOption> HapPlanner::options() const
                                    "most partial programs the A* search keeps before it stops")};
 }
 
-Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+namespace {
+
+// The data-parallel program (every op sharded on the batch) at fixed ratios: even shares (DP-EV) or shares
+// proportional to compute, capped by memory (DP-CP). Empty program: stopped, or no ratios fit (proportional).
+BalancedProgram dataParallelProgram(SynthesisContext ctx, bool proportional, const PlanRequest& req,
+                                    const CostModel& costs, const Devices& d, Progress& progress, SynthesisStats& st)
 {
-    const long long batch = req.job.globalBatchSize;
-    const TensorGraph g = buildTensorProgram(req.model, batch);
-    const Devices d = deviceClasses(req.cluster, costs, req.job.precision);
-    if (d.classes.size() > 8)
-        throw InfeasibleError("hap: at most 8 GPU types per cluster");
-    const bool hap = mode_ == Mode::Hap;
-    SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
-    ctx.maxStates = hap ? req.intOption("max_states") : kDefaultMaxStates;
     BalancedProgram b;
-    SynthesisStats st;
-    std::string searchStopped; // the plan JSON's search.stopped: hap's best so far when stopped
-    if (hap) {
-        ctx.exactDominance = req.option("dominance") == "exact";
-        progress.report(0.05, "hap: synthesizing");
-        const MemoryLimit memory = memoryLimit(req, costs, d);
-        const int rounds = req.intOption("rounds");
-        b = optimize(
-            ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
-            [&](int round) { progress.report(0.05 + 0.9 * round / rounds, "hap: round " + std::to_string(round + 1)); });
-        const bool stopped = b.stoppedBy == "stopped";
-        if (!b.program.steps.empty() && !std::isfinite(b.ratios.seconds)) {
-            if (stopped) // later rounds might have found ratios that fit: not proven infeasible
-                throw CancelledError("hap: stopped (" + toString(progress.stopReason()) +
-                                     ") before a program whose sharding ratios fit GPU memory");
-            throw InfeasibleError("hap: no sharding ratios fit GPU memory for the synthesized programs");
+    ctx.allowedLabels = "b";
+    if (!proportional)
+        ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
+    b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+    if (proportional && !b.program.steps.empty()) {
+        const std::vector<double> capped = cappedProportional(ctx, b.program, memoryLimit(req, costs, d));
+        if (capped.empty())
+            return {};
+        if (capped != ctx.ratios.front()) {
+            ctx.ratios.assign(1, capped);
+            b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
         }
-        if (stopped)
-            searchStopped = toString(progress.stopReason());
-    } else {
-        ctx.allowedLabels = "b";
-        if (mode_ == Mode::DpEven)
-            ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
-        progress.report(0.05, "hap: data-parallel program");
-        b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
-        if (mode_ == Mode::DpProportional && !b.program.steps.empty()) {
-            const std::vector<double> capped = cappedProportional(ctx, b.program, memoryLimit(req, costs, d));
-            if (capped.empty())
-                throw InfeasibleError("dp-proportional: the GPUs' memory cannot hold the global batch");
-            if (capped != ctx.ratios.front()) {
-                ctx.ratios.assign(1, capped);
-                b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
-            }
-        }
-        b.ratios = {ctx.ratios, b.program.cost};
-        b.rounds = 1;
-        b.stoppedBy = "fixed ratios";
     }
-    if (b.program.steps.empty())
-        throw CancelledError("hap: stopped before a program was found");
+    b.ratios = {ctx.ratios, b.program.cost};
+    b.rounds = 1;
+    b.stoppedBy = "fixed ratios";
+    return b;
+}
+
+// The plan of a balanced program: its lowered instructions and per-GPU sharding ratios.
+Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long long batch, const BalancedProgram& b,
+              const SynthesisStats& st)
+{
     ctx.ratios = b.ratios.perGpu;
     const std::vector<Instruction> prog = lower(ctx, b.program);
     if (const CheckResult c = checkProgram(g, prog); !c.ok)
@@ -303,9 +285,96 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     plan.spmd = sp;
     plan.plannerEstimate = b.ratios.seconds;
     plan.search.candidates = st.generated;
-    plan.search.stopped = searchStopped;
     plan.search.extra = {{"expanded", double(st.expanded)}, {"pruned", double(st.pruned)}, {"rounds", b.rounds}};
     plan.details["hap"] = details(b, ctx, st);
+    return plan;
+}
+
+// The simulated iteration time of `plan` on the request's inputs, or infinity when it does not fit memory.
+double simulatedSeconds(Plan plan, const PlanRequest& req, const CostModel& costs)
+{
+    plan.cluster = req.cluster;
+    plan.model = req.model;
+    plan.job = req.job;
+    const SimResult r = simulate(plan, costs);
+    return r.feasible ? r.iterationSeconds : std::numeric_limits<double>::infinity();
+}
+
+} // namespace
+
+Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
+{
+    const long long batch = req.job.globalBatchSize;
+    const TensorGraph g = buildTensorProgram(req.model, batch);
+    const Devices d = deviceClasses(req.cluster, costs, req.job.precision);
+    if (d.classes.size() > 8)
+        throw InfeasibleError("hap: at most 8 GPU types per cluster");
+    const bool hap = mode_ == Mode::Hap;
+    SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
+    ctx.maxStates = hap ? req.intOption("max_states") : kDefaultMaxStates;
+    SynthesisStats st;
+    if (!hap) {
+        progress.report(0.05, "hap: data-parallel program");
+        const BalancedProgram b =
+            dataParallelProgram(ctx, mode_ == Mode::DpProportional, req, costs, d, progress, st);
+        if (mode_ == Mode::DpProportional && b.program.steps.empty() && !progress.cancelled())
+            throw InfeasibleError("dp-proportional: the GPUs' memory cannot hold the global batch");
+        if (b.program.steps.empty())
+            throw CancelledError("hap: stopped before a program was found");
+        return assemble(g, ctx, d, batch, b, st);
+    }
+    ctx.exactDominance = req.option("dominance") == "exact";
+    progress.report(0.05, "hap: synthesizing");
+    const MemoryLimit memory = memoryLimit(req, costs, d);
+    const int rounds = req.intOption("rounds");
+    const BalancedProgram b = optimize(
+        ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
+        [&](int round) { progress.report(0.05 + 0.85 * round / rounds, "hap: round " + std::to_string(round + 1)); });
+    const bool stopped = b.stoppedBy == "stopped";
+    // Data parallelism is inside HAP's space (every op sharded on the batch), so HAP never does worse than
+    // it: the two data-parallel programs are built too and the fastest simulated plan that fits is kept.
+    // This also rescues the case where the A*, pricing time only, picks a program whose replicated
+    // activations fit no ratios.
+    progress.report(0.92, "hap: data-parallel programs");
+    struct Option {
+        const char* name;
+        std::optional<Plan> plan;
+        double seconds = std::numeric_limits<double>::infinity();
+    };
+    std::vector<Option> options;
+    if (!b.program.steps.empty() && std::isfinite(b.ratios.seconds))
+        options.push_back({"synthesized", assemble(g, ctx, d, batch, b, st)});
+    SynthesisContext dpCtx = makeContext(g, req, d, false); // one set of ratios for the whole model
+    dpCtx.maxStates = kDefaultMaxStates;
+    for (bool proportional : {true, false}) {
+        SynthesisStats dpStats;
+        const BalancedProgram dp = dataParallelProgram(dpCtx, proportional, req, costs, d, progress, dpStats);
+        if (!dp.program.steps.empty())
+            options.push_back({proportional ? "data-parallel, proportional" : "data-parallel, even",
+                               assemble(g, dpCtx, d, batch, dp, dpStats)});
+    }
+    QJsonObject compared;
+    Option* best = nullptr;
+    for (Option& o : options) {
+        o.seconds = simulatedSeconds(*o.plan, req, costs);
+        compared[o.name] = std::isfinite(o.seconds) ? QJsonValue(o.seconds) : QJsonValue("does not fit");
+        if (!best || o.seconds < best->seconds)
+            best = &o;
+    }
+    if (!best || !std::isfinite(best->seconds)) {
+        if (stopped) // later rounds might have found ratios that fit: not proven infeasible
+            throw CancelledError("hap: stopped (" + toString(progress.stopReason()) +
+                                 ") before a program whose sharding ratios fit GPU memory");
+        throw InfeasibleError("hap: no sharding ratios fit GPU memory for the synthesized programs");
+    }
+    Plan plan = std::move(*best->plan);
+    QJsonObject section = plan.details["hap"];
+    section["candidates_simulated"] = compared;
+    section["chosen"] = best->name;
+    plan.details["hap"] = section;
+    plan.search.candidates = st.generated;
+    if (stopped)
+        plan.search.stopped = toString(progress.stopReason());
     return plan;
 }
 

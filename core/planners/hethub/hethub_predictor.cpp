@@ -64,10 +64,11 @@ std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
     const int M = config_.microBatches, D = decoders_.count(), tp = config_.tp;
     const double mbs = config_.microBatchSize;
     const int shards = job.zeroStage > 0 ? config_.dp : 1;
-    double overhead = std::numeric_limits<double>::infinity(); // the roomiest node's runtime overhead
-    for (int gpu : g.gpus)
-        overhead = std::min(overhead, runtimeOverhead(cluster_.nodeOf(gpu), device));
-    const double room = device.memoryBytes - overhead;
+    // The roomiest node's usable memory: the tolerance is an upper bound (a stage the roomiest node cannot
+    // hold fits nowhere of the type); the score's own check uses each stage's tightest node.
+    double room = -std::numeric_limits<double>::infinity();
+    for (int node : cluster_.nodesOf(g.gpus))
+        room = std::max(room, usableMemory(cluster_.nodes[size_t(node)], device, job));
     // Per decoder layer: its model states, activations per micro-batch in flight, and recompute buffer. A
     // decoder window's stage memory is the sum of the first two plus the largest buffer (core/cost/memory.h;
     // no tied embedding copy without the head), so every window is summed here in O(D²), not O(D³).
@@ -160,8 +161,8 @@ LeafScore Predictor::score(const std::vector<StageSlot>& order) const
         const double ar = ringAllReduce(gradBytes, config_.dp, dataLinks_[order[s].type]);
         sync = std::max(sync, ar + t.update[b[s + 1]] - t.update[b[s]]);
         const double peak = stagePeakMemory(model, b[s], b[s + 1], config_.tp, shards, mbs, std::min(S - s, M), job);
-        out.fits = out.fits &&
-                   fitsMemory(peak, cluster_.nodeOf(gpus[s].front()), costs_.device(groups_[order[s].type].device));
+        const DeviceType& device = costs_.device(groups_[order[s].type].device);
+        out.fits = out.fits && fitsMemory(peak, tightestNode(cluster_, cluster_.nodesOf(gpus[s]), device), device, job);
     }
     out.seconds = sum + comm + (M - 1) * std::max(tmax, cmax) + sync;
     return out;

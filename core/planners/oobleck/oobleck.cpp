@@ -101,12 +101,14 @@ Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     const int B = req.job.globalBatchSize / mbs;
     const int M = group.maxNodeGpus;
     const int N = int(group.nodes.size());
-    const StageCosts sc(costs, req.job, {group.type}, {M}, mbs, B);
+    const StageCosts sc(costs, req.job, {group.type}, {M}, mbs, B, groupTightestNodes({group}, req.cluster, costs), &req.cluster);
     const bool reused = req.reuse.count("oobleck") > 0;
     if (!reused)
         checkStateCount(req, "oobleck", templateStateCount(req.model.layerCount(), N * M),
                         "layers x GPUs x stage counts");
     progress.report(0.1, reused ? "oobleck: re-instantiating stored templates" : "oobleck: generating templates");
+    if (reused)
+        checkReusedInputs(req, req.reuse.at("oobleck"), "oobleck");
     const TemplateTable table = reused ? tableFromJson(req.reuse.at("oobleck"), group, sc)
                                        : generateTemplates(sc, {0, M, N * M, false, false}, &progress);
     std::map<int, const PipelineTemplate*> bestByNodes;
@@ -126,6 +128,7 @@ Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     plan.search.extra["reused_templates"] = reused ? 1 : 0;
     QJsonObject details = oobleckTableJson(table, group, mbs, B);
     details["min_nodes"] = bestByNodes.begin()->first;
+    details["inputs"] = QString::fromStdString(templateInputsKey(req));
     details["reused"] = reused;
     QJsonArray instances;
     for (const PipelineInstance& pi : inst.pipelines)

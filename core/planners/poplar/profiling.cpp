@@ -1,5 +1,7 @@
 #include "profiling.h"
 
+#include "core/cost/memory.h"
+
 #include "core/base/errors.h"
 
 #include <algorithm>
@@ -20,7 +22,7 @@ struct Runner {
     bool run(int b)
     {
         ++out.runs;
-        if (!zeroFits(costs, costs.model(), job, stage, ranks, out.device, b)) {
+        if (!zeroFits(costs, costs.model(), job, stage, ranks, out.node, b)) {
             out.outOfMemory.push_back(b);
             return false;
         }
@@ -31,11 +33,12 @@ struct Runner {
 };
 
 // Step 1: (capacity − before) / ((after − before) / batch) with batch = 1, clamped to [1, cap].
-int estimateMax(const CostModel& costs, const Job& job, int stage, int ranks, const std::string& device, int cap)
+int estimateMax(const CostModel& costs, const Job& job, int stage, int ranks, const Node& node, int cap)
 {
     const double before = zeroPeakMemory(costs.model(), job, stage, ranks, 0);
     const double after = zeroPeakMemory(costs.model(), job, stage, ranks, 1);
-    const double capacity = costs.device(device).memoryBytes;
+    // The paper's estimate uses the device's whole memory; the oracle that follows enforces the real limit.
+    const double capacity = costs.device(node.deviceType).memoryBytes;
     if (!(after > before))
         return cap;
     const double est = std::floor((capacity - before) / (after - before));
@@ -56,8 +59,9 @@ DeviceProfile profileDevice(const CostModel& costs, const Job& job, int stage, i
 {
     DeviceProfile p;
     p.device = group.device;
+    p.node = group.node;
     p.gpus = group.gpus;
-    p.estimatedMax = estimateMax(costs, job, stage, ranks, group.device, cap);
+    p.estimatedMax = estimateMax(costs, job, stage, ranks, group.node, cap);
     Runner r{costs, job, stage, ranks, p};
     if (!r.run(1))
         return p;
@@ -81,7 +85,7 @@ DeviceProfile profileDevice(const CostModel& costs, const Job& job, int stage, i
 
 ProfilingResult profileCluster(const PlanRequest& req, const CostModel& costs, bool escalate, Progress& progress)
 {
-    const std::vector<DeviceGroup> groups = groupByDevice(req.cluster);
+    const std::vector<DeviceGroup> groups = groupByDevice(req.cluster, costs);
     const int ranks = req.cluster.gpuCount();
     const int cap = std::max(1, req.job.globalBatchSize);
     ProfilingResult result;
@@ -96,8 +100,9 @@ ProfilingResult profileCluster(const PlanRequest& req, const CostModel& costs, b
             if (result.devices.back().maxMicroBatch == 0 && misfit.empty())
                 misfit = g.device + " cannot hold one sample at ZeRO-" + std::to_string(stage) + " (model states and " +
                          "one sample take " + gigabytes(zeroPeakMemory(costs.model(), req.job, stage, ranks, 1)) +
-                         " before the runtime reserve; the GPU has " + gigabytes(costs.device(g.device).memoryBytes) +
-                         ")";
+                         "; the GPU has " + gigabytes(costs.device(g.device).memoryBytes) + ", " +
+                         gigabytes(usableMemory(g.node, costs.device(g.device), req.job)) +
+                         " of it usable after the runtime overhead and margin)";
         }
         if (misfit.empty())
             return result;

@@ -32,6 +32,7 @@ struct ProfiledPoint {
 
 struct DeviceProfile {
     std::string device;
+    Node node; // the type's node with the least usable memory: the memory oracle's limit
     std::vector<int> gpus;
     int estimatedMax = 0;              // step 1
     int maxMicroBatch = 0;             // mbs after steps 2-3; 0 when one sample does not fit

@@ -32,7 +32,7 @@ bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
             const Node& node = req.cluster.nodes[size_t(n)];
             const double peak = costs.stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
                                                 p.microBatchSize, inFlight);
-            if (!fitsMemory(peak, node, costs.device(node.deviceType)))
+            if (!fitsMemory(peak, node, costs.device(node.deviceType), req.job))
                 return false;
         }
     }

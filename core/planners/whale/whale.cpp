@@ -69,9 +69,9 @@ Plan WhalePlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
 {
     const int n = req.cluster.gpuCount(), gbs = req.job.globalBatchSize, stage = req.job.zeroStage;
     std::vector<WhaleGpu> gs(static_cast<size_t>(n));
-    for (const DeviceGroup& g : groupByDevice(req.cluster)) {
+    for (const DeviceGroup& g : groupByDevice(req.cluster, costs)) {
         progress.checkpoint();
-        const int mbs = largestFittingMicroBatch(costs, req.model, req.job, stage, n, g.device, gbs);
+        const int mbs = largestFittingMicroBatch(costs, req.model, req.job, stage, n, g.node, gbs);
         if (mbs == 0)
             throw InfeasibleError("whale: one sample does not fit " + g.device + " at ZeRO-" + std::to_string(stage));
         const double flops = costs.device(g.device).peakFlops;

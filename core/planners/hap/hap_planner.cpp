@@ -243,21 +243,27 @@ namespace {
 
 // The data-parallel program (every op sharded on the batch) at fixed ratios: even shares (DP-EV) or shares
 // proportional to compute, capped by memory (DP-CP). Empty program: stopped, or no ratios fit (proportional).
+// `onlyCancel`: stop for a cancel but not for the time limit (HAP's own fallback, built even when its
+// search ran out of time; a program sharded on the batch only is quick to find).
 BalancedProgram dataParallelProgram(SynthesisContext ctx, bool proportional, const PlanRequest& req,
-                                    const CostModel& costs, const Devices& d, Progress& progress, SynthesisStats& st)
+                                    const CostModel& costs, const Devices& d, Progress& progress, SynthesisStats& st,
+                                    bool onlyCancel = false)
 {
     BalancedProgram b;
     ctx.allowedLabels = "b";
     if (!proportional)
         ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
-    b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+    const auto stop = [&progress, onlyCancel] {
+        return onlyCancel ? progress.stopReason() == StopReason::Cancelled : progress.cancelled();
+    };
+    b.program = synthesize(ctx, &st, stop);
     if (proportional && !b.program.steps.empty()) {
         const std::vector<double> capped = cappedProportional(ctx, b.program, memoryLimit(req, costs, d));
         if (capped.empty())
             return {};
         if (capped != ctx.ratios.front()) {
             ctx.ratios.assign(1, capped);
-            b.program = synthesize(ctx, &st, [&] { return progress.cancelled(); });
+            b.program = synthesize(ctx, &st, stop);
         }
     }
     b.ratios = {ctx.ratios, b.program.cost};
@@ -348,7 +354,9 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     dpCtx.maxStates = kDefaultMaxStates;
     for (bool proportional : {true, false}) {
         SynthesisStats dpStats;
-        const BalancedProgram dp = dataParallelProgram(dpCtx, proportional, req, costs, d, progress, dpStats);
+        if (progress.stopReason() == StopReason::Cancelled)
+            break;
+        const BalancedProgram dp = dataParallelProgram(dpCtx, proportional, req, costs, d, progress, dpStats, true);
         if (!dp.program.steps.empty())
             options.push_back({proportional ? "data-parallel, proportional" : "data-parallel, even",
                                assemble(g, dpCtx, d, batch, dp, dpStats)});

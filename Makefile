@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPLAN_WERROR=$(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench bench-scale clean package fuzz check-sanitize check-nounity
+.PHONY: deps configure build run test bench bench-scale bench-consistency clean package fuzz check-sanitize check-nounity
 
 deps:
 	@bash packaging/install-deps.sh
@@ -29,6 +29,13 @@ bench: build
 	QT_QPA_PLATFORM=offscreen $(BUILD)/bench/hetplan-gui-bench
 	QT_QPA_PLATFORM=offscreen bash -c "time $(BUILD)/app/gui/hetplan --startup-time"
 	$(MAKE) bench-scale
+	$(MAKE) bench-consistency
+
+# Every planner on a seeded grid of mixed clusters (8-256 GPUs): plans that do not fit, false "no plan",
+# planners beaten inside their own search space; writes the table to docs/consistency.md.
+CONSISTENCY_ARGS ?= 24 256 7 5
+bench-consistency: build
+	$(BUILD)/bench/hetplan-consistency $(CONSISTENCY_ARGS) > docs/consistency.md
 
 # Every planner at 1024 and 4096 GPUs as a child process: wall time, peak RSS, exit code, iteration time.
 SCALE_GPUS ?= 1024,4096

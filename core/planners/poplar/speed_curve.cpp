@@ -35,11 +35,15 @@ double SpeedCurve::speedAt(double b) const
         return 1.0; // no profile: one sample per second (never used: profiling always runs b = 1)
     if (!spline_)
         return knotY_.front();
-    const double s = (*spline_)(b);
-    if (s > 0 && std::isfinite(s))
-        return s;
     const auto it = std::upper_bound(knotX_.begin(), knotX_.end(), b);
     const size_t i = std::clamp<size_t>(size_t(it - knotX_.begin()), 1, knotX_.size() - 1);
+    const double s = (*spline_)(b);
+    if (s > 0 && std::isfinite(s)) {
+        // Between two measured sizes the speed stays between their speeds: a natural spline overshoots
+        // past a measured peak, and the allocation would then favour a size nobody measured.
+        const double lo = std::min(knotY_[i - 1], knotY_[i]), hi = std::max(knotY_[i - 1], knotY_[i]);
+        return std::clamp(s, lo, hi);
+    }
     const double w = (b - knotX_[i - 1]) / (knotX_[i] - knotX_[i - 1]);
     return knotY_[i - 1] + w * (knotY_[i] - knotY_[i - 1]);
 }

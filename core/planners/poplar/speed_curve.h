@@ -1,9 +1,10 @@
 #pragma once
 // One device type's batch→speed curve (Poplar's offline analysis): the natural cubic spline
 // (core/cost/spline.h) through the profiled points (b, samples/s), and the step time it implies,
-// T(b) = b / S(b), tabulated once for b = 1..mbs. Where the spline would not give a positive speed (a wild
-// overshoot between far-apart knots), the straight line between the neighbouring knots is used instead;
-// with one profiled point (mbs = 1) the time is that point's.
+// T(b) = b / S(b), tabulated once for b = 1..mbs. Between two profiled sizes the speed is kept between
+// their two speeds (the spline's overshoot past a measured peak would otherwise make an unmeasured size look
+// best); where the spline would not give a positive speed, the straight line between the neighbouring knots
+// is used instead; with one profiled point (mbs = 1) the time is that point's.
 #include "profiling.h"
 
 #include "core/cost/spline.h"

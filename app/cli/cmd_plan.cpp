@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -41,6 +42,38 @@ std::string stageDevices(const Cluster& c, const std::vector<int>& gpus)
     for (const std::string& t : types)
         s += (s.empty() ? "" : "+") + t;
     return s;
+}
+
+// HAP's program: how many instructions of each kind (collectives by name), its first lines, and the
+// sharding ratios (the share of each segment's work per GPU, in percent).
+void printSpmd(const Plan& p, std::ostream& out)
+{
+    const SpmdPlan& s = *p.spmd;
+    std::map<std::string, int> kinds;
+    for (const SpmdInstruction& i : s.instructions)
+        ++kinds[i.kind == SpmdInstruction::Kind::Collective ? i.collective : toString(i.kind)];
+    out << "SPMD program: " << s.program.size() << " instructions";
+    std::string counts;
+    for (const auto& [kind, n] : kinds)
+        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    out << (counts.empty() ? "" : " (" + counts + ")") << "\n";
+    constexpr size_t kShown = 12;
+    for (size_t i = 0; i < s.program.size() && i < kShown; ++i)
+        out << "  " << s.program[i] << "\n";
+    if (s.program.size() > kShown)
+        out << "  ... " << s.program.size() - kShown << " more (plan JSON \"spmd\".\"program\")\n";
+    out << "sharding ratios (% of each segment per GPU):\n  segment           ";
+    const int gpus = p.cluster.gpuCount();
+    for (int g = 0; g < gpus; ++g)
+        out << " " << std::setw(8) << p.cluster.gpuName(g);
+    out << "\n" << std::setprecision(1);
+    for (size_t r = 0; r < s.shardingRatios.size(); ++r) {
+        const std::string name = r < s.segments.size() ? s.segments[r] : "segment " + std::to_string(r);
+        out << "  " << std::left << std::setw(18) << name << std::right;
+        for (double ratio : s.shardingRatios[r])
+            out << " " << std::setw(8) << ratio * 100;
+        out << "\n";
+    }
 }
 } // namespace
 
@@ -78,6 +111,8 @@ void printPlan(const Plan& p, std::ostream& out)
                 << g.microBatchSize << std::setw(7) << g.accumulationSteps << std::setw(6) << g.lastMicroBatchSize
                 << "\n";
     }
+    if (p.spmd)
+        printSpmd(p, out);
     if (!p.estimate.peakMemoryBytes.empty()) {
         auto peak = std::max_element(p.estimate.peakMemoryBytes.begin(), p.estimate.peakMemoryBytes.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; });

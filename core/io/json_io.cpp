@@ -225,6 +225,12 @@ QJsonObject toJson(const ModelSpec& m)
         arch["image_size"] = a.imageSize;
     if (a.classes > 0)
         arch["classes"] = a.classes;
+    if (a.ropeBase > 0)
+        arch["rope_base"] = a.ropeBase;
+    if (a.positions > 0)
+        arch["positions"] = a.positions;
+    if (a.qkvBias)
+        arch["qkv_bias"] = true;
     arch["tied_embeddings"] = a.tiedEmbeddings;
     o["arch"] = arch;
     QJsonArray layers;
@@ -270,6 +276,9 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         m.arch.embedDim = a.integer("embed_dim", 0);
         m.arch.imageSize = a.integer("image_size", 0);
         m.arch.classes = a.integer("classes", 0);
+        m.arch.ropeBase = a.integer("rope_base", 0);
+        m.arch.positions = a.integer("positions", 0);
+        m.arch.qkvBias = a.boolean("qkv_bias", false);
         m.arch.tiedEmbeddings = a.boolean("tied_embeddings", familyTiesEmbeddings(m.arch.family));
     }
     const QJsonArray layers = r.array("layers");

@@ -1,5 +1,8 @@
 #include "frameworks.h"
 
+#include "core/base/errors.h"
+#include "megatron_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -136,7 +139,62 @@ void checkDeepSpeedZero(const ZeroPlan& z, FrameworkVerdict& v)
 
 int zeroStageOf(const Plan& plan) { return plan.zero ? plan.zero->stage : plan.job.zeroStage; }
 
+// Megatron builds the plan's model parameter for parameter (vocabulary padding and BERT's binary head aside,
+// which the launch script states), or says why not.
+void checkMegatronBuildsModel(const Plan& plan, FrameworkVerdict& v)
+{
+    const std::string prefix = "Megatron-LM cannot build the plan's model: ";
+    const std::vector<std::string> problems = megatronModelProblems(plan.model);
+    for (const std::string& p : problems)
+        fail(v, prefix + p);
+    const bool layersFit = std::all_of(plan.model.layers.begin(), plan.model.layers.end(), [](const LayerSpec& l) {
+        return isBlock(l.kind) || l.kind == LayerKind::Embedding || l.kind == LayerKind::Head;
+    });
+    if (!problems.empty() || !layersFit || plan.model.blockCount() == 0)
+        return; // checkMegatronModel already says why
+    try {
+        const MegatronModelMatch m = matchMegatronModel(plan.model, plan.job.sequenceLength, 1);
+        if (!m.mismatch.empty())
+            fail(v, prefix + m.mismatch);
+    } catch (const InputError& e) {
+        fail(v, prefix + e.field() + ": " + e.reason());
+    }
+}
+
+void checkOneVendor(const Plan& plan, const std::string& framework, FrameworkVerdict& v)
+{
+    if (std::string why = mixedVendorProblem(plan, framework); !why.empty())
+        fail(v, std::move(why));
+}
+
 } // namespace
+
+const char* const kHapNotLaunchable =
+    "not launchable from hetplan: no export writes a program for HAP's runtime; the synthesized program and its "
+    "sharding ratios are in the plan (JSON \"spmd\", and the text of hetplan-cli plan/simulate)";
+
+// One NCCL job needs one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL), and the two libraries
+// cannot join one communicator.
+std::string mixedVendorProblem(const Plan& plan, const std::string& framework)
+{
+    std::map<std::string, std::set<std::string>> byVendor;
+    for (int node : plan.cluster.nodesOf(plan.usedGpus())) {
+        const std::string& type = plan.cluster.nodes[node].deviceType;
+        if (const DeviceType* d = DeviceCatalog::builtin().find(type))
+            byVendor[d->vendor].insert(type);
+    }
+    if (byVendor.size() < 2)
+        return {};
+    std::string list;
+    for (const auto& [vendor, types] : byVendor) {
+        list += (list.empty() ? "" : "; ") + vendor + ":";
+        for (const std::string& t : types)
+            list += " " + t;
+    }
+    return "the plan's GPUs come from " + str(int(byVendor.size())) + " vendors (" + list +
+           "); a PyTorch build runs CUDA with NCCL or ROCm with RCCL, and the two cannot join one communicator, so "
+           "one " + framework + " job cannot span them";
+}
 
 std::string tensorParallelProblem(const ModelSpec& model, int tp)
 {
@@ -168,6 +226,8 @@ FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules)
     if (zeroStageOf(plan) >= 2)
         fail(v, "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
                     str(zeroStageOf(plan)) + " has no Megatron equivalent");
+    checkOneVendor(plan, "Megatron-LM", v);
+    checkMegatronBuildsModel(plan, v);
     return v;
 }
 
@@ -184,6 +244,7 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
     } else {
         checkDeepSpeedZero(*plan.zero, v);
     }
+    checkOneVendor(plan, "DeepSpeed", v);
     return v;
 }
 
@@ -203,6 +264,8 @@ FrameworkVerdict checkHapRuntime(const Plan& plan)
         if (int(row.size()) != plan.cluster.gpuCount() || std::abs(sum - 1) > 1e-6)
             fail(v, "every segment needs one ratio per GPU, summing to 1");
     }
+    checkOneVendor(plan, "HAP", v);
+    fail(v, kHapNotLaunchable);
     return v;
 }
 

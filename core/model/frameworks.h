@@ -20,7 +20,15 @@
 //   from ZeRO-2 on every rank must still run the same number of micro-steps (gradients are reduced in
 //   every backward);
 // - neither runs an SPMD program with per-GPU sharding ratios; those run on HAP's runtime ("hap"), which
-//   needs the program's instructions and, per segment, one ratio per GPU summing to 1.
+//   needs the program's instructions and, per segment, one ratio per GPU summing to 1; hetplan writes no
+//   launch for that runtime, so the "hap" verdict is never ok (kHapNotLaunchable says why);
+// - one job runs on one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL) and the two libraries
+//   cannot form one communicator, so a plan whose GPUs span vendors (HetHub's mixed clusters) runs on none
+//   of the three;
+// - Megatron builds the plan's model parameter for parameter from the exported arguments
+//   (megatron_model.h): models it cannot express (OPT's projected embedding and ReLU, MoE inside BERT,
+//   image models) or whose counts differ beyond the vocabulary padding and BERT's binary head are refused
+//   with "Megatron-LM cannot build the plan's model: ...".
 #include "core/model/cluster.h"
 #include "core/model/model.h"
 #include "core/model/plan.h"
@@ -37,6 +45,12 @@ struct FrameworkRules {
 
 // Empty if the model's shapes split into `tp` tensor-parallel shards, else why not.
 std::string tensorParallelProblem(const ModelSpec& model, int tp);
+
+// Empty when the GPUs the plan uses come from one vendor, else why one `framework` job cannot span them.
+std::string mixedVendorProblem(const Plan& plan, const std::string& framework);
+
+// The reason every "hap" verdict carries.
+extern const char* const kHapNotLaunchable;
 
 FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules = {});
 FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules = {});

@@ -134,7 +134,8 @@ void ModelSpec::validate(const std::string& file) const
                          "every layer has forward_flops 0 (and none lists matmuls): the model does no work to plan "
                          "or simulate");
     if (arch.sequence < 0 || arch.hidden < 0 || arch.layers < 0 || arch.heads < 0 || arch.kvHeads < 0 || arch.ffn < 0 ||
-        arch.vocab < 0 || arch.experts < 0 || arch.embedDim < 0)
+        arch.vocab < 0 || arch.experts < 0 || arch.embedDim < 0 || arch.ropeBase < 0 ||
+        arch.positions < 0)
         throw InputError(file, "arch", "sizes must not be negative");
     if (arch.kvHeads > 0 && arch.heads > 0 && arch.heads % arch.kvHeads != 0)
         throw InputError(file, "arch.kv_heads",

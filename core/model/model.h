@@ -67,6 +67,13 @@ struct ModelArch {
     int embedDim = 0; // width of the word embedding when it differs from hidden (OPT-350m: 512); 0 = hidden
     // Image classifiers (vgg): the input side in pixels and the classes; 0 = ImageNet's 224 and 1000.
     int imageSize = 0, classes = 0;
+    // Rotary position embeddings: the base of their frequencies (Llama 2: 10000, Llama 3: 500000, Qwen2:
+    // 1000000); 0 = not stated (learned positions, or a rope model that keeps the usual 10000).
+    int ropeBase = 0;
+    // Rows of a learned position table (GPT-2, BERT, OPT: 2 more than the sequence); 0 = none or not stated.
+    int positions = 0;
+    // Q, K and V projections carry a bias although the other linears do not (Qwen2).
+    bool qkvBias = false;
     bool operator==(const ModelArch&) const = default;
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
     // Parameters of the word-embedding matrix (vocab × embedding width).

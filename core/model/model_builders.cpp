@@ -37,6 +37,7 @@ struct LlmConfig {
     bool embedNorm = false;                  // BERT's layer norm on the embeddings
     bool bertHead = false;                   // BERT: pooler + masked-LM transform (dense + norm) before the decoder
     int experts = 0, topK = 0, moeEvery = 0; // MoE in every moeEvery-th block (the last of each group)
+    int ropeBase = 0;                        // rotary base when positions are rotary
 };
 
 LayerSpec embeddingLayer(const LlmConfig& c, double s)
@@ -116,6 +117,10 @@ ModelSpec buildLlm(const std::string& name, const LlmConfig& c, int sequence)
     m.name = name;
     m.arch = {c.family, c.layers,  c.hidden, c.heads,   c.ffn,  c.vocab,
               int(s),   c.experts, 2,        c.kvHeads, c.tied, c.embedDim};
+    m.arch.ropeBase = c.ropeBase;
+    if (c.positions > 0)
+        m.arch.positions = int(std::max<double>(c.positions, s + (c.family == "opt" ? 2 : 0)));
+    m.arch.qkvBias = c.qkvBias && !c.linearBias;
     BlockShape b;
     b.s = s;
     b.h = c.hidden;
@@ -181,6 +186,7 @@ LlmConfig llamaLike(int layers, int hidden, int heads, int kvHeads, int ffn, int
     c.layerNorm = false; // RMSNorm
     c.flash = true;
     c.tied = false;
+    c.ropeBase = 10000;
     return c;
 }
 
@@ -247,6 +253,7 @@ const std::vector<std::pair<std::string, Builder>>& registry()
              LlmConfig c = llamaLike(24, 896, 14, 2, 4864, 151936, 2048);
              c.qkvBias = true;
              c.tied = true;
+             c.ropeBase = 1000000; // Qwen2's rope_theta
              return buildLlm(n, c, s);
          }},
         // TinyLlama-1.1B: 22 layers, h 2048, 32 heads, 4 KV heads, SwiGLU 5632, vocab 32000, seq 2048.
@@ -272,8 +279,13 @@ const std::vector<std::pair<std::string, Builder>>& registry()
              return buildLlm(n, c, s);
          }},
         // Llama-3-8B: 32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336, vocab 128256, untied, seq 8192.
+        // Llama 3 raised the rotary base to 500000.
         {"llama3-8b",
-         [](const std::string& n, int s) { return buildLlm(n, llamaLike(32, 4096, 32, 8, 14336, 128256, 8192), s); }},
+         [](const std::string& n, int s) {
+             LlmConfig c = llamaLike(32, 4096, 32, 8, 14336, 128256, 8192);
+             c.ropeBase = 500000;
+             return buildLlm(n, c, s);
+         }},
         // OPT-30B: 48 pre-norm layers, h 7168, 56 heads, ReLU ffn 28672, vocab 50272, 2048 (+2) positions,
         // tied head, a final norm.
         {"opt-30b",

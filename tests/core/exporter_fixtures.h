@@ -17,22 +17,20 @@ namespace hetplan::exporttest {
 
 using namespace hetplan::simtest;
 
-// Embedding + 32 transformer blocks + head = 34 layers (a GPT-like model with real arch numbers).
+// Embedding + 32 transformer blocks + head = 34 layers: the toy model's sizes for the simulator with the
+// parameters and architecture of a real GPT (h 1024, 16 heads, FFN 4096, vocabulary 50257, 1024 positions),
+// so Megatron builds it parameter for parameter.
 inline ModelSpec gptLike()
 {
+    const ModelSpec real = buildGptModel("gpt-like", 32, 1024, 16, 1024);
     ModelSpec m = testModel(34, 1e6, 1e5, 1e5);
     m.name = "gpt-like";
-    m.arch.family = "gpt2";
-    m.arch.layers = 32;
-    m.arch.hidden = 1024;
-    m.arch.heads = 16;
-    m.arch.ffn = 4096;
-    m.arch.vocab = 50257;
-    m.arch.sequence = 1024;
-    m.layers.front().kind = LayerKind::Embedding;
-    m.layers.front().name = "embedding";
-    m.layers.back().kind = LayerKind::Head;
-    m.layers.back().name = "head";
+    m.arch = real.arch;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        m.layers[i].name = real.layers[i].name;
+        m.layers[i].kind = real.layers[i].kind;
+        m.layers[i].params = real.layers[i].params;
+    }
     return m;
 }
 

@@ -1,8 +1,10 @@
-// Hostile names through every exporter. A plan whose planner, node, cluster or model name holds shell
-// syntax, a newline, a quote, a comma or a NUL is either refused with an InputError or written so that the
-// text cannot do anything but what it says: the Megatron launch script passes `bash -n` and, when run
-// (torchrun stubbed), executes no payload; hostfile lines stay "host slots=N"; rank-table rows keep four
-// columns; JSON outputs parse. The readers refuse such planner and node names at the door.
+// Hostile names through every exporter. A plan whose planner, node, cluster, model or layer name holds shell
+// or Python syntax, a newline, a quote, a comma or a NUL is either refused with an InputError or written so
+// that the text cannot do anything but what it says: the Megatron launch script passes `bash -n` and, when
+// run (torchrun stubbed), executes no payload; the DeepSpeed launcher module is printable ASCII, compiles
+// (`python3 -m py_compile`) and imports without running one; hostfile lines stay "host slots=N";
+// rank-table rows keep four columns; JSON outputs parse. The readers refuse such planner and node names at
+// the door.
 #include "testutil.h"
 
 #include "core/base/errors.h"
@@ -19,6 +21,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace hetplan;
 
@@ -39,11 +43,17 @@ std::vector<std::string> payloads(const std::string& marker)
             "x,y",
             "-x",
             "x\x1b[31m",
-            "x\r\nslots=99"};
+            "x\r\nslots=99",
+            // Python: closing the string literal, a backslash before the quote, triple quotes, a newline.
+            "x'); __import__('os').system('touch " + marker + "'); ('",
+            "x\"); __import__('os').system('touch " + marker + "'); (\"",
+            "x\\'); __import__('os').system('touch " + marker + "') #",
+            "x'''\n__import__('os').system('touch " + marker + "')\n'''",
+            "x\n__import__('os').system('touch " + marker + "')"};
 }
 
 // Where a payload is put: the parts of a plan that come from input files.
-enum class Place { Planner, NodeName, ClusterName, ModelName };
+enum class Place { Planner, NodeName, ClusterName, ModelName, LayerName };
 const char* placeName(Place p)
 {
     switch (p) {
@@ -51,6 +61,7 @@ const char* placeName(Place p)
     case Place::NodeName: return "node";
     case Place::ClusterName: return "cluster";
     case Place::ModelName: return "model";
+    case Place::LayerName: return "layer";
     }
     return "?";
 }
@@ -62,6 +73,7 @@ Plan withPayload(Plan plan, Place place, const std::string& payload)
     case Place::NodeName: plan.cluster.nodes[0].name = payload; break;
     case Place::ClusterName: plan.cluster.name = payload; break;
     case Place::ModelName: plan.model.name = payload; break;
+    case Place::LayerName: plan.model.layers[1].name = payload; break;
     }
     return plan;
 }
@@ -119,11 +131,61 @@ class TestExportPayloads : public QObject {
         ++scriptsRun;
     }
 
+    // Python modules to compile and import, with what produced them: one python3 process checks them all at
+    // the end (its start-up costs most of a second on a busy machine).
+    QStringList modules;
+
+    void keepModule(const std::string& module, const QString& what)
+    {
+        const QString path = dir.filePath(QString("modules/launcher_%1.py").arg(modules.size()));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(module.data(), qint64(module.size()));
+        modules.push_back(what);
+    }
+
+    // Compiles each module (py_compile) and imports it, which runs its top level; prints the first failure or
+    // the module after whose import the marker appeared.
+    void runModules()
+    {
+        const char* driver = "import importlib.util, os, py_compile, sys\n"
+                             "folder, marker, n = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
+                             "for i in range(n):\n"
+                             "    path = os.path.join(folder, f'launcher_{i}.py')\n"
+                             "    try:\n"
+                             "        py_compile.compile(path, doraise=True)\n"
+                             "        spec = importlib.util.spec_from_file_location(f'launcher_{i}', path)\n"
+                             "        m = importlib.util.module_from_spec(spec)\n"
+                             "        spec.loader.exec_module(m)\n"
+                             "        assert len(m.LAYER_NAMES) > 1\n"
+                             "    except Exception as e:\n"
+                             "        print(i, type(e).__name__, e)\n"
+                             "        sys.exit(1)\n"
+                             "    if os.path.exists(marker):\n"
+                             "        print(i, 'payload ran')\n"
+                             "        sys.exit(1)\n";
+        QProcess py;
+        py.start("python3", {"-c", driver, dir.filePath("modules"), QString::fromStdString(marker),
+                             QString::number(modules.size())});
+        QVERIFY(py.waitForFinished(120000));
+        const QString out = QString::fromUtf8(py.readAllStandardOutput());
+        const int failed = out.section(' ', 0, 0).toInt();
+        QVERIFY2(py.exitCode() == 0, qPrintable(modules.value(failed) + ": " + out + py.readAllStandardError()));
+    }
+
+    static bool printableAscii(const std::string& text)
+    {
+        return std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); });
+    }
+
     void checkOutput(const std::string& format, const std::string& text, const QString& what)
     {
         QVERIFY2(!hasControl(text), qPrintable(what + ": control character in the output"));
         if (format == "megatron-launch") {
             runScript(text, what);
+        } else if (format == "deepspeed-launcher") {
+            QVERIFY2(printableAscii(text), qPrintable(what + ": not printable ASCII"));
+            keepModule(text, what);
         } else if (format == "hostfile") {
             static const QRegularExpression line("^[A-Za-z0-9][A-Za-z0-9._-]* slots=[0-9]+$");
             for (const QString& l : QString::fromStdString(text).split('\n', Qt::SkipEmptyParts))
@@ -145,11 +207,18 @@ private slots:
         marker = dir.filePath("PWNED").toStdString();
         stubs = dir.filePath("bin");
         QVERIFY(QDir().mkpath(stubs));
+        QVERIFY(QDir(dir.path()).mkpath("modules"));
         QFile torchrun(stubs + "/torchrun");
         QVERIFY(torchrun.open(QIODevice::WriteOnly));
         torchrun.write("#!/bin/sh\nexit 0\n");
         torchrun.close();
         torchrun.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        // The scripts run in `dir` with MEGATRON_DIR unset (.): a checkout new enough for the layout flag.
+        QVERIFY(QDir(dir.path()).mkpath("megatron/core"));
+        QFile version(dir.filePath("megatron/core/package_info.py"));
+        QVERIFY(version.open(QIODevice::WriteOnly));
+        version.write("MAJOR = 0\nMINOR = 13\n__version__ = '0.13.0'\n");
+        version.close();
         // A pipeline plan (Megatron, hostfile, rank table) and a ZeRO plan (DeepSpeed's rank batches).
         plans = {planWith("uniform", 8), planWith("data-parallel", 8)};
     }
@@ -165,7 +234,8 @@ private slots:
                 } catch (const InputError&) {
                     continue; // this format does not take this kind of plan
                 }
-                for (Place place : {Place::Planner, Place::NodeName, Place::ClusterName, Place::ModelName})
+                for (Place place :
+                     {Place::Planner, Place::NodeName, Place::ClusterName, Place::ModelName, Place::LayerName})
                     for (const std::string& payload : payloads(marker)) {
                         const QString what = QString("%1 via %2 in %3: %4")
                                                  .arg(QString::fromStdString(f.name), placeName(place),
@@ -186,8 +256,11 @@ private slots:
                         QVERIFY2(!QFile::exists(QString::fromStdString(marker)), qPrintable(what + ": payload ran"));
                     }
             }
-        qInfo("%d outputs written and checked (%d launch scripts run), %d refused", written, scriptsRun, refused);
+        runModules();
+        qInfo("%d outputs written and checked (%d launch scripts run, %d Python modules imported), %d refused", written,
+              scriptsRun, int(modules.size()), refused);
         QVERIFY(scriptsRun > 0);
+        QVERIFY(!modules.isEmpty());
         QVERIFY(refused > 0);
     }
 

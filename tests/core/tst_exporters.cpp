@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -38,6 +39,7 @@ private slots:
     void frameworkRankOrder();
     void megatronScriptRuns();
     void megatronArchitectureFlags();
+    void megatronEntryPoints();
 };
 
 void TestExporters::deepSpeedPipeline()
@@ -50,29 +52,25 @@ void TestExporters::deepSpeedPipeline()
     QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 1);
     QCOMPARE(o.value("fp16").toObject().value("enabled").toBool(), true);
     QVERIFY(!o.contains("bf16"));
-    // DeepSpeed's "pipeline" section holds only keys DeepSpeed reads (runtime/config.py
-    // get_pipeline_config: stages, partition, seed_layers, activation_checkpoint_interval,
-    // pipe_partitioned, grad_partitioned). Stages of 11, 6, 8, 9 layers are not "uniform", and no
-    // DeepSpeed partition method names them, so "partition" is left out and the exact split goes to the
-    // namespaced "hetplan" section.
-    const QJsonObject pipe = o.value("pipeline").toObject();
-    const QStringList deepSpeedPipelineKeys{
-        "stages", "partition", "seed_layers", "activation_checkpoint_interval", "pipe_partitioned", "grad_partitioned"};
-    for (const QString& k : pipe.keys())
-        QVERIFY2(deepSpeedPipelineKeys.contains(k), qPrintable(k));
-    QCOMPARE(pipe.value("stages").toInt(), 4);
-    QVERIFY(!pipe.contains("partition"));
+    // DeepSpeed's engine takes the stage count, tp and the split from PipelineModule's arguments, so the
+    // config has no "pipeline" section; they go to the namespaced "hetplan" section (and the launcher).
+    QVERIFY(!o.contains("pipeline"));
     const QJsonObject ours = o.value("hetplan").toObject();
+    QCOMPARE(ours.value("pipeline_stages").toInt(), 4);
+    QCOMPARE(ours.value("tensor_parallel").toInt(), 2);
+    QCOMPARE(ours.value("data_parallel").toInt(), 2); // 2 replicas × dp 1
     QCOMPARE(ours.value("layer_boundaries").toArray(), (QJsonArray{0, 11, 17, 25, 34}));
     QVERIFY(ours.value("note").toString().contains("PipelineModule"));
+    QVERIFY(ours.value("launcher").toString().contains("deepspeed-launcher"));
 
     // Data parallelism inside each stage (dp = 2) splits the micro-batch: 2 per GPU, dp size 2 × 2 = 4,
     // still 2 × 8 × 4 = 64 samples.
     const QJsonObject o2 = deepSpeedConfig(unevenPlan(2, 1, 2));
     QCOMPARE(o2.value("train_micro_batch_size_per_gpu").toInt(), 2);
     QCOMPARE(o2.value("train_batch_size").toInt(), 64);
+    QCOMPARE(o2.value("hetplan").toObject().value("data_parallel").toInt(), 4);
 
-    // Even stages → DeepSpeed's own uniform partition; one stage → no pipeline section.
+    // Even stages: the same section (no DeepSpeed key claims to set them).
     Plan even = unevenPlan();
     // Two stages of 17 layers each.
     even.pipelines[0].stages.resize(2);
@@ -80,13 +78,19 @@ void TestExporters::deepSpeedPipeline()
     even.pipelines[0].stages[1].firstLayer = 17;
     even.pipelines[0].stages[1].endLayer = 34;
     const QJsonObject evenConfig = deepSpeedConfig(even);
-    QCOMPARE(evenConfig.value("pipeline").toObject(), (QJsonObject{{"stages", 2}, {"partition", "uniform"}}));
+    QVERIFY(!evenConfig.contains("pipeline"));
     QCOMPARE(evenConfig.value("hetplan").toObject().value("layer_boundaries").toArray(), (QJsonArray{0, 17, 34}));
+    // One stage with tp 2: the tensor-parallel degree is still stated; tp 1 and one stage: plain data
+    // parallelism, nothing of ours.
     Plan single = even;
     single.pipelines[0].stages.resize(1);
     single.pipelines[0].stages[0].endLayer = 34;
-    QVERIFY(!deepSpeedConfig(single).contains("pipeline"));
-    QVERIFY(!deepSpeedConfig(single).contains("hetplan"));
+    QCOMPARE(deepSpeedConfig(single).value("hetplan").toObject().value("tensor_parallel").toInt(), 2);
+    QCOMPARE(deepSpeedConfig(single).value("hetplan").toObject().value("pipeline_stages").toInt(), 1);
+    Plan plain = unevenPlan(1, 1, 1);
+    plain.pipelines[0].stages.resize(1);
+    plain.pipelines[0].stages[0].endLayer = 34;
+    QVERIFY(!deepSpeedConfig(plain).contains("hetplan"));
 
     Plan bf = unevenPlan();
     bf.job.precision = Precision::BF16;
@@ -106,13 +110,26 @@ void TestExporters::deepSpeedZero()
     QCOMPARE(o.value("zero_optimization").toObject().value("stage").toInt(), 3);
     QVERIFY(!o.contains("pipeline"));
     // Poplar-style different batches: GPUs 0-1 run 3 + 3, GPUs 2-3 run 3 + 1 → global batch 20. DeepSpeed's
-    // own numbers are nominal but must multiply out: gas = 2 (most steps), micro = ⌈20 / (2·4)⌉ = 3, 24.
+    // own numbers must multiply out: gas = 2 (most steps), and 2 × 4 ranks do not divide 20, so micro is
+    // rounded up, ⌈20 / 8⌉ = 3, and train_batch_size 24 is nominal (said so, with the correction).
     const QJsonObject het = deepSpeedConfig(zeroPlan(2, false));
     QCOMPARE(het.value("gradient_accumulation_steps").toInt(), 2);
     QCOMPARE(het.value("train_micro_batch_size_per_gpu").toInt(), 3);
     QCOMPARE(het.value("train_batch_size").toInt(), 24);
     QCOMPARE(het.value("hetplan").toObject().value("global_batch_size").toInt(), 20);
+    QCOMPARE(het.value("hetplan").toObject().value("train_batch_size_exact").toBool(), false);
+    QVERIFY(het.value("hetplan").toObject().value("note").toString().contains("correct_sample_counter"));
     QVERIFY(het.value("hetplan").toObject().value("rank_batches").toString().contains("deepspeed-ranks"));
+    // GPUs 0-1 run 3 + 3, GPUs 2-3 run 1 + 1: 16 samples = 2 × 2 steps × 4 ranks, exact.
+    Plan exact = zeroPlan(2, false);
+    exact.zero->gpus[2] = ZeroGpu{2, 1, 2, 1};
+    exact.zero->gpus[3] = ZeroGpu{3, 1, 2, 1};
+    exact.job.globalBatchSize = exact.samplesPerIteration();
+    QCOMPARE(exact.job.globalBatchSize, 16);
+    const QJsonObject ex = deepSpeedConfig(exact);
+    QCOMPARE(ex.value("train_batch_size").toInt(), 16);
+    QCOMPARE(ex.value("train_micro_batch_size_per_gpu").toInt(), 2);
+    QCOMPARE(ex.value("hetplan").toObject().value("train_batch_size_exact").toBool(), true);
     // The rank file: samples 6, 6, 4, 4 at offsets 0, 6, 12, 16 within each global batch.
     const QJsonObject ranks = parseObject(exportPlan(zeroPlan(2, false), "deepspeed-ranks"));
     QCOMPARE(ranks.value("schema").toString(), QString("hetplan.deepspeed-ranks/1"));
@@ -353,8 +370,13 @@ void TestExporters::launchersRefuseScatteredRanks()
     QCOMPARE(nodesOf(interleaved), std::string("a:0 b:0 a:1 b:1 "));
     QCOMPARE(nodesOf(swapped), std::string("a:1023 "));
     QCOMPARE(nodesOf(gap), std::string("a:0234 "));
-    // Runs of 2 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun cannot run 2 and 1 processes per node.
-    QVERIFY(refusal([&] { megatronLaunchScript(placed({0, 1, 8, 2})); }).startsWith("ranks: "));
+    // Runs of 2, 1 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun takes a different --nproc-per-node on each
+    // launch node and numbers ranks node by node (0-1, 2, 3), so they launch as planned.
+    const Plan uneven = placed({0, 1, 8, 2});
+    QCOMPARE(nodesOf(uneven), std::string("a:01 b:0 a:2 "));
+    const std::string unevenScript = megatronLaunchScript(uneven);
+    QVERIFY(unevenScript.find("\nNPROC=(2 1 1)\n") != std::string::npos);
+    QVERIFY(unevenScript.find("--nproc-per-node \"${NPROC[$NODE_RANK]}\"") != std::string::npos);
 
     // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
     const Plan bFirst = placed({8, 9, 0, 1});
@@ -406,13 +428,30 @@ void TestExporters::frameworkRankOrder()
     const std::string script = megatronLaunchScript(plan);
     QVERIFY(script.find("HOSTS=(v t v t)\n") != std::string::npos);
     QVERIFY(script.find("GPUS=('0,2' '0,2' '1,3' '1,3')\n") != std::string::npos);
-    QVERIFY(script.find("--nproc-per-node 2 ") != std::string::npos);
+    QVERIFY(script.find("NPROC=(2 2 2 2)\n") != std::string::npos);
 }
 
 namespace {
 
-// Runs `script` with bash, torchrun replaced by a function printing its arguments one per line.
-QStringList runScript(const std::string& script, int nodeRank, int* exitCode)
+// A Megatron-LM checkout as far as the launch script looks at it: megatron/core/package_info.py.
+QString fakeMegatron(const QTemporaryDir& dir, int minor)
+{
+    const QString root = dir.filePath("megatron-lm");
+    QDir().mkpath(root + "/megatron/core");
+    QFile f(root + "/megatron/core/package_info.py");
+    f.open(QIODevice::WriteOnly);
+    f.write(QString("MAJOR = 0\nMINOR = %1\nPATCH = 0\n__version__ = '0.%1.0'\n").arg(minor).toUtf8());
+    return root;
+}
+
+struct ScriptRun {
+    int exitCode = -1;
+    QStringList out; // CVD=…, CDMC=…, then torchrun's arguments, one per line
+    QString err;
+};
+
+// Runs `script` with bash, torchrun replaced by a function printing its environment and arguments.
+ScriptRun runScript(const std::string& script, int nodeRank, int megatronMinor = 13)
 {
     QTemporaryDir dir;
     const QString path = dir.filePath("launch.sh");
@@ -423,12 +462,21 @@ QStringList runScript(const std::string& script, int nodeRank, int* exitCode)
     QProcess bash;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("NODE_RANK", QString::number(nodeRank));
-    env.insert("MEGATRON_DIR", "/m");
+    env.insert("MEGATRON_DIR", fakeMegatron(dir, megatronMinor));
     bash.setProcessEnvironment(env);
-    bash.start("bash", {"-c", "torchrun() { printf '%s\\n' \"CVD=$CUDA_VISIBLE_DEVICES\" \"$@\"; }; . \"$0\"", path});
+    bash.start("bash", {"-c",
+                        "torchrun() { printf '%s\\n' \"CVD=$CUDA_VISIBLE_DEVICES\" "
+                        "\"CDMC=$CUDA_DEVICE_MAX_CONNECTIONS\" \"$@\"; }; . \"$0\"",
+                        path});
     bash.waitForFinished();
-    *exitCode = bash.exitCode();
-    return QString::fromUtf8(bash.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    ScriptRun r;
+    r.exitCode = bash.exitCode();
+    const QString out = QString::fromUtf8(bash.readAllStandardOutput());
+    r.out = out.split('\n', Qt::SkipEmptyParts);
+    for (QString& line : r.out)
+        line.replace(dir.path(), "<dir>");
+    r.err = QString::fromUtf8(bash.readAllStandardError());
+    return r;
 }
 
 } // namespace
@@ -446,12 +494,13 @@ void TestExporters::megatronScriptRuns()
         f.close();
         QCOMPARE(QProcess::execute("bash", {"-n", f.fileName()}), 0);
     }
-    // torchrun gets: its launch options, pretrain_gpt.py, then exactly the argument tokens, one per element
-    // (the layout 'Et*10|t*6|t*8|t*8L' arrives as one word), then the data and training arguments.
-    int rc = -1;
-    const QStringList got = runScript(script, 0, &rc);
-    QCOMPARE(rc, 0);
+    // torchrun gets: its launch options (8 processes on launch node 0), pretrain_gpt.py, then exactly the
+    // argument tokens, one per element (the layout 'Et*10|t*6|t*8|t*8L' arrives as one word), then the data
+    // and training arguments; CUDA_DEVICE_MAX_CONNECTIONS is 1 (Megatron requires it with tp 2).
+    const ScriptRun run = runScript(script, 0);
+    QCOMPARE(run.exitCode, 0);
     QStringList expected{"CVD=0,1,2,3,4,5,6,7",
+                         "CDMC=1",
                          "--nnodes",
                          "2",
                          "--node-rank",
@@ -462,49 +511,131 @@ void TestExporters::megatronScriptRuns()
                          "a",
                          "--master-port",
                          "6000",
-                         "/m/pretrain_gpt.py"};
+                         "<dir>/megatron-lm/pretrain_gpt.py"};
     for (const std::string& a : megatronArguments(plan))
         expected << QString::fromStdString(a);
+    // The null tokenizer adds an end-of-document token: 50256 + 1 = the model's 50257 rows.
     expected << "--mock-data"
              << "--tokenizer-type"
              << "NullTokenizer"
              << "--vocab-size"
-             << "50257"
+             << "50256"
              << "--train-iters"
              << "100"
              << "--lr"
              << "1.0e-4"
              << "--lr-decay-style"
              << "constant";
-    QCOMPARE(got, expected);
-    QVERIFY(got.contains("Et*10|t*6|t*8|t*8L"));
+    QCOMPARE(run.out, expected);
+    QVERIFY(run.out.contains("Et*10|t*6|t*8|t*8L"));
     // Launch node 1 is host b with its own GPUs.
-    QCOMPARE(runScript(script, 1, &rc).value(0), QString("CVD=0,1,2,3,4,5,6,7"));
+    QCOMPARE(runScript(script, 1).out.value(0), QString("CVD=0,1,2,3,4,5,6,7"));
+    // The layout needs Megatron-core 0.13: an older checkout stops the launch before torchrun, saying why.
+    const ScriptRun old = runScript(script, 0, 12);
+    QVERIFY(old.exitCode != 0);
+    QVERIFY(old.out.isEmpty());
+    QVERIFY2(old.err.contains("needs Megatron-core 0.13 or later") && old.err.contains("0.12.0"),
+             qPrintable(old.err));
+    QVERIFY(script.find("# The uneven stages use --pipeline-model-parallel-layout, which needs Megatron-core 0.13") !=
+            std::string::npos);
+    // Even stages carry no layout and no version check.
+    Plan even = unevenPlan();
+    const int b[] = {0, 9, 17, 25, 34};
+    for (int st = 0; st < 4; ++st) {
+        even.pipelines[0].stages[st].firstLayer = b[st];
+        even.pipelines[0].stages[st].endLayer = b[st + 1];
+    }
+    QVERIFY(megatronLaunchScript(even).find("package_info") == std::string::npos);
+    QCOMPARE(runScript(megatronLaunchScript(even), 0, 12).exitCode, 0);
 }
+
+namespace {
+
+// The fixture plan (32 blocks in stages of 10, 6, 8, 8 on tp 2) carrying another 32-block model.
+Plan withModel(const std::string& example)
+{
+    Plan p = unevenPlan();
+    p.model = buildExampleModel(example);
+    p.job.sequenceLength = p.model.arch.sequence;
+    return p;
+}
+
+} // namespace
 
 void TestExporters::megatronArchitectureFlags()
 {
-    // A Llama-family model (32 heads, 4 KV heads, untied): every flag Megatron needs to build it, with the
-    // names of Megatron-LM's arguments.py.
-    Plan llama = unevenPlan();
-    llama.model.arch.family = "llama";
-    llama.model.arch.heads = 32;
-    llama.model.arch.kvHeads = 4;
-    llama.model.arch.tiedEmbeddings = false;
-    const std::vector<std::string> a = megatronArguments(llama);
+    // Llama-3-8B (32 heads, 8 KV heads, untied, RoPE base 500000): every flag Megatron needs to build it,
+    // with the names of Megatron-LM's arguments.py.
+    const std::vector<std::string> a = megatronArguments(withModel("llama3-8b"));
     for (const char* flag :
          {"--swiglu", "--disable-bias-linear", "--untie-embeddings-and-output-weights", "--group-query-attention"})
         QVERIFY2(hasArg(a, flag), flag);
     QCOMPARE(argValue(a, "--normalization"), std::string("RMSNorm"));
     QCOMPARE(argValue(a, "--position-embedding-type"), std::string("rope"));
-    QCOMPARE(argValue(a, "--num-query-groups"), std::string("4"));
+    QCOMPARE(argValue(a, "--rotary-base"), std::string("500000"));
+    QCOMPARE(argValue(a, "--num-query-groups"), std::string("8"));
+    QCOMPARE(argValue(a, "--attention-dropout"), std::string("0"));
+    QCOMPARE(argValue(a, "--hidden-dropout"), std::string("0"));
+    QCOMPARE(argValue(a, "--ffn-hidden-size"), std::string("14336"));
+    // The header states the count Megatron builds (8,030,261,248, see tst_megatron_model) and the padding tp 2
+    // does not need (128256 is even).
+    const std::string script = megatronLaunchScript(withModel("llama3-8b"));
+    QVERIFY(script.find("# Model: pretrain_gpt.py builds 8030261248 parameters from ARGS and DATA_ARGS; the plan's model has "
+                        "8030261248.\n") != std::string::npos);
+    QVERIFY(script.find("Differences from the plan") == std::string::npos);
     // GPT-2 with tied embeddings is Megatron's default model: none of these flags.
-    Plan gpt = unevenPlan();
-    gpt.model.arch.tiedEmbeddings = true;
-    const std::vector<std::string> g = megatronArguments(gpt);
+    const std::vector<std::string> g = megatronArguments(unevenPlan());
     for (const char* flag : {"--swiglu", "--normalization", "--position-embedding-type", "--disable-bias-linear",
-                             "--untie-embeddings-and-output-weights", "--group-query-attention"})
+                             "--untie-embeddings-and-output-weights", "--group-query-attention", "--rotary-base"})
         QVERIFY2(!hasArg(g, flag), flag);
+    // tp 2 pads the fixture's 50257 rows to 50258: one row of 1024 in the tied embedding, stated.
+    QVERIFY(megatronLaunchScript(unevenPlan()).find("pads the vocabulary to a multiple of tp = 2: 1024 more") !=
+            std::string::npos);
+    // GPipe runs as 1F1B, said so in the header.
+    Plan gpipe = unevenPlan();
+    gpipe.job.schedule = Schedule::GPipe;
+    QVERIFY(megatronLaunchScript(gpipe).find("simulated with GPipe; Megatron-LM has no GPipe schedule and runs 1F1B") !=
+            std::string::npos);
+}
+
+void TestExporters::megatronEntryPoints()
+{
+    // BERT goes through Megatron's BERT entry point with a real corpus (no mock BERT data in Megatron).
+    Plan bert = unevenPlan(1, 2, 1);
+    bert.model = buildExampleModel("bert-base"); // 12 blocks: stages of 3
+    bert.job.sequenceLength = 512;
+    const int b[] = {0, 4, 7, 10, 14};
+    for (int st = 0; st < 4; ++st) {
+        bert.pipelines[0].stages[st].firstLayer = b[st];
+        bert.pipelines[0].stages[st].endLayer = b[st + 1];
+    }
+    const std::string script = megatronLaunchScript(bert);
+    QVERIFY(script.find("\"$MEGATRON_DIR/pretrain_bert.py\"") != std::string::npos);
+    QVERIFY(script.find("pretrain_gpt.py") == std::string::npos);
+    QVERIFY(script.find("VOCAB_FILE=${VOCAB_FILE:?") != std::string::npos);
+    QVERIFY(script.find("--mock-data") == std::string::npos);
+    // 110,106,428 built = the plan's 110,104,890 + the 1,538 of the binary head (tp 2 divides 30522; see
+    // tst_megatron_model for the hand count).
+    QVERIFY(script.find("builds 110106428 parameters from ARGS and DATA_ARGS; the plan's model has 110104890.") !=
+            std::string::npos);
+    QVERIFY(script.find("Megatron's BERT is pre-norm") != std::string::npos);
+    // Without the corpus the script stops before torchrun.
+    ScriptRun r = runScript(script, 0);
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("set DATA_PATH"));
+    // OPT-350m is refused with what Megatron cannot express.
+    Plan opt = unevenPlan(1, 2, 1);
+    opt.model = buildExampleModel("opt-350m", 1024); // 24 blocks: 26 layers
+    const int ob[] = {0, 7, 13, 19, 26};
+    for (int st = 0; st < 4; ++st) {
+        opt.pipelines[0].stages[st].firstLayer = ob[st];
+        opt.pipelines[0].stages[st].endLayer = ob[st + 1];
+    }
+    const QString why = refusal([&] { megatronArguments(opt); });
+    QVERIFY2(why.startsWith("frameworks.megatron: Megatron-LM cannot build the plan's model: the word embedding is 512 "
+                            "wide"),
+             qPrintable(why));
+    QVERIFY(why.contains("ReLU") && why.contains("post-norm"));
 }
 
 QTEST_GUILESS_MAIN(TestExporters)

@@ -46,8 +46,8 @@ private slots:
     void builtinExporters()
     {
         const ExporterRegistry& r = ExporterRegistry::instance();
-        QCOMPARE(r.names(), (Names{"plan", "deepspeed", "deepspeed-ranks", "megatron-launch", "hostfile", "rank-table",
-                                   "chrome-trace"}));
+        QCOMPARE(r.names(), (Names{"plan", "deepspeed", "deepspeed-ranks", "deepspeed-launcher", "megatron-launch",
+                                   "hostfile", "rank-table", "chrome-trace"}));
         checkDeclarations(r);
         QCOMPARE(r.find("ranks"), r.find("rank-table")); // DESIGN.md's short name
         // The Megatron export writes a launch script and is named so; its old name still works.
@@ -69,8 +69,8 @@ private slots:
         QVERIFY(e);
         QCOMPARE(
             e->reason(),
-            std::string("unknown format 'pdf' (known: plan, deepspeed, deepspeed-ranks, megatron-launch, hostfile, "
-                        "rank-table, chrome-trace)"));
+            std::string("unknown format 'pdf' (known: plan, deepspeed, deepspeed-ranks, deepspeed-launcher, "
+                        "megatron-launch, hostfile, rank-table, chrome-trace)"));
     }
 
     void namesAreUnique()

@@ -140,6 +140,63 @@ private slots:
         QVERIFY(checkDeepSpeed(p).ok); // DeepSpeed's PipelineModule takes any layer order
     }
 
+    void mixedVendorsAreRefused()
+    {
+        // hethub-pair: nv-0 (8 × A100-80GB, NVIDIA) and amd-0 (8 × MI210, AMD). TinyLlama (22 blocks, 24
+        // layers) in two stages, [0,12) on nv-0/0 (GPU 0) and [12,24) on amd-0/0 (GPU 8).
+        Plan p;
+        p.planner = "hand";
+        p.cluster = exampleCluster("hethub-pair");
+        p.model = buildExampleModel("llama-1.1b");
+        p.job.sequenceLength = 2048;
+        p.job.globalBatchSize = 8;
+        Pipeline pl;
+        pl.microBatches = 8;
+        Stage a, b;
+        a.endLayer = b.firstLayer = 12;
+        b.endLayer = 24;
+        a.gpus = {0};
+        b.gpus = {8};
+        pl.stages = {a, b};
+        p.pipelines.push_back(pl);
+        const std::string why = "the plan's GPUs come from 2 vendors (AMD: MI210; NVIDIA: A100-80GB); a PyTorch "
+                                "build runs CUDA with NCCL or ROCm with RCCL, and the two cannot join one "
+                                "communicator, so one Megatron-LM job cannot span them";
+        QCOMPARE(checkMegatron(p).reasons, std::vector<std::string>{why});
+        QVERIFY(!checkDeepSpeed(p).ok);
+        QVERIFY(checkDeepSpeed(p).reasons[0].find("one DeepSpeed job cannot span them") != std::string::npos);
+        for (const char* format : {"megatron-launch", "deepspeed", "deepspeed-launcher", "hostfile"}) {
+            const auto err = test::errorOf([&] { exportPlan(p, format); });
+            QVERIFY2(err && err->file() == "plan" && err->reason().find("2 vendors") != std::string::npos, format);
+        }
+        // The simulator records the verdicts.
+        const CostModel costs(p.model, p.job, p.profile);
+        scorePlan(p, costs);
+        QVERIFY(!p.estimate.frameworks.at("megatron").ok && !p.estimate.frameworks.at("deepspeed").ok);
+        // Both stages on nv-0: one vendor, no objection.
+        p.pipelines[0].stages[1].gpus = {1};
+        QVERIFY(checkMegatron(p).ok);
+        QVERIFY(checkDeepSpeed(p).ok);
+    }
+
+    void hapPlansDoNotClaimALaunch()
+    {
+        // An SPMD plan over two GPUs: hetplan writes nothing HAP's runtime starts, so the verdict says so.
+        Plan p;
+        p.cluster = test::twoNodeCluster("T4", 1, "T4", 1);
+        p.model = buildExampleModel("bert-hap");
+        SpmdInstruction compute;
+        compute.flops = 1e9;
+        compute.sharded = true;
+        p.spmd = SpmdPlan{{"compute matmul"}, {{0.5, 0.5}}, {compute}, {"all"}};
+        const FrameworkVerdict v = checkHapRuntime(p);
+        QVERIFY(!v.ok);
+        QCOMPARE(v.reasons, std::vector<std::string>{kHapNotLaunchable});
+        QVERIFY(std::string(kHapNotLaunchable).find("not launchable") == 0);
+        QVERIFY(checkFrameworks(p).count("hap"));
+        QVERIFY(test::errorOf([&] { exportPlan(p, "megatron-launch"); })->reason().find("SPMD") != std::string::npos);
+    }
+
     void annealingNeverReturnsAnUnsplittableDegree()
     {
         // Two nodes of 5 GPUs and a 16-head model: before the framework rules, annealing could pick tp = 5.

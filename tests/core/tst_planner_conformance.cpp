@@ -161,10 +161,15 @@ private slots:
         QVERIFY(!framework.empty());
         // Heterogeneous-stage planners (ditto, exhaustive, ...) give stages of different GPU counts on purpose;
         // the framework's one-degree-for-all-stages rule is the only one they may break.
+        // Two rules are not the planner's to keep: whether Megatron can build the model it was given (OPT-350m
+        // cannot be expressed) and that hetplan writes no launch for HAP's runtime.
         for (const std::string& reason : plan.estimate.frameworks.at(framework).reasons) {
             const bool mixedStages = reason.find("degree for all stages; this plan mixes") != std::string::npos;
+            const bool model = reason.rfind("Megatron-LM cannot build the plan's model: ", 0) == 0;
             if (mixedStages && mixesStageDegrees(plan))
                 qInfo("heterogeneous stages (allowed): %s", reason.c_str());
+            else if (model || reason == kHapNotLaunchable)
+                qInfo("not the planner's rule (allowed): %s", reason.c_str());
             else
                 QFAIL(reason.c_str());
         }

@@ -14,14 +14,15 @@
     X(registerMetisImporter)         \
     /* one line per importer, above this one */
 
-#define HETPLAN_BUILTIN_EXPORTERS(X)  \
-    X(registerPlanJsonExporter)       \
-    X(registerDeepSpeedExporter)      \
-    X(registerDeepSpeedRanksExporter) \
-    X(registerMegatronExporter)       \
-    X(registerHostfileExporter)       \
-    X(registerRankTableExporter)      \
-    X(registerChromeTraceExporter)    \
+#define HETPLAN_BUILTIN_EXPORTERS(X)     \
+    X(registerPlanJsonExporter)          \
+    X(registerDeepSpeedExporter)         \
+    X(registerDeepSpeedRanksExporter)    \
+    X(registerDeepSpeedLauncherExporter) \
+    X(registerMegatronExporter)          \
+    X(registerHostfileExporter)          \
+    X(registerRankTableExporter)         \
+    X(registerChromeTraceExporter)       \
     /* one line per exporter, above this one */
 
 namespace hetplan {

@@ -12,9 +12,11 @@
 
 namespace hetplan {
 
-namespace {} // namespace
-
 namespace {
+
+// Chrome's trace engine sizes its window from the first timestamp and ignores one at 0: the iteration's
+// time 0 is written as 1 µs.
+constexpr double kTraceOffsetMicroseconds = 1.0;
 
 // Integer nanoseconds for the lane assignment, so "no overlap" holds exactly for what is written.
 struct Item {
@@ -77,7 +79,7 @@ QJsonObject completeEvent(const Cluster& c, const Item& it, int gpu, int track, 
                        {"cat", track ? "communication" : "compute"},
                        {"pid", c.gpu(gpu).node},
                        {"tid", int(2 * c.gpuCount() * lane) + gpu * 2 + track},
-                       {"ts", double(it.start) / 1000.0},
+                       {"ts", kTraceOffsetMicroseconds + double(it.start) / 1000.0},
                        {"dur", double(it.end - it.start) / 1000.0},
                        {"args", args}};
 }

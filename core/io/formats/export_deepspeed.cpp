@@ -5,7 +5,6 @@
 
 #include <QJsonArray>
 
-#include <algorithm>
 #include <map>
 
 namespace hetplan {
@@ -13,79 +12,66 @@ namespace hetplan {
 using namespace exportutil;
 
 namespace {
-bool perRankBatches(const ZeroPlan& z)
+
+// The numbers DeepSpeed takes from PipelineModule's arguments rather than from its config: written in our own
+// section, next to the launcher module that passes them.
+QJsonObject topologySection(const DeepSpeedShape& d)
 {
-    for (const ZeroGpu& g : z.gpus)
-        if (g.microBatchSize != z.gpus.front().microBatchSize ||
-            g.accumulationSteps != z.gpus.front().accumulationSteps || g.lastMicroBatchSize != g.microBatchSize)
-            return true;
-    return false;
+    QJsonArray bounds;
+    for (int x : d.bounds)
+        bounds.append(x);
+    return QJsonObject{
+        {"pipeline_stages", d.pp},
+        {"tensor_parallel", d.tp},
+        {"data_parallel", d.dp},
+        {"layer_boundaries", bounds},
+        {"launcher", "hetplan-cli export --format deepspeed-launcher"},
+        {"note", "DeepSpeed's engine takes the stage count, the tensor-parallel degree and the layer split from "
+                 "PipelineModule's topology and partition, not from this config: the launcher module builds "
+                 "PipeModelDataParallelTopology(num_pp, num_mp, num_dp) and a PipelineModule with this split "
+                 "(boundaries index its layer list, one entry per layer of the plan's model, embedding and head "
+                 "included)"}};
 }
+
+QJsonObject rankBatchSection(const DeepSpeedShape& d)
+{
+    QJsonObject o{{"rank_batches", "hetplan-cli export --format deepspeed-ranks (docs/deepspeed-rank-batches.md)"},
+                  {"global_batch_size", d.globalBatch},
+                  {"train_batch_size_exact", d.train() == d.globalBatch}};
+    if (d.train() == d.globalBatch)
+        o["note"] = "ranks run different micro-batches, fed from the rank file; train_batch_size is the real global "
+                    "batch (micro × gas × ranks divides it)";
+    else
+        o["note"] = "ranks run different micro-batches, fed from the rank file; no micro × gas × ranks equals the "
+                    "global batch, so train_batch_size is nominal: DeepSpeed adds it to engine.global_samples at "
+                    "every step (and passes it to LR schedulers that take increment=); the launcher's "
+                    "correct_sample_counter(engine) sets the real count after each step. Step-based LR schedules "
+                    "(DeepSpeed's own) are unaffected";
+    return o;
+}
+
 } // namespace
 
 QJsonObject deepSpeedConfig(const Plan& plan)
 {
     requireFramework(plan, "deepspeed");
+    const DeepSpeedShape d = deepSpeedShape(plan);
     QJsonObject o;
-    int micro = 0, gas = 0, dpSize = 0, zeroStage = 0;
-    if (!plan.pipelines.empty()) {
-        const UniformPipeline u = uniformPipeline(plan);
-        zeroStage = plan.job.zeroStage;
-        micro = u.microBatchPerGpu();
-        gas = u.microBatches;
-        dpSize = u.dataParallelSize();
-        if (u.stages > 1) {
-            const std::vector<int>& b = u.bounds;
-            bool even = true;
-            for (size_t s = 1; s + 1 < b.size(); ++s)
-                even &= b[s + 1] - b[s] == b[1] - b[0];
-            // DeepSpeed's "pipeline" section knows stages, partition, seed_layers,
-            // activation_checkpoint_interval, pipe_partitioned and grad_partitioned. Its partition methods
-            // (uniform, parameters, type:regex) cannot name arbitrary boundaries, and "uniform" counts the
-            // user's PipelineModule layers, not ours: the exact split always goes to a namespaced section.
-            QJsonObject pipe{{"stages", u.stages}};
-            if (even)
-                pipe["partition"] = "uniform";
-            o["pipeline"] = pipe;
-            QJsonArray bounds;
-            for (int x : b)
-                bounds.append(x);
-            o["hetplan"] = QJsonObject{
-                {"layer_boundaries", bounds},
-                {"note", "DeepSpeed's PipelineModule cannot take arbitrary boundaries from the config; pass these "
-                         "to your PipelineModule partitioning"}};
-        }
-    } else if (!perRankBatches(*plan.zero)) {
-        const UniformZero u = uniformZero(plan);
-        zeroStage = u.stage;
-        micro = u.microBatchSize;
-        gas = u.accumulationSteps;
-        dpSize = u.gpus;
-    } else {
-        // Per-rank batches: DeepSpeed's own numbers are nominal (they must multiply out, and DeepSpeed uses
-        // gradient_accumulation_steps for its boundary count); the rank file holds the real ones.
-        zeroStage = plan.zero->stage;
-        dpSize = int(plan.zero->gpus.size());
-        for (const ZeroGpu& g : plan.zero->gpus)
-            gas = std::max(gas, g.accumulationSteps);
-        micro = std::max(1, (plan.job.globalBatchSize + gas * dpSize - 1) / (gas * dpSize));
-        o["hetplan"] = QJsonObject{
-            {"rank_batches", "hetplan-cli export --format deepspeed-ranks (docs/deepspeed-rank-batches.md)"},
-            {"global_batch_size", plan.job.globalBatchSize},
-            {"note", "ranks run different micro-batches: train_batch_size and train_micro_batch_size_per_gpu "
-                     "are nominal; each rank's data loader takes its micro-batch, accumulation steps and last "
-                     "micro-batch from the rank file"}};
-    }
-    o["train_batch_size"] = micro * gas * dpSize;
-    o["train_micro_batch_size_per_gpu"] = micro;
-    o["gradient_accumulation_steps"] = gas;
-    o["zero_optimization"] = QJsonObject{{"stage", zeroStage}};
+    if (d.pp > 1 || d.tp > 1)
+        o["hetplan"] = topologySection(d);
+    else if (d.perRank)
+        o["hetplan"] = rankBatchSection(d);
+    o["train_batch_size"] = d.train();
+    o["train_micro_batch_size_per_gpu"] = d.micro;
+    o["gradient_accumulation_steps"] = d.gas;
+    o["zero_optimization"] = QJsonObject{{"stage", d.zeroStage}};
     if (plan.job.precision == Precision::FP16)
         o["fp16"] = QJsonObject{{"enabled", true}};
     else if (plan.job.precision == Precision::BF16)
         o["bf16"] = QJsonObject{{"enabled", true}};
     return o;
 }
+
 QJsonObject deepSpeedRankBatches(const Plan& plan)
 {
     requireFramework(plan, "deepspeed");

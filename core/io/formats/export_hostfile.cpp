@@ -2,6 +2,7 @@
 #include "core/io/exporters.h"
 
 #include "core/io/formats/export_util.h"
+#include "core/model/frameworks.h"
 
 #include <map>
 
@@ -10,6 +11,9 @@ namespace hetplan {
 std::string hostfile(const Plan& plan)
 {
     exportutil::requirePlainNames(plan);
+    // A hostfile starts one job over its hosts.
+    if (const std::string why = mixedVendorProblem(plan, "launcher"); !why.empty())
+        exportutil::refuse("gpus", why);
     exportutil::refuseScatteredRanks(plan);
     std::vector<std::string> order;
     std::map<std::string, int> perHost;

@@ -5,6 +5,7 @@
 #include "core/model/frameworks.h"
 
 #include <QJsonDocument>
+#include <algorithm>
 #include <map>
 
 namespace hetplan::exportutil {
@@ -48,6 +49,48 @@ UniformZero uniformZero(const Plan& plan)
     u.microBatchSize = z.gpus[0].microBatchSize;
     u.accumulationSteps = z.gpus[0].accumulationSteps;
     return u;
+}
+
+namespace {
+bool perRankBatches(const ZeroPlan& z)
+{
+    for (const ZeroGpu& g : z.gpus)
+        if (g.microBatchSize != z.gpus.front().microBatchSize ||
+            g.accumulationSteps != z.gpus.front().accumulationSteps || g.lastMicroBatchSize != g.microBatchSize)
+            return true;
+    return false;
+}
+} // namespace
+
+DeepSpeedShape deepSpeedShape(const Plan& plan)
+{
+    DeepSpeedShape d;
+    d.globalBatch = int(plan.samplesPerIteration());
+    if (!plan.pipelines.empty()) {
+        const UniformPipeline u = uniformPipeline(plan);
+        d.pp = u.stages;
+        d.tp = u.tp;
+        d.dp = u.dataParallelSize();
+        d.micro = u.microBatchPerGpu();
+        d.gas = u.microBatches;
+        d.zeroStage = plan.job.zeroStage;
+        d.bounds = u.bounds;
+        return d;
+    }
+    const ZeroPlan& z = *plan.zero;
+    d.zeroStage = z.stage;
+    d.dp = int(z.gpus.size());
+    d.perRank = perRankBatches(z);
+    if (!d.perRank) {
+        d.micro = z.gpus[0].microBatchSize;
+        d.gas = z.gpus[0].accumulationSteps;
+        return d;
+    }
+    d.gas = 1;
+    for (const ZeroGpu& g : z.gpus)
+        d.gas = std::max(d.gas, g.accumulationSteps);
+    d.micro = std::max(1, (d.globalBatch + d.gas * d.dp - 1) / (d.gas * d.dp));
+    return d;
 }
 
 void refuseScatteredRanks(const Plan& plan)

@@ -34,6 +34,20 @@ struct UniformZero {
 };
 UniformZero uniformZero(const Plan& plan);
 
+// DeepSpeed's view of a plan that passed requireFramework("deepspeed"): its topology (pipe, data, model
+// axes) and the three batch numbers of its config, which must multiply out (train = micro × gas × dp).
+// For per-GPU ZeRO batches gas is the most micro-steps of any rank and micro the global batch over gas × dp
+// when that divides; otherwise micro is rounded up and train exceeds the real global batch (nominal).
+struct DeepSpeedShape {
+    int pp = 1, tp = 1, dp = 1;
+    int micro = 1, gas = 1, zeroStage = 0;
+    int globalBatch = 0;   // the plan's samples per iteration
+    bool perRank = false;  // ranks run different batches (the rank→batch file drives the data loaders)
+    std::vector<int> bounds; // pipelines: first layer of each stage, then the layer count
+    int train() const { return micro * gas * dp; }
+};
+DeepSpeedShape deepSpeedShape(const Plan& plan);
+
 // Launchers (DeepSpeed's hostfile, torchrun under Megatron) number ranks host by host and, on each host,
 // give local rank k to GPU k. The plan's rank order must be exactly that, or the launched job would put
 // stages on other GPUs than planned.
@@ -45,5 +59,9 @@ void refuseScatteredRanks(const Plan& plan);
 void requirePlainNames(const Plan& plan);
 
 std::string indentedJson(const QJsonObject& o);
+
+// A Python string literal of ASCII only: quote and backslash escaped, every other character outside printable
+// ASCII as \xNN, \uNNNN or \UNNNNNNNN (invalid UTF-8 becomes U+FFFD). Nothing in it can end the literal.
+std::string pythonString(const std::string& s);
 
 } // namespace hetplan::exportutil

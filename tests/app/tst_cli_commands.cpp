@@ -83,7 +83,8 @@ private slots:
         const QJsonObject trace = readJson(path("trace.json"));
         QVERIFY(trace["traceEvents"].toArray().size() > 100);
 
-        for (const char* fmt : {"plan", "deepspeed", "megatron", "hostfile", "ranks", "chrome-trace"}) {
+        for (const char* fmt :
+             {"plan", "deepspeed", "deepspeed-launcher", "megatron", "hostfile", "ranks", "chrome-trace"}) {
             const QString out = path("export.out");
             QFile::remove(out);
             r = runCli({"export", "--plan", plan, "--format", fmt, "--out", out});
@@ -95,6 +96,37 @@ private slots:
         r = runCli({"export", "--plan", plan, "--format", "deepspeed"});
         const QJsonObject ds = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(ds["train_batch_size"].toInt(), 32);
+    }
+
+    void hapPlanShowsItsProgramAndRatios()
+    {
+        // poplar-b (2 V100 + 2 T4) with bert-hap: the text names the program's size by instruction kind, its
+        // first lines, and one row of sharding ratios per segment (embedding, block0..7, head), each adding
+        // up to 100 % over the 4 GPUs.
+        const QString plan = path("hap.json");
+        const CliResult r = runCli({"plan", "--cluster", "example:poplar-b", "--model", "example:bert-hap", "--gbs", "32",
+                                    "--planner", "hap", "--time-limit", "20", "--out", plan},
+                                   60000);
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject spmd = readJson(plan)["spmd"].toObject();
+        const int instructions = spmd["program"].toArray().size();
+        QVERIFY(r.out.contains(QString("SPMD program: %1 instructions (").arg(instructions)));
+        QVERIFY(r.out.contains("compute"));
+        QVERIFY(r.out.contains("sharding ratios (% of each segment per GPU):"));
+        const QStringList lines = r.out.split('\n');
+        const int header = int(lines.indexOf(QRegularExpression("^sharding ratios.*")));
+        QVERIFY(header > 0);
+        QVERIFY(lines[header + 1].contains("v100-0/0") && lines[header + 1].contains("t4-0/1"));
+        for (int row = 0; row < 10; ++row) {
+            const QStringList cells = lines[header + 2 + row].split(' ', Qt::SkipEmptyParts);
+            QCOMPARE(cells.size(), 5);
+            double sum = 0;
+            for (int g = 1; g <= 4; ++g)
+                sum += cells[g].toDouble();
+            QVERIFY2(qAbs(sum - 100) < 0.25, qPrintable(lines[header + 2 + row]));
+        }
+        QVERIFY(lines[header + 2].startsWith("  embedding"));
+        QVERIFY(lines[header + 11].startsWith("  head"));
     }
 
     void compareAll()

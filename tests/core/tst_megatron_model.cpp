@@ -220,19 +220,24 @@ private slots:
     void everyExampleModel()
     {
         // Every example Megatron accepts builds the plan's count exactly (padding and BERT's binary head
-        // aside); the others are refused with a reason.
+        // aside); the others are refused with a reason. The log lists both counts per model.
         int accepted = 0;
         for (const std::string& name : exampleModelNames()) {
             const ModelSpec m = buildExampleModel(name);
-            if (!megatronModelProblems(m).empty())
-                continue;
+            const std::vector<std::string> problems = megatronModelProblems(m);
             const bool dense = std::none_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) {
                 return l.kind != LayerKind::Embedding && l.kind != LayerKind::Head &&
                        l.kind != LayerKind::Transformer && l.kind != LayerKind::MoE;
             });
-            if (!dense)
+            if (!problems.empty() || !dense) {
+                qInfo("%-14s plan %.0f; refused: %s", name.c_str(), m.totalParams(),
+                      problems.empty() ? "layers other than embedding, blocks and head" : problems[0].c_str());
                 continue;
+            }
             const MegatronModelMatch r = matchMegatronModel(m, m.arch.sequence, 1);
+            qInfo("%-14s plan %.0f; Megatron builds %.0f (padding %.0f, binary head %.0f)%s%s", name.c_str(), r.planned,
+                  r.megatron.total(), r.megatron.vocabPadding, r.megatron.binaryHead, r.mismatch.empty() ? "" : "; refused: ",
+                  r.mismatch.c_str());
             if (name == "bert-moe") {
                 QVERIFY(!r.mismatch.empty());
                 continue;

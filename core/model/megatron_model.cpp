@@ -17,17 +17,11 @@ bool hasMoeLayers(const ModelSpec& m)
 }
 std::string decimal(long long v) { return std::to_string(v); }
 
-// "1.23 M"-style figures for messages; exact counts below a thousand.
+// Exact counts: the messages are there to be compared with the plan's and with Megatron's own log.
 std::string paramText(double n)
 {
     char buf[48];
-    const double a = std::abs(n);
-    if (a >= 1e9)
-        std::snprintf(buf, sizeof buf, "%.4f B", n / 1e9);
-    else if (a >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.4f M", n / 1e6);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f", n);
+    std::snprintf(buf, sizeof buf, "%.0f", n);
     return buf;
 }
 

@@ -12,6 +12,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <algorithm>
@@ -281,7 +282,8 @@ const std::map<std::string, Rule>& megatronTable()
         {"--vocab-size",
          {Type::Int, "NullTokenizer's vocabulary before its end-of-document token",
           [](const ArgMap& a, int) {
-              return need(a.at("--tokenizer-type") == "NullTokenizer", "read by the null tokenizer");
+              return need(has(a, "--tokenizer-type") && a.at("--tokenizer-type") == "NullTokenizer",
+                          "read by the null tokenizer");
           }}},
         {"--train-iters", {Type::Int, "iterations"}},
         {"--lr", {Type::Float, "learning rate"}},
@@ -365,6 +367,39 @@ std::string checkDeepSpeed(const QJsonObject& c, int world)
 
 int worldOf(const Plan& p) { return int(p.ranks().size()); }
 
+// The launcher module's constants as DeepSpeed uses them: PipeModelDataParallelTopology(num_pp, num_mp,
+// num_dp) spans the world, the config's batch triple is the module's, and PARTS (PipelineModule.parts)
+// rises from 0 to the layer count with one boundary more than stages, every stage non-empty.
+std::string checkLauncher(const std::string& module, const QJsonObject& config, const Plan& plan)
+{
+    std::map<std::string, long long> v;
+    std::vector<int> parts;
+    for (const QString& line : QString::fromStdString(module).split('\n')) {
+        static const QRegularExpression constant("^([A-Z_]+) = (-?[0-9]+)  #");
+        if (const auto m = constant.match(line); m.hasMatch())
+            v[m.captured(1).toStdString()] = m.captured(2).toLongLong();
+        if (line.startsWith("PARTS = ("))
+            for (const QString& x : line.mid(9).remove(')').split(',', Qt::SkipEmptyParts))
+                parts.push_back(x.trimmed().toInt());
+    }
+    if (v["PIPELINE_STAGES"] * v["TENSOR_PARALLEL"] * v["DATA_PARALLEL"] != worldOf(plan) || v["WORLD_SIZE"] != worldOf(plan))
+        return "topology does not span the world";
+    if (v["TRAIN_BATCH_SIZE"] != config.value("train_batch_size").toInt() ||
+        v["TRAIN_MICRO_BATCH_SIZE_PER_GPU"] != config.value("train_micro_batch_size_per_gpu").toInt() ||
+        v["GRADIENT_ACCUMULATION_STEPS"] != config.value("gradient_accumulation_steps").toInt())
+        return "batch numbers differ from the config's";
+    if (v["GLOBAL_BATCH_SIZE"] != plan.samplesPerIteration())
+        return "GLOBAL_BATCH_SIZE is not the plan's";
+    if (plan.zero)
+        return parts.empty() ? "" : "a ZeRO plan has no partition";
+    if (long(parts.size()) != v["PIPELINE_STAGES"] + 1 || parts.front() != 0 || parts.back() != plan.model.layerCount())
+        return "PARTS must run from 0 to the layer count, one boundary per stage and one more";
+    for (size_t i = 1; i < parts.size(); ++i)
+        if (parts[i] <= parts[i - 1])
+            return "every stage holds a layer";
+    return {};
+}
+
 } // namespace
 
 class TestLaunchArgs : public QObject {
@@ -411,6 +446,8 @@ private slots:
             const QJsonObject c = deepSpeedConfig(k.plan);
             const std::string why = checkDeepSpeed(c, worldOf(k.plan));
             QVERIFY2(why.empty(), (std::string(k.name) + ": " + why).c_str());
+            const std::string launcher = checkLauncher(deepSpeedLauncher(k.plan), c, k.plan);
+            QVERIFY2(launcher.empty(), (std::string(k.name) + ": launcher: " + launcher).c_str());
             ++checked;
         }
         QCOMPARE(checked, 8);

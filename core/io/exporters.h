@@ -50,7 +50,7 @@ std::vector<std::string> megatronArguments(const Plan& plan);
 // host; launch node i runs on `host` with CUDA_VISIBLE_DEVICES = `gpus` (local GPU indices in rank order)
 // and starts gpus.size() processes. Several launch nodes may share a host (e.g. four 2-stage pipelines over
 // two hosts give a/0,2 b/0,2 a/1,3 b/1,3), and runs may differ in length (torchrun takes a different
-// --nproc-per-node on each node and numbers ranks node by node).
+// --nproc_per_node on each node and numbers ranks node by node).
 struct MegatronLaunchNode {
     std::string host;
     std::vector<int> gpus;

@@ -370,13 +370,13 @@ void TestExporters::launchersRefuseScatteredRanks()
     QCOMPARE(nodesOf(interleaved), std::string("a:0 b:0 a:1 b:1 "));
     QCOMPARE(nodesOf(swapped), std::string("a:1023 "));
     QCOMPARE(nodesOf(gap), std::string("a:0234 "));
-    // Runs of 2, 1 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun takes a different --nproc-per-node on each
+    // Runs of 2, 1 and 1 ranks (a/0 a/1 | b/0 | a/2): torchrun takes a different --nproc_per_node on each
     // launch node and numbers ranks node by node (0-1, 2, 3), so they launch as planned.
     const Plan uneven = placed({0, 1, 8, 2});
     QCOMPARE(nodesOf(uneven), std::string("a:01 b:0 a:2 "));
     const std::string unevenScript = megatronLaunchScript(uneven);
     QVERIFY(unevenScript.find("\nNPROC=(2 1 1)\n") != std::string::npos);
-    QVERIFY(unevenScript.find("--nproc-per-node \"${NPROC[$NODE_RANK]}\"") != std::string::npos);
+    QVERIFY(unevenScript.find("--nproc_per_node \"${NPROC[$NODE_RANK]}\"") != std::string::npos);
 
     // Host b first, then host a, each in local order: exactly what a launcher does with this hostfile.
     const Plan bFirst = placed({8, 9, 0, 1});
@@ -503,13 +503,13 @@ void TestExporters::megatronScriptRuns()
                          "CDMC=1",
                          "--nnodes",
                          "2",
-                         "--node-rank",
+                         "--node_rank",
                          "0",
-                         "--nproc-per-node",
+                         "--nproc_per_node",
                          "8",
-                         "--master-addr",
+                         "--master_addr",
                          "a",
-                         "--master-port",
+                         "--master_port",
                          "6000",
                          "<dir>/megatron-lm/pretrain_gpt.py"};
     for (const std::string& a : megatronArguments(plan))

@@ -235,8 +235,9 @@ std::string megatronLaunchScript(const Plan& plan)
     out += bashArray("ARGS", args, true);
     out += dataArrays(plan);
     out += bashArray("TRAIN_ARGS", {"--train-iters", "100", "--lr", "1.0e-4", "--lr-decay-style", "constant"}, true);
-    out += "torchrun --nnodes \"${#HOSTS[@]}\" --node-rank \"$NODE_RANK\" --nproc-per-node \"${NPROC[$NODE_RANK]}\" "
-           "\\\n    --master-addr \"${HOSTS[0]}\" --master-port \"${MASTER_PORT:-6000}\" \\\n"
+    // torchrun's underscore spellings: the ones every version accepts (Megatron's examples use them too).
+    out += "torchrun --nnodes \"${#HOSTS[@]}\" --node_rank \"$NODE_RANK\" --nproc_per_node \"${NPROC[$NODE_RANK]}\" "
+           "\\\n    --master_addr \"${HOSTS[0]}\" --master_port \"${MASTER_PORT:-6000}\" \\\n"
            "    \"$MEGATRON_DIR/" +
            megatronEntry(plan.model) + "\" \"${ARGS[@]}\" \"${DATA_ARGS[@]}\" \"${TRAIN_ARGS[@]}\"\n";
     return out;

@@ -114,12 +114,14 @@ def _family_arch(family, name, a, path):
     if family in ("gpt2", "gpt-neo", "custom", "opt"):
         embed_dim = a.get("embed_dim", 0)
         return _gpt(name, common["layers"], common["hidden"], common["heads"], _positive(a, "vocab", path), seq,
-                    seq + (2 if family == "opt" else 0), family=family if family != "custom" else "gpt2",
+                    a.get("positions") or seq + (2 if family == "opt" else 0),
+                    family=family if family != "custom" else "gpt2",
                     embed_dim=embed_dim, final_norm=not (family == "opt" and embed_dim > 0),
                     tied=a.get("tied_embeddings", True))
     if family == "llama":
         return _llama(name, common["layers"], common["hidden"], common["heads"], a.get("kv_heads", 0), ffn,
-                      _positive(a, "vocab", path), seq, tied=a.get("tied_embeddings", False))
+                      _positive(a, "vocab", path), seq, tied=a.get("tied_embeddings", False),
+                      qkv_bias=bool(a.get("qkv_bias", False)))
     if family in ("bert", "moe"):
         arch = _bert(name, layers=common["layers"], vocab=_positive(a, "vocab", path), sequence=seq, family=family)
         arch.hidden, arch.heads, arch.ffn = common["hidden"], common["heads"], ffn

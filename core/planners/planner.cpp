@@ -314,8 +314,17 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
         types.insert(plan.cluster.nodes[size_t(n)].deviceType);
     plan.profile = request.profile.restrictedTo({types.begin(), types.end()});
     plan.validate("plan");
+    // A search that finished before the user cancelled is dropped rather than scored: scoring a large plan
+    // (simulation, then the timeline summary) takes longer than a cancel may. A search stopped by the
+    // cancel returns its best so far, scored, as promised.
+    const auto dropIfCancelled = [&] {
+        if (plan.search.stopped.empty() && progress.stopReason() == StopReason::Cancelled)
+            throw CancelledError("cancelled");
+    };
+    dropIfCancelled();
     progress.report(0.99, "simulating");
     scorePlan(plan, costs);
+    dropIfCancelled();
     if (!std::isfinite(plan.estimate.iterationSeconds) || !(plan.estimate.iterationSeconds > 0))
         throw InputError("plan", "estimate.iteration_seconds",
                          "the simulated iteration time is not a positive finite number: check the model's sizes and "
@@ -328,7 +337,9 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
                                   ? plannerName + ": the synthesized program does not fit GPU memory on this cluster"
                                   : plannerName + ": its plan does not fit GPU memory when simulated (" +
                                         worstMemoryMisfit(plan, costs) + ")");
-    plan.summary = summarize(plan, costs); // once per returned plan (it needs the timeline, searches do not)
+    // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
+    // on a cancel, a best-so-far plan's is completed.
+    plan.summary = summarize(plan, costs, plan.search.stopped.empty() ? progress.cancelFlag() : nullptr);
     progress.report(1, "done");
     return plan;
 }

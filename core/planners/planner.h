@@ -53,6 +53,7 @@ public:
     StopReason stopReason() const;
     bool cancelled() const { return stopReason() != StopReason::None; } // cancelled or past the limit
     void cancel() { cancel_.store(true); }
+    const std::atomic<bool>* cancelFlag() const { return &cancel_; }
     void setTimeLimit(double seconds);
 
 private:

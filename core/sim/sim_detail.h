@@ -2,6 +2,8 @@
 // Internals shared by the pipeline and ZeRO parts of the simulator (not a public API).
 #include "simulator.h"
 
+#include "core/base/errors.h"
+
 #include <string>
 #include <vector>
 
@@ -40,6 +42,8 @@ struct Recorder {
             return -1;
         if (result.events.size() >= size_t(options.maxEvents))
             refuseTimeline(options.maxEvents);
+        if ((result.events.size() & 4095) == 4095 && options.cancel && options.cancel->load())
+            throw CancelledError("cancelled");
         result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn});
         return int(result.events.size()) - 1;
     }

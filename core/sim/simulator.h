@@ -4,6 +4,7 @@
 #include "core/cost/costmodel.h"
 #include "core/model/plan.h"
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct SimOptions {
     // Megatron's and DeepSpeed's non-interleaved 1F1B wait on their send/recv pairs; true = sends run in the
     // background and the stage computes on (an idealised asynchronous runtime).
     bool overlappedSends = false;
+    // With a timeline: a flag polled every few thousand events; once set, simulate() throws CancelledError
+    // (a long timeline for a plan the user no longer wants).
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SimResult {

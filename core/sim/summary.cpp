@@ -301,11 +301,13 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult&
     return s;
 }
 
-PlanSummary summarize(const Plan& plan, const CostModel& costs)
+PlanSummary summarize(const Plan& plan, const CostModel& costs, const std::atomic<bool>* cancel)
 {
     SimResult r;
     try {
-        r = simulate(plan, costs, SimOptions{true});
+        SimOptions options;
+        options.cancel = cancel;
+        r = simulate(plan, costs, options);
     } catch (const InputError& e) {
         if (e.field() != "timeline")
             throw;

@@ -97,6 +97,7 @@ Outcome runOne(const std::string& planner, const PlanRequest& request, double ti
         o.kind = Outcome::Kind::Plan;
         o.simulated = r.iterationSeconds;
         o.feasible = r.feasible;
+        o.stoppedEarly = !plan.search.stopped.empty();
         if (plan.plannerEstimate && (planner == "ditto" || planner == "exhaustive"))
             o.objective = *plan.plannerEstimate;
     } catch (const InfeasibleError& e) {
@@ -190,7 +191,8 @@ std::vector<Violation> checkConsistency(const std::vector<ScenarioRun>& runs, do
             if (!inner || !outer || inner->kind != Outcome::Kind::Plan || !inner->feasible)
                 continue;
             // A search refused for its size or stopped by the time limit promises nothing.
-            if (outer->kind == Outcome::Kind::NotApplicable || outer->kind == Outcome::Kind::Stopped)
+            if (outer->kind == Outcome::Kind::NotApplicable || outer->kind == Outcome::Kind::Stopped ||
+                outer->stoppedEarly)
                 continue;
             if (outer->kind != Outcome::Kind::Plan) {
                 out.push_back({run.scenario.name, c.outer, c.inner, "false-infeasible", outer->message});
@@ -231,6 +233,7 @@ std::string consistencyTable(const std::vector<ScenarioRun>& runs)
             switch (o->kind) {
             case Outcome::Kind::Plan:
                 ++plans;
+                stopped += o->stoppedEarly;
                 if (run.best() > 0 && o->feasible)
                     ratios.push_back(o->simulated / run.best());
                 break;

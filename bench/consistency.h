@@ -39,6 +39,7 @@ struct Outcome {
     double simulated = 0;    // iteration seconds, when a plan
     double objective = -1;   // the template objective T (ditto, exhaustive), when a plan
     bool feasible = false;   // the plan fits memory when simulated again from its JSON
+    bool stoppedEarly = false; // a best-so-far plan (time limit): it promises no optimum
     double searchSeconds = 0;
     std::string message;
 };

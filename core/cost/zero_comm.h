@@ -12,12 +12,18 @@
 // default, gradients accumulated and reduced in fp32), the training precision otherwise. Parameters travel
 // in the training precision.
 #include "collectives.h"
+#include "gradient_reduction.h"
 
 #include "core/model/job.h"
 
 namespace hetplan {
 
 double gradientReduceBytesPerParam(const Job& job);
+
+// Seconds of the gradient reduction of `params` parameters by `collective` (ringAllReduce or
+// ringReduceScatter) in DeepSpeed's buckets (core/cost/gradient_reduction.h).
+double gradientReduction(double (*collective)(double, int, LinkParams), double params, const Job& job, int ranks,
+                         LinkParams link);
 
 struct ZeroCollectiveSeconds {
     double perMicroStep = 0; // collectives every micro-step adds (ZeRO-2/3)

@@ -232,7 +232,7 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
                 j["flops"] = i.flops;
             if (i.kind != SpmdInstruction::Kind::Collective)
                 j["sharded"] = i.sharded;
-            if (i.kind == SpmdInstruction::Kind::Load)
+            if (i.kind == SpmdInstruction::Kind::Load || i.parameter)
                 j["parameter"] = i.parameter;
             ins.append(j);
         }

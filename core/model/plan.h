@@ -69,7 +69,8 @@ struct SpmdInstruction {
     double flops = 0;     // Compute: FLOP of the unsharded op
     bool sharded = false; // Compute: FLOP and output scale with the GPU's ratio; Load: the tensor is sharded
     double bytes = 0;     // Collective: unsharded tensor bytes; Load/Compute: bytes of the produced tensor
-    bool parameter = false; // Load: a parameter (model state), not an input
+    bool parameter = false; // Load: a parameter (model state), not an input; Collective: reduces a
+                            // parameter's gradient (bucketed after the backward, core/cost/gradient_reduction.h)
     int fromSegment = -1;   // Collective "rebalance": the segment whose ratios the tensor leaves
     bool operator==(const SpmdInstruction&) const = default;
 };

@@ -5,6 +5,10 @@
 //    rate for the job's precision (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one
 //    event;
 //  - a re-balance at a ratio-segment boundary lasts as long as moving the largest change of share;
+//  - the all-reduces of parameter gradients are not run where the program lists them: as in the
+//    frameworks, they fill DeepSpeed-sized buckets reduced one after another after the backward
+//    (core/cost/gradient_reduction.h), each paying the ring's latency once, in the gradient reduction's
+//    precision (fp32 for bf16 jobs, like the ZeRO simulator);
 //  - then each GPU runs its optimizer step over the parameters it holds;
 //  - memory per GPU: the parameters it holds (weights, gradients and optimizer states at Megatron's bytes
 //    per parameter, core/cost/memory.h) plus every forward output (kept for the backward), each scaled by
@@ -12,7 +16,9 @@
 #include "sim_detail.h"
 
 #include "core/base/errors.h"
+#include "core/cost/gradient_reduction.h"
 #include "core/cost/spmd_costs.h"
+#include "core/cost/zero_comm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +85,7 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
         dev[g] = &costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType);
     std::vector<double> t(n, 0.0);
     std::vector<Open> open(n);
+    std::vector<double> gradients; // parameter-gradient bytes in the order the backward produces them
     auto flush = [&](int g) {
         if (open[g].start >= 0 && t[g] > open[g].start)
             rec.add(g, open[g].backward ? EventKind::Backward : EventKind::Forward, 0, 0, 0, -1, open[g].start, t[g]);
@@ -101,6 +108,10 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
             parseSpmdCollective(ins.collective, c);
             if (c == SpmdCollective::Slice)
                 continue;
+            if (ins.parameter && ins.backward && c == SpmdCollective::AllReduce) {
+                gradients.push_back(ins.bytes / plan.job.bytesPerValue() * gradientReduceBytesPerParam(plan.job));
+                continue;
+            }
             double z = 0; // the largest share, or for a re-balance the largest change of share
             for (int g = 0; g < n; ++g)
                 z = std::max(z, ins.fromSegment >= 0 ? std::abs(r[g] - sp.shardingRatios[ins.fromSegment][g]) : r[g]);
@@ -111,6 +122,15 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
                 rec.add(g, eventOf(c), 0, 0, ins.segment, -1, start, end);
                 t[g] = end;
             }
+        }
+    }
+    for (double bucket : gradientBuckets(gradients, reduceBucketBytes(gradientReduceBytesPerParam(plan.job)))) {
+        const double start = *std::max_element(t.begin(), t.end());
+        const double end = start + ringAllReduce(bucket, n, link);
+        for (int g = 0; g < n; ++g) {
+            flush(g);
+            rec.add(g, EventKind::AllReduce, 0, 0, 0, -1, start, end);
+            t[g] = end;
         }
     }
     const SpmdMemoryTerms mem = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()));

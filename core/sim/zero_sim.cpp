@@ -44,7 +44,6 @@ public:
           rec_(rec),
           N_(int(z_.gpus.size())),
           params_(paramsPerRank(plan.model, 0, plan.model.layerCount(), 1)),
-          gradBytes_(params_ * gradientReduceBytesPerParam(plan.job)),
           weightBytes_(params_ * plan.job.bytesPerValue())
     {
         std::vector<int> ring;
@@ -132,9 +131,9 @@ private:
             for (int k = 0; k < g.steps; ++k)
                 forwardBackward(g, k);
         if (z_.stage == 0)
-            collective(EventKind::AllReduce, ringAllReduce(gradBytes_, N_, link_), -1);
+            collective(EventKind::AllReduce, gradientReduction(ringAllReduce, params_, plan_.job, N_, link_), -1);
         else
-            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), -1);
+            collective(EventKind::ReduceScatter, gradientReduction(ringReduceScatter, params_, plan_.job, N_, link_), -1);
     }
 
     // ZeRO-2: a reduce-scatter after every accumulation round.
@@ -144,7 +143,7 @@ private:
             for (ZGpu& g : gs_)
                 if (k < g.steps)
                     forwardBackward(g, k);
-            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), k);
+            collective(EventKind::ReduceScatter, gradientReduction(ringReduceScatter, params_, plan_.job, N_, link_), k);
         }
     }
 
@@ -160,7 +159,7 @@ private:
             for (ZGpu& g : gs_)
                 if (k < g.steps)
                     compute(g, EventKind::Backward, g.step(k).backward, k);
-            collective(EventKind::ReduceScatter, ringReduceScatter(gradBytes_, N_, link_), k);
+            collective(EventKind::ReduceScatter, gradientReduction(ringReduceScatter, params_, plan_.job, N_, link_), k);
         }
     }
 
@@ -169,7 +168,6 @@ private:
     Recorder& rec_;
     const int N_;
     const double params_;
-    const double gradBytes_;   // gradients as they are reduced
     const double weightBytes_; // parameters as they are gathered
     std::vector<ZGpu> gs_;
     LinkParams link_;

@@ -6,6 +6,8 @@
 #include "core/cost/analytic.h"
 #include "core/cost/collectives.h"
 #include "core/cost/costmodel.h"
+#include "core/cost/gradient_reduction.h"
+#include "core/cost/zero_comm.h"
 #include "core/cost/memory.h"
 
 #include <QTest>
@@ -26,6 +28,37 @@ private slots:
         QCOMPARE(pointToPoint(5e8, l), 0.5 + 1e-5);
         QCOMPARE(ringAllReduce(1e9, 1, l), 0.0);
         QCOMPARE(allToAll(8e8, 2, l), 0.4 + 1e-5);
+    }
+
+    void gradientBucketsFillInOrder()
+    {
+        // Buckets of 7 bytes filled in the order gradients become ready: 3+4 fills one; 2 then 6 would
+        // overflow, so 2 goes alone; 6+1 fills the last. A gradient larger than a bucket gets its own.
+        QCOMPARE(gradientBuckets({3, 4, 2, 6, 1}, 7), (std::vector<double>{7, 2, 7}));
+        QCOMPARE(gradientBuckets({10, 1}, 7), (std::vector<double>{10, 1}));
+        QCOMPARE(gradientBuckets({0, 0}, 7), std::vector<double>{});
+        QCOMPARE(evenBuckets(25, 10), (std::vector<double>{10, 10, 5}));
+        QCOMPARE(evenBuckets(0, 10), std::vector<double>{});
+        // Three buckets over a 4-GPU ring: the bandwidth term is that of the total (1.5 · 25 B / 1 GB/s), and
+        // each bucket pays the 6 latency steps of a ring all-reduce.
+        const LinkParams l{1e9, 1e-5};
+        QVERIFY(std::abs(bucketed(ringAllReduce, {10, 10, 5}, 4, l) - (1.5 * 25 / 1e9 + 3 * 6e-5)) < 1e-15);
+    }
+
+    void zeroGradientReductionUsesDeepSpeedBuckets()
+    {
+        // 1.2e9 parameters of an fp16 job: 2.4e9 gradient bytes in DeepSpeed's 5e8-element buckets of 1e9 B,
+        // so buckets of 1e9, 1e9 and 4e8 B. bf16 reduces in fp32: 4.8e9 B in buckets of 2e9 B.
+        Job job;
+        job.precision = Precision::FP16;
+        const LinkParams l{1e10, 1e-5};
+        const double fp16 = 3 * 2 * 3 * 1e-5 + 1.5 * 2.4e9 / 1e10;
+        QVERIFY(std::abs(gradientReduction(ringAllReduce, 1.2e9, job, 4, l) - fp16) < 1e-12);
+        job.precision = Precision::BF16;
+        const double bf16 = 3 * 2 * 3 * 1e-5 + 1.5 * 4.8e9 / 1e10;
+        QVERIFY(std::abs(gradientReduction(ringAllReduce, 1.2e9, job, 4, l) - bf16) < 1e-12);
+        // ZeRO-0 reduces once per iteration with exactly that.
+        QCOMPARE(zeroCollectiveSeconds(0, 1.2e9, job, 4, l).perIteration, bf16);
     }
 
     void groupBottleneck()

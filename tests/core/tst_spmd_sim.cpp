@@ -76,6 +76,34 @@ private slots:
         QVERIFY(r.feasible);
     }
 
+    void gradientAllReducesRunInBucketsAfterTheBackward()
+    {
+        // Two backward computes, each followed by the all-reduce of a parameter's gradient (G1, G2 bytes of
+        // fp16 values). The frameworks put both gradients in one bucket reduced after the backward, so the
+        // iteration is both computes plus ONE ring all-reduce of G1 + G2 (one latency), not two.
+        const double F = 1e12, G1 = 3e6, G2 = 5e6;
+        SpmdInstruction g1 = collective("all-reduce", G1), g2 = collective("all-reduce", G2);
+        g1.parameter = g2.parameter = g1.backward = g2.backward = true;
+        Plan plan = spmdPlan({compute(F, true, true), g1, compute(F, true, true), g2}, {{0.5, 0.5}});
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const LinkParams link = groupLink(plan.cluster, {0, 1});
+        const double c = 0.5 * F / std::min(rate("V100-16GB"), rate("P100-16GB"));
+        const double expected = 2 * c + ringAllReduce(G1 + G2, 2, link);
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
+        QVERIFY(ringAllReduce(G1, 2, link) + ringAllReduce(G2, 2, link) > ringAllReduce(G1 + G2, 2, link));
+        // bf16 reduces gradients in fp32: twice the bytes of the bf16 values.
+        plan.job.precision = Precision::BF16;
+        const CostModel costs16(plan.model, plan.job, plan.profile);
+        const double expected16 = 2 * c + ringAllReduce(2 * (G1 + G2), 2, link);
+        QVERIFY(std::abs(simulate(plan, costs16).iterationSeconds - expected16) < 1e-9 * expected16);
+        // An activation all-reduce (not a parameter's gradient) still runs where the program puts it.
+        g1.parameter = false;
+        plan.job.precision = Precision::FP16;
+        plan.spmd->instructions[1] = g1;
+        const double expectedAct = 2 * c + ringAllReduce(G1, 2, link) + ringAllReduce(G2, 2, link);
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expectedAct) < 1e-9 * expectedAct);
+    }
+
     void rebalanceCostsTheLargestChange()
     {
         // Segment 0 at (1/2, 1/2), segment 1 at (0.8, 0.2): the largest change is 0.3 of the tensor.

@@ -39,7 +39,13 @@ Plan exactAt(const PlanRequest& req, const CostModel& costs, Progress& progress,
     plan.search.stopped = toString(r.stopped);
     if (r.stages.empty())
         return plan;
-    plan.pipelines = placeReplicas(r.stages, req.cluster, groups, k, mbs, microBatches);
+    // The search counts GPUs per type, not per node: a template whose tensor-parallel groups do not fit
+    // the nodes' free GPUs is no fit here, and the other shapes are still tried.
+    try {
+        plan.pipelines = placeReplicas(r.stages, req.cluster, groups, k, mbs, microBatches);
+    } catch (const InfeasibleError&) {
+        return plan;
+    }
     const TemplateObjective o = templateObjective(stageTimes(r.stages), microBatches);
     const double sync = k > 1 ? replicaSyncSeconds(r.stages, req.model, req.job, req.cluster, groups, k) : 0;
     *objective = o.total() + sync;

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 namespace hetplan {
@@ -114,6 +115,26 @@ SpmdInstruction toPlan(const SynthesisContext& ctx, const Instruction& ins)
         out.sharded = scales(op, ins.label);
     }
     return out;
+}
+
+// Marks the backward collectives that reduce a parameter's gradient (the simulator buckets them as the
+// frameworks do). A tied parameter's later contributions are summed into its gradient before the one
+// reduction, so their collectives carry no bytes.
+void markGradientReductions(const TensorGraph& g, const std::vector<Instruction>& prog,
+                            std::vector<SpmdInstruction>& out)
+{
+    std::set<int> reduced;
+    for (size_t k = 0; k < prog.size(); ++k) {
+        const Instruction& ins = prog[k];
+        if (ins.kind != Instruction::Kind::Collective || !ins.backward || ins.rebalance)
+            continue;
+        const int of = g.tensors[ins.tensor].gradOf;
+        if (of < 0 || g.tensors[of].producer < 0 || g.ops[g.tensors[of].producer].kind != OpKind::Parameter)
+            continue;
+        out[k].parameter = true;
+        if (!reduced.insert(of).second)
+            out[k].bytes = 0;
+    }
 }
 
 // What each GPU of a class has for states and activations: its memory less the runtime overhead
@@ -287,6 +308,7 @@ Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long
         sp.program.push_back(describe(g, ins));
         sp.instructions.push_back(toPlan(ctx, ins));
     }
+    markGradientReductions(g, prog, sp.instructions);
     sp.segments = ctx.ratioSegments() == 1 ? std::vector<std::string>{"model"} : g.segments;
     plan.spmd = sp;
     plan.plannerEstimate = b.ratios.seconds;

@@ -161,7 +161,7 @@ private:
         return r * longer + (p - r) * p_.decoderSeconds(i, q);
     }
 
-    // The fill-and-drain bound T ≥ Σ_s t_s + (M − 1) · max_s t_s with the types after i costed at their
+    // The fill-and-drain bound T ≥ max(Σ_s t_s, M · max_s t_s) with the types after i costed at their
     // fastest single layer: true when type i taking n layers cannot beat the k-th best.
     bool overSumBound(int i, int rest, int n) const
     {
@@ -170,7 +170,7 @@ private:
         const double after = rest > n ? (rest - n) * fastestAfter_[i + 1] : 0.0; // no ∞ · 0
         const double sum = sum_ + typeSum(i, n) + after;
         const double peak = std::max(max_, p_.decoderSeconds(i, largestStage(i, n)));
-        return sum + (p_.config().microBatches - 1) * peak >= pool_.bound();
+        return std::max(sum, p_.config().microBatches * peak) >= pool_.bound();
     }
 
     void prunedForMemory()

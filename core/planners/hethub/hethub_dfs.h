@@ -11,8 +11,8 @@
 //   - a type's largest stage (⌈n_i / p_i⌉ decoder layers) already takes ≥ U / M, or
 //   - the types still to assign cannot hold the remaining layers with every stage below U / M.
 // A second bound covers few micro-batches, where fill and drain dominate: the predicted time is also at
-// least Σ_s t_s + (M − 1) · max_s t_s, with the unassigned layers costed at the fastest remaining type's
-// single layer; a choice of n_i whose bound reaches U is skipped.
+// least Σ_s t_s (micro-batch 0 passes every stage), with the unassigned layers costed at the fastest
+// remaining type's single layer; a choice of n_i whose bound reaches U is skipped.
 // A memory bound prunes splits no leaf of which can fit, whatever the order: a type whose largest stage
 // holds more than Predictor::maxStageLayers, or types still to assign whose stages cannot hold the
 // remaining layers within that count. Without it a cluster where little fits (many small GPUs, a big

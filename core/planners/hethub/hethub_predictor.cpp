@@ -10,11 +10,15 @@ namespace hetplan::hethub {
 
 Predictor::Predictor(const Cluster& cluster, const CostModel& costs, const std::vector<TypeGroup>& groups,
                      const SpaceConfig& config)
-    : cluster_(cluster), costs_(costs), groups_(groups), config_(config), decoders_(decoderRange(costs.model()))
+    : cluster_(cluster),
+      costs_(costs),
+      groups_(groups),
+      config_(config),
+      decoders_(decoderRange(costs.model())),
+      links_(cluster, groups, config)
 {
     for (const TypeGroup& g : groups_) {
         tables_.push_back(makeTable(g));
-        dataLinks_.push_back(dataLink(cluster_, g, config_));
         tolerance_.push_back(computeTolerance(g));
         int n = 0;
         while (n < decoders_.count() && tolerance_.back()[n + 1] >= 1)
@@ -38,10 +42,12 @@ TypeTable Predictor::makeTable(const TypeGroup& g) const
     TypeTable t;
     t.time.assign(L + 1, 0.0);
     t.update.assign(L + 1, 0.0);
+    t.back.assign(L + 1, 0.0);
     for (int l = 0; l < L; ++l) {
         const double delta = config_.tp > 1 ? costs_.tpLinkDelta(l, l + 1, g.device, config_.tp, mbs, tpLink) : 0;
         t.time[l + 1] = t.time[l] + layers[l].forward + layers[l].backward + 2 * delta;
         t.update[l + 1] = t.update[l] + layers[l].update;
+        t.back[l + 1] = t.back[l] + layers[l].backward + delta;
     }
     // The fastest window of n decoder layers: a lower bound for any stage holding n of them, and
     // nondecreasing in n (a window of n + 1 layers contains one of n).
@@ -134,37 +140,83 @@ std::vector<std::vector<int>> Predictor::stageGpus(const std::vector<StageSlot>&
     return out;
 }
 
+double pipelineSeconds(const std::vector<double>& t, const std::vector<double>& back, const std::vector<double>& c,
+                       int M)
+{
+    const size_t S = t.size();
+    double downstream = 0; // Σ_{s'>s} t_s' + 2 Σ_{s'≥s} c_s': micro-batch 0's round trip below s
+    std::vector<double> roundTrip(S, 0.0);
+    for (size_t s = S; s-- > 0;) {
+        downstream += 2 * c[s];
+        roundTrip[s] = downstream;
+        downstream += t[s];
+    }
+    double before = 0, best = 0; // before = A_s + D_s = Σ_{s'<s} (t_s' + 2 c_s')
+    for (size_t s = 0; s < S; ++s) {
+        const double send = s + 1 < S ? c[s] : 0.0, cycle = t[s] + send + (s > 0 ? c[s - 1] : 0.0);
+        const double w = std::min<double>(double(S - s - 1), M), forward = t[s] - back[s];
+        const double idle = w > 0 ? std::max(0.0, roundTrip[s] - w * (forward + send)) : 0.0;
+        best = std::max(best, before + M * cycle + idle);
+        before += t[s] + 2 * send;
+    }
+    return best;
+}
+
 LeafScore Predictor::score(const std::vector<StageSlot>& order) const
 {
     const ModelSpec& model = costs_.model();
     const Job& job = costs_.job();
     const std::vector<int> b = bounds(order);
-    const std::vector<std::vector<int>> gpus = stageGpus(order);
     const int S = int(order.size()), M = config_.microBatches;
     const double mbs = config_.microBatchSize;
     const int shards = job.zeroStage > 0 ? config_.dp : 1;
-    double sum = 0, comm = 0, tmax = 0, cmax = 0, sync = 0;
+    const std::vector<std::vector<int>> gpus = stageGpus(order);
+    const size_t n = order.size();
+    std::vector<int> chunk(n), used(groups_.size(), 0);
+    for (int s = 0; s < S; ++s)
+        chunk[size_t(s)] = links_.chunk(order[s].type, used[size_t(order[s].type)]++);
+    std::vector<double> t(n), back(n), c(n, 0.0); // c[s]: the send from s to s + 1
     LeafScore out;
     for (int s = 0; s < S; ++s) {
-        const TypeTable& t = tables_[order[s].type];
-        const double ts = t.time[b[s + 1]] - t.time[b[s]];
-        sum += ts;
-        tmax = std::max(tmax, ts);
+        const TypeTable& tt = tables_[order[s].type];
+        t[size_t(s)] = tt.time[b[s + 1]] - tt.time[b[s]];
+        back[size_t(s)] = tt.back[b[s + 1]] - tt.back[b[s]];
         if (s + 1 < S) {
-            const int src = gpus[s].front(), dst = gpus[s + 1].front();
             const double bytes = model.layers[b[s + 1] - 1].outputBytes * job.activationScale() * mbs;
-            const double c = pointToPoint(bytes, {cluster_.bandwidth(src, dst), cluster_.latency(src, dst)});
-            comm += 2 * c;
-            cmax = std::max(cmax, c);
+            c[size_t(s)] = pointToPoint(bytes, links_.boundary(chunk[size_t(s)], chunk[size_t(s) + 1]));
         }
-        const double gradBytes = (paramsPerRank_[b[s + 1]] - paramsPerRank_[b[s]]) * job.bytesPerValue();
-        const double ar = ringAllReduce(gradBytes, config_.dp, dataLinks_[order[s].type]);
-        sync = std::max(sync, ar + t.update[b[s + 1]] - t.update[b[s]]);
         const double peak = stagePeakMemory(model, b[s], b[s + 1], config_.tp, shards, mbs, std::min(S - s, M), job);
         const DeviceType& device = costs_.device(groups_[order[s].type].device);
         out.fits = out.fits && fitsMemory(peak, tightestNode(cluster_, cluster_.nodesOf(gpus[s]), device), device, job);
     }
-    out.seconds = sum + comm + (M - 1) * std::max(tmax, cmax) + sync;
+    const double pipe = pipelineSeconds(t, back, c, M);
+    // Gradient sync per stage from the end of its last backward (reduce-scatter, step on the shard and
+    // all-gather under ZeRO, as the simulator does).
+    const double tiedParams = model.tiedCopyParams(b[S - 1], b[S]) / config_.tp;
+    std::vector<double> synced(n), step(n);
+    double ready = pipe;
+    for (int s = 0; s < S; ++s) {
+        const TypeTable& tt = tables_[order[s].type];
+        const double params = paramsPerRank_[b[s + 1]] - paramsPerRank_[b[s]] + (s == S - 1 ? tiedParams : 0.0);
+        const LinkParams& dl = links_.data(chunk[size_t(s)]);
+        const double grads = params * job.gradReduceBytes();
+        step[size_t(s)] = (tt.update[b[s + 1]] - tt.update[b[s]]) / shards;
+        if (shards > 1)
+            step[size_t(s)] += ringAllGather(params * job.bytesPerValue(), config_.dp, dl);
+        synced[size_t(s)] =
+            ready + (shards > 1 ? ringReduceScatter(grads, config_.dp, dl) : ringAllReduce(grads, config_.dp, dl));
+        if (s + 1 < S)
+            ready -= back[size_t(s)] + (s > 0 ? c[size_t(s) - 1] : 0.0);
+    }
+    if (S > 1 && tiedParams > 0) {
+        const double both =
+            std::max(synced[0], synced[size_t(S) - 1]) +
+            ringAllReduce(tiedParams * job.gradReduceBytes(), 2, links_.tied(chunk[0], chunk[size_t(S) - 1]));
+        synced[0] = synced[size_t(S) - 1] = both;
+    }
+    out.seconds = 0;
+    for (int s = 0; s < S; ++s)
+        out.seconds = std::max(out.seconds, synced[size_t(s)] + step[size_t(s)]);
     return out;
 }
 

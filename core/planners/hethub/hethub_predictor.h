@@ -3,14 +3,13 @@
 // computed once per (tp, micro-batch) as prefix sums, so any stage's time is O(1); a leaf's iteration time
 // and per-stage peak memory come from those tables.
 //
-// Iteration estimate of a 1F1B pipeline with stage times t_s (forward + backward of one micro-batch),
-// boundary sends c_s and M micro-batches:
-//     T = Σ t_s + 2 Σ c_s + (M − 1) · max(max t_s, max c_s) + max_s (gradient all-reduce_s + optimizer_s)
-// (fill and drain once, then the bottleneck for every other micro-batch). T ≥ M · max t_s, which is the
-// lower bound the DFS prunes with. Peak memory uses the shared memory model with min(S − s, M) micro-batches
-// in flight at position s, so the stage order matters for memory but not for T; the shared simulator,
-// which models the order's effect on time, re-scores the best leaves.
-#include "hethub_space.h"
+// Iteration estimate of a 1F1B pipeline (see pipelineSeconds) whose boundary sends c_s go over the links of
+// hethub_links.h, as the simulator sends them. Stage 0's drain ends the pipeline at P and reaches stage s
+// earlier, at r_s = P − Σ_{s'<s} b_s' − Σ_{s'<s−1} c_s'. Each stage then all-reduces its gradients (tied
+// embeddings after both ends are done) and steps its optimizer: T = max_s (r_s + all-reduce_s + step_s).
+// T ≥ M · max t_s and T ≥ Σ t_s, the lower bounds the DFS prunes with. Peak memory uses the shared memory
+// model with min(S − s, M) micro-batches in flight at position s; the simulator re-scores the best leaves.
+#include "hethub_links.h"
 
 #include "core/cost/costmodel.h"
 #include "core/model/job.h"
@@ -18,6 +17,18 @@
 #include <vector>
 
 namespace hetplan::hethub {
+
+// The 1F1B pipeline's span for stage times t_s (forward + backward of one micro-batch), backward times b_s,
+// sends c_s from s to s + 1 and M micro-batches. Sends block the sender (the simulator's default, as in
+// Megatron), so stage s spends e_s = t_s + c_s + c_{s−1} per micro-batch. Stage s is first reached after
+// A_s = Σ_{s'<s} (f_s' + c_s'), works M · e_s, idles in its warm-up while micro-batch 0's round trip below
+// it outlasts its w_s = min(S − s − 1, M) warm-up forwards, and the drain above it takes D_s:
+//     P = max_s (A_s + M · e_s + idle_s + D_s).
+// Unlike Σ t_s + 2 Σ c_s + (M − 1) · max e_s, it does not charge a slow first stage for the fill and drain
+// of the fast ones below it (within a few % of the simulator's schedule on random pipelines, where the
+// former was up to 22 % high).
+double pipelineSeconds(const std::vector<double>& t, const std::vector<double>& back, const std::vector<double>& c,
+                       int M);
 
 // One pipeline stage of a leaf: its device type and how many decoder layers it holds.
 struct StageSlot {
@@ -34,6 +45,7 @@ struct LeafScore {
 // Per-type prefix sums over all layers for one (tp, micro-batch).
 struct TypeTable {
     std::vector<double> time;    // forward + backward, tp all-reduces over the type's real tp links
+    std::vector<double> back;    // backward alone
     std::vector<double> update;  // optimizer step
     std::vector<double> decoder; // decoder[n]: the fastest window of n decoder layers (pruning bound)
 };
@@ -77,7 +89,7 @@ private:
     std::vector<TypeTable> tables_;
     std::vector<std::vector<int>> tolerance_; // [type][n decoder layers]
     std::vector<int> maxStageLayers_;
-    std::vector<LinkParams> dataLinks_;
+    ChunkLinks links_;
     std::vector<double> paramsPerRank_; // prefix sums of parameters per tp rank
 };
 

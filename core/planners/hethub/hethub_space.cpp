@@ -85,13 +85,4 @@ LinkParams tensorLink(const Cluster& cluster, const TypeGroup& g, int tp)
     return worst;
 }
 
-LinkParams dataLink(const Cluster& cluster, const TypeGroup& g, const SpaceConfig& c)
-{
-    std::vector<int> ranks;
-    const std::vector<int> chunk = stageChunk(g, c, 0);
-    for (int r = 0; r < c.dp; ++r)
-        ranks.push_back(chunk[size_t(r) * c.tp]);
-    return groupLink(cluster, ranks);
-}
-
 } // namespace hetplan::hethub

@@ -54,9 +54,7 @@ std::vector<SpaceConfig> enumerateConfigs(const Cluster& cluster, const ModelSpe
 // The GPUs of type group `g`'s k-th stage (chunk k of dp·tp GPUs).
 std::vector<int> stageChunk(const TypeGroup& g, const SpaceConfig& c, int k);
 
-// The slowest link of the type's tensor-parallel groups (consecutive runs of tp GPUs) and of its
-// data-parallel groups (rank r·tp of each chunk).
+// The slowest link of the type's tensor-parallel groups (consecutive runs of tp GPUs).
 LinkParams tensorLink(const Cluster& cluster, const TypeGroup& g, int tp);
-LinkParams dataLink(const Cluster& cluster, const TypeGroup& g, const SpaceConfig& c);
 
 } // namespace hetplan::hethub

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 using namespace hetplan;
@@ -329,6 +330,10 @@ private slots:
                           8;
         QVERIFY(std::abs(d["additive_upper_bound_tokens_per_gpu_second"].toDouble() - ub) <= 1e-9 * ub);
         QVERIFY(d["uniform_split_tokens_per_gpu_second"].toDouble() > 0);
+        QVERIFY(d["uniform_split_feasible"].toBool());
+        // The gain is the chosen plan's throughput over the twin's.
+        QCOMPARE(d["gain_over_uniform_split"].toDouble(),
+                 d["tokens_per_gpu_second"].toDouble() / d["uniform_split_tokens_per_gpu_second"].toDouble());
         test::checkPipelineInvariants(plan, nullptr, true);
     }
 
@@ -387,6 +392,102 @@ private slots:
         for (const Row& r : rows)
             qInfo("%-38s %6d %6d %9.3f%% %9.3f%%", r.name.c_str(), r.points, r.fails,
                   r.points ? 100 * r.sum / r.points : 0.0, 100 * r.worst);
+    }
+
+    // Two nodes of two vendors, so the boundary takes the CPU path: 2 A100-80GB + 2 MI210, NICs and CPU
+    // path at 2 GB/s, 20 µs between nodes. Four toy layers, measured at f = 10 ms, b = 20 ms, step 1 ms;
+    // dp 2, tp 1, 2 layers per stage, global batch 8 → M = 4 micro-batches of 1.
+    //   Boundary: both replicas' flows leave node a at once and split its NIC: 1 GB/s each, so one send
+    //   of 1e8 B takes c = 20 µs + 0.1 s = 0.10002 s (the old model took 2 GB/s: 0.05002 s).
+    //   Stage time t = 0.06 s; a blocking send holds its stage, so each stage spends 0.06 + c per
+    //   micro-batch. 1F1B, stage 0 with one warm-up forward:
+    //     s0 F0 [0, .02] send → .12002; F1 [.12002, .14002] send → .24004
+    //     s1 F0 [.12002, .14002] B0 → .18002 send → .28004; s0 B0 → .32004, F2 → .34004 send → .44006
+    //     s1 F1 [.28004, .30004] B1 → .34004 send → .44006; s0 B1 → .48006, F3 → .50006 send → .60008
+    //     s1 F2 [.44006, .46006] B2 → .50006 send → .60008; s0 B2 → .64008
+    //     s1 F3 [.60008, .62008] B3 → .66008 send → .76010; s0 B3 → .80010
+    //   Then stage 0's all-reduce of 2e6 fp16 gradients over NVLink (~0.1 ms) and its 2 ms step:
+    //   about 0.8022 s.
+    void cpuPathEstimateMatchesSimulator()
+    {
+        Cluster cluster = test::twoNodeCluster("A100-80GB", 2, "MI210", 2, 2e9);
+        cluster.cpuInterBandwidth = 2e9;
+        cluster.interLatency = 20e-6;
+        QCOMPARE(cluster.path(0, 2), Communicator::CpuEthernet);
+        ModelSpec model = test::toyModel(4, 1e9, 1e6, 1e8);
+        Job job;
+        job.globalBatchSize = 8;
+        job.sequenceLength = 1;
+        Profile prof;
+        for (const char* device : {"A100-80GB", "MI210"})
+            prof.set({device, 1, 1}, std::vector<LayerTiming>(4, LayerTiming{0.010, 0.020, 0.001}));
+        const CostModel costs(model, job, prof);
+        const std::vector<TypeGroup> groups = typeGroups(cluster);
+        std::optional<SpaceConfig> config;
+        for (const SpaceConfig& c : enumerateConfigs(cluster, model, groups, 8, 1))
+            if (c.dp == 2 && c.tp == 1)
+                config = c;
+        QVERIFY(config && config->microBatches == 4);
+        const Predictor p(cluster, costs, groups, *config);
+        const std::vector<StageSlot> order{{0, 2}, {1, 2}};
+        const double predicted = p.score(order).seconds;
+        QVERIFY2(std::abs(predicted - 0.8022) < 0.0005, qPrintable(QString::number(predicted, 'g', 8)));
+        PlanRequest req;
+        req.cluster = cluster;
+        req.model = model;
+        req.job = job;
+        Plan plan = strategyPlan(leafStrategy(p, order, predicted), cluster, model, job);
+        scorePlan(plan, costs);
+        const double simulated = plan.estimate.iterationSeconds;
+        QVERIFY2(std::abs(simulated - 0.8022) < 0.0005, qPrintable(QString::number(simulated, 'g', 8)));
+        QVERIFY(std::abs(predicted / simulated - 1) < 0.02);
+    }
+
+    // A batch no dp > 1 divides: 4 + 4 GPUs allow dp 2 and 4 (tp 1: 4 groups per type), 1023 = 3·11·31.
+    void oddBatchSaysDataParallelismIsOff()
+    {
+        const Cluster c = test::twoNodeCluster("A100-40GB", 4, "V100-16GB", 4, 3e9);
+        const ModelSpec m = buildGptModel("gpt-8", 8, 1024, 16, 512);
+        const std::vector<TypeGroup> groups = typeGroups(c);
+        const std::string w = dataParallelWarning(c, m, groups, 1023);
+        QVERIFY2(w.find("global batch 1023 has no divisor ≤ 4") == 0, w.c_str());
+        QVERIFY2(w.find("(2, 4)") != std::string::npos, w.c_str());
+        QVERIFY(dataParallelWarning(c, m, groups, 1022).empty()); // 2 divides it
+        QVERIFY(dataParallelWarning(c, m, groups, 0).empty());    // bad input: no warning, no crash
+        registerBuiltinPlanners();
+        PlanRequest req;
+        req.cluster = c;
+        req.model = m;
+        req.job.globalBatchSize = 1023;
+        req.job.sequenceLength = 512;
+        req.options["metrics"] = "false";
+        Progress progress;
+        const Plan plan = runPlanner("hethub", req, progress);
+        const QJsonObject d = plan.details.at("hethub");
+        QCOMPARE(plan.pipelines.at(0).replicas, 1);
+        QCOMPARE(d["warnings"].toArray().at(0).toString(), QString::fromStdString(w));
+    }
+
+    // A100-80GB + T4, one GPU each, a GPT of 16 layers of hidden 4096: 12·4096² ≈ 201 M parameters a layer,
+    // 16 B each with mixed-precision Adam ≈ 3.2 GB. The even split puts 8 layers (≈ 26 GB of model states)
+    // on the 16 GB T4, which cannot fit, while the A100 can take all but a few layers. So the uniform twin reports
+    // that it does not fit and no gain.
+    void uniformTwinThatDoesNotFitHasNoGain()
+    {
+        registerBuiltinPlanners();
+        PlanRequest req;
+        req.cluster = test::twoNodeCluster("A100-80GB", 1, "T4", 1, 3e9);
+        req.model = buildGptModel("gpt-wide", 16, 4096, 32, 512);
+        req.job.globalBatchSize = 4;
+        req.job.sequenceLength = 512;
+        Progress progress;
+        const Plan plan = runPlanner("hethub", req, progress);
+        QVERIFY(plan.estimate.feasible);
+        const QJsonObject d = plan.details.at("hethub");
+        QCOMPARE(d["uniform_split_feasible"].toBool(), false);
+        QCOMPARE(d["uniform_split"].toString(), QStringLiteral("uniform split does not fit memory"));
+        QVERIFY(!d.contains("uniform_split_tokens_per_gpu_second"));
+        QVERIFY(!d.contains("gain_over_uniform_split"));
     }
 
     void subCluster()

@@ -298,6 +298,7 @@ void TestPlanDetails::hethubRatiosFromThePlanWhenGiven()
     QVERIFY(m);
     QCOMPARE(valueOf(*m, "Throughput / upper bound"), QStringLiteral("87.5 %")); // the plan's, not 90 %
     QCOMPARE(valueOf(*m, "Uniform layer split"), QStringLiteral("500 tokens/GPU/s (does not fit memory)"));
+    QCOMPARE(valueOf(*m, "Gain of the non-uniform split"), QStringLiteral("<missing>")); // no gain over a misfit
     QCOMPARE(valueOf(*m, "MFU"), QStringLiteral("–"));
 }
 

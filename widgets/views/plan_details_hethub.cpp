@@ -31,12 +31,22 @@ DetailsBlock hethubMetrics(SectionReader& r)
     addRow(kv, tr("Additive upper bound (eq. 3)"), tokensPerGpu(bound));
     addRow(kv, tr("Throughput / upper bound"),
            fraction.isDouble() ? percent(fraction.toDouble()) : QStringLiteral("–"));
+    // A uniform twin that does not fit memory gets no gain: there is nothing to gain over.
     const bool fits = !uniformFits.isBool() || uniformFits.toBool();
-    addRow(kv, tr("Uniform layer split, same degrees"),
-           tokensPerGpu(uniform) + (fits ? QString() : tr(" (does not fit memory)")));
-    if (tokens.isDouble() && uniform.toDouble() > 0)
+    r.take("uniform_split");
+    QJsonValue gain = r.take("gain_over_uniform_split");
+    if (!fits)
+        addRow(kv, tr("Uniform layer split, same degrees"),
+               uniform.isDouble() ? tokensPerGpu(uniform) + tr(" (does not fit memory)") : tr("does not fit memory"));
+    else
+        addRow(kv, tr("Uniform layer split, same degrees"), tokensPerGpu(uniform));
+    if (!gain.isDouble() && tokens.isDouble() && uniform.toDouble() > 0)
+        gain = tokens.toDouble() / uniform.toDouble();
+    if (fits && gain.isDouble())
         addRow(kv, tr("Gain of the non-uniform split"),
-               QStringLiteral("%1×").arg(QString::number(tokens.toDouble() / uniform.toDouble(), 'f', 2)));
+               QStringLiteral("%1×").arg(QString::number(gain.toDouble(), 'f', 2)));
+    for (const QJsonValue& w : r.takeArray("warnings"))
+        addRow(kv, tr("Warning"), w.toString());
     return kv;
 }
 

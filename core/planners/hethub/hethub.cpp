@@ -4,6 +4,8 @@
 
 #include "core/base/errors.h"
 
+#include <QJsonArray>
+
 namespace hetplan {
 
 std::vector<PlannerOption> HetHubPlanner::options() const
@@ -44,6 +46,10 @@ Plan HetHubPlanner::plan(const PlanRequest& req, const CostModel& costs, Progres
     }
     if (progress.stopReason() != StopReason::None && result.plan.search.stopped.empty())
         result.plan.search.stopped = toString(progress.stopReason());
+    if (const std::string w =
+            hethub::dataParallelWarning(req.cluster, req.model, result.groups, req.job.globalBatchSize);
+        !w.empty())
+        details["warnings"] = QJsonArray{QString::fromStdString(w)};
     result.plan.details["hethub"] = details;
     return result.plan;
 }

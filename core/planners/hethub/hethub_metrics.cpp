@@ -104,9 +104,15 @@ QJsonObject hethubDetails(const SearchResult& result, const PlanRequest& req, co
     o["order"] = settings.bestOrder ? "best" : "descending";
     o["tokens_per_gpu_second"] = tpgs;
     o["mfu"] = modelFlopsUtilization(result.plan, costs);
+    // A twin that does not fit memory is no baseline: its throughput and a gain over it would mislead.
     const Plan uniform = uniformSplitPlan(result, req, costs);
-    o["uniform_split_tokens_per_gpu_second"] = tokensPerGpuSecond(uniform);
     o["uniform_split_feasible"] = uniform.estimate.feasible;
+    if (!uniform.estimate.feasible) {
+        o["uniform_split"] = "uniform split does not fit memory";
+    } else if (const double u = tokensPerGpuSecond(uniform); u > 0) {
+        o["uniform_split_tokens_per_gpu_second"] = u;
+        o["gain_over_uniform_split"] = tpgs / u;
+    }
     QJsonArray homogeneous;
     double weighted = 0, gpus = 0;
     bool complete = true;

@@ -6,8 +6,9 @@
 // - additive_upper_bound_tokens_per_gpu_second, eq. 3: each device type trained on its own GPUs with the
 //   best plan of the same search (one type: the uniform Megatron space), scored by the shared simulator,
 //   combined as Σ T_i · N_i / Σ N_i; absent when some type cannot hold the model alone;
-// - uniform_split_tokens_per_gpu_second: the chosen degrees and stage order with the decoder layers split
-//   evenly over the stages (the paper's "uniform slicing"), so the gain of the non-uniform split shows.
+// - uniform_split_tokens_per_gpu_second and gain_over_uniform_split: the chosen degrees and stage order with
+//   the decoder layers split evenly over the stages (the paper's "uniform slicing"), so the gain of the
+//   non-uniform split shows; only when that twin fits memory (else uniform_split says it does not).
 #include "hethub_search.h"
 
 #include <QJsonObject>

@@ -151,13 +151,13 @@ double pipelineSeconds(const std::vector<double>& t, const std::vector<double>& 
         roundTrip[s] = downstream;
         downstream += t[s];
     }
-    double before = 0, best = 0; // before = A_s + D_s = Σ_{s'<s} (t_s' + 2 c_s')
+    double before = 0, best = 0; // before = A_s + D_s = Σ_{s'<s} (t_s' + c_s') + Σ_{s'<s−1} c_s'
     for (size_t s = 0; s < S; ++s) {
         const double send = s + 1 < S ? c[s] : 0.0, cycle = t[s] + send + (s > 0 ? c[s - 1] : 0.0);
         const double w = std::min<double>(double(S - s - 1), M), forward = t[s] - back[s];
         const double idle = w > 0 ? std::max(0.0, roundTrip[s] - w * (forward + send)) : 0.0;
         best = std::max(best, before + M * cycle + idle);
-        before += t[s] + 2 * send;
+        before += t[s] + send + (s > 0 ? c[s - 1] : 0.0); // e_s holds s's send up, so D_s skips it
     }
     return best;
 }

@@ -22,11 +22,12 @@ namespace hetplan::hethub {
 // sends c_s from s to s + 1 and M micro-batches. Sends block the sender (the simulator's default, as in
 // Megatron), so stage s spends e_s = t_s + c_s + c_{s−1} per micro-batch. Stage s is first reached after
 // A_s = Σ_{s'<s} (f_s' + c_s'), works M · e_s, idles in its warm-up while micro-batch 0's round trip below
-// it outlasts its w_s = min(S − s − 1, M) warm-up forwards, and the drain above it takes D_s:
+// it outlasts its w_s = min(S − s − 1, M) warm-up forwards, and the drain above it takes
+// D_s = Σ_{s'<s} b_s' + Σ_{s'<s−1} c_s':
 //     P = max_s (A_s + M · e_s + idle_s + D_s).
 // Unlike Σ t_s + 2 Σ c_s + (M − 1) · max e_s, it does not charge a slow first stage for the fill and drain
-// of the fast ones below it (within a few % of the simulator's schedule on random pipelines, where the
-// former was up to 22 % high).
+// of the fast ones below it. Against the simulator's schedule on 500 random pipelines (2-12 stages, 1-32
+// micro-batches) it is off by 0.7 % on average (−12 % to +6 %); the former was 0 to +22 %.
 double pipelineSeconds(const std::vector<double>& t, const std::vector<double>& back, const std::vector<double>& c,
                        int M);
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
+#include <string>
 
 namespace hetplan::hethub {
 
@@ -66,6 +68,34 @@ std::vector<SpaceConfig> enumerateConfigs(const Cluster& cluster, const ModelSpe
         }
     }
     return out;
+}
+
+std::string dataParallelWarning(const Cluster& cluster, const ModelSpec& model, const std::vector<TypeGroup>& groups,
+                                int globalBatch)
+{
+    std::set<int> allowed; // dp > 1 some tp allows with at least one decoder layer per stage
+    const int decoders = decoderRange(model).count();
+    for (int tp : allowedTensorDegrees(model, cluster)) {
+        int common = 0, gpus = 0;
+        for (const TypeGroup& g : groups) {
+            common = std::gcd(common, int(g.gpus.size()) / tp);
+            gpus += int(g.gpus.size());
+        }
+        for (int dp : divisors(common))
+            if (dp > 1 && gpus / (dp * tp) <= decoders)
+                allowed.insert(dp);
+    }
+    if (allowed.empty() || globalBatch <= 0)
+        return {};
+    std::string list;
+    for (int dp : allowed) {
+        if (globalBatch % dp == 0)
+            return {};
+        list += (list.empty() ? "" : ", ") + std::to_string(dp);
+    }
+    return "global batch " + std::to_string(globalBatch) + " has no divisor ≤ " + std::to_string(*allowed.rbegin()) +
+           " among the data-parallel degrees the GPU counts allow (" + list +
+           "): data parallelism off (dp = 1); a global batch divisible by one of them enables it";
 }
 
 std::vector<int> stageChunk(const TypeGroup& g, const SpaceConfig& c, int k)

@@ -51,6 +51,13 @@ struct SpaceConfig {
 std::vector<SpaceConfig> enumerateConfigs(const Cluster& cluster, const ModelSpec& model,
                                           const std::vector<TypeGroup>& groups, int globalBatch, int maxMicroBatch);
 
+// Every replica takes the same share of the batch (a Pipeline has one micro-batch size and count, and
+// Megatron and DeepSpeed need equal shares), so dp must divide the global batch. When the GPU counts allow
+// some dp > 1 but none of those divides the batch, the search runs without data parallelism; this says so
+// ("" otherwise).
+std::string dataParallelWarning(const Cluster& cluster, const ModelSpec& model, const std::vector<TypeGroup>& groups,
+                                int globalBatch);
+
 // The GPUs of type group `g`'s k-th stage (chunk k of dp·tp GPUs).
 std::vector<int> stageChunk(const TypeGroup& g, const SpaceConfig& c, int k);
 

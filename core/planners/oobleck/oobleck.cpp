@@ -14,7 +14,9 @@ std::vector<PlannerOption> OobleckPlanner::options() const { return {templateMic
 
 namespace {
 
-// The one device type and node size of a homogeneous cluster, or InfeasibleError pointing to ditto.
+// The one device type and node size of a homogeneous cluster. Any other cluster is outside Oobleck's
+// domain (its templates assume one GPU type and equal nodes): an input error pointing to ditto, not "no
+// feasible plan", so comparisons list oobleck as not applicable rather than as failing.
 TypeGroup homogeneousGroup(const Cluster& cluster)
 {
     const std::vector<TypeGroup> groups = typeGroups(cluster);
@@ -22,14 +24,16 @@ TypeGroup homogeneousGroup(const Cluster& cluster)
         std::string types;
         for (const TypeGroup& g : groups)
             types += (types.empty() ? "" : ", ") + g.type;
-        throw InfeasibleError("oobleck plans homogeneous clusters; this one mixes " + types +
-                              " — use ditto (or exhaustive) for heterogeneous clusters");
+        throw InputError("cluster", "nodes",
+                         "oobleck plans homogeneous clusters; this one mixes " + types +
+                             " — use ditto (or exhaustive) for heterogeneous clusters");
     }
     for (int n : groups[0].nodes)
         if (cluster.nodes[n].gpus != groups[0].maxNodeGpus)
-            throw InfeasibleError("oobleck needs nodes of equal size (node '" + cluster.nodes[n].name + "' has " +
-                                  std::to_string(cluster.nodes[n].gpus) + " GPUs, others " +
-                                  std::to_string(groups[0].maxNodeGpus) + ") — use ditto");
+            throw InputError("cluster", "nodes",
+                             "oobleck needs nodes of equal size (node '" + cluster.nodes[n].name + "' has " +
+                                 std::to_string(cluster.nodes[n].gpus) + " GPUs, others " +
+                                 std::to_string(groups[0].maxNodeGpus) + ") — use ditto");
     return groups[0];
 }
 

@@ -364,6 +364,19 @@ private slots:
         QVERIFY(*ditto.plannerEstimate <= *exact.plannerEstimate * 1.08);
     }
 
+    void dittoNeverWorseThanExhaustiveWhereExactFits()
+    {
+        // ditto-ex3 with the analytic model: the recovery ranks micro-batch 1 first, but the exact optimum
+        // is at micro-batch 2. Both shapes' exact searches (80,325 states each) fit the default budget of
+        // 2,000,000, so ditto's search contains exhaustive's and its T can be no larger.
+        const PlanRequest req = test::exampleRequest("ditto-ex3", "gpt2-xl", 128);
+        Progress p1, p2;
+        const Plan ditto = runPlanner("ditto", req, p1);
+        const Plan exact = runPlanner("exhaustive", req, p2);
+        QVERIFY2(*ditto.plannerEstimate <= *exact.plannerEstimate * (1 + 1e-12),
+                 (std::to_string(*ditto.plannerEstimate) + " vs " + std::to_string(*exact.plannerEstimate)).c_str());
+    }
+
 private:
     static PlanRequest dittoRequest(const std::string& cluster)
     {

@@ -10,6 +10,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 namespace hetplan {
@@ -30,8 +32,9 @@ std::vector<PlannerOption> DittoPlanner::options() const
                                   "number (section 6.4's remedy, needed when memory binds)"),
             searchedMicroBatchOption(), pipelinesOption(), maxStatesOption(),
             PlannerOption::integer("exact_below", "Exact search below", 2000000, 0, 1000000000,
-                                   "also run the exact pipeline search (exhaustive's) when its state count is at most "
-                                   "this, and keep the better plan; 0 = never (ignored with recovery=paper)")};
+                                   "also run the exact pipeline search (exhaustive's), shape by shape from the best "
+                                   "recovered one, while the states searched stay at most this, and keep the better "
+                                   "plan; 0 = never (ignored with recovery=paper)")};
 }
 
 namespace {
@@ -249,14 +252,16 @@ QJsonObject dittoDetails(const PlanRequest& req, const Folding& f, const std::ve
 namespace {
 
 // Ditto at one micro-batch size: folding, virtual template, recovery, and below the state threshold the
-// exact pipeline (the better of the two is kept). Throws InfeasibleError when neither finds a pipeline.
+// exact pipeline (the better of the two is kept). `exactBudget` (null: no exact search) is the number of exact
+// states still allowed; the search runs when its states fit and takes them from the budget. Throws
+// InfeasibleError when neither finds a pipeline.
 struct MicroBatchPlan {
     Plan plan;
     double objective = kNoStage;
 };
 
 MicroBatchPlan planAtMicroBatch(const PlanRequest& req, const CostModel& costs, Progress& progress,
-                                const std::vector<TypeGroup>& allGroups, int k, int mbs, bool tryExact)
+                                const std::vector<TypeGroup>& allGroups, int k, int mbs, double* exactBudget)
 {
     // k identical pipelines: the search runs on one share, each pipeline takes 1/k of the batch.
     const std::vector<TypeGroup> groups = k == 1 ? allGroups : replicaShare(allGroups, req.cluster, k, 0);
@@ -279,7 +284,8 @@ MicroBatchPlan planAtMicroBatch(const PlanRequest& req, const CostModel& costs, 
     // run it too, so the plan is never worse than the exact optimum nor missing where one exists.
     std::optional<ExactResult> exact;
     const double states = exactStateCount(req.model.layerCount(), available);
-    if (tryExact && req.option("recovery") != "paper" && states <= req.intOption("exact_below")) {
+    if (exactBudget && req.option("recovery") != "paper" && states <= *exactBudget) {
+        *exactBudget -= states;
         progress.report(0.8, "ditto: exact pipeline");
         exact = exactPipeline(sc, available, req.job, &progress);
     }
@@ -340,19 +346,31 @@ Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
         for (int mbs : templateMicroBatchCandidates(req))
             if (req.job.globalBatchSize % (k * mbs) == 0)
                 shapes.emplace_back(k, mbs);
-    // Folding and recovery at every shape (cheap), then the exact search where it is affordable: at the
-    // best shape found, or, when the recovery found nothing, at each shape until one gives a pipeline.
-    auto attempt = [&](std::pair<int, int> shape, bool exact) {
+    // Folding and recovery at every shape (cheap), then the exact search where it is affordable, shape by
+    // shape from the best recovered one (failed shapes last): the recovery's ranking of micro-batch sizes
+    // is not the exact one's (on ditto-ex3 the recovery prefers mbs 1, the exact optimum is at mbs 2), so
+    // the exact search goes on while its state budget lasts rather than stopping at the first shape.
+    std::map<std::pair<int, int>, double> recoveredT;
+    auto attempt = [&](std::pair<int, int> shape, double* exactBudget) {
         const auto [k, mbs] = shape;
+        const double budgetBefore = exactBudget ? *exactBudget : 0;
         try {
-            MicroBatchPlan c = planAtMicroBatch(req, costs, progress, groups, k, mbs, exact);
+            MicroBatchPlan c = planAtMicroBatch(req, costs, progress, groups, k, mbs, exactBudget);
+            const bool exact = exactBudget && *exactBudget < budgetBefore;
+            if (exactBudget && !exact)
+                return false; // the exact search did not fit the budget: nothing new at this shape
             tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"exact", exact}, {"T", c.objective}});
+            if (!exact)
+                recoveredT[shape] = c.objective;
             if (!best || c.objective < best->objective) {
                 best = std::move(c);
                 bestShape = shape;
             }
             return true;
         } catch (const InfeasibleError& e) {
+            const bool exact = exactBudget && *exactBudget < budgetBefore;
+            if (exactBudget && !exact)
+                return false;
             tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"exact", exact}, {"failed", QString(e.what())}});
             if (failure.empty())
                 failure = e.what();
@@ -361,13 +379,20 @@ Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
     };
     try {
         for (const auto& shape : shapes)
-            attempt(shape, false);
-        if (best)
-            attempt(bestShape, true);
-        else
-            for (const auto& shape : shapes)
-                if (attempt(shape, true))
-                    break;
+            attempt(shape, nullptr);
+        std::vector<std::pair<int, int>> order = shapes;
+        std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+            const auto ta = recoveredT.find(a), tb = recoveredT.find(b);
+            const double va = ta == recoveredT.end() ? kNoStage : ta->second;
+            const double vb = tb == recoveredT.end() ? kNoStage : tb->second;
+            return va < vb;
+        });
+        double budget = double(req.intOption("exact_below"));
+        for (const auto& shape : order) {
+            if (budget <= 0)
+                break;
+            attempt(shape, &budget);
+        }
     } catch (const CancelledError&) {
         if (!best)
             throw;

@@ -154,6 +154,8 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     noteFailedNodes(req, err);
     for (const std::string& w : profileWarnings(req.job, req.profile))
         err << "warning: " << escapeControls(w) << "\n";
+    for (const std::string& w : modelWarnings(req.model))
+        err << "warning: " << escapeControls(w) << "\n";
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = [&] {
         try {

@@ -62,6 +62,8 @@ int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std
     const CostModel costs(plan.model, plan.job, plan.profile);
     for (const std::string& w : costs.warnings())
         err << "warning: " << escapeControls(w) << "\n";
+    for (const std::string& w : modelWarnings(plan.model))
+        err << "warning: " << escapeControls(w) << "\n";
     warnUnsplittableStages(path, plan, err);
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;

@@ -20,6 +20,25 @@ double sequenceTimeScale(const ModelSpec& model, int layer, double fromSequence,
     return from > 0 ? flops(toSequence) / from : toSequence / fromSequence;
 }
 
+std::vector<std::string> modelWarnings(const ModelSpec& model)
+{
+    int count = 0;
+    std::string first;
+    for (const LayerSpec& l : model.layers) {
+        const bool timed = l.kind == LayerKind::Transformer || l.kind == LayerKind::MoE || l.kind == LayerKind::Head;
+        if (timed && l.forwardFlops > 0 && l.matmuls.empty()) {
+            if (count++ == 0)
+                first = l.name;
+        }
+    }
+    if (count == 0)
+        return {};
+    return {"model '" + model.name + "': " + std::to_string(count) + " layer(s) (first: '" + first +
+            "') have no work list (matmuls) and the model's arch does not give the sizes (hidden, heads, ffn, "
+            "sequence) to derive one: their analytic times come from FLOPs alone, a rule not calibrated against "
+            "measurements"};
+}
+
 std::vector<std::string> profileWarnings(const Job& job, const Profile& profile)
 {
     std::vector<std::string> w;

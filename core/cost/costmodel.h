@@ -74,6 +74,10 @@ private:
 // The warnings CostModel(..., job, profile).warnings() gives, for callers that print them. Throws
 // InputError when the profile's precision differs from the job's.
 std::vector<std::string> profileWarnings(const Job& job, const Profile& profile);
+// What the analytic profile cannot time properly in `model`: blocks and heads with FLOPs but no work list
+// (a model file that gives neither the work nor the arch sizes to derive it, core/model/model.h), whose
+// times then come from the uncalibrated FLOP rule. Empty for the bundled examples.
+std::vector<std::string> modelWarnings(const ModelSpec& model);
 // Factor that turns a layer time measured at `fromSequence` tokens into one at `toSequence` tokens: the
 // layer's FLOPs at both lengths, the attention scores (4·s²·h for a transformer or MoE block of hidden h)
 // growing with s², everything else with s.

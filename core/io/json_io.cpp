@@ -302,6 +302,7 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         readLayerWork(l, s);
         m.layers.push_back(s);
     }
+    deriveMissingWork(m); // blocks sized by arch but without a work list get the builders' one
     m.validate(file);
     return m;
 }

@@ -101,6 +101,14 @@ struct ModelSpec {
     void validate(const std::string& file) const;
 };
 
+// Model files may give a block's sizes (arch) but not its work list (LayerSpec::matmuls, element-wise bytes,
+// kernels), which the analytic profile times. For every transformer block with no work list at all this
+// derives it from arch (hidden, heads, kv_heads, ffn, sequence) as the example builders size a block: the
+// Llama family as a gated MLP with RMSNorm, no linear biases and FlashAttention, every other family as a
+// GeLU MLP with LayerNorm and biases. Its parameters and FLOPs stay the file's. Returns the layers that
+// still have no work list (arch too incomplete, or not a transformer block).
+std::vector<int> deriveMissingWork(ModelSpec& m);
+
 // Builders for the bundled example models (the names `hetplan-cli list examples` shows). `sequence` 0 = the model's
 // default.
 std::vector<std::string> exampleModelNames();

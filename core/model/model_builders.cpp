@@ -321,4 +321,45 @@ ModelSpec buildExampleModel(const std::string& name, int sequence)
     throw InputError("example:" + name, "example", "unknown example model '" + name + "' (known: " + known + ")");
 }
 
+namespace {
+
+bool hasWork(const LayerSpec& l)
+{
+    return !l.matmuls.empty() || l.kernels > 0 || l.memoryBytesSharded > 0 || l.memoryBytesReplicated > 0;
+}
+
+} // namespace
+
+std::vector<int> deriveMissingWork(ModelSpec& m)
+{
+    const ModelArch& a = m.arch;
+    const bool sized = a.hidden > 0 && a.heads > 0 && a.ffn > 0 && a.sequence > 0 && a.hidden % a.heads == 0 &&
+                       a.keyValueHeads() > 0 && a.heads % a.keyValueHeads() == 0;
+    const bool llama = a.family == "llama";
+    BlockShape b;
+    b.s = a.sequence;
+    b.h = a.hidden;
+    b.heads = a.heads;
+    b.kvHeads = a.keyValueHeads();
+    b.ffn = a.ffn;
+    b.gated = llama;
+    b.linearBias = !llama;
+    b.qkvBias = a.qkvBias;
+    b.layerNorm = !llama;
+    b.flashAttention = llama;
+    std::vector<int> left;
+    for (int i = 0; i < m.layerCount(); ++i) {
+        LayerSpec& l = m.layers[size_t(i)];
+        if (hasWork(l))
+            continue;
+        if (!sized || l.kind != LayerKind::Transformer) {
+            left.push_back(i);
+            continue;
+        }
+        layers::addAttentionWork(l, b);
+        layers::addMlpWork(l, b);
+    }
+    return left;
+}
+
 } // namespace hetplan

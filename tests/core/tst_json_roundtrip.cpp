@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/units.h"
+#include "core/cost/costmodel.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
@@ -121,6 +122,53 @@ private slots:
             writeJsonFile(path("t.json"), o);
             QCOMPARE(readModel(path("t.json")).arch.tiedEmbeddings, !tied);
         }
+    }
+
+    void blockWorkDerivedFromArch()
+    {
+        // A model file with arch sizes but blocks without their work list: the reader derives the list the
+        // example builders give a block of those sizes (GPT-2: GeLU MLP, biases, LayerNorm; Llama: SwiGLU,
+        // RMSNorm, FlashAttention), so stripping it from an example and reading it back gives the example.
+        for (const char* name : {"gpt2-xl", "llama2-7b"}) {
+            const ModelSpec m = buildExampleModel(name);
+            QJsonObject o = toJson(m);
+            QJsonArray layers = o["layers"].toArray();
+            int stripped = 0;
+            for (int i = 0; i < layers.size(); ++i) {
+                QJsonObject l = layers[i].toObject();
+                if (l["kind"].toString() != "transformer")
+                    continue;
+                for (const char* k : {"matmuls", "memory_bytes_sharded", "memory_bytes_replicated", "kernels",
+                                      "attention_score_bytes", "fused_attention"})
+                    l.remove(k);
+                layers[i] = l;
+                ++stripped;
+            }
+            QVERIFY(stripped == m.arch.layers);
+            o["layers"] = layers;
+            writeJsonFile(path("w.json"), o);
+            QVERIFY2(readModel(path("w.json")) == m, name);
+            QVERIFY(modelWarnings(m).empty());
+        }
+        // Without the sizes nothing can be derived: the blocks keep no work list and the cost model says so.
+        QJsonObject o = toJson(buildExampleModel("gpt2-amp"));
+        QJsonObject arch = o["arch"].toObject();
+        arch.remove("ffn");
+        o["arch"] = arch;
+        QJsonArray layers = o["layers"].toArray();
+        QJsonObject block = layers[1].toObject();
+        block.remove("matmuls");
+        block.remove("kernels");
+        block.remove("memory_bytes_sharded");
+        block.remove("memory_bytes_replicated");
+        layers[1] = block;
+        o["layers"] = layers;
+        writeJsonFile(path("w.json"), o);
+        const ModelSpec bare = readModel(path("w.json"));
+        QVERIFY(bare.layers[1].matmuls.empty());
+        const auto w = modelWarnings(bare);
+        QCOMPARE(int(w.size()), 1);
+        QVERIFY2(w[0].find("1 layer(s) (first: 'block0')") != std::string::npos, w[0].c_str());
     }
 
     void job()

@@ -47,6 +47,10 @@ std::string formatTable(const Registry& registry)
 // The options of a planning request (plan and compare): --cluster, --model, --job, --gbs, --seq, --zero,
 // --profile, --option, --seed, --time-limit.
 void addRequestOptions(CommandLine& cl);
+// --framework and --sequence-parallel (Job::framework, Job::sequenceParallel), and applying them to a job
+// (validated; errors name `file`).
+void addFrameworkOptions(CommandLine& cl);
+void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file);
 PlanRequest requestFromArgs(const CommandLine& a);
 // Planners name the job's fields as file "job"; the user set each one with a flag (--gbs), a --job file or
 // left it at its default (then the flag that would set it). An InputError about "job" re-addressed there.

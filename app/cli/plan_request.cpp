@@ -14,6 +14,28 @@
 
 namespace hetplan::cli {
 
+void addFrameworkOptions(CommandLine& cl)
+{
+    cl.addOption("framework", "NAME",
+                 "Whose pipeline sends to model: megatron-core (whole tensor per tensor-parallel rank), "
+                 "megatron-legacy (Megatron-DeepSpeed: 1/tp each, all-gathered by the receiver) or deepspeed-pipe "
+                 "(the same, DeepSpeed's partitioned pipe) (default: the job's, else megatron-core).");
+    cl.addFlag("sequence-parallel", "Megatron's sequence parallelism: pipeline sends of (s/tp, b, h) per rank.");
+}
+
+void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file)
+{
+    if (a.has("framework")) {
+        const std::string fw = a.get("framework");
+        if (!parseFramework(fw, job.framework))
+            throw InputError("--framework", "framework",
+                             "expected megatron-core, megatron-legacy or deepspeed-pipe, got " + quotedInput(fw));
+    }
+    if (a.flag("sequence-parallel"))
+        job.sequenceParallel = true;
+    job.validate(file);
+}
+
 void addRequestOptions(CommandLine& cl)
 {
     cl.addOption("cluster", "FILE|example:NAME", "The cluster: a cluster JSON file or a bundled example.");
@@ -25,6 +47,7 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("memory-margin", "FRACTION",
                  "Share of every GPU's memory a plan leaves free on top of the runtime overhead, 0-0.5 (default: "
                  "the job's, else 0).");
+    addFrameworkOptions(cl);
     cl.addOption("profile", "FILE|example:NAME",
                  "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
                  "files win).");
@@ -57,6 +80,7 @@ Job jobFromArgs(const CommandLine& a)
         if (!(job.memoryMargin >= 0 && job.memoryMargin <= 0.5))
             throw InputError("--memory-margin", "memory_margin", "must be a fraction between 0 and 0.5");
     }
+    applyFrameworkOptions(a, job, "--framework");
     return job;
 }
 

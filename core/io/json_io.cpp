@@ -319,7 +319,9 @@ QJsonObject toJson(const Job& j)
                        {"schedule", qs(toString(j.schedule))},
                        {"recompute", j.recompute},
                        {"backward_factor", j.backwardFactor},
-                       {"memory_margin", j.memoryMargin}};
+                       {"memory_margin", j.memoryMargin},
+                       {"framework", qs(toString(j.framework))},
+                       {"sequence_parallel", j.sequenceParallel}};
 }
 
 Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
@@ -327,7 +329,8 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
     const JsonReader r =
         documentReader(o, file, "hetplan.job/1",
                        {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
-                        "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin"});
+                        "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin", "framework",
+                        "sequence_parallel"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
@@ -341,6 +344,10 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
     j.recompute = r.boolean("recompute", j.recompute);
     j.backwardFactor = r.number("backward_factor", j.backwardFactor);
     j.memoryMargin = r.number("memory_margin", j.memoryMargin);
+    const std::string fw = r.string("framework", toString(j.framework));
+    if (!parseFramework(fw, j.framework))
+        r.fail("framework", "expected megatron-core, megatron-legacy or deepspeed-pipe, got '" + fw + "'");
+    j.sequenceParallel = r.boolean("sequence_parallel", j.sequenceParallel);
     j.validate(file);
     return j;
 }

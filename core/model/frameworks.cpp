@@ -211,6 +211,48 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp)
     return {};
 }
 
+namespace {
+
+bool hasMoe(const ModelSpec& m)
+{
+    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
+}
+
+// Pipelines whose boundary sends depend on the framework: more than one stage and tensor parallelism.
+bool boundarySendsSplit(const Plan& plan)
+{
+    if (plan.pipelines.empty())
+        return false;
+    const Pipeline& p = plan.pipelines.front();
+    return p.stages.size() > 1 && p.stages.front().tensorParallel > 1;
+}
+
+// The megatron-launch script runs Megatron-core, whose pipeline sends are whole tensors per tp rank (or
+// sequence-split ones with --sequence-parallel); it has no scatter/gather of pipeline tensors.
+void checkMegatronBoundarySends(const Plan& plan, FrameworkVerdict& v)
+{
+    const Job& job = plan.job;
+    if (!boundarySendsSplit(plan) || job.framework == Framework::MegatronCore)
+        return;
+    if (job.runsSequenceParallel(plan.pipelines.front().stages.front().tensorParallel, hasMoe(plan.model)))
+        return; // sequence-split sends: the same traffic in Megatron-core
+    fail(v, "the job's framework is " + toString(job.framework) +
+                ", whose pipeline sends are split across the tensor-parallel group and all-gathered by the "
+                "receiver; Megatron-core (what the megatron-launch script runs) sends whole tensors per rank, so "
+                "set the job's framework to megatron-core (or turn on sequence_parallel)");
+}
+
+// DeepSpeed's pipeline engine partitions its sends (pipe_partitioned / grad_partitioned, the exporter
+// writes them from the job) or sends whole tensors, but has no Megatron sequence parallelism.
+void checkDeepSpeedBoundarySends(const Plan& plan, FrameworkVerdict& v)
+{
+    if (boundarySendsSplit(plan) && plan.job.sequenceParallel)
+        fail(v, "the job runs Megatron's sequence parallelism (framework " + toString(plan.job.framework) +
+                    "), which DeepSpeed's pipeline engine does not have");
+}
+
+} // namespace
+
 FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules)
 {
     FrameworkVerdict v;
@@ -226,6 +268,7 @@ FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules)
     if (zeroStageOf(plan) >= 2)
         fail(v, "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
                     str(zeroStageOf(plan)) + " has no Megatron equivalent");
+    checkMegatronBoundarySends(plan, v);
     checkOneVendor(plan, "Megatron-LM", v);
     checkMegatronBuildsModel(plan, v);
     return v;
@@ -241,6 +284,7 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
         checkStagesAndTensorGroups(plan, rules, v);
         if (plan.job.zeroStage >= 2 && plan.pipelines.front().stages.size() > 1)
             fail(v, "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
+        checkDeepSpeedBoundarySends(plan, v);
     } else {
         checkDeepSpeedZero(*plan.zero, v);
     }

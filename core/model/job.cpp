@@ -42,6 +42,29 @@ bool parseSchedule(const std::string& s, Schedule& out)
     return true;
 }
 
+std::string toString(Framework f)
+{
+    switch (f) {
+    case Framework::MegatronCore: return "megatron-core";
+    case Framework::MegatronLegacy: return "megatron-legacy";
+    case Framework::DeepSpeedPipe: return "deepspeed-pipe";
+    }
+    return "megatron-core";
+}
+
+bool parseFramework(const std::string& s, Framework& out)
+{
+    if (s == "megatron-core")
+        out = Framework::MegatronCore;
+    else if (s == "megatron-legacy")
+        out = Framework::MegatronLegacy;
+    else if (s == "deepspeed-pipe")
+        out = Framework::DeepSpeedPipe;
+    else
+        return false;
+    return true;
+}
+
 void Job::validate(const std::string& file) const
 {
     // Upper bounds keep every derived count (micro-batches, samples, events) far from overflow.
@@ -57,6 +80,10 @@ void Job::validate(const std::string& file) const
         throw InputError(file, "backward_factor", "must be positive and at most 100");
     if (!(memoryMargin >= 0) || !(memoryMargin <= 0.5))
         throw InputError(file, "memory_margin", "must be a fraction of GPU memory between 0 and 0.5");
+    if (sequenceParallel && framework == Framework::DeepSpeedPipe)
+        throw InputError(file, "sequence_parallel",
+                         "DeepSpeed's pipeline engine has no Megatron sequence parallelism; use framework "
+                         "megatron-core or megatron-legacy, or set sequence_parallel to false");
 }
 
 } // namespace hetplan

@@ -6,6 +6,12 @@ namespace hetplan {
 
 enum class Precision { FP16, BF16, FP32 };
 enum class Schedule { OneFOneB, GPipe };
+// The training framework whose pipeline point-to-point traffic the simulator models (docs/architecture.md,
+// "Pipeline boundary sends"): per tensor-parallel rank, Megatron-core sends the whole (s, b, h) boundary
+// activation (and gradient back), or (s/tp, b, h) with sequence parallelism; legacy Megatron-LM /
+// Megatron-DeepSpeed (scatter_gather_tensors_in_pipeline) and DeepSpeed's pipeline engine (pipe_partitioned,
+// grad_partitioned) send 1/tp of it and the receiving tensor-parallel group all-gathers it inside its node.
+enum class Framework { MegatronCore, MegatronLegacy, DeepSpeedPipe };
 
 // Largest global batch / sequence length accepted (keeps derived counts far from integer overflow).
 constexpr int kMaxBatch = 10'000'000;
@@ -25,8 +31,23 @@ struct Job {
     // framework's buffers the memory model does not count): 0 .. 0.5. Planners and the simulator judge
     // "fits" against memory × (1 − margin) − runtime overhead.
     double memoryMargin = 0;
+    // Default: Megatron-core without sequence parallelism, what the megatron-launch exporter runs for
+    // pipeline plans (and the simulator's behaviour before the setting existed).
+    Framework framework = Framework::MegatronCore;
+    // Megatron's --sequence-parallel (megatron-core or megatron-legacy; DeepSpeed's pipeline engine has none).
+    // With tensor parallelism 1 it changes nothing (Megatron turns it off with a warning).
+    bool sequenceParallel = false;
     bool operator==(const Job&) const = default;
 
+    // Whether Megatron's sequence parallelism runs for a tensor-parallel degree `tp`: asked for, or forced
+    // because Megatron-core requires it for MoE layers under tensor parallelism (the megatron-launch exporter
+    // then adds --sequence-parallel); never with tp 1 (Megatron turns it off) nor on DeepSpeed's pipe engine.
+    bool runsSequenceParallel(int tp, bool moeModel) const
+    {
+        if (tp <= 1 || framework == Framework::DeepSpeedPipe)
+            return false;
+        return sequenceParallel || (moeModel && framework == Framework::MegatronCore);
+    }
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }
     // Bytes per gradient value in the data-parallel reduction: with bf16, Megatron accumulates and reduces
     // gradients in fp32 (it turns on accumulate_allreduce_grads_in_fp32 for --bf16); fp16 reduces in fp16.
@@ -38,7 +59,9 @@ struct Job {
 
 std::string toString(Precision p);
 std::string toString(Schedule s);
+std::string toString(Framework f);
 bool parsePrecision(const std::string& s, Precision& out);
 bool parseSchedule(const std::string& s, Schedule& out);
+bool parseFramework(const std::string& s, Framework& out);
 
 } // namespace hetplan

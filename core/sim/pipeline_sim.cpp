@@ -14,12 +14,16 @@
 //   serialise with compute. SimOptions::overlappedSends lets the stage compute on instead. The receiver's
 //   side of the rendezvous is not modelled (a send starts when the sender is done and the link is free).
 // - A boundary send pairs data-parallel rank j of the sender with rank j of the receiver (modulo each side's
-//   dp), each pair carrying its share of the micro-batch; every tensor-parallel rank sends its own copy
-//   (Megatron without sequence parallelism). The flows of one boundary in all replicas of a pipeline run at
-//   once (the replicas are identical and in lockstep) and share the NICs they leave and enter
-//   (sharedBandwidths); a replica's transfer takes its slowest flow's time. Sends in one direction over one
-//   boundary are serialised; the two directions are independent (full duplex). Flows of different
-//   boundaries or different pipelines are not contended.
+//   dp), each pair carrying its share of the micro-batch; tensor-parallel rank t sends to rank t (modulo the
+//   receiver's tp). What each tp rank sends follows Job::framework (core/cost/pipeline_p2p.h): the whole
+//   tensor (Megatron-core), 1/tp of it (sequence parallelism), or 1/tp followed by an all-gather inside the
+//   receiving tp group (legacy Megatron's scatter/gather, DeepSpeed's partitioned pipe). The flows of one
+//   boundary in all replicas of a pipeline run at once (the replicas are identical and in lockstep) and
+//   share the NICs they leave and enter (sharedBandwidths); a replica's transfer takes its slowest flow's
+//   time. Sends in one direction over one boundary are serialised; the two directions are independent (full
+//   duplex). Flows of different boundaries or different pipelines are not contended. The receiver's
+//   all-gather starts when the transfer ends and delays the input's arrival; the link is free again at the
+//   transfer's end and a blocking sender waits for the transfer only (the gather runs on the receiver).
 // - Gradient sync: the model is cut at every stage boundary of every pipeline; each resulting layer segment
 //   is all-reduced among its data-parallel copies, one ring per tensor-parallel rank, all rings at once
 //   sharing NICs (concurrentRingsLink); bytes = the segment's parameters per tp rank × Job::gradReduceBytes
@@ -37,6 +41,7 @@
 
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
+#include "core/cost/pipeline_p2p.h"
 
 #include <algorithm>
 #include <numeric>
@@ -60,13 +65,16 @@ struct Group { // one stage of one replica of one pipeline
 };
 
 struct Boundary {             // stage s → s+1 of one replica
-    double seconds = 0;       // one send (either direction; same bytes)
+    double fwdSeconds = 0;    // one activation transfer s → s+1 (link time)
+    double bwdSeconds = 0;    // one gradient transfer s+1 → s
+    double fwdGather = 0;     // stage s+1's all-gather of the activation after the transfer (0: none)
+    double bwdGather = 0;     // stage s's all-gather of the gradient
     std::vector<int> senders; // representative GPUs of stage s
     std::vector<int> receivers;
 };
 
 // The flows of one boundary send from group a to group b: data-parallel rank j of the sender pairs with
-// rank j of the receiver (modulo each side's dp); every tensor-parallel rank sends its own copy.
+// rank j of the receiver (modulo each side's dp); tensor-parallel rank t with rank t (modulo b's tp).
 std::vector<Flow> boundaryFlows(const Group& a, const Group& b)
 {
     std::vector<Flow> flows;
@@ -77,11 +85,23 @@ std::vector<Flow> boundaryFlows(const Group& a, const Group& b)
     return flows;
 }
 
-// Boundary s of every replica of one pipeline: all replicas' flows run at once and share NICs.
+// The receiving group's all-gather of a boundary tensor: the slowest of its data-parallel ranks' tp groups.
+double gatherSeconds(const Cluster& cluster, const Group& g, const BoundaryTraffic& t)
+{
+    double worst = 0;
+    for (int d = 0; d < g.dp && t.gatherRanks > 1; ++d) {
+        const std::vector<int> tpGroup(g.gpus.begin() + d * g.tp, g.gpus.begin() + (d + 1) * g.tp);
+        worst = std::max(worst, boundaryGatherSeconds(t, groupLink(cluster, tpGroup)));
+    }
+    return worst;
+}
+
+// Boundary s of every replica of one pipeline: all replicas' flows run at once and share NICs (both
+// directions use the same pairs, reversed; NICs are full duplex, so the shares are the same).
 std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::vector<Group*>>& replicas, int s,
                                      double microBatchSize)
 {
-    std::vector<Flow> flows;
+    std::vector<Flow> flows, back;
     std::vector<size_t> firstFlow; // replica r's flows are [firstFlow[r], firstFlow[r + 1])
     for (const std::vector<Group*>& stages : replicas) {
         firstFlow.push_back(flows.size());
@@ -89,17 +109,30 @@ std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::ve
         flows.insert(flows.end(), f.begin(), f.end());
     }
     firstFlow.push_back(flows.size());
+    for (const Flow& f : flows)
+        back.push_back({f.dst, f.src});
     const std::vector<double> bw = sharedBandwidths(plan.cluster, flows);
+    const std::vector<double> bwBack = sharedBandwidths(plan.cluster, back);
+    const bool moe = std::any_of(plan.model.layers.begin(), plan.model.layers.end(),
+                                 [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
     std::vector<Boundary> out;
     for (size_t r = 0; r < replicas.size(); ++r) {
         const Group& a = *replicas[r][s];
         const Group& b = *replicas[r][s + 1];
         const double bytes = plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize /
                              std::max(a.dp, b.dp);
+        // Activations leave a's tp ranks for b's; gradients leave b's for a's (the same tensor shape).
+        const BoundaryTraffic fwd = boundaryTraffic(plan.job, bytes, a.tp, b.tp, moe);
+        const BoundaryTraffic bwd = boundaryTraffic(plan.job, bytes, b.tp, a.tp, moe);
         Boundary bd;
-        for (size_t i = firstFlow[r]; i < firstFlow[r + 1]; ++i)
-            bd.seconds =
-                std::max(bd.seconds, pointToPoint(bytes, {bw[i], plan.cluster.latency(flows[i].src, flows[i].dst)}));
+        for (size_t i = firstFlow[r]; i < firstFlow[r + 1]; ++i) {
+            bd.fwdSeconds = std::max(bd.fwdSeconds, pointToPoint(fwd.bytesPerRank,
+                                                                 {bw[i], plan.cluster.latency(flows[i].src, flows[i].dst)}));
+            bd.bwdSeconds = std::max(bd.bwdSeconds, pointToPoint(bwd.bytesPerRank,
+                                                                 {bwBack[i], plan.cluster.latency(back[i].src, back[i].dst)}));
+        }
+        bd.fwdGather = gatherSeconds(plan.cluster, b, fwd);
+        bd.bwdGather = gatherSeconds(plan.cluster, a, bwd);
         // Representatives: the first GPU of each tensor-parallel group on either side.
         for (int d = 0; d < a.dp; ++d)
             bd.senders.push_back(a.gpus[d * a.tp]);
@@ -203,27 +236,44 @@ private:
         const Group& g = *groups_[s];
         if (forward && s < S_ - 1) {
             const Boundary& bd = bounds_[s];
+            const size_t i = size_t(s) * M_ + m;
             const double start = std::max(end, linkFwd_[s]);
-            linkFwd_[s] = start + bd.seconds;
-            actArrive_[size_t(s) * M_ + m] = linkFwd_[s];
-            actEvent_[size_t(s) * M_ + m] = op;
+            linkFwd_[s] = start + bd.fwdSeconds;
+            actArrive_[i] = linkFwd_[s] + bd.fwdGather;
+            actEvent_[i] = op;
             if (blocking_)
                 clock_[s] = std::max(clock_[s], linkFwd_[s]);
-            if (bd.seconds > 0)
-                actEvent_[size_t(s) * M_ + m] =
-                    recordSend(bd.senders, EventKind::SendActivation, g, s, m, start, linkFwd_[s]);
+            if (bd.fwdSeconds > 0)
+                actEvent_[i] = recordSend(bd.senders, EventKind::SendActivation, g, s, m, start, linkFwd_[s]);
+            if (bd.fwdGather > 0)
+                actEvent_[i] = recordGather(*groups_[s + 1], m, linkFwd_[s], actArrive_[i], actEvent_[i]);
         } else if (!forward && s > 0) {
             const Boundary& bd = bounds_[s - 1];
+            const size_t i = size_t(s) * M_ + m;
             const double start = std::max(end, linkBwd_[s - 1]);
-            linkBwd_[s - 1] = start + bd.seconds;
-            gradArrive_[size_t(s) * M_ + m] = linkBwd_[s - 1];
-            gradEvent_[size_t(s) * M_ + m] = op;
+            linkBwd_[s - 1] = start + bd.bwdSeconds;
+            gradArrive_[i] = linkBwd_[s - 1] + bd.bwdGather;
+            gradEvent_[i] = op;
             if (blocking_)
                 clock_[s] = std::max(clock_[s], linkBwd_[s - 1]);
-            if (bd.seconds > 0)
-                gradEvent_[size_t(s) * M_ + m] =
-                    recordSend(bd.receivers, EventKind::SendGradient, g, s, m, start, linkBwd_[s - 1]);
+            if (bd.bwdSeconds > 0)
+                gradEvent_[i] = recordSend(bd.receivers, EventKind::SendGradient, g, s, m, start, linkBwd_[s - 1]);
+            if (bd.bwdGather > 0)
+                gradEvent_[i] = recordGather(*groups_[s - 1], m, linkBwd_[s - 1], gradArrive_[i], gradEvent_[i]);
         }
+    }
+
+    // The receiving group's all-gather of a partitioned boundary tensor, on all its GPUs; returns the first
+    // event's index.
+    int recordGather(const Group& g, int m, double start, double end, int waitedOn)
+    {
+        int first = -1;
+        for (int gpu : g.gpus) {
+            const int i = rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, end, waitedOn);
+            if (first < 0)
+                first = i;
+        }
+        return first;
     }
 
     // One send event per representative GPU; returns the first one's index.

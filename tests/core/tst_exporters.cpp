@@ -40,6 +40,7 @@ private slots:
     void megatronScriptRuns();
     void megatronArchitectureFlags();
     void megatronEntryPoints();
+    void frameworkBoundarySends();
 };
 
 void TestExporters::deepSpeedPipeline()
@@ -53,8 +54,11 @@ void TestExporters::deepSpeedPipeline()
     QCOMPARE(o.value("fp16").toObject().value("enabled").toBool(), true);
     QVERIFY(!o.contains("bf16"));
     // DeepSpeed's engine takes the stage count, tp and the split from PipelineModule's arguments, so the
-    // config has no "pipeline" section; they go to the namespaced "hetplan" section (and the launcher).
-    QVERIFY(!o.contains("pipeline"));
+    // config's "pipeline" section states none of them; they go to the namespaced "hetplan" section (and the
+    // launcher). The section carries only how boundary tensors travel (the job's framework, default
+    // megatron-core: whole tensors per tensor-parallel rank, so both partitions off).
+    QCOMPARE(o.value("pipeline").toObject(),
+             (QJsonObject{{"pipe_partitioned", false}, {"grad_partitioned", false}}));
     const QJsonObject ours = o.value("hetplan").toObject();
     QCOMPARE(ours.value("pipeline_stages").toInt(), 4);
     QCOMPARE(ours.value("tensor_parallel").toInt(), 2);
@@ -78,7 +82,8 @@ void TestExporters::deepSpeedPipeline()
     even.pipelines[0].stages[1].firstLayer = 17;
     even.pipelines[0].stages[1].endLayer = 34;
     const QJsonObject evenConfig = deepSpeedConfig(even);
-    QVERIFY(!evenConfig.contains("pipeline"));
+    QVERIFY(!evenConfig.value("pipeline").toObject().contains("stages"));
+    QVERIFY(!evenConfig.value("pipeline").toObject().contains("partition"));
     QCOMPARE(evenConfig.value("hetplan").toObject().value("layer_boundaries").toArray(), (QJsonArray{0, 17, 34}));
     // One stage with tp 2: the tensor-parallel degree is still stated; tp 1 and one stage: plain data
     // parallelism, nothing of ours.
@@ -636,6 +641,46 @@ void TestExporters::megatronEntryPoints()
                             "wide"),
              qPrintable(why));
     QVERIFY(why.contains("ReLU") && why.contains("post-norm"));
+}
+
+void TestExporters::frameworkBoundarySends()
+{
+    // The job's framework decides how pipeline boundary tensors travel; each exporter writes the matching
+    // switches or refuses what its framework cannot run. unevenPlan(): 4 stages, tp 2.
+    Plan p = unevenPlan();
+    // deepspeed-pipe / megatron-legacy: DeepSpeed partitions both directions (its defaults, written out).
+    for (Framework fw : {Framework::DeepSpeedPipe, Framework::MegatronLegacy}) {
+        p.job.framework = fw;
+        QCOMPARE(deepSpeedConfig(p).value("pipeline").toObject(),
+                 (QJsonObject{{"pipe_partitioned", true}, {"grad_partitioned", true}}));
+        // Megatron-core has no scatter/gather of pipeline tensors: the launch script would not run what
+        // was simulated.
+        QVERIFY(refusal([&] { megatronArguments(p); }).contains("megatron-core"));
+    }
+    // megatron-legacy with sequence parallelism sends (s/tp, b, h) like Megatron-core with it: accepted,
+    // with --sequence-parallel; DeepSpeed's engine has no sequence parallelism: refused.
+    p.job.framework = Framework::MegatronLegacy;
+    p.job.sequenceParallel = true;
+    QVERIFY(hasArg(megatronArguments(p), "--sequence-parallel"));
+    QVERIFY(refusal([&] { deepSpeedConfig(p); }).contains("sequence parallelism"));
+    p.job.framework = Framework::MegatronCore;
+    QVERIFY(hasArg(megatronArguments(p), "--sequence-parallel"));
+    QVERIFY(refusal([&] { deepSpeedConfig(p); }).contains("sequence parallelism"));
+    // Megatron-core without it: no flag; DeepSpeed sends whole tensors too (both partitions off).
+    p.job.sequenceParallel = false;
+    QVERIFY(!hasArg(megatronArguments(p), "--sequence-parallel"));
+    QCOMPARE(deepSpeedConfig(p).value("pipeline").toObject().value("pipe_partitioned").toBool(true), false);
+
+    // tp 1: every framework sends the whole tensor, nothing to refuse; sequence parallelism is a no-op that
+    // Megatron turns off, so the flag is not written and the script's header says why.
+    Plan one = unevenPlan(2, 1, 1);
+    one.job.framework = Framework::DeepSpeedPipe;
+    QVERIFY(refusal([&] { megatronArguments(one); }).isEmpty());
+    QVERIFY(!deepSpeedConfig(one).contains("pipeline"));
+    one.job.framework = Framework::MegatronCore;
+    one.job.sequenceParallel = true;
+    QVERIFY(!hasArg(megatronArguments(one), "--sequence-parallel"));
+    QVERIFY(QString::fromStdString(megatronLaunchScript(one)).contains("does nothing with tensor parallelism 1"));
 }
 
 QTEST_GUILESS_MAIN(TestExporters)

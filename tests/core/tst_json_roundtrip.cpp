@@ -186,6 +186,49 @@ private slots:
         QVERIFY(readJob(path("j.json")) == j);
     }
 
+    void jobFramework()
+    {
+        // Every framework value and sequence parallelism survive write → read.
+        for (Framework fw : {Framework::MegatronCore, Framework::MegatronLegacy, Framework::DeepSpeedPipe})
+            for (bool sp : {false, true}) {
+                if (sp && fw == Framework::DeepSpeedPipe)
+                    continue; // refused below
+                Job j;
+                j.framework = fw;
+                j.sequenceParallel = sp;
+                writeJsonFile(path("jf.json"), toJson(j));
+                QVERIFY(readJob(path("jf.json")) == j);
+            }
+        // A job file from before the fields existed loads with the documented defaults: Megatron-core,
+        // no sequence parallelism.
+        QJsonObject old = toJson(Job{});
+        old.remove("framework");
+        old.remove("sequence_parallel");
+        old["global_batch_size"] = 64;
+        writeJsonFile(path("old.json"), old);
+        const Job loaded = readJob(path("old.json"));
+        QCOMPARE(loaded.globalBatchSize, 64);
+        QVERIFY(loaded.framework == Framework::MegatronCore);
+        QVERIFY(!loaded.sequenceParallel);
+        // Errors name file, field and reason as the other fields' do.
+        auto errorFor = [&](const QJsonObject& o) {
+            writeJsonFile(path("bad.json"), o);
+            const auto e = test::errorOf([&] { readJob(path("bad.json")); });
+            return e ? QString::fromStdString(e->file() + ": " + e->field() + ": " + e->reason()) : QString();
+        };
+        const QString bad = QString::fromStdString(path("bad.json"));
+        QJsonObject o = toJson(Job{});
+        o["framework"] = "megatron";
+        QCOMPARE(errorFor(o), bad + ": framework: expected megatron-core, megatron-legacy or deepspeed-pipe, got "
+                                    "'megatron'");
+        o["framework"] = "deepspeed-pipe";
+        o["sequence_parallel"] = "yes";
+        QVERIFY(errorFor(o).startsWith(bad + ": sequence_parallel: "));
+        o["sequence_parallel"] = true;
+        QVERIFY(errorFor(o).startsWith(bad + ": sequence_parallel: DeepSpeed's pipeline engine has no Megatron "
+                                             "sequence parallelism"));
+    }
+
     void profile()
     {
         Profile p;

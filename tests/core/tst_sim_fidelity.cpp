@@ -91,6 +91,25 @@ Plan tiedPlan(bool tied, Profile& prof)
     return plan;
 }
 
+// Two stages of one layer each, tensor-parallel degree 2: stage 0 on node 0 (GPUs 0, 1), stage 1 on node 1
+// (GPUs 2, 3). NIC 1.25e8 B/s (1 Gbps), inter-node latency 1e-4 s; inside a node 1e11 B/s, 1e-5 s. Each
+// layer outputs 1e6 B per sample (s·b·h values at 2 bytes); one micro-batch of one sample; f = b = 10 ms at
+// tp 2. No parameters: no gradient all-reduce, no optimizer step.
+Plan tensorParallelPipelinePlan(Framework framework, bool sequenceParallel, Profile& prof)
+{
+    Cluster c = testCluster({{"TestA", 2}, {"TestA", 2}}, 1e11, 1.25e8, 1e-5, 1e-4);
+    ModelSpec m = testModel(2, 0, 1e6);
+    Job j;
+    j.globalBatchSize = 1;
+    j.framework = framework;
+    j.sequenceParallel = sequenceParallel;
+    prof = Profile();
+    setTimes(prof, "TestA", 2, 1, {0.01, 0.01}, {0.01, 0.01});
+    Plan plan = makePlan(c, m, j, prof);
+    plan.pipelines.push_back(makePipeline({0, 1, 2}, {{0, 1}, {2, 3}}, 1, 1, 1, 2));
+    return plan;
+}
+
 } // namespace
 
 class TestSimFidelity : public QObject {
@@ -105,6 +124,7 @@ private slots:
     void zeroThreeGathersPerMicroBatch();
     void tiedEmbeddings();
     void tiedEmbeddingDefaults();
+    void boundarySendsByFramework();
 };
 
 void TestSimFidelity::blockingSends()
@@ -271,6 +291,57 @@ void TestSimFidelity::tiedEmbeddingDefaults()
     QCOMPARE(buildExampleModel("opt-350m").arch.wordEmbeddingParams(), 50272.0 * 512);
     QCOMPARE(buildExampleModel("gpt2-amp").arch.wordEmbeddingParams(), 52256.0 * 1024);
     QVERIFY(familyTiesEmbeddings("gpt2") && familyTiesEmbeddings("opt") && !familyTiesEmbeddings("llama"));
+}
+
+void TestSimFidelity::boundarySendsByFramework()
+{
+    // tensorParallelPipelinePlan(): M = 1, so the iteration is one chain
+    //   F(stage 0) → activation send T → receiver's gather G → F(1) → B(1) → gradient send T → gather G → B(0)
+    //   = 4 × 10 ms + 2 (T + G).
+    // Both tp ranks of a stage send at once, so the two flows share node 0's (resp. node 1's) NIC: each gets
+    // 1.25e8 / 2 = 6.25e7 B/s.
+    // - megatron-core: each rank sends the whole 1e6 B: T = 1e-4 + 1e6 / 6.25e7 = 0.0161 s, G = 0:
+    //   iteration 0.04 + 2 × 0.0161 = 0.0722 s.
+    // - sequence parallelism (megatron-core or megatron-legacy): (s/2, b, h) = 5e5 B per rank:
+    //   T = 1e-4 + 5e5 / 6.25e7 = 0.0081 s, G = 0: 0.04 + 0.0162 = 0.0562 s.
+    // - megatron-legacy, deepspeed-pipe: 1/2 of the tensor per rank (T = 0.0081 s), then the receiving pair
+    //   all-gathers the 1e6 B over its node's link: ring of 2, (2-1)/2 × 1e6 / 1e11 + 1 × 1e-5 = 1.5e-5 s:
+    //   0.04 + 2 × (0.0081 + 1.5e-5) = 0.05623 s.
+    struct Case {
+        Framework framework;
+        bool sp;
+        double send, gather, iteration;
+    };
+    const Case cases[] = {{Framework::MegatronCore, false, 0.0161, 0, 0.0722},
+                          {Framework::MegatronCore, true, 0.0081, 0, 0.0562},
+                          {Framework::MegatronLegacy, true, 0.0081, 0, 0.0562},
+                          {Framework::MegatronLegacy, false, 0.0081, 1.5e-5, 0.05623},
+                          {Framework::DeepSpeedPipe, false, 0.0081, 1.5e-5, 0.05623}};
+    for (const Case& c : cases) {
+        Profile prof;
+        const Plan plan = tensorParallelPipelinePlan(c.framework, c.sp, prof);
+        CostModel costs(plan.model, plan.job, prof, testCatalog());
+        const SimResult r = simulate(plan, costs);
+        const QString what = QString::fromStdString(toString(c.framework)) + (c.sp ? " +sp" : "");
+        QVERIFY2(near(r.iterationSeconds, c.iteration),
+                 qPrintable(what + ": " + QString::number(r.iterationSeconds, 'g', 12)));
+        const TimelineEvent* act = findEvent(r.events, EventKind::SendActivation, 0, 0, 0);
+        const TimelineEvent* grad = findEvent(r.events, EventKind::SendGradient, 1, 0, 2);
+        QVERIFY2(act && near(act->end - act->start, c.send), qPrintable(what));
+        QVERIFY2(grad && near(grad->end - grad->start, c.send), qPrintable(what));
+        // The gather runs on both receiving GPUs, right after the transfer; the next op waits for it.
+        for (int gpu : {2, 3}) {
+            const TimelineEvent* g = findEvent(r.events, EventKind::AllGather, 1, 0, gpu);
+            QCOMPARE(g != nullptr, c.gather > 0);
+            if (g) {
+                QVERIFY2(near(g->start, act->end) && near(g->end - g->start, c.gather), qPrintable(what));
+                const TimelineEvent* f1 = findEvent(r.events, EventKind::Forward, 1, 0, gpu);
+                QVERIFY(f1 && near(f1->start, g->end));
+            }
+        }
+        const TimelineEvent* g0 = findEvent(r.events, EventKind::AllGather, 0, 0, 0);
+        QCOMPARE(g0 != nullptr, c.gather > 0);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSimFidelity)

@@ -30,6 +30,8 @@ const JobField kJobFields[] = {
     {"backward_factor", "backward-factor", QT_TRANSLATE_NOOP("GuiErrors", "Backward factor")},
     {"optimizer_bytes_per_param", "optimizer-bytes", QT_TRANSLATE_NOOP("GuiErrors", "Optimizer state")},
     {"memory_margin", "memory-margin", QT_TRANSLATE_NOOP("GuiErrors", "Memory margin")},
+    {"framework", "framework", QT_TRANSLATE_NOOP("GuiErrors", "Framework")},
+    {"sequence_parallel", "sequence-parallel", QT_TRANSLATE_NOOP("GuiErrors", "Sequence parallelism")},
 };
 
 std::string withoutDashes(const std::string& name)

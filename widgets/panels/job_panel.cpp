@@ -42,6 +42,14 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     margin_->setSuffix(tr(" %"));
     margin_->setToolTip(tr("Share of every GPU's memory the plan leaves free, on top of the runtime overhead "
                            "(fragmentation, buffers the memory model does not count)"));
+    framework_ = new QComboBox;
+    framework_->setObjectName(QStringLiteral("framework"));
+    framework_->addItems({"megatron-core", "megatron-legacy", "deepspeed-pipe"}); // Framework's order
+    framework_->setToolTip(tr("Whose pipeline sends the simulator models: Megatron-core sends the whole boundary "
+                              "tensor from every tensor-parallel rank; legacy Megatron (Megatron-DeepSpeed) and "
+                              "DeepSpeed's pipeline engine send 1/tp each and all-gather it at the receiver"));
+    sequenceParallel_ = new QCheckBox(tr("sequence parallelism (Megatron)"));
+    sequenceParallel_->setObjectName(QStringLiteral("sequenceParallel"));
     // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
     form->addRow(jobFieldLabel("global_batch_size"), gbs_);
     form->addRow(jobFieldLabel("sequence_length"), seq_);
@@ -52,14 +60,17 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     form->addRow(jobFieldLabel("backward_factor"), backward_);
     form->addRow(jobFieldLabel("optimizer_bytes_per_param"), optimizer_);
     form->addRow(jobFieldLabel("memory_margin"), margin_);
+    form->addRow(jobFieldLabel("framework"), framework_);
+    form->addRow(QString(), sequenceParallel_);
     setJob(Job{});
     for (QSpinBox* s : {gbs_, seq_})
         connect(s, &QSpinBox::valueChanged, this, &JobPanel::emitEdited);
-    for (QComboBox* c : {precision_, zero_, schedule_})
+    for (QComboBox* c : {precision_, zero_, schedule_, framework_})
         connect(c, &QComboBox::currentIndexChanged, this, &JobPanel::emitEdited);
     for (QDoubleSpinBox* s : {backward_, optimizer_, margin_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &JobPanel::emitEdited);
-    connect(recompute_, &QCheckBox::toggled, this, &JobPanel::emitEdited);
+    for (QCheckBox* c : {recompute_, sequenceParallel_})
+        connect(c, &QCheckBox::toggled, this, &JobPanel::emitEdited);
 }
 
 void JobPanel::setJob(const Job& j)
@@ -74,6 +85,8 @@ void JobPanel::setJob(const Job& j)
     backward_->setValue(j.backwardFactor);
     optimizer_->setValue(j.optimizerBytesPerParam);
     margin_->setValue(j.memoryMargin * 100);
+    framework_->setCurrentIndex(int(j.framework));
+    sequenceParallel_->setChecked(j.sequenceParallel);
     updating_ = false;
 }
 
@@ -89,6 +102,8 @@ Job JobPanel::job() const
     j.backwardFactor = backward_->value();
     j.optimizerBytesPerParam = optimizer_->value();
     j.memoryMargin = margin_->value() / 100;
+    j.framework = Framework(framework_->currentIndex());
+    j.sequenceParallel = sequenceParallel_->isChecked();
     return j;
 }
 

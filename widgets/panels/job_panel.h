@@ -32,6 +32,8 @@ private:
     QCheckBox* recompute_;
     QDoubleSpinBox* backward_;
     QDoubleSpinBox* optimizer_;
+    QComboBox* framework_;       // Framework's order
+    QCheckBox* sequenceParallel_;
     QDoubleSpinBox* margin_; // percent in the panel, a fraction in the job
     bool updating_ = false;
 };

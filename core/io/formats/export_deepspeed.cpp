@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <map>
 
 namespace hetplan {
@@ -12,6 +13,11 @@ namespace hetplan {
 using namespace exportutil;
 
 namespace {
+
+bool hasMoeBlocks(const ModelSpec& m)
+{
+    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
+}
 
 // The numbers DeepSpeed takes from PipelineModule's arguments rather than from its config: written in our own
 // section, next to the launcher module that passes them.
@@ -65,6 +71,14 @@ QJsonObject deepSpeedConfig(const Plan& plan)
     o["train_micro_batch_size_per_gpu"] = d.micro;
     o["gradient_accumulation_steps"] = d.gas;
     o["zero_optimization"] = QJsonObject{{"stage", d.zeroStage}};
+    // Boundary sends as the job's framework makes them (core/cost/pipeline_p2p.h): partitioned 1/tp with an
+    // all-gather at the receiver (DeepSpeed's default, and legacy Megatron's scatter/gather), or whole tensors
+    // per tensor-parallel rank (Megatron-core). They only matter with pipeline and tensor parallelism.
+    if (d.pp > 1 && d.tp > 1) {
+        const bool partitioned = plan.job.framework != Framework::MegatronCore ||
+                                 plan.job.runsSequenceParallel(d.tp, hasMoeBlocks(plan.model));
+        o["pipeline"] = QJsonObject{{"pipe_partitioned", partitioned}, {"grad_partitioned", partitioned}};
+    }
     if (plan.job.precision == Precision::FP16)
         o["fp16"] = QJsonObject{{"enabled", true}};
     else if (plan.job.precision == Precision::BF16)

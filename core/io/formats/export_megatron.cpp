@@ -91,9 +91,10 @@ std::vector<std::string> megatronArguments(const Plan& plan)
     if (plan.job.recompute)
         a.insert(a.end(),
                  {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
-    // Megatron's MoE layers under tensor parallelism need sequence parallelism (it splits the activations
-    // tp ways between the tensor-parallel regions: no more memory than planned).
-    if (hasMoeBlocks(plan.model) && g.tp > 1)
+    // The job's sequence parallelism; Megatron's MoE layers under tensor parallelism need it anyway (it splits
+    // the activations tp ways between the tensor-parallel regions: no more memory than planned). With tp 1
+    // Megatron would turn it off: not written (the header says so).
+    if (plan.job.runsSequenceParallel(g.tp, hasMoeBlocks(plan.model)))
         a.push_back("--sequence-parallel");
     if (unevenStages(g))
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(g.perStage)});
@@ -152,6 +153,9 @@ std::string modelHeader(const Plan& plan, const Grid& g)
     if (plan.job.schedule == Schedule::GPipe)
         notes.push_back("the plan was simulated with GPipe; Megatron-LM has no GPipe schedule and runs 1F1B, which has "
                         "the same pipeline bubble and keeps at most as many micro-batches' activations");
+    if (plan.job.sequenceParallel && g.tp <= 1)
+        notes.push_back("the job asks for sequence parallelism, which does nothing with tensor parallelism 1 (Megatron "
+                        "turns it off with a warning): --sequence-parallel is not written");
     if (hasMoeBlocks(plan.model))
         notes.push_back("MoE routing uses Megatron's defaults (top-2, auxiliary-loss balancing); the model file does "
                         "not state its top-k");

@@ -22,6 +22,10 @@
 // - neither runs an SPMD program with per-GPU sharding ratios; those run on HAP's runtime ("hap"), which
 //   needs the program's instructions and, per segment, one ratio per GPU summing to 1; hetplan writes no
 //   launch for that runtime, so the "hap" verdict is never ok (kHapNotLaunchable says why);
+// - pipeline boundary sends (with more than one stage and tp > 1) follow the job's framework
+//   (core/cost/pipeline_p2p.h): Megatron-core (what the megatron-launch script runs) cannot send them split
+//   and all-gathered as megatron-legacy / deepspeed-pipe jobs do, unless sequence parallelism makes the
+//   traffic the same; DeepSpeed's pipeline engine has no Megatron sequence parallelism;
 // - one job runs on one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL) and the two libraries
 //   cannot form one communicator, so a plan whose GPUs span vendors (HetHub's mixed clusters) runs on none
 //   of the three;

@@ -97,6 +97,17 @@ private slots:
         QCOMPARE(spy.front().front().value<Job>().globalBatchSize, 128);
         p.setJob(j); // programmatic changes do not count as edits
         QCOMPARE(spy.count(), 1);
+        // The framework and sequence parallelism survive the panel, and editing them is an edit.
+        j.framework = Framework::MegatronLegacy;
+        j.sequenceParallel = true;
+        p.setJob(j);
+        QCOMPARE(p.job(), j);
+        p.findChild<QComboBox*>(QStringLiteral("framework"))->setCurrentIndex(int(Framework::DeepSpeedPipe));
+        QCOMPARE(spy.count(), 2);
+        QVERIFY(spy.back().front().value<Job>().framework == Framework::DeepSpeedPipe);
+        p.findChild<QCheckBox*>(QStringLiteral("sequenceParallel"))->setChecked(false);
+        QCOMPARE(spy.count(), 3);
+        QVERIFY(!spy.back().front().value<Job>().sequenceParallel);
     }
 
     void runPanelListsTheRegistryAndItsOptions()

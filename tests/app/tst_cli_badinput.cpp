@@ -119,6 +119,14 @@ void TestCliBadInput::badInput_data()
                                                  "--zero", "5",         "--planner", "uniform", "--out",
                                                  out}
                                   << "zero";
+    QTest::newRow("unknown framework") << QStringList{"plan",        "--cluster", good,      "--model",
+                                                      "example:gpt2-amp", "--framework", "megatron", "--planner",
+                                                      "uniform",      "--out",     out}
+                                       << "--framework: framework: expected megatron-core";
+    QTest::newRow("sequence parallel on deepspeed-pipe")
+        << QStringList{"plan",          "--cluster",   good,      "--model", "example:gpt2-amp", "--framework",
+                       "deepspeed-pipe", "--sequence-parallel", "--planner", "uniform", "--out", out}
+        << "sequence_parallel: DeepSpeed's pipeline engine has no Megatron sequence parallelism";
     QTest::newRow("bad job precision") << QStringList{"plan",
                                                       "--cluster",
                                                       good,

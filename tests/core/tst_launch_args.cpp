@@ -338,17 +338,28 @@ std::string checkMegatron(const std::vector<std::string>& tokens, int world)
 // Top-level keys DeepSpeed's config reads that hetplan writes, with their constraints (runtime/config.py:
 // the batch triple must multiply out over the data-parallel size; runtime/zero/config.py: stage 0..3;
 // fp16 and bf16 exclusive; PipelineEngine: ZeRO-2/3 not with pipeline stages). "hetplan" is ours: DeepSpeed
-// reads keys it knows and ignores the rest of the top level.
+// reads keys it knows and ignores the rest of the top level. "pipeline" is get_pipeline_config's section
+// (runtime/config.py: stages, partition, seed_layers, activation_checkpoint_interval, pipe_partitioned,
+// grad_partitioned); hetplan writes only the two booleans, which PipelineEngine reads when the grid has
+// model (tensor) parallelism, so only a plan with pipeline stages and tp > 1 carries it.
 std::string checkDeepSpeed(const QJsonObject& c, int world)
 {
     static const std::set<QString> keys{"train_batch_size", "train_micro_batch_size_per_gpu",
                                         "gradient_accumulation_steps", "zero_optimization", "fp16", "bf16",
-                                        "hetplan"};
+                                        "hetplan", "pipeline"};
     for (const QString& k : c.keys())
         if (!keys.count(k))
             return "unknown key " + k.toStdString();
     const QJsonObject ours = c.value("hetplan").toObject();
     const int pp = ours.value("pipeline_stages").toInt(1), tp = ours.value("tensor_parallel").toInt(1);
+    if (c.contains("pipeline")) {
+        const QJsonObject pipe = c.value("pipeline").toObject();
+        for (const QString& k : pipe.keys())
+            if ((k != "pipe_partitioned" && k != "grad_partitioned") || !pipe.value(k).isBool())
+                return "pipeline." + k.toStdString() + ": only the boolean pipe_partitioned / grad_partitioned";
+        if (pp <= 1 || tp <= 1)
+            return "pipeline partitioning only means something with pipeline stages and tp > 1";
+    }
     const int dp = world / (pp * tp);
     const int micro = c.value("train_micro_batch_size_per_gpu").toInt(), gas = c.value("gradient_accumulation_steps").toInt();
     if (micro < 1 || gas < 1)

@@ -51,6 +51,8 @@ void addRequestOptions(CommandLine& cl);
 // (validated; errors name `file`).
 void addFrameworkOptions(CommandLine& cl);
 void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file);
+// Warns when the job asks for sequence parallelism and no stage of the plan has tp > 1 (a no-op).
+void warnIdleSequenceParallel(const Plan& plan, std::ostream& err);
 PlanRequest requestFromArgs(const CommandLine& a);
 // Planners name the job's fields as file "job"; the user set each one with a flag (--gbs), a --job file or
 // left it at its default (then the flag that would set it). An InputError about "job" re-addressed there.

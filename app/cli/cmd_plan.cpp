@@ -164,6 +164,7 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             throw withJobSource(e, cl);
         }
     }();
+    warnIdleSequenceParallel(plan, err);
     if (!plan.search.stopped.empty())
         err << "note: " << planner << " stopped early ("
             << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")

@@ -67,6 +67,7 @@ int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std
     for (const std::string& w : modelWarnings(plan.model))
         err << "warning: " << escapeControls(w) << "\n";
     warnUnsplittableStages(path, plan, err);
+    warnIdleSequenceParallel(plan, err);
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;

@@ -36,6 +36,18 @@ void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& fi
     job.validate(file);
 }
 
+void warnIdleSequenceParallel(const Plan& plan, std::ostream& err)
+{
+    if (!plan.job.sequenceParallel || plan.pipelines.empty())
+        return;
+    for (const Pipeline& pl : plan.pipelines)
+        for (const Stage& st : pl.stages)
+            if (st.tensorParallel > 1)
+                return;
+    err << "warning: job.sequence_parallel: the plan has no tensor parallelism, so sequence parallelism changes "
+           "nothing (Megatron turns it off with a warning; the launch script does not write it)\n";
+}
+
 void addRequestOptions(CommandLine& cl)
 {
     cl.addOption("cluster", "FILE|example:NAME", "The cluster: a cluster JSON file or a bundled example.");

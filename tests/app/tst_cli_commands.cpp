@@ -98,6 +98,25 @@ private slots:
         QCOMPARE(ds["train_batch_size"].toInt(), 32);
     }
 
+    void simulateUnderAnotherFramework()
+    {
+        // simulate --framework / --sequence-parallel re-score the plan under another framework's boundary
+        // sends and store the setting in the job; sequence parallelism without tensor parallelism warns.
+        const QString plan = path("fw-plan.json"), rescored = path("fw-rescored.json");
+        CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs",
+                              "16", "--planner", "uniform", "--option", "tp=1", "--option", "pp=2", "--out", plan});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!r.err.contains("sequence_parallel"));
+        QCOMPARE(readJson(plan)["job"].toObject()["framework"].toString(), QString("megatron-core"));
+        r = runCli({"simulate", "--plan", plan, "--framework", "deepspeed-pipe", "--out", rescored});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readJson(rescored)["job"].toObject()["framework"].toString(), QString("deepspeed-pipe"));
+        r = runCli({"simulate", "--plan", plan, "--sequence-parallel", "--out", rescored});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("warning: job.sequence_parallel: the plan has no tensor parallelism"), qPrintable(r.err));
+        QVERIFY(readJson(rescored)["job"].toObject()["sequence_parallel"].toBool());
+    }
+
     void hapPlanShowsItsProgramAndRatios()
     {
         // poplar-b (2 V100 + 2 T4) with bert-hap: the text names the program's size by instruction kind, its

@@ -342,6 +342,15 @@ void TestSimFidelity::boundarySendsByFramework()
         const TimelineEvent* g0 = findEvent(r.events, EventKind::AllGather, 0, 0, 0);
         QCOMPARE(g0 != nullptr, c.gather > 0);
     }
+    // Megatron-core requires sequence parallelism for MoE layers under tensor parallelism (the launch script
+    // adds --sequence-parallel), so a MoE model sends (s/2, b, h) per rank even without the job's flag:
+    // 0.0562 s as in the sequence-parallel case above.
+    Profile prof;
+    Plan moe = tensorParallelPipelinePlan(Framework::MegatronCore, false, prof);
+    moe.model.layers[0].kind = LayerKind::MoE;
+    CostModel costs(moe.model, moe.job, prof, testCatalog());
+    const SimResult r = simulate(moe, costs);
+    QVERIFY2(near(r.iterationSeconds, 0.0562), qPrintable(QString::number(r.iterationSeconds, 'g', 12)));
 }
 
 QTEST_GUILESS_MAIN(TestSimFidelity)

@@ -1,12 +1,15 @@
 #include "spmd_costs.h"
 
 #include "analytic.h"
+#include "costmodel.h"
 #include "memory.h"
 
 #include "core/model/device.h"
 
 #include <array>
+#include <algorithm>
 #include <functional>
+#include <map>
 
 namespace hetplan {
 
@@ -66,21 +69,67 @@ double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision
     return rate > 0 ? flops / rate : 0;
 }
 
-SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments)
+int spmdLayerOf(const ModelSpec& model, const std::string& group)
+{
+    for (int l = 0; l < model.layerCount(); ++l)
+        if (model.layers[size_t(l)].name == group)
+            return l;
+    return -1;
+}
+
+double spmdSecondsPerFlop(const CostModel& costs, int layer, const std::string& device, double samples,
+                          bool backward, double programFlops)
+{
+    if (layer < 0 || layer >= costs.model().layerCount() || !(programFlops > 0))
+        return 1.0 / spmdFlopsRate(costs.device(device), costs.job().precision);
+    const double m = std::max(1.0, samples);
+    const LayerTiming t = costs.layer(layer, device, 1, m);
+    const double batch = double(std::max<long long>(1, costs.job().globalBatchSize));
+    return (backward ? t.backward : t.forward) * (batch / m) / programFlops;
+}
+
+bool spmdKept(const SpmdInstruction& ins)
+{
+    return ins.kind == SpmdInstruction::Kind::Load || (ins.kind == SpmdInstruction::Kind::Compute && !ins.backward);
+}
+
+double spmdActivationScale(const ModelSpec& model, const Job& job, const std::string& group, double programBytes)
+{
+    const int l = spmdLayerOf(model, group);
+    if (l < 0 || !(programBytes > 0))
+        return 1.0;
+    Job keep = job;
+    keep.recompute = false;
+    const double batch = double(std::max<long long>(1, job.globalBatchSize));
+    return activationMemory(model, l, l + 1, 1, batch, keep) / programBytes;
+}
+
+SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments, const ModelSpec& model,
+                                const Job& job, int dimensions)
 {
     SpmdMemoryTerms m;
     m.paramBytes.assign(segments, 0);
     m.activationBytes.assign(segments, 0);
+    m.dimParamBytes.assign(dimensions, 0);
+    m.dimActivationBytes.assign(dimensions, 0);
+    std::map<std::string, double> groupBytes; // activation bytes per group at the global batch
+    for (const SpmdInstruction& ins : program)
+        if (spmdKept(ins) && !(ins.kind == SpmdInstruction::Kind::Load && ins.parameter))
+            groupBytes[ins.group] += ins.bytes;
+    std::map<std::string, double> scale;
+    for (const auto& [group, bytes] : groupBytes)
+        scale[group] = spmdActivationScale(model, job, group, bytes);
     for (const SpmdInstruction& ins : program) {
-        const bool kept =
-            ins.kind == SpmdInstruction::Kind::Load || (ins.kind == SpmdInstruction::Kind::Compute && !ins.backward);
-        if (!kept || ins.segment < 0 || ins.segment >= segments)
+        if (!spmdKept(ins) || ins.segment < 0 || ins.segment >= segments)
             continue;
         const bool param = ins.kind == SpmdInstruction::Kind::Load && ins.parameter;
-        if (ins.sharded)
-            (param ? m.paramBytes : m.activationBytes)[ins.segment] += ins.bytes;
+        const double bytes = param ? ins.bytes : ins.bytes * scale[ins.group];
+        if (ins.sharded && ins.dimension >= 0 && ins.dimension < dimensions)
+            (param ? m.dimParamBytes : m.dimActivationBytes)[ins.dimension] += bytes;
+        else if (ins.sharded)
+            (param ? m.paramBytes : m.activationBytes)[ins.segment] += bytes;
         else
-            (param ? m.fixedParamBytes : m.fixedActivationBytes) += ins.bytes;
+            (param ? m.fixedParamBytes : m.fixedActivationBytes) += bytes;
     }
     return m;
 }
@@ -99,6 +148,26 @@ double SpmdMemoryTerms::peakBytes(const std::vector<double>& ratios, const Job& 
     for (size_t k = 0; k < activationBytes.size() && k < ratios.size(); ++k)
         act += activationBytes[k] * ratios[k];
     return paramValues(ratios, job) * job.bytesPerValue() * spmdStateBytesPerValueByte(job) + act;
+}
+
+double SpmdMemoryTerms::paramValuesOnGpu(const SpmdPlan& plan, int g, const Job& job) const
+{
+    double bytes = fixedParamBytes;
+    for (size_t k = 0; k < paramBytes.size() && k < plan.shardingRatios.size(); ++k)
+        bytes += paramBytes[k] * plan.shardingRatios[k][size_t(g)];
+    for (size_t d = 0; d < dimParamBytes.size() && d < plan.dimensions.size(); ++d)
+        bytes += dimParamBytes[d] * double(plan.dimensions[d].shards[size_t(g)]) / double(plan.dimensions[d].size);
+    return bytes / job.bytesPerValue();
+}
+
+double SpmdMemoryTerms::peakBytesOnGpu(const SpmdPlan& plan, int g, const Job& job) const
+{
+    double act = fixedActivationBytes;
+    for (size_t k = 0; k < activationBytes.size() && k < plan.shardingRatios.size(); ++k)
+        act += activationBytes[k] * plan.shardingRatios[k][size_t(g)];
+    for (size_t d = 0; d < dimActivationBytes.size() && d < plan.dimensions.size(); ++d)
+        act += dimActivationBytes[d] * double(plan.dimensions[d].shards[size_t(g)]) / double(plan.dimensions[d].size);
+    return paramValuesOnGpu(plan, g, job) * job.bytesPerValue() * spmdStateBytesPerValueByte(job) + act;
 }
 
 double spmdStateBytesPerValueByte(const Job& job)

@@ -16,6 +16,8 @@
 namespace hetplan {
 
 struct DeviceType;
+class CostModel;
+struct ModelSpec;
 
 // Rebalance: the All-To-All at a ratio-segment boundary (section 5.2); it moves only the rows whose owner
 // changes, so its time is affine in the largest ratio change max_j |B_j - B'_j| (pass that as the share),
@@ -34,15 +36,36 @@ struct AffineCost {
 AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, LinkParams link);
 
 // FLOP/s one GPU of type `d` sustains at `precision`: the matrix-product peak of that precision (fp32 runs
-// on CUDA cores, or TF32 tensor cores where NVIDIA has them) at the device's saturated efficiency.
+// on CUDA cores, or TF32 tensor cores where NVIDIA has them) at the device's saturated efficiency. Only
+// for program instructions that belong to no layer of the layer-level model (spmdSecondsPerFlop).
 double spmdFlopsRate(const DeviceType& d, Precision precision);
 // Seconds one GPU of type `d` needs for `flops` at `precision`.
 double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision);
 
+// The layer of the layer-level model an instruction group (SpmdInstruction::group) belongs to: the index
+// of the layer of that name in `model`, -1 if none.
+int spmdLayerOf(const ModelSpec& model, const std::string& group);
+
+// Seconds per FLOP of one GPU of type `device` on layer `layer` of the cost model's model, in the forward
+// or the backward pass, when it runs `samples` samples of that layer: the layer-level cost model's time
+// of that pass for a micro-batch of `samples` (CostModel::layer, the one analytic or measured profile),
+// times global batch / samples, over `programFlops`, the layer's FLOP of that pass in the tensor program at
+// the job's global batch. A data-parallel program (every op of the layer sharded on the batch, `samples`
+// samples on this GPU) so costs exactly the layer-level time of one micro-batch of `samples`, whatever
+// FLOP count the tensor program gives the layer; other programs are priced at the same seconds per FLOP.
+// `samples` below 1 is taken as 1 (a GPU with no samples of the layer only runs its replicated ops).
+// Falls back to spmdComputeSeconds's rate when `layer` < 0 or `programFlops` is 0.
+double spmdSecondsPerFlop(const CostModel& costs, int layer, const std::string& device, double samples,
+                          bool backward, double programFlops);
+
 // Per-GPU memory of an SPMD program, affine in the GPU's ratio in each segment: the parameters it holds
-// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h) and every
-// forward output and input kept for the backward, whole when replicated, times the ratio when sharded. The
-// simulator charges this (plus the runtime overhead); the hap planner bounds it in its load balancer.
+// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h) and the
+// activations kept for the backward, whole when replicated, times the ratio when sharded. Activations are
+// the layer-level memory model's (core/cost/memory.h, Korthikanti et al.): each layer's forward outputs
+// and inputs in the program are scaled by spmdActivationScale, so a data-parallel program holds exactly
+// stagePeakMemory of its samples (the program's tensors do not say which a fused kernel frees or keeps).
+// The simulator charges this (plus the runtime overhead, as for every plan); the hap planner bounds it in
+// its load balancer.
 struct SpmdMemoryTerms {
     double fixedParamBytes = 0, fixedActivationBytes = 0; // replicated tensors (instruction bytes)
     std::vector<double> paramBytes, activationBytes;      // [segment] sharded tensors, bytes per unit of ratio
@@ -50,8 +73,22 @@ struct SpmdMemoryTerms {
     double paramValues(const std::vector<double>& ratios, const Job& job) const;
     // States + activations at `ratios`, without the runtime overhead.
     double peakBytes(const std::vector<double>& ratios, const Job& job) const;
+    // Instructions sharded on a whole-unit dimension (SpmdPlan::dimensions) count here instead, per
+    // dimension, bytes per unit of share; empty when the program was given none.
+    std::vector<double> dimParamBytes, dimActivationBytes;
+    // The same on GPU g of `plan`: segment ratios, and the dimensions' whole units where instructions have them.
+    double paramValuesOnGpu(const SpmdPlan& plan, int g, const Job& job) const;
+    double peakBytesOnGpu(const SpmdPlan& plan, int g, const Job& job) const;
 };
-SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments);
+SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int segments, const ModelSpec& model,
+                                const Job& job, int dimensions = 0);
+// The factor that turns the activation bytes a layer's instructions keep in the tensor program
+// (`programBytes`, at the global batch, every forward output and non-parameter input of group `group`) into
+// the layer-level model's activations of the global batch for that layer (no recomputation: an SPMD program
+// keeps its activations). 1 when the group is no layer of `model` or `programBytes` is 0.
+double spmdActivationScale(const ModelSpec& model, const Job& job, const std::string& group, double programBytes);
+// Whether an instruction's output is kept for the backward (its bytes count as activation or state).
+bool spmdKept(const SpmdInstruction& ins);
 // Bytes of model state per byte of parameter values at the job's precision (20 / 2 for fp16).
 double spmdStateBytesPerValueByte(const Job& job);
 

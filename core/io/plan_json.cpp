@@ -228,6 +228,8 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
                 j["collective"] = qs(i.collective);
             if (i.fromSegment >= 0)
                 j["from_segment"] = i.fromSegment;
+            if (i.dimension >= 0)
+                j["dimension"] = i.dimension;
             if (i.kind == SpmdInstruction::Kind::Compute)
                 j["flops"] = i.flops;
             if (i.kind != SpmdInstruction::Kind::Collective)
@@ -237,6 +239,19 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
             ins.append(j);
         }
         o["instructions"] = ins;
+    }
+    if (!sp.dimensions.empty()) {
+        QJsonArray dims;
+        for (const SpmdDimension& d : sp.dimensions) {
+            QJsonArray shards;
+            for (long long v : d.shards)
+                shards.append(double(v));
+            dims.append(QJsonObject{{"label", qs(d.label)},
+                                    {"size", double(d.size)},
+                                    {"segment", d.segment},
+                                    {"shards", shards}});
+        }
+        o["dimensions"] = dims;
     }
     return o;
 }
@@ -403,7 +418,7 @@ ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& fil
     return zp;
 }
 
-SpmdInstruction spmdInstructionFromJson(const JsonReader& j, int segments)
+SpmdInstruction spmdInstructionFromJson(const JsonReader& j, int segments, int dimensions)
 {
     SpmdInstruction i;
     if (!parseSpmdInstructionKind(j.string("kind"), i.kind))
@@ -428,7 +443,38 @@ SpmdInstruction spmdInstructionFromJson(const JsonReader& j, int segments)
     }
     if (i.bytes < 0 || i.flops < 0)
         j.fail(i.bytes < 0 ? "bytes" : "flops", "must not be negative");
+    i.dimension = j.integer("dimension", -1);
+    if (i.dimension < -1 || i.dimension >= dimensions)
+        j.fail("dimension", "no such entry in dimensions");
     return i;
+}
+
+// A dimension's whole-unit shards: non-negative integers, one per GPU, that add up to its size.
+SpmdDimension spmdDimensionFromJson(const JsonReader& j, int segments)
+{
+    SpmdDimension d;
+    d.label = j.string("label", "");
+    const double size = j.number("size");
+    if (!(size >= 1) || size != std::floor(size) || size > 9e15)
+        j.fail("size", "must be a positive integer");
+    d.size = (long long)size;
+    d.segment = j.integer("segment", 0);
+    if (d.segment < 0 || (segments > 0 && d.segment >= segments))
+        j.fail("segment", "no such row in sharding_ratios");
+    const QJsonArray shards = j.array("shards");
+    long long sum = 0;
+    for (int g = 0; g < shards.size(); ++g) {
+        const QJsonValue& v = shards.at(g);
+        const std::string cell = "shards[" + std::to_string(g) + "]";
+        if (!v.isDouble() || v.toDouble() < 0 || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() > 9e15)
+            j.fail(cell, "expected a non-negative integer");
+        d.shards.push_back((long long)v.toDouble());
+        sum += d.shards.back();
+    }
+    if (sum != d.size)
+        j.fail("shards", "the shards add up to " + std::to_string(sum) + ", not the dimension's size " +
+                             std::to_string(d.size));
+    return d;
 }
 
 SpmdPlan spmdFromJson(const JsonReader& s)
@@ -471,13 +517,20 @@ SpmdPlan spmdFromJson(const JsonReader& s)
                 s.fail("segments", "expected an array of strings");
             sp.segments.push_back(v.toString().toStdString());
         }
+    if (s.has("dimensions")) {
+        const QJsonArray dims = s.array("dimensions");
+        for (int i = 0; i < dims.size(); ++i)
+            sp.dimensions.push_back(
+                spmdDimensionFromJson(s.element(dims, "dimensions", i), int(sp.shardingRatios.size())));
+    }
     if (s.has("instructions")) {
         const QJsonArray ins = s.array("instructions");
         if (ins.size() != prog.size())
             s.fail("instructions", "needs one entry per program line");
         for (int i = 0; i < ins.size(); ++i)
-            sp.instructions.push_back(
-                spmdInstructionFromJson(s.element(ins, "instructions", i), int(sp.shardingRatios.size())));
+            sp.instructions.push_back(spmdInstructionFromJson(s.element(ins, "instructions", i),
+                                                              int(sp.shardingRatios.size()),
+                                                              int(sp.dimensions.size())));
     }
     return sp;
 }

@@ -26,6 +26,15 @@ bool parseSpmdInstructionKind(const std::string& s, SpmdInstruction::Kind& out)
     return false;
 }
 
+double SpmdPlan::share(const SpmdInstruction& ins, int g) const
+{
+    if (ins.dimension >= 0 && ins.dimension < int(dimensions.size())) {
+        const SpmdDimension& d = dimensions[size_t(ins.dimension)];
+        return d.size > 0 ? double(d.shards[size_t(g)]) / double(d.size) : 0.0;
+    }
+    return shardingRatios[size_t(ins.segment)][size_t(g)];
+}
+
 std::vector<int> Pipeline::stageGpus(int s, int r) const
 {
     const Stage& st = stages[s];

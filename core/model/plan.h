@@ -72,7 +72,20 @@ struct SpmdInstruction {
     bool parameter = false; // Load: a parameter (model state), not an input; Collective: reduces a
                             // parameter's gradient (bucketed after the backward, core/cost/gradient_reduction.h)
     int fromSegment = -1;   // Collective "rebalance": the segment whose ratios the tensor leaves
+    int dimension = -1;     // sharded: index into SpmdPlan::dimensions (whole units per GPU); -1: the
+                            // segment's sharding ratio
     bool operator==(const SpmdInstruction&) const = default;
+};
+
+// A sharded dimension rounded to whole units per GPU (HAP section 5.1): experts, heads, features or
+// samples. shards[g] units on GPU g, sum of shards = size; an instruction sharded on it computes and holds
+// shards[g] / size of the tensor on GPU g.
+struct SpmdDimension {
+    std::string label;             // what is split, for listings: the op's label ("b", "E", "f", ...)
+    long long size = 0;            // units in the dimension
+    int segment = 0;               // the ratio segment whose ratios were rounded
+    std::vector<long long> shards; // per GPU
+    bool operator==(const SpmdDimension&) const = default;
 };
 
 struct SpmdPlan {
@@ -80,6 +93,10 @@ struct SpmdPlan {
     std::vector<std::vector<double>> shardingRatios; // per segment, per GPU
     std::vector<SpmdInstruction> instructions;       // program[i] describes instructions[i] (when filled)
     std::vector<std::string> segments;               // segment names (index = shardingRatios row)
+    std::vector<SpmdDimension> dimensions;           // integer shard sizes of the sharded dimensions
+    // The share of an instruction's sharded work and tensor that GPU g has: its dimension's whole units
+    // when it has one, else the segment's ratio.
+    double share(const SpmdInstruction& ins, int g) const;
     bool operator==(const SpmdPlan&) const = default;
 };
 std::string toString(SpmdInstruction::Kind k);                      // "load", "compute", "collective"

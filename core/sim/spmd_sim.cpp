@@ -1,9 +1,12 @@
 // SPMD programs (HAP). Modelling choices:
 //  - every GPU runs every instruction in order; a collective synchronises all GPUs (it starts when the last
 //    one arrives) and lasts the affine time of core/cost/spmd_costs.h at the segment's largest ratio;
-//  - a compute instruction takes its FLOP × (the GPU's ratio if sharded, else 1) at the GPU's sustained
-//    rate for the job's precision (spmdComputeSeconds); consecutive computes of one layer and pass are drawn as one
-//    event;
+//  - a compute instruction takes its FLOP × (the GPU's share if sharded, else 1) at the seconds per FLOP of
+//    the layer-level cost model for that layer, pass and device at the GPU's samples of the layer
+//    (spmdSecondsPerFlop: the one analytic or measured profile every other plan is timed with), so a
+//    data-parallel program costs what the ZeRO simulator charges for the same per-GPU batches; the share is
+//    the whole units of the instruction's dimension on that GPU (SpmdPlan::dimensions) when the plan has
+//    them, else the segment's ratio; consecutive computes of one layer and pass are drawn as one event;
 //  - a re-balance at a ratio-segment boundary lasts as long as moving the largest change of share;
 //  - the all-reduces of parameter gradients are not run where the program lists them: as in the
 //    frameworks, they fill DeepSpeed-sized buckets reduced one after another after the backward
@@ -11,8 +14,8 @@
 //    precision (fp32 for bf16 jobs, like the ZeRO simulator);
 //  - then each GPU runs its optimizer step over the parameters it holds;
 //  - memory per GPU: the parameters it holds (weights, gradients and optimizer states at Megatron's bytes
-//    per parameter, core/cost/memory.h) plus every forward output (kept for the backward), each scaled by
-//    the ratio when sharded. Instruction bytes are at the job's precision (bytesPerValue per value).
+//    per parameter, core/cost/memory.h) plus the layer-level model's activations (spmdMemoryTerms), each
+//    scaled by the GPU's share when sharded. Instruction bytes are at the job's precision.
 #include "sim_detail.h"
 
 #include "core/base/errors.h"
@@ -22,6 +25,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace hetplan::simdetail {
 
@@ -51,8 +56,21 @@ void checkSpmd(const Plan& plan)
     for (size_t k = 0; k < sp.shardingRatios.size(); ++k)
         if (int(sp.shardingRatios[k].size()) != n)
             throw InputError(f, "spmd.sharding_ratios[" + std::to_string(k) + "]", "needs one ratio per GPU");
+    for (size_t d = 0; d < sp.dimensions.size(); ++d) {
+        const SpmdDimension& dim = sp.dimensions[d];
+        const std::string field = "spmd.dimensions[" + std::to_string(d) + "]";
+        if (int(dim.shards.size()) != n)
+            throw InputError(f, field + ".shards", "needs one shard size per GPU");
+        long long sum = 0;
+        for (long long v : dim.shards)
+            sum += v < 0 ? dim.size + 1 : v;
+        if (dim.size <= 0 || sum != dim.size)
+            throw InputError(f, field + ".shards", "non-negative whole units that add up to the size");
+    }
     for (size_t i = 0; i < sp.instructions.size(); ++i) {
         const SpmdInstruction& ins = sp.instructions[i];
+        if (ins.dimension >= int(sp.dimensions.size()))
+            throw InputError(f, "spmd.instructions[" + std::to_string(i) + "].dimension", "no such dimension");
         SpmdCollective c;
         if (ins.segment < 0 || ins.segment >= int(sp.shardingRatios.size()) ||
             ins.fromSegment >= int(sp.shardingRatios.size()))
@@ -85,6 +103,34 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
         dev[g] = &costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType);
     std::vector<double> t(n, 0.0);
     std::vector<Open> open(n);
+    // Seconds per FLOP per GPU for the current (group, pass), from the layer-level cost model at the GPU's
+    // samples (its batch ratio of the segment × the global batch); recomputed when the group changes.
+    std::map<std::pair<std::string, bool>, double> programFlops; // the layer's FLOP per pass, whole batch
+    for (const SpmdInstruction& ins : sp.instructions)
+        if (ins.kind == SpmdInstruction::Kind::Compute)
+            programFlops[{ins.group, ins.backward}] += ins.flops;
+    const double batch = double(std::max<long long>(1, plan.job.globalBatchSize));
+    std::vector<double> spf(n, 0.0);
+    std::map<std::tuple<const DeviceType*, double>, double> spfCache;
+    std::string spfGroup;
+    int spfSegment = -1, spfBackward = -1;
+    auto secondsPerFlop = [&](const SpmdInstruction& ins) {
+        if (ins.group == spfGroup && ins.segment == spfSegment && int(ins.backward) == spfBackward)
+            return;
+        spfGroup = ins.group;
+        spfSegment = ins.segment;
+        spfBackward = ins.backward;
+        spfCache.clear();
+        const int layer = spmdLayerOf(plan.model, ins.group);
+        const double flops = programFlops[{ins.group, ins.backward}];
+        for (int g = 0; g < n; ++g) {
+            const double samples = std::round(sp.shardingRatios[ins.segment][g] * batch);
+            auto [it, added] = spfCache.try_emplace({dev[g], samples}, 0.0);
+            if (added)
+                it->second = spmdSecondsPerFlop(costs, layer, dev[g]->name, samples, ins.backward, flops);
+            spf[g] = it->second;
+        }
+    };
     std::vector<double> gradients; // parameter-gradient bytes in the order the backward produces them
     auto flush = [&](int g) {
         if (open[g].start >= 0 && t[g] > open[g].start)
@@ -92,16 +138,16 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
         open[g].start = -1;
     };
     for (const SpmdInstruction& ins : sp.instructions) {
-        const std::vector<double>& r = sp.shardingRatios[ins.segment];
         if (ins.kind == SpmdInstruction::Kind::Load)
             continue; // takes no time; its memory is in spmdMemoryTerms
         if (ins.kind == SpmdInstruction::Kind::Compute) {
+            secondsPerFlop(ins);
             for (int g = 0; g < n; ++g) {
                 if (open[g].start < 0 || open[g].group != ins.group || open[g].backward != ins.backward) {
                     flush(g);
                     open[g] = {t[g], ins.group, ins.backward};
                 }
-                t[g] += spmdComputeSeconds(ins.flops * (ins.sharded ? r[g] : 1.0), *dev[g], plan.job.precision);
+                t[g] += ins.flops * (ins.sharded ? sp.share(ins, g) : 1.0) * spf[g];
             }
         } else {
             SpmdCollective c;
@@ -112,9 +158,11 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
                 gradients.push_back(ins.bytes / plan.job.bytesPerValue() * gradientReduceBytesPerParam(plan.job));
                 continue;
             }
+            const std::vector<double>& r = sp.shardingRatios[ins.segment];
             double z = 0; // the largest share, or for a re-balance the largest change of share
             for (int g = 0; g < n; ++g)
-                z = std::max(z, ins.fromSegment >= 0 ? std::abs(r[g] - sp.shardingRatios[ins.fromSegment][g]) : r[g]);
+                z = std::max(z, ins.fromSegment >= 0 ? std::abs(r[g] - sp.shardingRatios[ins.fromSegment][g])
+                                                     : sp.share(ins, g));
             const double start = *std::max_element(t.begin(), t.end());
             const double end = start + spmdCollectiveCost(c, ins.bytes, n, link).at(z);
             for (int g = 0; g < n; ++g) {
@@ -133,15 +181,23 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
             t[g] = end;
         }
     }
-    const SpmdMemoryTerms mem = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()));
+    const SpmdMemoryTerms mem = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()), plan.model,
+                                                plan.job, int(sp.dimensions.size()));
+    // The optimizer step: the layer-level profile's update time of the whole model (what the ZeRO simulator
+    // charges a data-parallel GPU), scaled by the share of the parameters this GPU holds.
+    const int L = plan.model.layerCount();
+    const double modelParams = plan.model.totalParams();
+    std::map<const DeviceType*, double> fullUpdate;
     for (int g = 0; g < n; ++g) {
         flush(g);
-        std::vector<double> mine; // this GPU's ratio in each segment
-        for (const std::vector<double>& row : sp.shardingRatios)
-            mine.push_back(row[g]);
-        const double update = optimizerSeconds(costs, dev[g]->name, 0, mem.paramValues(mine, plan.job), 1);
+        const double values = mem.paramValuesOnGpu(sp, g, plan.job);
+        auto [it, added] = fullUpdate.try_emplace(dev[g], 0.0);
+        if (added && L > 0)
+            it->second = costs.range(0, L, dev[g]->name, 1, 1).update;
+        const double measured = modelParams > 0 ? it->second * values / modelParams : 0.0;
+        const double update = optimizerSeconds(costs, dev[g]->name, measured, values, 1);
         rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, t[g], t[g] + update);
-        rec.result.peakMemoryBytes[g] = mem.peakBytes(mine, plan.job);
+        rec.result.peakMemoryBytes[g] = mem.peakBytesOnGpu(sp, g, plan.job);
     }
 }
 

@@ -6,8 +6,10 @@
 
 #include "core/base/errors.h"
 #include "core/cost/collectives.h"
+#include "core/cost/gradient_reduction.h"
 #include "core/cost/memory.h"
 #include "core/cost/spmd_costs.h"
+#include "core/cost/zero_comm.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>
@@ -67,21 +69,136 @@ SynthesisContext makeContext(const TensorGraph& g, const PlanRequest& req, const
     return ctx;
 }
 
+// What the search prices like the simulator: compute at the layer-level cost model's seconds per FLOP (per
+// layer, pass and class, at the class's compute-proportional samples), the gradient reduction in
+// DeepSpeed's buckets after the backward, and the layer-level model's activation bytes.
+void calibrate(SynthesisContext& ctx, const TensorGraph& g, const PlanRequest& req, const CostModel& costs,
+               const Devices& d)
+{
+    const size_t S = g.segments.size();
+    std::vector<double> fwd(S, 0), bwd(S, 0), kept(S, 0);
+    for (int i = 0; i < int(g.ops.size()); ++i) {
+        const Op& op = g.ops[size_t(i)];
+        const size_t seg = size_t(op.segment);
+        const double bytes = g.tensors[size_t(op.output)].elements() * ctx.valueBytes;
+        if (i < g.forwardOps) {
+            if (op.kind == OpKind::Placeholder || !op.isLeaf())
+                kept[seg] += bytes; // the instructions spmdMemoryTerms counts: inputs and forward outputs
+            if (!op.isLeaf())
+                fwd[seg] += op.flops;
+        } else if (op.kind == OpKind::Grad && !(op.forwardOp >= 0 && g.ops[size_t(op.forwardOp)].isLeaf())) {
+            bwd[seg] += op.flops;
+        }
+    }
+    const std::vector<double> share = proportionalRatios(d.classes);
+    const double batch = double(std::max<long long>(1, req.job.globalBatchSize));
+    ctx.forwardSpf.assign(S, std::vector<double>(d.classes.size()));
+    ctx.backwardSpf = ctx.forwardSpf;
+    ctx.activationScale.assign(S, 1.0);
+    for (size_t s = 0; s < S; ++s) {
+        const int layer = spmdLayerOf(req.model, g.segments[s]);
+        for (size_t k = 0; k < d.classes.size(); ++k) {
+            const double samples = std::round(share[k] * batch);
+            ctx.forwardSpf[s][k] = spmdSecondsPerFlop(costs, layer, d.classes[k].deviceType, samples, false, fwd[s]);
+            ctx.backwardSpf[s][k] = spmdSecondsPerFlop(costs, layer, d.classes[k].deviceType, samples, true, bwd[s]);
+        }
+        ctx.activationScale[s] = spmdActivationScale(req.model, req.job, g.segments[s], kept[s]);
+    }
+    ctx.gradientBytesPerValueByte = gradientReduceBytesPerParam(req.job) / req.job.bytesPerValue();
+    ctx.bucketBytes = reduceBucketBytes(gradientReduceBytesPerParam(req.job));
+    ctx.stateBytesPerValueByte = spmdStateBytesPerValueByte(req.job);
+}
+
+// The smallest usable memory of any GPU (memory.h's rule): what bytes every GPU holds must fit.
+double smallestUsableMemory(const PlanRequest& req, const CostModel& costs)
+{
+    double least = std::numeric_limits<double>::infinity();
+    for (const Node& node : req.cluster.nodes)
+        if (node.gpus > 0)
+            least = std::min(least, usableMemory(node, costs.device(node.deviceType), req.job));
+    return least;
+}
+
+// Per-GPU ratios of each segment (the classes' shares, one entry per GPU).
+std::vector<double> perGpu(const std::vector<double>& row, const Devices& d)
+{
+    std::vector<double> exact;
+    for (int c : d.classOf)
+        exact.push_back(row[c]);
+    return exact;
+}
+
 // Per-GPU ratios with the batch rounded to whole samples (section 5.1), per segment.
 std::vector<std::vector<double>> gpuRatios(const std::vector<std::vector<double>>& perClass, const Devices& d,
                                            long long batch)
 {
     std::vector<std::vector<double>> out;
     for (const auto& row : perClass) {
-        std::vector<double> exact;
-        for (int c : d.classOf)
-            exact.push_back(row[c]);
         std::vector<double> r;
-        for (long long s : roundShards(exact, batch))
+        for (long long s : roundShards(perGpu(row, d), batch))
             r.push_back(double(s) / double(batch));
         out.push_back(r);
     }
     return out;
+}
+
+// Section 5.1 for every sharded dimension, not just the batch: each instruction sharded on a dimension of
+// `size` units gets that dimension rounded to whole units per GPU (roundShards: largest remainder, sum
+// exact) from its segment's per-GPU ratios. One entry per (segment, size): two dimensions of one size in a
+// segment round alike. The batch dimension rounds to the plan's sharding ratios themselves.
+class DimensionTable {
+public:
+    DimensionTable(const std::vector<std::vector<double>>& classRatios, const Devices& d) : ratios_(classRatios), d_(d) {}
+    int of(int segment, long long size, char label)
+    {
+        if (size <= 0)
+            return -1;
+        auto [it, added] = index_.try_emplace({segment, size}, int(dims_.size()));
+        if (added) {
+            SpmdDimension dim;
+            dim.label = label == kLinear || label == kReplicated ? "" : std::string(1, label);
+            dim.size = size;
+            dim.segment = segment;
+            dim.shards = roundShards(perGpu(ratios_[size_t(segment)], d_), size);
+            dims_.push_back(std::move(dim));
+        }
+        return it->second;
+    }
+    std::vector<SpmdDimension> take() { return std::move(dims_); }
+
+private:
+    const std::vector<std::vector<double>>& ratios_;
+    const Devices& d_;
+    std::map<std::pair<int, long long>, int> index_;
+    std::vector<SpmdDimension> dims_;
+};
+
+// The dimension a lowered instruction is sharded on, -1 if none: a compute's rule label, a sharded load's
+// or collective's tensor dimension.
+int dimensionOf(const TensorGraph& g, const Instruction& ins, DimensionTable& table)
+{
+    const Tensor& t = g.tensors[size_t(ins.tensor)];
+    if (ins.kind == Instruction::Kind::Compute) {
+        const Op& op = g.ops[size_t(ins.op)];
+        if (ins.label == kReplicated || ins.label == kLinear)
+            return -1;
+        return table.of(ins.segment, op.labelSize(ins.label, g.tensors), ins.label);
+    }
+    Form f = ins.out;
+    if (ins.kind == Instruction::Kind::Collective && !f.isSharded())
+        f = ins.from;
+    if (!f.isSharded() || ins.rebalance || f.dim() >= int(t.shape.size()))
+        return -1;
+    char label = kReplicated;
+    for (int c : t.consumers) { // the label its consumers give that dimension, for the listing
+        const Op& op = g.ops[size_t(c)];
+        for (size_t q = 0; q < op.inputs.size(); ++q)
+            if (op.inputs[q] == ins.tensor && f.dim() < int(op.inLabels[q].size()))
+                label = op.inLabels[q][size_t(f.dim())];
+        if (label != kReplicated)
+            break;
+    }
+    return table.of(ins.segment, t.shape[size_t(f.dim())], label);
 }
 
 bool scales(const Op& op, char label)
@@ -152,11 +269,11 @@ MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const De
         double& cap = m.capacity[d.classOf[g]];
         cap = std::min(cap, usableMemory(node, dev, req.job));
     }
-    m.terms = [](const SynthesisContext& ctx, const Program& p) {
+    m.terms = [&model = req.model, job = req.job](const SynthesisContext& ctx, const Program& p) {
         std::vector<SpmdInstruction> ins;
         for (const Instruction& i : lower(ctx, p))
             ins.push_back(toPlan(ctx, i));
-        return spmdMemoryTerms(ins, ctx.ratioSegments());
+        return spmdMemoryTerms(ins, ctx.ratioSegments(), model, job);
     };
     return m;
 }
@@ -304,10 +421,14 @@ Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long
     Plan plan;
     SpmdPlan sp;
     sp.shardingRatios = gpuRatios(b.ratios.perGpu, d, batch);
+    DimensionTable dims(b.ratios.perGpu, d);
     for (const Instruction& ins : prog) {
         sp.program.push_back(describe(g, ins));
         sp.instructions.push_back(toPlan(ctx, ins));
+        if (sp.instructions.back().sharded || ins.kind == Instruction::Kind::Collective)
+            sp.instructions.back().dimension = dimensionOf(g, ins, dims);
     }
+    sp.dimensions = dims.take();
     markGradientReductions(g, prog, sp.instructions);
     sp.segments = ctx.ratioSegments() == 1 ? std::vector<std::string>{"model"} : g.segments;
     plan.spmd = sp;
@@ -316,6 +437,31 @@ Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long
     plan.search.extra = {{"expanded", double(st.expanded)}, {"pruned", double(st.pruned)}, {"rounds", b.rounds}};
     plan.details["hap"] = details(b, ctx, st);
     return plan;
+}
+
+// What whole-unit rounding did that a user should know: GPUs left without samples (a global batch smaller
+// than the GPU count) and dimensions with fewer units than GPUs (8 experts on 64 GPUs: 56 GPUs hold none).
+std::vector<std::string> roundingWarnings(const PlanRequest& req, const SpmdPlan& sp)
+{
+    std::vector<std::string> out;
+    const int gpus = req.cluster.gpuCount();
+    const long long batch = req.job.globalBatchSize;
+    if (batch < gpus)
+        out.push_back("the global batch " + std::to_string(batch) + " is smaller than the " + std::to_string(gpus) +
+                      " GPUs: at least " + std::to_string(gpus - batch) +
+                      " GPUs get no sample of every batch-sharded op");
+    std::set<std::pair<std::string, long long>> told;
+    for (const SpmdDimension& dim : sp.dimensions) {
+        if (dim.size >= gpus || dim.size == batch || !told.insert({dim.label, dim.size}).second)
+            continue;
+        const std::string seg = dim.segment < int(sp.segments.size()) ? sp.segments[size_t(dim.segment)]
+                                                                       : std::to_string(dim.segment);
+        out.push_back("dimension '" + dim.label + "' of " + std::to_string(dim.size) + " units (first in segment " +
+                      seg + ") is sharded over " + std::to_string(gpus) + " GPUs: " +
+                      std::to_string(gpus - dim.size) +
+                      " or more GPUs hold none of it and skip its ops (whole units per GPU)");
+    }
+    return out;
 }
 
 // The simulated iteration time of `plan` on the request's inputs, or infinity when it does not fit memory.
@@ -338,7 +484,14 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     if (d.classes.size() > 8)
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
     const bool hap = mode_ == Mode::Hap;
+    const int gpus = req.cluster.gpuCount();
+    if (!hap && batch < gpus) // data parallelism gives every GPU at least one sample
+        throw InfeasibleError(name() + ": the global batch " + std::to_string(batch) + " is smaller than the " +
+                              std::to_string(gpus) + " GPUs; data parallelism would leave " +
+                              std::to_string(gpus - batch) + " GPUs without a sample (raise --gbs to at least " +
+                              std::to_string(gpus) + ")");
     SynthesisContext ctx = makeContext(g, req, d, hap && req.option("segments") == "layer");
+    calibrate(ctx, g, req, costs, d);
     ctx.maxStates = hap ? req.intOption("max_states") : kDefaultMaxStates;
     SynthesisStats st;
     if (!hap) {
@@ -352,12 +505,31 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         return assemble(g, ctx, d, batch, b, st);
     }
     ctx.exactDominance = req.option("dominance") == "exact";
+    ctx.replicatedCapBytes = smallestUsableMemory(req, costs);
+    SynthesisContext dpCtx = makeContext(g, req, d, false); // one set of ratios for the whole model
+    calibrate(dpCtx, g, req, costs, d);
+    dpCtx.maxStates = kDefaultMaxStates;
+    // The Q/B loop starts from data parallelism at memory-capped compute-proportional ratios (DP-CP), a
+    // point of HAP's space: its first pair is that program, so the loop only keeps what improves on it.
+    progress.report(0.03, "hap: data-parallel starting point");
+    SynthesisStats startStats;
+    const BalancedProgram start = progress.stopReason() == StopReason::Cancelled
+                                      ? BalancedProgram{}
+                                      : dataParallelProgram(dpCtx, true, req, costs, d, progress, startStats, true);
     progress.report(0.05, "hap: synthesizing");
     const MemoryLimit memory = memoryLimit(req, costs, d);
     const int rounds = req.intOption("rounds");
-    const BalancedProgram b = optimize(
-        ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
-        [&](int round) { progress.report(0.05 + 0.85 * round / rounds, "hap: round " + std::to_string(round + 1)); });
+    BalancedProgram b;
+    try {
+        b = optimize(
+            ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
+            [&](int round) { progress.report(0.05 + 0.85 * round / rounds, "hap: round " + std::to_string(round + 1)); },
+            start.program.steps.empty() ? nullptr : &start);
+    } catch (const InfeasibleError&) {
+        // Every program the A* could reach holds more replicated bytes than the smallest GPU: none fits.
+        b = {};
+        b.ratios.seconds = std::numeric_limits<double>::infinity();
+    }
     const bool stopped = b.stoppedBy == "stopped";
     // Data parallelism is inside HAP's space (every op sharded on the batch), so HAP never does worse than
     // it: the two data-parallel programs are built too and the fastest simulated plan that fits is kept.
@@ -372,8 +544,6 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     std::vector<Option> options;
     if (!b.program.steps.empty() && std::isfinite(b.ratios.seconds))
         options.push_back({"synthesized", assemble(g, ctx, d, batch, b, st)});
-    SynthesisContext dpCtx = makeContext(g, req, d, false); // one set of ratios for the whole model
-    dpCtx.maxStates = kDefaultMaxStates;
     for (bool proportional : {true, false}) {
         SynthesisStats dpStats;
         if (progress.stopReason() == StopReason::Cancelled)
@@ -401,6 +571,11 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     QJsonObject section = plan.details["hap"];
     section["candidates_simulated"] = compared;
     section["chosen"] = best->name;
+    QJsonArray warnings;
+    for (const std::string& w : roundingWarnings(req, *plan.spmd))
+        warnings.append(QString::fromStdString(w));
+    if (!warnings.isEmpty())
+        section["warnings"] = warnings;
     plan.details["hap"] = section;
     plan.search.candidates = st.generated;
     if (stopped)

@@ -166,24 +166,54 @@ std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes)
 
 std::vector<long long> roundShards(const std::vector<double>& ratios, long long length)
 {
-    std::vector<long long> size;
-    long long sum = 0;
+    const size_t n = ratios.size();
+    std::vector<long long> size(n, 0);
+    if (n == 0 || length <= 0)
+        return size;
+    double total = 0;
+    size_t positive = 0;
     for (double r : ratios) {
-        size.push_back(std::llround(r * double(length)));
-        sum += size.back();
+        total += std::max(0.0, r);
+        positive += r > 0;
     }
-    // Error a ±1 step adds on shard j; the step with the smallest new error goes first.
-    auto errorAfter = [&](size_t j, int step) { return std::abs(double(size[j] + step) - ratios[j] * double(length)); };
-    while (sum != length) {
-        const int step = sum < length ? 1 : -1;
-        size_t best = size.size();
-        for (size_t j = 0; j < size.size(); ++j)
-            if ((step > 0 || size[j] > 0) && (best == size.size() || errorAfter(j, step) < errorAfter(best, step)))
+    if (!(total > 0))
+        throw std::logic_error("roundShards: no positive ratio");
+    std::vector<double> exact(n);
+    long long sum = 0;
+    for (size_t j = 0; j < n; ++j) {
+        exact[j] = std::max(0.0, ratios[j]) / total * double(length);
+        size[j] = (long long)std::floor(exact[j] + 1e-9);
+        size[j] = std::min(size[j], length);
+        sum += size[j];
+    }
+    // At least one unit per positive shard when there are enough units: take them from the largest.
+    if (length >= (long long)positive)
+        for (size_t j = 0; j < n; ++j)
+            if (ratios[j] > 0 && size[j] == 0) {
+                size[j] = 1;
+                ++sum;
+            }
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t(0));
+    while (sum > length) { // only after the minimum-one rule: give back from the largest overshoot
+        size_t best = n;
+        for (size_t j = 0; j < n; ++j)
+            if (size[j] > 1 && (best == n || double(size[j]) - exact[j] > double(size[best]) - exact[best]))
                 best = j;
-        if (best == size.size())
-            throw std::logic_error("roundShards: no shard can change");
-        size[best] += step;
-        sum += step;
+        if (best == n)
+            throw std::logic_error("roundShards: cannot take a unit back");
+        --size[best];
+        --sum;
+    }
+    // Largest remainder: the units left go to the largest fractional parts (stable: ties to the lower index).
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return exact[a] - double(size[a]) > exact[b] - double(size[b]);
+    });
+    for (size_t k = 0; sum < length; k = (k + 1) % n) {
+        if (ratios[order[k]] > 0 || positive == 0) {
+            ++size[order[k]];
+            ++sum;
+        }
     }
     return size;
 }

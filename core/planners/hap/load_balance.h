@@ -42,8 +42,13 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
 // Ratios proportional to the classes' compute speed (the starting point B(0), and DP-CP's ratios).
 std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes);
 
-// Section 5.1: integer shard sizes of a dimension of `length` from per-shard ratios (Σ ratios = 1): the
-// nearest integers, then ±1 on the shards with the smallest rounding error until they sum to `length`.
+// Section 5.1: integer shard sizes of a dimension of `length` from per-shard ratios (Σ ratios = 1) by the
+// largest remainder: each shard gets the floor of ratio × length, and the units left go one each to the
+// shards with the largest fractional parts (ties to the lower index), so the sizes sum to `length` exactly
+// and none is off its exact share by a unit or more. A shard with a positive ratio gets at least one unit
+// whenever the length has a unit for every such shard (a GPU the ratios give work is not left idle by
+// rounding); a shard with ratio 0 gets none. With fewer units than positive shards, the shards with the
+// largest ratios get one unit each and the rest none.
 std::vector<long long> roundShards(const std::vector<double>& ratios, long long length);
 
 struct BalancedProgram {
@@ -62,8 +67,11 @@ struct BalancedProgram {
 // With `memory`, each round's ratios must fit it; a program for which no ratios fit is skipped, and when no
 // round's program fits, the result has seconds = +inf (the caller reports no feasible plan).
 // `onRound(s)` is called as round s (0-based) starts (progress reports).
+// `start` (optional): the pair the loop starts from instead of compute-proportional ratios (the hap planner
+// passes data parallelism at memory-capped proportional ratios, one ratio row): it is the first pair kept
+// (when it fits `memory`) and its ratios are B(0), so the result is never worse than it under t(Q, B).
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop = {},
                          SynthesisStats* stats = nullptr, const MemoryLimit* memory = nullptr,
-                         const std::function<void(int)>& onRound = {});
+                         const std::function<void(int)>& onRound = {}, const BalancedProgram* start = nullptr);
 
 } // namespace hetplan::hap

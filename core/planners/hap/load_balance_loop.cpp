@@ -70,12 +70,22 @@ void keepIfBetter(BalancedProgram& best, const Program& q, const Ratios& b)
 } // namespace
 
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats,
-                         const MemoryLimit* memory, const std::function<void(int)>& onRound)
+                         const MemoryLimit* memory, const std::function<void(int)>& onRound,
+                         const BalancedProgram* start)
 {
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
     best.ratios.seconds = std::numeric_limits<double>::infinity();
     best.stoppedBy = "round limit";
+    if (start && !start->program.steps.empty() && !start->ratios.perGpu.empty()) {
+        // B(0) = the start's ratios in every segment; the start pair is kept first if it fits memory.
+        ctx.ratios.assign(ctx.ratioSegments(), start->ratios.perGpu.front());
+        const Ratios atStart = unbalanced(ctx, start->program, memory);
+        if (std::isfinite(atStart.seconds)) {
+            keepIfBetter(best, start->program, atStart);
+            best.trace.push_back(atStart.seconds);
+        }
+    }
     std::vector<std::string> seen;
     for (int round = 0; round < maxRounds; ++round) {
         if (onRound)

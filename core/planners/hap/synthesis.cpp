@@ -187,6 +187,10 @@ Program synthesize(const SynthesisContext& ctx, SynthesisStats* stats, const std
             ++st.generated;
             n.parent = idx;
             n.step = int(s.steps.size());
+            if (n.replicated > ctx.replicatedCapBytes) { // no ratios make it fit the smallest GPU
+                ++st.pruned;
+                continue;
+            }
             if (n.pos == int(p.order.size())) {
                 if (complete(p, n) && n.closed < best) {
                     s.steps.push_back(std::move(step));

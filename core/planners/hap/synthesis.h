@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,22 @@ struct SynthesisContext {
     // The most partial programs the A* search keeps (0 = no limit). At the limit the search stops: it
     // returns the best complete program found, or refuses (InputError "options", "max_states") without one.
     long long maxStates = 0;
+    // Seconds per FLOP of one GPU of each class, [graph segment][class], forward and backward: the
+    // layer-level cost model's rate (spmdSecondsPerFlop, what the simulator charges). Empty: 1 / flopsRate.
+    std::vector<std::vector<double>> forwardSpf, backwardSpf;
+    // Parameter gradients that need an All-Reduce are reduced as the simulator does: in DeepSpeed's buckets
+    // of this many bytes after the backward (core/cost/gradient_reduction.h), so each costs its bandwidth
+    // term where the program lists it, without synchronising the compute, and the ring's latency is paid
+    // once per bucket at the end. Gradients move at gradientBytesPerValueByte × the tensor's bytes (fp32
+    // for bf16). 0: one synchronous All-Reduce per tensor (the published cost model; tests).
+    double bucketBytes = 0;
+    double gradientBytesPerValueByte = 1;
+    // Memory pruning: a partial program whose replicated bytes (replicated parameters at
+    // stateBytesPerValueByte, replicated forward outputs at activationScale[graph segment]) exceed this
+    // (the smallest GPU's usable memory) is dropped, since no ratios can make it fit. +inf: no pruning.
+    double replicatedCapBytes = std::numeric_limits<double>::infinity();
+    double stateBytesPerValueByte = 1;
+    std::vector<double> activationScale; // [graph segment]; empty: 1
     int ratioSegments() const { return int(ratios.size()); }
 };
 

@@ -11,10 +11,17 @@ namespace hetplan::hap::detail {
 
 namespace {
 
-void addCompute(Group& grp, const Prepared& p, double flops, bool scaled)
+void addCompute(Group& grp, const Prepared& p, double flops, bool scaled, int graphSegment, bool backward)
 {
     for (int k = 0; k < p.classes; ++k)
-        grp[(scaled ? 0 : p.classes) + k] += flops / p.ctx.classes[k].flopsRate;
+        grp[(scaled ? 0 : p.classes) + k] += flops * p.spf(graphSegment, k, backward);
+}
+
+// A parameter's gradient All-Reduce that the simulator defers into DeepSpeed's buckets after the backward:
+// only with bucketing on, only the partial-sum → Identity reduction of a parameter's gradient.
+bool bucketedReduction(const Prepared& p, const Conversion& c)
+{
+    return p.ctx.bucketBytes > 0 && c.collective == SpmdCollective::AllReduce && p.isParameter(c.tensor);
 }
 
 // Ends a compute group: the slowest device's time counts (all devices meet at the next collective).
@@ -71,12 +78,37 @@ void backwardConversions(const Prepared& p, State& n, Step& st, const Rule& r, i
     }
     bool sync = false;
     for (const Conversion& c : st.backward)
-        sync = sync || c.collective != SpmdCollective::Slice;
+        sync = sync || (c.collective != SpmdCollective::Slice && !bucketedReduction(p, c));
     if (sync)
         closeGroup(n.g, n, p, seg, terms);
-    for (const Conversion& c : st.backward)
-        if (c.collective != SpmdCollective::Slice)
+    for (const Conversion& c : st.backward) {
+        if (c.collective == SpmdCollective::Slice)
+            continue;
+        if (!bucketedReduction(p, c)) {
             chargeComm(n, p, seg, p.comm(c.collective, c.tensor), terms);
+            continue;
+        }
+        // Bucketed after the backward: the bandwidth term here, the latency per bucket at the end. A tied
+        // parameter's contributions are summed into one gradient first, so it is reduced once.
+        const uint32_t reduced = key(c.tensor, kCommunicated);
+        if (has(n.props, reduced))
+            continue;
+        insert(n.props, reduced);
+        const double bytes = p.bytes(c.tensor) * p.ctx.gradientBytesPerValueByte;
+        n.gradBytes += bytes;
+        const double n1 = double(p.ctx.ranks - 1), nr = double(p.ctx.ranks);
+        if (p.ctx.ranks > 1)
+            chargeComm(n, p, seg, {2.0 * n1 / nr * bytes / p.ctx.link.bandwidth, 0}, terms);
+    }
+}
+
+// The ring latency of the bucketed gradient reduction, once per bucket (the end of the program).
+void chargeBuckets(State& n, const Prepared& p, int seg, CostTerms* terms)
+{
+    if (p.ctx.bucketBytes <= 0 || p.ctx.ranks <= 1 || n.gradBytes <= 0)
+        return;
+    const double buckets = std::ceil(n.gradBytes / p.ctx.bucketBytes);
+    chargeComm(n, p, seg, {buckets * 2.0 * double(p.ctx.ranks - 1) * p.ctx.link.latency, 0}, terms);
 }
 
 // A segment boundary: all devices meet, and sharded tensors crossing it are re-balanced (section 5.2).
@@ -125,13 +157,19 @@ State advance(const Prepared& p, const State& s, Step& st, const Rule& r, CostTe
     }
     for (const auto& [e, f] : st.loads) {
         insert(n.props, key(e, uint32_t(f.code)));
-        if (p.g.ops[p.g.tensors[e].producer].kind == OpKind::Parameter)
+        const bool param = p.isParameter(e);
+        if (param)
             insert(n.props, key(e, kTarget + uint32_t(f.code)));
+        if (!f.isSharded()) // held whole on every GPU: model states, or an input kept for the backward
+            n.replicated += p.bytes(e) * (param ? p.ctx.stateBytesPerValueByte
+                                                : p.activationScale(p.g.ops[p.g.tensors[e].producer].segment));
     }
-    addCompute(n.f, p, o.flops, r.scales);
+    if (!r.out.isSharded())
+        n.replicated += p.bytes(o.output) * p.activationScale(o.segment);
+    addCompute(n.f, p, o.flops, r.scales, o.segment, false);
     backwardConversions(p, n, st, r, seg, terms);
-    addCompute(n.g, p, p.gradFlops[st.op], r.scales);
-    addCompute(n.g, p, p.accFlops[st.op], r.scales && r.out.dual().isSharded());
+    addCompute(n.g, p, p.gradFlops[st.op], r.scales, o.segment, true);
+    addCompute(n.g, p, p.accFlops[st.op], r.scales && r.out.dual().isSharded(), o.segment, true);
     insert(n.props, key(o.output, uint32_t(r.out.code)));
     insert(n.props, key(o.output, kTarget + uint32_t(r.out.dual().code)));
     // Section 4.5, third optimization: properties no remaining instruction can use are dropped.
@@ -141,6 +179,8 @@ State advance(const Prepared& p, const State& s, Step& st, const Rule& r, CostTe
     });
     if (n.pos == int(p.order.size()) || p.segment(p.order[n.pos]) != seg)
         segmentBoundary(p, n, st, seg, terms);
+    if (n.pos == int(p.order.size()))
+        chargeBuckets(n, p, seg, terms);
     return n;
 }
 

@@ -24,6 +24,8 @@ struct State {
     std::vector<uint32_t> props; // sorted
     Group f{}, g{};              // open forward / backward compute groups
     double closed = 0;
+    double gradBytes = 0;       // parameter gradients reduced in buckets after the backward (bytes moved)
+    double replicated = 0;      // bytes every GPU holds whatever its ratios (memory pruning)
     int parent = -1, step = -1; // search bookkeeping
 };
 
@@ -42,6 +44,10 @@ struct Prepared {
     double bytes(int t) const { return g.tensors[t].elements() * ctx.valueBytes; }
     double maxShare(int seg) const;
     AffineCost comm(SpmdCollective c, int t) const;
+    // Seconds per FLOP of class k on ops of graph segment `graphSegment`.
+    double spf(int graphSegment, int k, bool backward) const;
+    double activationScale(int graphSegment) const;
+    bool isParameter(int t) const;
 };
 
 bool has(const std::vector<uint32_t>& props, uint32_t k);

@@ -50,9 +50,9 @@ Prepared::Prepared(const SynthesisContext& c) : ctx(c), g(*c.graph), classes(int
             scalable = scalable || r.scales;
         for (int k = 0; k < classes; ++k) {
             const double share = scalable ? std::min(1.0, ctx.ratios[segment(op)][k]) : 1.0;
-            const double rate = ctx.classes[k].flopsRate;
-            lbF[pos][k] = lbF[pos + 1][k] + g.ops[op].flops * share / rate;
-            lbG[pos][k] = lbG[pos + 1][k] + (gradFlops[op] + accFlops[op]) * share / rate;
+            const int gs = g.ops[op].segment;
+            lbF[pos][k] = lbF[pos + 1][k] + g.ops[op].flops * share * spf(gs, k, false);
+            lbG[pos][k] = lbG[pos + 1][k] + (gradFlops[op] + accFlops[op]) * share * spf(gs, k, true);
         }
     }
 }
@@ -63,6 +63,27 @@ double Prepared::maxShare(int seg) const
     for (double b : ctx.ratios[seg])
         z = std::max(z, b);
     return z;
+}
+
+double Prepared::spf(int graphSegment, int k, bool backward) const
+{
+    const auto& table = backward ? ctx.backwardSpf : ctx.forwardSpf;
+    if (graphSegment >= 0 && graphSegment < int(table.size()))
+        return table[size_t(graphSegment)][size_t(k)];
+    return 1.0 / ctx.classes[size_t(k)].flopsRate;
+}
+
+double Prepared::activationScale(int graphSegment) const
+{
+    return graphSegment >= 0 && graphSegment < int(ctx.activationScale.size())
+               ? ctx.activationScale[size_t(graphSegment)]
+               : 1.0;
+}
+
+bool Prepared::isParameter(int t) const
+{
+    const int producer = g.tensors[t].producer;
+    return producer >= 0 && g.ops[producer].kind == OpKind::Parameter;
 }
 
 AffineCost Prepared::comm(SpmdCollective c, int t) const

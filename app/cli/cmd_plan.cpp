@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <QJsonArray>
+
 #include "core/base/errors.h"
 #include "core/base/quote.h"
 #include "core/cost/costmodel.h"
@@ -165,6 +167,9 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         }
     }();
     warnIdleSequenceParallel(plan, err);
+    for (const auto& [section, details] : plan.details) // a planner's own warnings (details.<planner>.warnings)
+        for (const QJsonValue& w : details.value("warnings").toArray())
+            err << "warning: " << section << ": " << escapeControls(w.toString().toStdString()) << "\n";
     if (!plan.search.stopped.empty())
         err << "note: " << planner << " stopped early ("
             << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")

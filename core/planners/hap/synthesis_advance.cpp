@@ -11,10 +11,22 @@ namespace hetplan::hap::detail {
 
 namespace {
 
-void addCompute(Group& grp, const Prepared& p, double flops, bool scaled, int graphSegment, bool backward)
+// `units`: the size of the sharded dimension when the op is sharded. A dimension with fewer units than GPUs
+// is split in whole units (section 5.1, as the plan stores it): a GPU of class k gets at most
+// ceil(B_k · units) of them, far from its ratio B_k (8 experts on 64 GPUs: 1/8 of the work on 8 GPUs, none
+// on the rest), so that share is charged as fixed time at the current ratios, not as α·B (which the LP
+// would balance as if the units were divisible).
+void addCompute(Group& grp, const Prepared& p, double flops, bool scaled, int graphSegment, bool backward,
+                long long units = 0, int ratioSegment = 0)
 {
-    for (int k = 0; k < p.classes; ++k)
-        grp[(scaled ? 0 : p.classes) + k] += flops * p.spf(graphSegment, k, backward);
+    const bool whole = scaled && units > 0 && units < p.ctx.ranks;
+    for (int k = 0; k < p.classes; ++k) {
+        const double t = flops * p.spf(graphSegment, k, backward);
+        if (whole)
+            grp[p.classes + k] += t * std::ceil(p.ctx.ratios[ratioSegment][k] * double(units) - 1e-9) / double(units);
+        else
+            grp[(scaled ? 0 : p.classes) + k] += t;
+    }
 }
 
 // A parameter's gradient All-Reduce that the simulator defers into DeepSpeed's buckets after the backward:
@@ -166,10 +178,11 @@ State advance(const Prepared& p, const State& s, Step& st, const Rule& r, CostTe
     }
     if (!r.out.isSharded())
         n.replicated += p.bytes(o.output) * p.activationScale(o.segment);
-    addCompute(n.f, p, o.flops, r.scales, o.segment, false);
+    const long long units = r.scales ? o.labelSize(r.label, p.g.tensors) : 0;
+    addCompute(n.f, p, o.flops, r.scales, o.segment, false, units, seg);
     backwardConversions(p, n, st, r, seg, terms);
-    addCompute(n.g, p, p.gradFlops[st.op], r.scales, o.segment, true);
-    addCompute(n.g, p, p.accFlops[st.op], r.scales && r.out.dual().isSharded(), o.segment, true);
+    addCompute(n.g, p, p.gradFlops[st.op], r.scales, o.segment, true, units, seg);
+    addCompute(n.g, p, p.accFlops[st.op], r.scales && r.out.dual().isSharded(), o.segment, true, units, seg);
     insert(n.props, key(o.output, uint32_t(r.out.code)));
     insert(n.props, key(o.output, kTarget + uint32_t(r.out.dual().code)));
     // Section 4.5, third optimization: properties no remaining instruction can use are dropped.

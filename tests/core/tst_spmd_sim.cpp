@@ -160,6 +160,39 @@ private slots:
         QVERIFY(rate("V100-16GB", Precision::FP32) > 0 && rate("V100-16GB", Precision::FP32) < rate("V100-16GB"));
     }
 
+    void wholeUnitsSetTheShare()
+    {
+        // A sharded op of F FLOP on a dimension of 3 units split 2 + 1 (the plan's integer shards), ratios
+        // 0.5 / 0.5: GPU 0 computes 2/3 F, GPU 1 1/3 F, so max(2/3 F / r0, 1/3 F / r1), not the ratios' half.
+        const double F = 1e13;
+        SpmdInstruction op = compute(F, true);
+        op.dimension = 0;
+        Plan plan = spmdPlan({op}, {{0.5, 0.5}});
+        plan.spmd->dimensions = {{"E", 3, 0, {2, 1}}};
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const double expected = std::max(2.0 / 3 * F / rate("V100-16GB"), 1.0 / 3 * F / rate("P100-16GB"));
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
+        plan.spmd->dimensions = {{"E", 3, 0, {2, 2}}}; // does not add up to 3
+        QVERIFY_THROWS_EXCEPTION(InputError, simulate(plan, costs));
+    }
+
+    void layerOpsTakeTheLayerModelsRate()
+    {
+        // An op of bert-base's block0 (forward, F FLOP for the whole batch of 8, sharded 0.75 / 0.25 = 6 and 2
+        // samples) takes the layer-level cost model's block0 forward time of the GPU's micro-batch:
+        // 0.75 F × (T(V100, 6) × 8/6 / F) = T(V100, 6), and T(P100, 2) on GPU 1; the iteration is the larger.
+        const double F = 1e12;
+        SpmdInstruction op = compute(F, true);
+        op.group = "block0";
+        const Plan plan = spmdPlan({op}, {{0.75, 0.25}});
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        const int l = spmdLayerOf(plan.model, "block0");
+        QVERIFY(l >= 0);
+        const double expected =
+            std::max(costs.layer(l, "V100-16GB", 1, 6).forward, costs.layer(l, "P100-16GB", 1, 2).forward);
+        QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
+    }
+
     void badSpmdPlansRefused()
     {
         Plan plan = spmdPlan({compute(1, true)}, {{1.0}}); // one ratio for two GPUs

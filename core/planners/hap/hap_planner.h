@@ -8,9 +8,18 @@
 //    it), so the search and the LP stay small whatever the GPU count; collectives run over all GPUs as one
 //    ring at the cluster's bottleneck link;
 //  - ratio segments are the layer-level model's layers (option segments=layer) or one for all (single);
-//  - the batch dimension is rounded to whole samples per GPU (section 5.1); the plan stores those ratios;
-//  - compute time is FLOP at each GPU's sustained rate (peak × efficiency_max); the layer-level profile is
-//    not used, since HAP prices individual ops;
+//  - every sharded dimension (samples, experts, heads, features) is rounded to whole units per GPU by the
+//    largest remainder (section 5.1); the plan stores them (SpmdPlan::dimensions) and the batch-rounded
+//    ratios; a dimension with fewer units than GPUs leaves GPUs without a unit, which the search prices
+//    (docs/architecture.md, "Whole units per GPU");
+//  - compute time is the layer-level cost model's seconds per FLOP of each layer, pass and device
+//    (spmdSecondsPerFlop), as in the simulator, so data parallelism costs what the ZeRO simulator charges;
+//  - the gradient All-Reduces of parameters are priced in DeepSpeed's buckets after the backward, as the
+//    simulator runs them (core/cost/gradient_reduction.h);
+//  - the Q/B loop starts from data parallelism at memory-capped compute-proportional ratios, and the A*
+//    drops partial programs whose replicated bytes exceed the smallest GPU's usable memory;
+//  - the DP baselines refuse a global batch smaller than the GPU count; hap plans it and warns
+//    (details.hap.warnings);
 //  - memory is a constraint of the load balancer (HAP's paper has none): each class's per-GPU memory
 //    (SpmdMemoryTerms, the simulator's rule) must fit its GPUs' memory less the runtime overhead, with
 //    headroom for integer rounding; a program no ratios fit is skipped for one synthesized at even shares,

@@ -470,7 +470,7 @@ double simulatedSeconds(Plan plan, const PlanRequest& req, const CostModel& cost
     plan.cluster = req.cluster;
     plan.model = req.model;
     plan.job = req.job;
-    const SimResult r = simulate(plan, costs);
+    const SimResult r = simulate(plan, costs, SimOptions{false}); // timings only: no timeline (100,000 GPUs)
     return r.feasible ? r.iterationSeconds : std::numeric_limits<double>::infinity();
 }
 

@@ -64,16 +64,22 @@ void printSpmd(const Plan& p, std::ostream& out)
         out << "  " << s.program[i] << "\n";
     if (s.program.size() > kShown)
         out << "  ... " << s.program.size() - kShown << " more (plan JSON \"spmd\".\"program\")\n";
-    out << "sharding ratios (% of each segment per GPU):\n  segment           ";
-    const int gpus = p.cluster.gpuCount();
-    for (int g = 0; g < gpus; ++g)
-        out << " " << std::setw(8) << p.cluster.gpuName(g);
+    // A terminal shows a few dozen columns; the plan JSON has every GPU's ratio.
+    constexpr size_t kGpusShown = 64;
+    const std::vector<GpuRef> refs = p.cluster.gpuRefs();
+    const size_t shown = std::min(refs.size(), kGpusShown);
+    out << "sharding ratios (% of each segment per GPU";
+    if (refs.size() > shown)
+        out << ", the first " << shown << " of " << refs.size() << " GPUs; all in plan JSON \"spmd\".\"sharding_ratios\"";
+    out << "):\n  segment           ";
+    for (size_t g = 0; g < shown; ++g)
+        out << " " << std::setw(8) << p.cluster.nodes[size_t(refs[g].node)].name + "/" + std::to_string(refs[g].local);
     out << "\n" << std::setprecision(1);
     for (size_t r = 0; r < s.shardingRatios.size(); ++r) {
         const std::string name = r < s.segments.size() ? s.segments[r] : "segment " + std::to_string(r);
         out << "  " << std::left << std::setw(18) << name << std::right;
-        for (double ratio : s.shardingRatios[r])
-            out << " " << std::setw(8) << ratio * 100;
+        for (size_t g = 0; g < shown && g < s.shardingRatios[r].size(); ++g)
+            out << " " << std::setw(8) << s.shardingRatios[r][g] * 100;
         out << "\n";
     }
 }

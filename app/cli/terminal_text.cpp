@@ -15,9 +15,11 @@ TerminalTextBuf::int_type TerminalTextBuf::overflow(int_type c)
 
 std::streamsize TerminalTextBuf::xsputn(const char* s, std::streamsize n)
 {
+    // Look for a line end in the new text only: searching all of line_ made one long line quadratic.
+    const size_t newline = std::string_view(s, size_t(n)).rfind('\n');
     line_.append(s, size_t(n));
-    const size_t end = line_.rfind('\n');
-    if (end != std::string::npos) {
+    if (newline != std::string_view::npos) {
+        const size_t end = line_.size() - size_t(n) + newline;
         target_ << escapeControlsKeepLayout(std::string_view(line_).substr(0, end + 1));
         line_.erase(0, end + 1);
     }

@@ -13,28 +13,69 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace hetplan {
 
 namespace {
 
-QJsonArray gpuNames(const Cluster& c, const std::vector<int>& gpus)
+// GPU names ("node/local") and dense indices of one plan's cluster, both ways, built in one pass:
+// Cluster::gpuName and findGpu walk the node list on every call, which made writing and reading a plan
+// quadratic in the node count (minutes on a 100,000-node cluster).
+class GpuIndex {
+public:
+    explicit GpuIndex(const Cluster& c) : cluster_(c), refs_(c.gpuRefs()), offsets_(c.nodeOffsets())
+    {
+        for (size_t n = 0; n < c.nodes.size(); ++n)
+            nodeByName_.emplace(c.nodes[n].name, int(n)); // the first of equal names, as findNode
+    }
+    std::string name(int g) const
+    {
+        const GpuRef& r = refs_.at(size_t(g));
+        return cluster_.nodes[size_t(r.node)].name + "/" + std::to_string(r.local);
+    }
+    std::optional<int> find(const std::string& name) const // as Cluster::findGpu
+    {
+        const auto slash = name.rfind('/');
+        if (slash == std::string::npos)
+            return std::nullopt;
+        const auto node = nodeByName_.find(name.substr(0, slash));
+        const std::string idx = name.substr(slash + 1);
+        if (node == nodeByName_.end() || idx.empty() || idx.size() > 6 ||
+            !std::all_of(idx.begin(), idx.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+            return std::nullopt;
+        const int local = std::stoi(idx);
+        if (local >= cluster_.nodes[size_t(node->second)].gpus)
+            return std::nullopt;
+        return offsets_[size_t(node->second)] + local;
+    }
+
+private:
+    const Cluster& cluster_;
+    std::vector<GpuRef> refs_;
+    std::vector<int> offsets_;
+    std::unordered_map<std::string, int> nodeByName_;
+};
+
+QJsonArray gpuNames(const GpuIndex& ix, const std::vector<int>& gpus)
 {
     QJsonArray a;
     for (int g : gpus)
-        a.append(qs(c.gpuName(g)));
+        a.append(qs(ix.name(g)));
     return a;
 }
 
-int gpuFromName(const Cluster& c, const QJsonValue& v, const std::string& file, const std::string& field)
+int gpuFromName(const GpuIndex& ix, const QJsonValue& v, const std::string& file, const std::string& field)
 {
     if (!v.isString())
         throw InputError(file, field, "expected a GPU name like \"node/0\"");
     const std::string name = v.toString().toStdString();
-    auto g = c.findGpu(name);
+    auto g = ix.find(name);
     if (!g)
         throw InputError(file, field, "unknown GPU '" + name + "' in the plan's cluster");
     return *g;
@@ -119,14 +160,14 @@ QJsonObject costToJson(const Estimate& est)
 
 // ---------------------------------------------------------------- writing, section by section
 
-QJsonObject estimateToJson(const Plan& p)
+QJsonObject estimateToJson(const Plan& p, const GpuIndex& ix)
 {
     QJsonObject est{{"iteration_seconds", p.estimate.iterationSeconds},
                     {"tokens_per_second", p.estimate.tokensPerSecond},
                     {"feasible", p.estimate.feasible}};
     QJsonObject mem;
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
-        mem[qs(p.cluster.gpuName(g))] = bytes;
+        mem[qs(ix.name(g))] = bytes;
     est["peak_memory_bytes"] = mem;
     est["cost"] = costToJson(p.estimate);
     if (!p.estimate.frameworks.empty()) {
@@ -172,14 +213,14 @@ QJsonArray candidatesToJson(const std::vector<Candidate>& candidates)
     return cands;
 }
 
-QJsonArray pipelinesToJson(const Plan& p)
+QJsonArray pipelinesToJson(const Plan& p, const GpuIndex& ix)
 {
     QJsonArray pls;
     for (const Pipeline& pl : p.pipelines) {
         QJsonArray stages;
         for (const Stage& s : pl.stages)
             stages.append(QJsonObject{{"layers", QJsonArray{s.firstLayer, s.endLayer}},
-                                      {"gpus", gpuNames(p.cluster, s.gpus)},
+                                      {"gpus", gpuNames(ix, s.gpus)},
                                       {"tensor_parallel", s.tensorParallel},
                                       {"data_parallel", s.dataParallel}});
         pls.append(QJsonObject{{"replicas", pl.replicas},
@@ -190,11 +231,11 @@ QJsonArray pipelinesToJson(const Plan& p)
     return pls;
 }
 
-QJsonObject zeroToJson(const ZeroPlan& z, const Cluster& c)
+QJsonObject zeroToJson(const ZeroPlan& z, const GpuIndex& ix)
 {
     QJsonArray gpus;
     for (const ZeroGpu& g : z.gpus)
-        gpus.append(QJsonObject{{"gpu", qs(c.gpuName(g.gpu))},
+        gpus.append(QJsonObject{{"gpu", qs(ix.name(g.gpu))},
                                 {"micro_batch_size", g.microBatchSize},
                                 {"accumulation_steps", g.accumulationSteps},
                                 {"last_micro_batch_size", g.lastMicroBatchSize}});
@@ -256,12 +297,12 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
     return o;
 }
 
-QJsonArray ranksToJson(const Plan& p)
+QJsonArray ranksToJson(const Plan& p, const GpuIndex& ix)
 {
     QJsonArray ranks;
     for (const RankInfo& r : p.ranks())
         ranks.append(QJsonObject{{"rank", r.rank},
-                                 {"gpu", qs(p.cluster.gpuName(r.gpu))},
+                                 {"gpu", qs(ix.name(r.gpu))},
                                  {"host", qs(r.host)},
                                  {"local_rank", r.localRank}});
     return ranks;
@@ -299,7 +340,7 @@ void readInputs(const JsonReader& r, Plan& p, const std::string& file)
                              std::to_string(p.model.arch.sequence));
 }
 
-void readEstimate(const JsonReader& r, Plan& p, const std::string& file)
+void readEstimate(const JsonReader& r, Plan& p, const GpuIndex& ix, const std::string& file)
 {
     JsonReader est = r.object("estimate");
     p.estimate.iterationSeconds = est.number("iteration_seconds", 0);
@@ -309,7 +350,7 @@ void readEstimate(const JsonReader& r, Plan& p, const std::string& file)
         JsonReader mem = est.object("peak_memory_bytes");
         for (auto it = mem.object().begin(); it != mem.object().end(); ++it) {
             const std::string key = it.key().toStdString();
-            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, mem.field(key));
+            int g = gpuFromName(ix, QJsonValue(it.key()), file, mem.field(key));
             p.estimate.peakMemoryBytes[g] = mem.number(key);
         }
     }
@@ -361,7 +402,7 @@ std::vector<Candidate> candidatesFromJson(const JsonReader& r)
     return out;
 }
 
-Stage stageFromJson(const JsonReader& sr, const Cluster& cluster, const std::string& file)
+Stage stageFromJson(const JsonReader& sr, const GpuIndex& ix, const std::string& file)
 {
     Stage st;
     std::vector<int> range = intArray(sr, "layers");
@@ -371,13 +412,13 @@ Stage stageFromJson(const JsonReader& sr, const Cluster& cluster, const std::str
     st.endLayer = range[1];
     const QJsonArray gpus = sr.array("gpus");
     for (int g = 0; g < gpus.size(); ++g)
-        st.gpus.push_back(gpuFromName(cluster, gpus.at(g), file, sr.field("gpus[" + std::to_string(g) + "]")));
+        st.gpus.push_back(gpuFromName(ix, gpus.at(g), file, sr.field("gpus[" + std::to_string(g) + "]")));
     st.tensorParallel = sr.integer("tensor_parallel", 1);
     st.dataParallel = sr.integer("data_parallel", 1);
     return st;
 }
 
-std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const Cluster& cluster, const std::string& file)
+std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const GpuIndex& ix, const std::string& file)
 {
     std::vector<Pipeline> out;
     const QJsonArray pls = r.array("pipelines");
@@ -389,13 +430,13 @@ std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const Cluster& clus
         pl.microBatches = pr.integer("micro_batches");
         const QJsonArray stages = pr.array("stages");
         for (int s = 0; s < stages.size(); ++s)
-            pl.stages.push_back(stageFromJson(pr.element(stages, "stages", s), cluster, file));
+            pl.stages.push_back(stageFromJson(pr.element(stages, "stages", s), ix, file));
         out.push_back(pl);
     }
     return out;
 }
 
-ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& file)
+ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const GpuIndex& ix, const std::string& file)
 {
     ZeroPlan zp;
     // The plan's stage is the planner's decision (Poplar raises it per plan); the job's is the user's floor.
@@ -409,7 +450,7 @@ ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const std::string& fil
     for (int i = 0; i < gpus.size(); ++i) {
         JsonReader g = z.element(gpus, "gpus", i);
         ZeroGpu zg;
-        zg.gpu = gpuFromName(p.cluster, g.value("gpu"), file, g.field("gpu"));
+        zg.gpu = gpuFromName(ix, g.value("gpu"), file, g.field("gpu"));
         zg.microBatchSize = g.integer("micro_batch_size");
         zg.accumulationSteps = g.integer("accumulation_steps");
         zg.lastMicroBatchSize = g.integer("last_micro_batch_size", zg.microBatchSize);
@@ -578,7 +619,8 @@ QJsonObject toJson(const Plan& p)
     o["cluster"] = qs(p.cluster.name);
     o["model"] = qs(p.model.name);
     o["job"] = toJson(p.job);
-    o["estimate"] = estimateToJson(p);
+    const GpuIndex gpus(p.cluster);
+    o["estimate"] = estimateToJson(p, gpus);
     if (p.plannerEstimate)
         o["planner_estimate"] = QJsonObject{{"iteration_seconds", *p.plannerEstimate}};
     if (p.summary)
@@ -587,12 +629,12 @@ QJsonObject toJson(const Plan& p)
     if (!p.candidates.empty())
         o["candidates"] = candidatesToJson(p.candidates);
     if (!p.pipelines.empty())
-        o["pipelines"] = pipelinesToJson(p);
+        o["pipelines"] = pipelinesToJson(p, gpus);
     if (p.zero)
-        o["zero"] = zeroToJson(*p.zero, p.cluster);
+        o["zero"] = zeroToJson(*p.zero, gpus);
     if (p.spmd)
         o["spmd"] = spmdToJson(*p.spmd);
-    o["ranks"] = ranksToJson(p);
+    o["ranks"] = ranksToJson(p, gpus);
     QJsonObject inputs{{"cluster", toJson(p.cluster)}, {"model", toJson(p.model)}};
     if (!p.profile.empty())
         inputs["profile"] = toJson(p.profile);
@@ -621,7 +663,8 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
             p.options[it.key().toStdString()] = opts.string(it.key().toStdString());
     }
     readInputs(r, p, file);
-    readEstimate(r, p, file);
+    const GpuIndex gpus(p.cluster);
+    readEstimate(r, p, gpus, file);
     if (r.has("summary")) // plans written before the summary existed have none
         p.summary = summaryFromJson(r.object("summary"));
     if (r.has("search"))
@@ -629,9 +672,9 @@ Plan planFromJson(const QJsonObject& o, const std::string& file)
     if (r.has("candidates"))
         p.candidates = candidatesFromJson(r);
     if (r.has("pipelines"))
-        p.pipelines = pipelinesFromJson(r, p.cluster, file);
+        p.pipelines = pipelinesFromJson(r, gpus, file);
     if (r.has("zero"))
-        p.zero = zeroFromJson(r.object("zero"), p, file);
+        p.zero = zeroFromJson(r.object("zero"), p, gpus, file);
     if (r.has("spmd"))
         p.spmd = spmdFromJson(r.object("spmd"));
     p.details = detailsFromJson(r);

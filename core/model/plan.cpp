@@ -107,9 +107,10 @@ std::vector<RankInfo> Plan::ranks() const
     if (order.empty())
         order = usedGpus();
     std::vector<RankInfo> out;
+    const std::vector<GpuRef> refs = cluster.gpuRefs(); // one pass: cluster.gpu() walks the nodes per call
     int rank = 0;
     for (int gpu : order) {
-        GpuRef ref = cluster.gpu(gpu);
+        const GpuRef& ref = refs.at(size_t(gpu));
         out.push_back({rank++, gpu, ref.local, cluster.nodes[ref.node].name});
     }
     return out;

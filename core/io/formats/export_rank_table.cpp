@@ -10,7 +10,7 @@ std::string rankTable(const Plan& plan)
     exportutil::requirePlainNames(plan); // host and GPU names go into the CSV unquoted
     std::string out = "rank,gpu,host,local_rank\n";
     for (const RankInfo& r : plan.ranks())
-        out += std::to_string(r.rank) + "," + plan.cluster.gpuName(r.gpu) + "," + r.host + "," +
+        out += std::to_string(r.rank) + "," + r.host + "/" + std::to_string(r.localRank) + "," + r.host + "," +
                std::to_string(r.localRank) + "\n";
     return out;
 }

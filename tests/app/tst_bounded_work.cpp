@@ -35,6 +35,18 @@ ModelSpec deepModel(int blocks)
     m.name = "gpt2-deep";
     return m;
 }
+// 100,000 one-GPU nodes, A100 and V100 in turn, written to `path`.
+QString writeManyNodes(const QString& path)
+{
+    QJsonArray nodes;
+    for (int i = 0; i < 100000; ++i)
+        nodes.append(QJsonObject{{"name", QString("n%1").arg(i)},
+                                 {"device", i % 2 ? "V100-16GB" : "A100-40GB"},
+                                 {"gpus", 1},
+                                 {"nic_bandwidth", "100 Gbps"}});
+    writeJsonFile(path.toStdString(), QJsonObject{{"name", "many"}, {"nodes", nodes}});
+    return path;
+}
 } // namespace
 
 class TestBoundedWork : public QObject {
@@ -84,14 +96,7 @@ private slots:
         // 100,000 one-GPU nodes: looking a GPU's node up used to walk the node list, so planners that visit
         // every GPU took minutes past --time-limit. With a 2 s limit they now end within seconds; the bound
         // is loose (loaded CI machines), the old behaviour took 15-95 s.
-        QJsonArray nodes;
-        for (int i = 0; i < 100000; ++i)
-            nodes.append(QJsonObject{{"name", QString("n%1").arg(i)},
-                                     {"device", i % 2 ? "V100-16GB" : "A100-40GB"},
-                                     {"gpus", 1},
-                                     {"nic_bandwidth", "100 Gbps"}});
-        const QString cluster = dir.filePath("many.json");
-        writeJsonFile(cluster.toStdString(), QJsonObject{{"name", "many"}, {"nodes", nodes}});
+        const QString cluster = writeManyNodes(dir.filePath("many.json"));
         for (const char* planner : {"whale", "poplar", "dp-even", "deepspeed-zero", "hap", "annealing"}) {
             QElapsedTimer t;
             t.start();
@@ -166,14 +171,7 @@ private slots:
         // lookups) and printing it (one long ratio line) each walked the node list per GPU or re-scanned the
         // line per character, 85 s for `plan --out` and 150 s for `simulate` on a loaded 2-core machine. In
         // one pass they take seconds; the bound is loose for loaded CI machines.
-        QJsonArray nodes;
-        for (int i = 0; i < 100000; ++i)
-            nodes.append(QJsonObject{{"name", QString("n%1").arg(i)},
-                                     {"device", i % 2 ? "V100-16GB" : "A100-40GB"},
-                                     {"gpus", 1},
-                                     {"nic_bandwidth", "100 Gbps"}});
-        const QString cluster = dir.filePath("huge.json");
-        writeJsonFile(cluster.toStdString(), QJsonObject{{"name", "huge"}, {"nodes", nodes}});
+        const QString cluster = writeManyNodes(dir.filePath("huge.json"));
         const QString plan = dir.filePath("huge-plan.json");
         QElapsedTimer t;
         t.start();

@@ -223,16 +223,16 @@ std::string consistencyTable(const std::vector<ScenarioRun>& runs)
     const std::vector<Violation> violations = checkConsistency(runs);
     std::ostringstream t;
     t << "| planner | plans | infeasible ok | no plan | n/a | stopped | false no-plan | beaten | median / worst "
-         "ratio to best | median search s |\n|---|---|---|---|---|---|---|---|---|---|\n";
+         "ratio to best | median search s of its plans |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const std::string& p : planners) {
         int plans = 0, noPlan = 0, na = 0, stopped = 0, badOk = 0, falseNo = 0, beaten = 0;
         std::vector<double> ratios, times;
         for (const ScenarioRun& run : runs) {
             const Outcome* o = run.find(p);
-            times.push_back(o->searchSeconds);
             switch (o->kind) {
             case Outcome::Kind::Plan:
                 ++plans;
+                times.push_back(o->searchSeconds); // refusals return at once and would hide the search time
                 stopped += o->stoppedEarly;
                 if (run.best() > 0 && o->feasible)
                     ratios.push_back(o->simulated / run.best());

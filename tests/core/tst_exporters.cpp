@@ -195,7 +195,7 @@ void TestExporters::deepSpeedRefusals()
 
     Plan spmd = unevenPlan();
     spmd.pipelines.clear();
-    spmd.spmd = SpmdPlan{{"forward"}, {}, {}, {}};
+    spmd.spmd = SpmdPlan{{"forward"}, {}, {}, {}, {}};
     QVERIFY(refusal([&] { deepSpeedConfig(spmd); }).contains("SPMD"));
 
     // Identical pipelines are simply more replicas: 2 + 2 replicas × 4 × 8 = 128.

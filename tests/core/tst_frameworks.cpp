@@ -188,7 +188,7 @@ private slots:
         SpmdInstruction compute;
         compute.flops = 1e9;
         compute.sharded = true;
-        p.spmd = SpmdPlan{{"compute matmul"}, {{0.5, 0.5}}, {compute}, {"all"}};
+        p.spmd = SpmdPlan{{"compute matmul"}, {{0.5, 0.5}}, {compute}, {"all"}, {}};
         const FrameworkVerdict v = checkHapRuntime(p);
         QVERIFY(!v.ok);
         QCOMPARE(v.reasons, std::vector<std::string>{kHapNotLaunchable});

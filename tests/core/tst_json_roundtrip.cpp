@@ -283,7 +283,7 @@ private slots:
         z.job.sequenceLength = 1; // and so must the job and the toy model's sequence length
         // 3×4+2 = 14 and 2×4 = 8 samples: 14 + 8 = 22
         z.zero = ZeroPlan{2, {{0, 4, 4, 2}, {3, 4, 2, 4}}};
-        z.spmd = SpmdPlan{{"AllGather(w0)", "MatMul"}, {{0.25, 0.75}, {0.5, 0.5}}, {}, {}};
+        z.spmd = SpmdPlan{{"AllGather(w0)", "MatMul"}, {{0.25, 0.75}, {0.5, 0.5}}, {}, {}, {}};
         z.estimate.peakMemoryBytes[3] = 12345;
         writeJsonFile(path("zero.json"), toJson(z));
         QVERIFY(readPlan(path("zero.json")) == z);

@@ -162,7 +162,7 @@ void TestPlanSchema::writtenPlansValidate()
     Plan spmd = zeroPlan();
     spmd.zero.reset();
     spmd.planner = "hap";
-    spmd.spmd = SpmdPlan{{"all-gather 0", "forward 0"}, {{0.25, 0.25, 0.3, 0.2}}, {}, {}};
+    spmd.spmd = SpmdPlan{{"all-gather 0", "forward 0"}, {{0.25, 0.25, 0.3, 0.2}}, {}, {}, {}};
     const QJsonObject sj = toJson(spmd);
     QVERIFY2(validatePlanJson(sj).empty(), describe(validatePlanJson(sj)).c_str());
 }

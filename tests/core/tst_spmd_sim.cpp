@@ -43,7 +43,7 @@ Plan spmdPlan(std::vector<SpmdInstruction> ins, std::vector<std::vector<double>>
     p.cluster = test::twoNodeCluster("V100-16GB", 1, "P100-16GB", 1);
     p.model = buildExampleModel("bert-base");
     p.job.globalBatchSize = 8;
-    p.spmd = SpmdPlan{std::vector<std::string>(ins.size(), "instruction"), ratios, ins, {}};
+    p.spmd = SpmdPlan{std::vector<std::string>(ins.size(), "instruction"), ratios, ins, {}, {}};
     return p;
 }
 

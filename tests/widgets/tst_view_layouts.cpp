@@ -370,7 +370,7 @@ void TestViewLayouts::stageMapSpmdRatios()
     Plan p;
     p.cluster = twoByTwo();
     // Two segments; GPUs 0 and 1 (V100) take 30 % and 20 %, the T4s 25 % each on average.
-    p.spmd = SpmdPlan{{}, {{0.3, 0.3, 0.2, 0.2}, {0.3, 0.1, 0.3, 0.3}}, {}, {}};
+    p.spmd = SpmdPlan{{}, {{0.3, 0.3, 0.2, 0.2}, {0.3, 0.1, 0.3, 0.3}}, {}, {}, {}};
     const StageMapLayout l = layoutStageMap(p, SimResult{});
     QCOMPARE(l.colourMeaning, QStringLiteral("SPMD, colour = sharding ratio"));
     // Distinct means 20 %, 25 %, 30 %: three colours, smallest first.

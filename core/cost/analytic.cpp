@@ -1,6 +1,7 @@
 #include "analytic.h"
 
 #include "collectives.h"
+#include "core/model/cluster.h"
 
 #include <algorithm>
 
@@ -64,22 +65,47 @@ double flopsOnlyForward(const LayerSpec& layer, const DeviceType& device, double
     return std::max(compute, bytes / device.memoryBandwidth);
 }
 
+// NCCL's own latency model (src/graph/tuning.h) charges a ring all-reduce a base latency per call of 3.6 us
+// (LL), 10 us (LL128) or 8.4 us (Simple) before the per-step hardware latency; Simple is what it picks for
+// the megabyte-sized activation all-reduces of a transformer layer.
+constexpr double kNcclRingBaseLatency = 8.4e-6;
+
 double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int split, double microBatch, const Job& job,
                        const AnalyticContext& ctx)
 {
-    if (split <= 1 || layer.tpAllReduceBytes <= 0)
-        return 0;
-    LinkParams link = analyticTpLink(device);
+    LinkParams link = analyticTpLink(device, split);
     if (ctx.tpBandwidth > 0)
         link = {ctx.tpBandwidth, ctx.tpLatency};
-    return ringAllReduce(layer.tpAllReduceBytes * microBatch * job.activationScale(), split, link);
+    return tpAllReduceSeconds(layer, device, split, microBatch, job, link);
 }
 
 } // namespace
 
+double collectiveCallSeconds(const DeviceType& device) { return device.launchOverhead + kNcclRingBaseLatency; }
+
+double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
+                          const Job& job, const LinkParams& link)
+{
+    if (tp <= 1 || !layer.tensorParallel || layer.tpAllReduceBytes <= 0)
+        return 0;
+    const double bytesPerCall = layer.tpAllReduceBytes * microBatch * job.activationScale() / kTpAllReducesPerPass;
+    return kTpAllReducesPerPass * (ringAllReduce(bytesPerCall, tp, link) + collectiveCallSeconds(device));
+}
+
 double precisionPeakFlops(const DeviceType& device, Precision precision) { return matmulPeak(device, precision); }
 
-LinkParams analyticTpLink(const DeviceType& device) { return {device.intraNodeBandwidth, AnalyticContext{}.tpLatency}; }
+LinkParams analyticTpLink(const DeviceType& device, int tp)
+{
+    LinkParams link{device.intraNodeBandwidth, AnalyticContext{}.tpLatency};
+    if (tp < 2 || device.intraNodeLink.rfind("PCIe", 0) != 0)
+        return link;
+    std::vector<std::pair<int, int>> ring;
+    for (int i = 0; i < tp; ++i)
+        ring.push_back({i, (i + 1) % tp});
+    for (double bw : pcieHopBandwidths(ring, device.intraNodeBandwidth, kDefaultGpusPerPcieSwitch, device.pcieP2p))
+        link.bandwidth = std::min(link.bandwidth, bw);
+    return link;
+}
 
 double matmulPeak(const DeviceType& device, Precision precision)
 {

@@ -37,8 +37,22 @@ struct AnalyticContext {
 // it for fp32). Analytic layer times and utilisation metrics (MFU) share it.
 double precisionPeakFlops(const DeviceType& device, Precision precision);
 
-// The link analytic layer times assume for tensor-parallel all-reduces: the device's usual intra-node link.
-LinkParams analyticTpLink(const DeviceType& device);
+// The link analytic layer times assume for tensor-parallel all-reduces: a ring over `tp` GPUs of a server
+// with the device's usual intra-node link. On NVLink that is the link itself; on PCIe the bottleneck hop
+// of pcieHopBandwidths() with the catalog defaults (4 GPUs per switch, the device's pcie_p2p).
+LinkParams analyticTpLink(const DeviceType& device, int tp);
+
+// Seconds of one pass's tensor-parallel all-reduces of `layer` (forward or backward: the same calls) over
+// `link`: Megatron issues kTpAllReducesPerPass separate all-reduces (attention output, MLP output; their
+// input-gradient twins in backward), each of half the layer's tpAllReduceBytes, and each one pays the
+// ring's bandwidth and latency terms plus a fixed per-call cost (kCollectiveCallSeconds, the framework's
+// host-side dispatch of the collective and NCCL's own launch latency). 0 when tp <= 1.
+constexpr int kTpAllReducesPerPass = 2;
+double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
+                          const Job& job, const LinkParams& link);
+// The fixed cost of one collective call on `device`: the framework dispatches it from Python like a kernel
+// (the device's launch_overhead) and NCCL's kernel needs its base latency before the first byte moves.
+double collectiveCallSeconds(const DeviceType& device);
 
 // Peak FLOP/s of matrix products at the job's precision.
 double matmulPeak(const DeviceType& device, Precision precision);

@@ -14,12 +14,65 @@ LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus)
         return {std::numeric_limits<double>::infinity(), 0};
     LinkParams l{std::numeric_limits<double>::infinity(), 0};
     const std::vector<int> node = cluster.nodesOf(gpus);
-    for (size_t i = 0; i < gpus.size(); ++i) {
-        const int a = node[i], b = node[(i + 1) % gpus.size()];
-        l.bandwidth = std::min(l.bandwidth, cluster.nodeBandwidth(a, b));
-        l.latency = std::max(l.latency, cluster.nodeLatency(a, b));
-    }
+    for (size_t i = 0; i < gpus.size(); ++i)
+        l.latency = std::max(l.latency, cluster.nodeLatency(node[i], node[(i + 1) % gpus.size()]));
+    for (double bw : ringHopBandwidths(cluster, gpus))
+        l.bandwidth = std::min(l.bandwidth, bw);
     return l;
+}
+
+std::vector<double> pcieHopBandwidths(const std::vector<std::pair<int, int>>& hops, double link, int gpusPerSwitch,
+                                      bool p2p)
+{
+    std::vector<double> bw(hops.size(), link);
+    if (gpusPerSwitch < 1)
+        gpusPerSwitch = kDefaultGpusPerPcieSwitch;
+    std::map<int, int> up, down; // staged hops per switch uplink and direction
+    std::vector<size_t> staged;
+    for (size_t i = 0; i < hops.size(); ++i) {
+        const int from = hops[i].first / gpusPerSwitch, to = hops[i].second / gpusPerSwitch;
+        if (p2p && from == to)
+            continue; // peer-to-peer under one switch: the GPU's own link
+        staged.push_back(i);
+        ++up[from];
+        ++down[to];
+    }
+    for (size_t i : staged)
+        bw[i] = std::min(link / up[hops[i].first / gpusPerSwitch], link / down[hops[i].second / gpusPerSwitch]);
+    return bw;
+}
+
+std::vector<double> ringHopBandwidths(const Cluster& cluster, const std::vector<int>& gpus)
+{
+    const size_t n = gpus.size();
+    if (n < 2)
+        return {};
+    std::vector<double> bw(n, 0.0);
+    const std::vector<int> node = cluster.nodesOf(gpus);
+    const std::vector<int> offsets = cluster.nodeOffsets();
+    std::map<int, std::vector<size_t>> pcieHops; // hops inside each PCIe node
+    std::map<int, bool> isPcie;
+    for (size_t i = 0; i < n; ++i) {
+        const int a = node[i], b = node[(i + 1) % n];
+        bw[i] = cluster.nodeBandwidth(a, b);
+        if (a != b || cluster.nodePath(a, a) == Communicator::CpuEthernet)
+            continue;
+        auto known = isPcie.find(a);
+        if (known == isPcie.end())
+            known = isPcie.emplace(a, cluster.pcieNode(cluster.nodes[size_t(a)])).first;
+        if (known->second)
+            pcieHops[a].push_back(i);
+    }
+    for (const auto& [a, hopIndex] : pcieHops) {
+        const PcieTopology t = cluster.pcieTopologyOf(cluster.nodes[size_t(a)]);
+        std::vector<std::pair<int, int>> locals;
+        for (size_t i : hopIndex)
+            locals.push_back({gpus[i] - offsets[size_t(a)], gpus[(i + 1) % n] - offsets[size_t(a)]});
+        const std::vector<double> hopBw = pcieHopBandwidths(locals, bw[hopIndex.front()], t.gpusPerSwitch, t.p2p == 1);
+        for (size_t j = 0; j < hopIndex.size(); ++j)
+            bw[hopIndex[j]] = hopBw[j];
+    }
+    return bw;
 }
 
 std::vector<double> sharedBandwidths(const Cluster& cluster, const std::vector<Flow>& flows)

@@ -132,15 +132,11 @@ double CostModel::tpLinkDelta(int first, int end, const std::string& deviceName,
     if (tp <= 1 || isMeasured(deviceName, tp))
         return 0;
     const DeviceType& d = device(deviceName);
-    const LinkParams assumed = analyticTpLink(d);
+    const LinkParams assumed = analyticTpLink(d, tp);
     double delta = 0;
-    for (int l = first; l < end; ++l) {
-        const LayerSpec& s = model_.layers[l];
-        if (!s.tensorParallel || s.tpAllReduceBytes <= 0)
-            continue;
-        const double bytes = s.tpAllReduceBytes * microBatch * job_.activationScale();
-        delta += ringAllReduce(bytes, tp, link) - ringAllReduce(bytes, tp, assumed);
-    }
+    for (int l = first; l < end; ++l)
+        delta += tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, link) -
+                 tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, assumed);
     return delta;
 }
 

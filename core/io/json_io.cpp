@@ -67,6 +67,14 @@ QJsonObject toJson(const Cluster& c)
             j["runtime_overhead"] = n.runtimeOverhead;
         if (n.pricePerGpuHour >= 0)
             j["price_per_gpu_hour"] = n.pricePerGpuHour;
+        if (!n.pcie.isDefault()) { // only what the file set: the defaults follow the catalog
+            QJsonObject t;
+            if (n.pcie.gpusPerSwitch > 0)
+                t["gpus_per_switch"] = n.pcie.gpusPerSwitch;
+            if (n.pcie.p2p >= 0)
+                t["p2p"] = n.pcie.p2p == 1;
+            j["pcie_topology"] = t;
+        }
         if (n.failed) // a state worth keeping, written only when set so healthy files stay as they were
             j["failed"] = true;
         j["x"] = n.x;
@@ -103,7 +111,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
     for (int i = 0; i < nodes.size(); ++i) {
         JsonReader n = r.element(nodes, "nodes", i);
         n.allowOnly({"name", "device", "gpus", "intra_bandwidth", "nic_bandwidth", "communicator", "runtime_overhead",
-                     "price_per_gpu_hour", "failed", "x", "y"});
+                     "price_per_gpu_hour", "pcie_topology", "failed", "x", "y"});
         Node node;
         node.name = n.string("name");
         node.deviceType = n.string("device");
@@ -128,6 +136,17 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
             node.pricePerGpuHour = n.number("price_per_gpu_hour");
             if (!(node.pricePerGpuHour > 0 && std::isfinite(node.pricePerGpuHour)))
                 n.fail("price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+        }
+        if (n.has("pcie_topology")) {
+            const JsonReader t = n.object("pcie_topology");
+            t.allowOnly({"gpus_per_switch", "p2p"});
+            if (t.has("gpus_per_switch")) {
+                node.pcie.gpusPerSwitch = t.integer("gpus_per_switch");
+                if (node.pcie.gpusPerSwitch < 1 || node.pcie.gpusPerSwitch > 1024)
+                    t.fail("gpus_per_switch", "must be between 1 and 1024");
+            }
+            if (t.has("p2p"))
+                node.pcie.p2p = t.boolean("p2p", true) ? 1 : 0;
         }
         node.failed = n.boolean("failed", false);
         node.x = n.number("x", 0);

@@ -79,6 +79,7 @@ void readAnalyticFields(const JsonReader& r, DeviceType& d)
     if (!(d.launchOverhead >= 0 && d.launchOverhead < 1))
         r.fail("launch_overhead", "must be between 0 and 1 s");
     d.calibration = r.string("calibration", "");
+    d.pcieP2p = r.boolean("pcie_p2p", true);
 }
 
 // The on-demand price (all optional): a price must be a positive, finite number of dollars and come with
@@ -172,6 +173,8 @@ QJsonObject toJson(const DeviceType& d)
     o["launch_overhead"] = d.launchOverhead;
     if (!d.calibration.empty())
         o["calibration"] = qs(d.calibration);
+    if (!d.pcieP2p)
+        o["pcie_p2p"] = false;
     o["runtime_overhead"] = d.runtimeOverheadBytes;
     if (!d.runtimeOverheadSource.empty())
         o["runtime_overhead_source"] = qs(d.runtimeOverheadSource);
@@ -190,7 +193,7 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
                  "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source", "runtime_overhead",
                  "runtime_overhead_source", "peak_flops_fp32", "gemm_half_dim", "memory_efficiency", "launch_overhead",
-                 "calibration", "price_per_gpu_hour", "price_source", "price_date"});
+                 "calibration", "pcie_p2p", "price_per_gpu_hour", "price_source", "price_date"});
     DeviceType d;
     d.name = r.string("name");
     if (d.name.empty() || squashed(d.name).empty())

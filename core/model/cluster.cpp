@@ -135,6 +135,24 @@ double Cluster::intraBandwidthOf(const Node& n) const
     return 16e9; // PCIe 3.0 x16, the lowest common denominator
 }
 
+bool Cluster::pcieNode(const Node& n) const
+{
+    const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType);
+    return d && d->intraNodeLink.rfind("PCIe", 0) == 0;
+}
+
+PcieTopology Cluster::pcieTopologyOf(const Node& n) const
+{
+    PcieTopology t = n.pcie;
+    if (t.gpusPerSwitch <= 0)
+        t.gpusPerSwitch = kDefaultGpusPerPcieSwitch;
+    if (t.p2p < 0) {
+        const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType);
+        t.p2p = !d || d->pcieP2p ? 1 : 0;
+    }
+    return t;
+}
+
 Communicator Cluster::nodePath(int nodeA, int nodeB) const
 {
     const Node& na = nodes[nodeA];
@@ -208,6 +226,10 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
             throw InputError(file, f + ".intra_bandwidth", kBandwidthRange);
         if (!plausibleBandwidth(n.nicBandwidth))
             throw InputError(file, f + ".nic_bandwidth", kBandwidthRange);
+        if (n.pcie.gpusPerSwitch < 0 || n.pcie.gpusPerSwitch > 1024)
+            throw InputError(file, f + ".pcie_topology.gpus_per_switch", "must be between 1 and 1024");
+        if (n.pcie.p2p > 1)
+            throw InputError(file, f + ".pcie_topology.p2p", "must be true or false");
     }
     // One link per pair of nodes, in either direction: with two, which bandwidth applies would depend on
     // their order in the file.

@@ -19,6 +19,20 @@ namespace hetplan {
 // peers; cpu-ethernet = no GPU path at all, so every transfer, even inside the node, takes the CPU path.
 enum class Communicator { GpuRdma, CpuEthernet };
 
+// How the GPUs of a node whose intra-node link is PCIe hang off the host (docs/architecture.md, "PCIe
+// servers"). A ring hop between two GPUs under one switch goes peer-to-peer when P2P is on; every other hop
+// is staged through host memory (NCCL's shared-memory transport: P2P off, or a path through the CPU, where
+// NCCL on x86 Intel hosts does not use P2P), so it crosses both switches' uplinks, and a switch uplink is
+// shared by every staged hop that leaves (or enters) a GPU under it. NVLink nodes ignore it.
+struct PcieTopology {
+    int gpusPerSwitch = 0;     // GPUs sharing one PCIe switch uplink; 0 = kDefaultGpusPerPcieSwitch
+    int p2p = -1;              // peer-to-peer under one switch: 1 on, 0 off, -1 = the device's catalog pcie_p2p
+    bool isDefault() const { return gpusPerSwitch == 0 && p2p < 0; }
+    bool operator==(const PcieTopology&) const = default;
+};
+// A typical 8-GPU PCIe server: two PCIe switches of 4 GPUs, one per CPU socket.
+constexpr int kDefaultGpusPerPcieSwitch = 4;
+
 struct Node {
     std::string name;
     std::string deviceType; // catalog name
@@ -37,6 +51,8 @@ struct Node {
     // US dollars per GPU-hour when this node's price differs from the catalog's on-demand list price (a
     // reserved/spot price, an own cluster's cost); < 0 = the catalog's price.
     double pricePerGpuHour = -1;
+    // PCIe layout (used when the node's link is PCIe); the defaults come from the catalog.
+    PcieTopology pcie;
     bool operator==(const Node&) const = default;
 };
 
@@ -100,6 +116,10 @@ public:
     const Link* linkBetween(int nodeA, int nodeB) const;
     // Intra-node bandwidth of a node, resolving 0 to the device type's default.
     double intraBandwidthOf(const Node& n) const;
+    // Whether a node's GPUs talk over PCIe (its device's intra-node link is PCIe), so PcieTopology applies.
+    bool pcieNode(const Node& n) const;
+    // The node's PCIe topology with the defaults resolved (GPUs per switch, P2P).
+    PcieTopology pcieTopologyOf(const Node& n) const;
 
     // Checks names, counts, bandwidths and device types; throws InputError(file, field, reason).
     // `allowEmpty`: a draft cluster without nodes (the canvas and project files allow it; planning does not).

@@ -30,6 +30,10 @@ struct DeviceType {
     double memoryEfficiency = 0.8; // achievable fraction of memory_bandwidth for streaming kernels
     double launchOverhead = 0;     // seconds per kernel launch (plus the framework's dispatch)
     std::string calibration;       // where the fitted figures come from
+    // Whether two cards of this type on one PCIe tree do peer-to-peer transfers. NVIDIA's drivers disable
+    // PCIe P2P on GeForce/Titan cards, so NCCL stages their transfers through host memory (catalog
+    // `pcie_p2p`, default true; see cluster.h PcieTopology and collectives.h ringHopBandwidths).
+    bool pcieP2p = true;
     // Memory a training process holds on this GPU beyond model states and activations: CUDA context,
     // NCCL communicator buffers, caching-allocator fragmentation and workspaces. Added to every GPU's peak
     // (a node of the cluster may override it). See resources/devices.json "runtime_overheads".

@@ -113,12 +113,44 @@ private slots:
         // tp 1: eff = 0.5 · (1/2)(2/3)(1/2) = 1/12; 4e9 FLOP / (1e14/12) = 4.8e-4 s.
         QVERIFY(near(analyticLayerTiming(l, d, 1, 1, job).forward, 4.8e-4));
         // tp 2: n = 1000, eff = 0.5 · 1/8 = 1/16; 2e9 / (1e14/16) = 3.2e-4 s: 1.5x faster, not 2x, because the
-        // smaller matrices fill the GPU less. Plus a 2-rank ring all-reduce of 1 MB over 1e11 B/s with
-        // 5 µs per step: 2·(1/2)·1e6/1e11 + 2·5e-6 = 2e-5 s.
-        QVERIFY(near(analyticLayerTiming(l, d, 2, 1, job).forward, 3.2e-4 + 2e-5));
+        // smaller matrices fill the GPU less. Plus Megatron's two all-reduces of 0.5 MB each over 1e11 B/s,
+        // 2-rank rings with 5 µs per step: 2·(1/2)·0.5e6/1e11 + 2·5e-6 = 1.5e-5 s, plus the fixed cost of the
+        // call (launch_overhead 0 here + NCCL's 8.4 µs ring base latency): 2 · 2.34e-5 = 4.68e-5 s.
+        QVERIFY(near(analyticLayerTiming(l, d, 2, 1, job).forward, 3.2e-4 + 4.68e-5));
         // Row-parallel (split k) shrinks k instead: the same numbers by symmetry of f.
         LayerSpec row = oneProduct({1000, 1000, 2000, 1, TpSplit::K, false});
         QVERIFY(near(analyticLayerTiming(row, d, 2, 1, job).forward, 3.2e-4));
+    }
+
+    // The fixed costs of tensor parallelism: every all-reduce call pays the framework's dispatch (the device's
+    // launch_overhead) and NCCL's base latency whatever its size, and each of a layer's two calls pays its own
+    // ring latency steps. They dominate a small layer and vanish relatively in a large one.
+    void tensorParallelFixedCostsPerCall()
+    {
+        DeviceType d = toyDevice();
+        d.launchOverhead = 10e-6;
+        LayerSpec l;
+        l.tensorParallel = true;
+        l.tpAllReduceBytes = 8e3; // 8 kB per sample and pass: two calls of 4 kB at micro-batch 1
+        Job job;
+        const LinkParams link{1e11, 5e-6};
+        // tp 4, one call: ring 2·(3/4)·4e3/1e11 = 6e-8 s + 2·3·5e-6 = 3e-5 s; fixed 10e-6 + 8.4e-6 = 1.84e-5 s.
+        // Two calls: 2 · (6e-8 + 3e-5 + 1.84e-5) = 9.692e-5 s, of which 9.68e-5 is fixed.
+        QVERIFY(near(collectiveCallSeconds(d), 1.84e-5));
+        QVERIFY(near(tpAllReduceSeconds(l, d, 4, 1, job, link), 9.692e-5));
+        // The same calls at 1000 samples (8 MB each): bandwidth 2 · 2·(3/4)·4e6/1e11 = 1.2e-4 s, so the
+        // fixed 9.68e-5 s is 45 % of 2.168e-4 s instead of 99.9 %.
+        QVERIFY(near(tpAllReduceSeconds(l, d, 4, 1000, job, link), 1.2e-4 + 9.68e-5));
+        // No tensor parallelism, or a layer not split: no calls at all.
+        QCOMPARE(tpAllReduceSeconds(l, d, 1, 1, job, link), 0.0);
+        l.tensorParallel = false;
+        QCOMPARE(tpAllReduceSeconds(l, d, 4, 1, job, link), 0.0);
+        // In the layer time both passes pay them (forward after attention and MLP, backward for their input
+        // gradients) over the device's own link (1e11 B/s here, not PCIe): forward = 9.692e-5 s, no other work.
+        l.tensorParallel = true;
+        const LayerTiming t = analyticLayerTiming(l, d, 4, 1, job);
+        QVERIFY(near(t.forward, 9.692e-5));
+        QVERIFY(near(t.backward, 9.692e-5));
     }
 
     void attentionHeadsSplitAndMicroBatchStacks()

@@ -4,8 +4,12 @@
 The analytic times always come from the C++ code: this script runs `hetplan-cli profile` (with a device
 catalog holding candidate parameters while fitting) and compares its JSON with the measurements.
 
-  calibrate.py report --data DIR --cli build/app/cli/hetplan-cli [--out REPORT.md]
-      compares the built-in catalog with every measured point and writes the report.
+  calibrate.py report --data DIR --cli build/app/cli/hetplan-cli [--links LINKS.json] [--out REPORT.md]
+      compares the built-in catalog with every measured point and writes the report. tp > 1 points use the
+      measuring machine's link: Sailor's measured maximum on NVLink machines, the model's own PCIe ring on
+      PCIe machines; --links only adds the fitted effective bandwidths next to the PCIe prediction.
+  calibrate.py fit-links --data DIR --cli ... --out LINKS.json
+      the effective all-reduce bandwidth each measuring machine's layers imply (a diagnostic, not an input).
   calibrate.py fit --data DIR --cli ... [--devices T4,V100-16GB,...] [--apply resources/devices.json]
       fits efficiency_max, gemm_half_dim, memory_efficiency and launch_overhead per device type (Nelder-Mead
       on the squared log ratios of the transformer-block times) and, with --apply, writes them into the catalog.
@@ -151,19 +155,59 @@ def sailor_link(data):
     return {(DEVICES[d], int(n)): v[1] for d, byn in raw.items() for n, v in byn.items()}
 
 
-def attach_links(points, links):
+def catalog_links(catalog_path):
+    """{device: (intra-node link name, bytes/s, pcie_p2p)} from the device catalog."""
+    with open(catalog_path) as f:
+        cat = json.load(f)
+    units = {"GB/s": 1e9, "TB/s": 1e12}
+    out = {}
+    for d in cat["devices"]:
+        value, unit = d["intra_node_bandwidth"].split()
+        out[d["name"]] = (d.get("intra_node_link", ""), float(value) * units[unit], d.get("pcie_p2p", True))
+    return out
+
+
+def pcie_ring_bandwidth(link, tp, p2p, gpus_per_switch=4):
+    """The bottleneck hop of a ring over GPUs 0..tp-1 of a PCIe server (collectives.h pcieHopBandwidths, with
+    the catalog defaults): P2P hops under one switch run at the link; every other hop is staged through host
+    memory and shares its switch uplinks (up at the sender, down at the receiver) with the ring's other
+    staged hops."""
+    hops = [(i, (i + 1) % tp) for i in range(tp)]
+    staged = [(a // gpus_per_switch, b // gpus_per_switch) for a, b in hops
+              if not (p2p and a // gpus_per_switch == b // gpus_per_switch)]
+    if not staged:
+        return link
+    up, down = {}, {}
+    for a, b in staged:
+        up[a] = up.get(a, 0) + 1
+        down[b] = down.get(b, 0) + 1
+    return min(min(link / up[a], link / down[b]) for a, b in staged)
+
+
+def attach_links(points, links, catalog):
+    """The link each tp > 1 point's all-reduces ran over. NVLink machines: Sailor's measured maximum
+    all-reduce bandwidth of the machine. PCIe machines: nothing (0), so hetplan-cli uses the model's own
+    PCIe ring (analyticTpLink: the device's pcie_p2p, 4 GPUs a switch). Sailor's figures for its PCIe
+    machines cannot be per-link rates (RTX-2080 and Titan-RTX at 4-8 GPUs: 12-25 GB/s, on 16 GB/s PCIe 3.0
+    links), so they are only shown next to the prediction. AMP: nothing (the catalog's link)."""
     for p in points:
+        p.link_source = "none" if p.tp == 1 else "model"
         if p.dataset == "amp-known-cost" or p.tp == 1:
             continue
         known = sorted(n for (d, n) in links if d == p.device)
         fit = [n for n in known if n <= p.tp] or known
-        if fit:
-            p.tp_bandwidth = links[(p.device, fit[-1])]
+        if not fit or catalog[p.device][0].startswith("PCIe"):
+            continue
+        p.tp_bandwidth = links[(p.device, fit[-1])]
+        p.link_source = "measured maximum"
 
 
-def load_points(data, amp_precision):
+DEFAULT_CATALOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "devices.json")
+
+
+def load_points(data, amp_precision, catalog_path=DEFAULT_CATALOG):
     points = amp_points(data, amp_precision) + sailor_points(data) + metis_points(data)
-    attach_links(points, sailor_link(data))
+    attach_links(points, sailor_link(data), catalog_links(catalog_path))
     return points
 
 
@@ -231,6 +275,11 @@ def catalog_with(base_catalog, device, params):
             d.update(params)
             d["launch_overhead"] = "%.6g us" % (params["launch_overhead"] * 1e6)
     cat["devices"] = [d for d in cat["devices"] if d["name"] == device]
+    groups = []
+    for g in cat.get("runtime_overheads", []):
+        if device in g["devices"]:
+            groups.append(dict(g, devices=[device]))
+    cat["runtime_overheads"] = groups
     return cat
 
 
@@ -319,6 +368,9 @@ def cmd_fit(args):
     fitted = {}
     for dev in wanted:
         mine = [p for p in points if p.device == dev and p.tp == 1 and not excluded(p)]
+        if not mine:
+            print("%-12s no usable tp = 1 points: takes %s's figures" % (dev, ANALOGY.get(dev, "its current")))
+            continue
         params, val = fit_device(args.cli, base, dev, mine)
         fitted[dev] = params
         print("%-12s %s  loss %.4f (%d points)" % (dev, " ".join("%s=%.4g" % kv for kv in params.items()), val,
@@ -384,6 +436,8 @@ ANALOGY = {
     "A100-80GB-PCIe": "A100-80GB", "A800-80GB": "A100-80GB",
     "RTX-A6000": "RTX-3090", "RTX-4090": "RTX-3090", "L4": "RTX-3090", "L40S": "RTX-3090",
     "H100-SXM": "GH200-96GB", "H100-PCIe": "GH200-96GB", "H800": "GH200-96GB", "H200": "GH200-96GB",
+    # T4 is the TU104 die of the RTX 2080; its only measurements (AMP) are left out of the fit (excluded).
+    "T4": "RTX-2080",
 }
 
 
@@ -428,7 +482,12 @@ def dedupe(points):
 def excluded(p):
     """Tables no single device model can match, left out of the fit (still in the report): sailor-more's
     A100-40 OPT-30B and Llama-3-8B run at 13-18 TFLOP/s, the fp32 CUDA-core rate, while the same GPU's GPT-Neo
-    and OPT-350M tables reach 30-80 TFLOP/s (TF32) on smaller matrices."""
+    and OPT-350M tables reach 30-80 TFLOP/s (TF32) on smaller matrices. AMP's GPT-2 blocks (fp16): the output
+    layer of the same runs, one large logits product, runs at 36-45 TFLOP/s and matches the fp16 model within
+    0.6-0.9, while the blocks run at 5-8 TFLOP/s and take as long at tp 4 as at tp 1, so they are bound by
+    something outside the device model (amp_head_check in the report); fitting them would break the head."""
+    if p.dataset == "amp-known-cost":
+        return True
     return p.dataset == "sailor-more" and p.device == "A100-40GB" and p.model in ("OPT-30", "LLAMA-3-8")
 
 
@@ -495,14 +554,6 @@ def params_table(catalog, devices):
     return lines
 
 
-def use_fitted_links(points, path):
-    with open(path) as f:
-        links = json.load(f)["links"]
-    for p in points:
-        if link_key(p) in links:
-            p.tp_bandwidth = links[link_key(p)] * 1e9
-
-
 def share_line(name, points):
     rs = [ratio(p) for p in points]
     n = sum(map(inside, rs))
@@ -510,24 +561,63 @@ def share_line(name, points):
                                                       statistics.median(rs), worst(rs))
 
 
-def headline(args):
-    """Shares under the two link assumptions and on the tp = 1 points alone."""
-    points = dedupe(load_points(args.data, args.amp_precision))
-    Analytic(args.cli, args.override).evaluate(points)
+def headline(points):
+    """Shares on the tp = 1 points alone, on all points, and per data set."""
     lines = ["| points | count | inside the band | median | worst |", "| --- | --- | --- | --- | --- |",
              share_line("tp = 1 (no communication)", [p for p in points if p.tp == 1]),
-             share_line("all, tp links = Sailor's measured maximum", points)]
+             share_line("all (tp links: NVLink machines' measured maximum, PCIe machines the model's ring)", points)]
+    for ds in sorted({p.dataset for p in points}):
+        lines.append(share_line(ds, [p for p in points if p.dataset == ds]))
+    lines.append(share_line("all but amp-known-cost", [p for p in points if p.dataset != "amp-known-cost"]))
     return lines
 
 
+def pcie_table(points, data, fitted):
+    """Per PCIe device and tp degree: the model's predicted all-reduce ring bandwidth (catalog defaults),
+    Sailor's benchmark maximum, and the effective bandwidth the measured layer times imply (fit-links)."""
+    catalog = catalog_links(DEFAULT_CATALOG)
+    bench = sailor_link(data)
+    rows = {}
+    for p in points:
+        if p.tp > 1 and p.dataset != "amp-known-cost" and catalog[p.device][0].startswith("PCIe"):
+            rows.setdefault((p.device, p.tp), []).append(p)
+    out = ["| device | tp | link (catalog) | P2P | model ring bandwidth | Sailor benchmark max | effective in the layers "
+           "(fit-links) | model / effective | block ratio (median, worst) |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (dev, tp), ps in sorted(rows.items()):
+        name, link, p2p = catalog[dev]
+        model = pcie_ring_bandwidth(link, tp, p2p)
+        eff = fitted.get("%s/%d" % (dev, tp))
+        rs = [ratio(p) for p in ps]
+        out.append("| %s | %d | %s %.0f GB/s | %s | %.1f GB/s | %s | %s | %s | %.2f, %.2f |" % (
+            dev, tp, name, link / 1e9, "yes" if p2p else "no", model / 1e9,
+            "%.1f GB/s" % (bench[(dev, tp)] / 1e9) if (dev, tp) in bench else "-",
+            "%.1f GB/s" % eff if eff else "-", "%.2f" % (model / 1e9 / eff) if eff else "-",
+            statistics.median(rs), worst(rs)))
+    return out
+
+
+def amp_head_check(points):
+    """AMP's output layer (one 1024 x 52256 x 1024 logits product per sample) at the run's precision: it pins
+    the device's 16-bit matrix-product rate independently of the blocks."""
+    out = ["| device | tp | precision | measured head ms | analytic head ms | ratio | block ratio |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for p in sorted(points, key=lambda p: (p.device, p.tp)):
+        if p.dataset == "amp-known-cost":
+            out.append("| %s | %d | %s | %.3f | %.3f | %.2f | %.2f |" % (
+                p.device, p.tp, p.precision, p.layers[-1][0] * 1e3, p.analytic[-1][0] * 1e3,
+                p.analytic[-1][0] / p.layers[-1][0], ratio(p)))
+    return out
+
+
 def cmd_report(args):
-    head = headline(args)
     points = dedupe(load_points(args.data, args.amp_precision))
-    if args.links:
-        use_fitted_links(points, args.links)
     Analytic(args.cli, args.override).evaluate(points)
+    head = headline(points)
+    fitted = {}
     if args.links:
-        head.append(share_line("all, tp links fitted per machine (`%s`)" % os.path.basename(args.links), points))
+        with open(args.links) as f:
+            fitted = json.load(f)["links"]
     with open(args.catalog) as f:
         catalog = json.load(f)
     rs = [ratio(p) for p in points]
@@ -535,14 +625,16 @@ def cmd_report(args):
     order, wrong = speed_order(points)
     out = ["# Analytic profile vs measurements", "",
            "Ratio = analytic / measured time of one transformer block (forward + backward; forward only for AMP), "
-           "per (device, model, tp, micro-batch) point. `model sum` = the same ratio for the sum over all layers.", "",
+           "per (device, model, tp, micro-batch) point. `model sum` = the same ratio for the sum over all layers. "
+           "AMP's points at %s." % args.amp_precision, "",
            "- points: %d; inside [%.2f, %.2f]: %d (%.1f %%)" % (len(rs), BAND[0], BAND[1], sum(map(inside, rs)),
                                                                 100.0 * sum(map(inside, rs)) / len(rs)),
            "- median ratio %.3f, worst %.2f; model sum: median %.3f, inside the band %.1f %%" % (
                statistics.median(rs), worst(rs), statistics.median(ts), 100.0 * sum(map(inside, ts)) / len(ts)),
            "- device pairs in the measured speed order: %d of %d" % (len(order) - wrong, len(order)), ""] + head + [
-           "", "The tables below use %s." % ("the fitted links" if args.links else "Sailor's measured links"), "",
-           "## Per device and model", "",
+           "", "## Tensor-parallel all-reduce on the PCIe machines", ""] + pcie_table(points, args.data, fitted) + [
+           "", "## AMP's output layer (one large fp16 matrix product) against its blocks", ""] + amp_head_check(points) + [
+           "", "## Per device and model", "",
            "| device | model | points | median | worst | inside | model sum (median) |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
     out += summary_rows(points, lambda p: (p.device, p.model))
@@ -577,8 +669,8 @@ def main():
         s = sub.add_parser(name)
         s.add_argument("--data", required=True, help="the shared measurements folder")
         s.add_argument("--cli", required=True, help="path of hetplan-cli")
-        s.add_argument("--amp-precision", default="fp32", choices=("fp16", "bf16", "fp32"),
-                       help="precision AMP's GPT-2 timings ran at (default fp32, see docs/calibration.md)")
+        s.add_argument("--amp-precision", default="fp16", choices=("fp16", "bf16", "fp32"),
+                       help="precision AMP's GPT-2 timings ran at (default fp16, as AMP ran them: --fp16)")
         s.add_argument("--catalog", default=os.path.join(os.path.dirname(__file__), "..", "..", "resources",
                                                          "devices.json"))
     sub.choices["fit"].add_argument("--devices", help="comma-separated catalog names (default: all measured)")
@@ -586,7 +678,8 @@ def main():
     sub.choices["report"].add_argument("--out", help="write the Markdown report here (default: stdout)")
     for name in ("fit-links", "report"):
         sub.choices[name].add_argument("--override", help="a device catalog passed to hetplan-cli --devices")
-    sub.choices["report"].add_argument("--links", help="fitted links (fit-links output) for Sailor's tp > 1 points")
+    sub.choices["report"].add_argument("--links", help="fit-links output: shown next to the PCIe prediction (not used "
+                                                        "for the ratios)")
     sub.choices["fit-links"].add_argument("--out", required=True, help="write the fitted links (JSON) here")
     sub.choices["fit-links"].add_argument("--iters", type=int, default=22)
     args = ap.parse_args()

@@ -8,6 +8,39 @@
 
 namespace hetplan {
 
+namespace {
+// ringHopBandwidths() with the GPUs' nodes already known (node[i] = node of gpus[i]).
+std::vector<double> hopBandwidths(const Cluster& cluster, const std::vector<int>& gpus, const std::vector<int>& node)
+{
+    const size_t n = gpus.size();
+    std::vector<double> bw(n, 0.0);
+    std::map<int, std::vector<size_t>> pcieHops; // hops inside each PCIe node
+    std::map<int, bool> isPcie;
+    for (size_t i = 0; i < n; ++i) {
+        const int a = node[i], b = node[(i + 1) % n];
+        bw[i] = cluster.nodeBandwidth(a, b);
+        if (a != b || cluster.nodePath(a, a) == Communicator::CpuEthernet)
+            continue;
+        auto known = isPcie.find(a);
+        if (known == isPcie.end())
+            known = isPcie.emplace(a, cluster.pcieNode(cluster.nodes[size_t(a)])).first;
+        if (known->second)
+            pcieHops[a].push_back(i);
+    }
+    for (const auto& [a, hopIndex] : pcieHops) {
+        const PcieTopology t = cluster.pcieTopologyOf(cluster.nodes[size_t(a)]);
+        const int first = cluster.gpuIndex(a, 0); // local index = dense index - first
+        std::vector<std::pair<int, int>> locals;
+        for (size_t i : hopIndex)
+            locals.push_back({gpus[i] - first, gpus[(i + 1) % n] - first});
+        const std::vector<double> hopBw = pcieHopBandwidths(locals, bw[hopIndex.front()], t.gpusPerSwitch, t.p2p == 1);
+        for (size_t j = 0; j < hopIndex.size(); ++j)
+            bw[hopIndex[j]] = hopBw[j];
+    }
+    return bw;
+}
+} // namespace
+
 LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus)
 {
     if (gpus.size() < 2)
@@ -16,9 +49,16 @@ LinkParams groupLink(const Cluster& cluster, const std::vector<int>& gpus)
     const std::vector<int> node = cluster.nodesOf(gpus);
     for (size_t i = 0; i < gpus.size(); ++i)
         l.latency = std::max(l.latency, cluster.nodeLatency(node[i], node[(i + 1) % gpus.size()]));
-    for (double bw : ringHopBandwidths(cluster, gpus))
+    for (double bw : hopBandwidths(cluster, gpus, node))
         l.bandwidth = std::min(l.bandwidth, bw);
     return l;
+}
+
+std::vector<double> ringHopBandwidths(const Cluster& cluster, const std::vector<int>& gpus)
+{
+    if (gpus.size() < 2)
+        return {};
+    return hopBandwidths(cluster, gpus, cluster.nodesOf(gpus));
 }
 
 std::vector<double> pcieHopBandwidths(const std::vector<std::pair<int, int>>& hops, double link, int gpusPerSwitch,
@@ -39,39 +79,6 @@ std::vector<double> pcieHopBandwidths(const std::vector<std::pair<int, int>>& ho
     }
     for (size_t i : staged)
         bw[i] = std::min(link / up[hops[i].first / gpusPerSwitch], link / down[hops[i].second / gpusPerSwitch]);
-    return bw;
-}
-
-std::vector<double> ringHopBandwidths(const Cluster& cluster, const std::vector<int>& gpus)
-{
-    const size_t n = gpus.size();
-    if (n < 2)
-        return {};
-    std::vector<double> bw(n, 0.0);
-    const std::vector<int> node = cluster.nodesOf(gpus);
-    const std::vector<int> offsets = cluster.nodeOffsets();
-    std::map<int, std::vector<size_t>> pcieHops; // hops inside each PCIe node
-    std::map<int, bool> isPcie;
-    for (size_t i = 0; i < n; ++i) {
-        const int a = node[i], b = node[(i + 1) % n];
-        bw[i] = cluster.nodeBandwidth(a, b);
-        if (a != b || cluster.nodePath(a, a) == Communicator::CpuEthernet)
-            continue;
-        auto known = isPcie.find(a);
-        if (known == isPcie.end())
-            known = isPcie.emplace(a, cluster.pcieNode(cluster.nodes[size_t(a)])).first;
-        if (known->second)
-            pcieHops[a].push_back(i);
-    }
-    for (const auto& [a, hopIndex] : pcieHops) {
-        const PcieTopology t = cluster.pcieTopologyOf(cluster.nodes[size_t(a)]);
-        std::vector<std::pair<int, int>> locals;
-        for (size_t i : hopIndex)
-            locals.push_back({gpus[i] - offsets[size_t(a)], gpus[(i + 1) % n] - offsets[size_t(a)]});
-        const std::vector<double> hopBw = pcieHopBandwidths(locals, bw[hopIndex.front()], t.gpusPerSwitch, t.p2p == 1);
-        for (size_t j = 0; j < hopIndex.size(); ++j)
-            bw[hopIndex[j]] = hopBw[j];
-    }
     return bw;
 }
 

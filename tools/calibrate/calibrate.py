@@ -188,8 +188,8 @@ def attach_links(points, links, catalog):
     """The link each tp > 1 point's all-reduces ran over. NVLink machines: Sailor's measured maximum
     all-reduce bandwidth of the machine. PCIe machines: nothing (0), so hetplan-cli uses the model's own
     PCIe ring (analyticTpLink: the device's pcie_p2p, 4 GPUs a switch). Sailor's figures for its PCIe
-    machines cannot be per-link rates (RTX-2080 and Titan-RTX at 4-8 GPUs: 12-25 GB/s, on 16 GB/s PCIe 3.0
-    links), so they are only shown next to the prediction. AMP: nothing (the catalog's link)."""
+    machines cannot be per-link rates (RTX-2080 at 4 and 8 GPUs, Titan-RTX at 8: 23-25 GB/s, on 16 GB/s
+    PCIe 3.0 links), so they are only shown next to the prediction. AMP: nothing (the catalog's link)."""
     for p in points:
         p.link_source = "none" if p.tp == 1 else "model"
         if p.dataset == "amp-known-cost" or p.tp == 1:

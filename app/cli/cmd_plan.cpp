@@ -85,6 +85,28 @@ void printSpmd(const Plan& p, std::ostream& out)
 }
 } // namespace
 
+namespace {
+void printMemoryBreakdown(const Plan& p, std::ostream& out)
+{
+    if (!p.summary || p.summary->deviceTypes.empty())
+        return;
+    // Per GPU type, its highest peak term by term (core/cost/memory.h; GiB = 2^30 bytes).
+    out << "memory per GPU at its peak (GiB; the type's highest peak, what nvidia-smi would show):\n";
+    out << "  device          weights  grads  optim  activ  gradbuf  reserve  nccl  context   total  of\n";
+    auto gib = [](double b) { return b / 1073741824.0; };
+    out << std::setprecision(2);
+    for (const DeviceTypeSummary& d : p.summary->deviceTypes) {
+        const GpuMemory& m = d.peakMemory;
+        out << "  " << std::left << std::setw(14) << d.deviceType << std::right << std::setw(9) << gib(m.weights)
+            << std::setw(7) << gib(m.gradients) << std::setw(7) << gib(m.optimizer) << std::setw(7)
+            << gib(m.activations) << std::setw(9) << gib(m.gradientBuffer) << std::setw(9) << gib(m.allocatorReserve)
+            << std::setw(6) << gib(m.communicators) << std::setw(9) << gib(m.context) << std::setw(8)
+            << gib(m.total()) << std::setw(6) << gib(d.memoryCapacityBytes) << "\n";
+    }
+}
+
+} // namespace
+
 void printPlan(const Plan& p, std::ostream& out)
 {
     out << std::fixed;
@@ -127,6 +149,7 @@ void printPlan(const Plan& p, std::ostream& out)
         out << std::setprecision(2) << "peak memory " << peak->second / 1073741824.0 << " GiB on "
             << p.cluster.gpuName(peak->first) << "\n";
     }
+    printMemoryBreakdown(p, out);
 }
 
 namespace {
@@ -163,6 +186,8 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     for (const std::string& w : profileWarnings(req.job, req.profile))
         err << "warning: " << escapeControls(w) << "\n";
     for (const std::string& w : modelWarnings(req.model))
+        err << "warning: " << escapeControls(w) << "\n";
+    for (const std::string& w : jobWarnings(req.job))
         err << "warning: " << escapeControls(w) << "\n";
     Progress progress({}, req.timeLimitSeconds);
     Plan plan = [&] {

@@ -66,12 +66,15 @@ int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std
         err << "warning: " << escapeControls(w) << "\n";
     for (const std::string& w : modelWarnings(plan.model))
         err << "warning: " << escapeControls(w) << "\n";
+    for (const std::string& w : jobWarnings(plan.job))
+        err << "warning: " << escapeControls(w) << "\n";
     warnUnsplittableStages(path, plan, err);
     warnIdleSequenceParallel(plan, err);
     SimResult r = simulate(plan, costs, SimOptions{cl.has("trace")});
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
+    plan.estimate.memory = r.memory;
     plan.estimate.feasible = r.feasible;
     priceEstimate(plan, [&](const std::string& type) { return &costs.device(type); });
     if (!std::isfinite(r.iterationSeconds) || !(r.iterationSeconds > 0))

@@ -156,7 +156,7 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
     t.forward = work.forward + tpComm;
     t.backward = work.backward + tpComm + (job.recompute ? work.forward : 0);
     // Adam step over this rank's shard: read and write fp16 weights, fp32 master copy and both moments.
-    const double stateBytes = layer.params / split * (job.bytesPerValue() * 2 + job.optimizerBytesPerParam);
+    const double stateBytes = layer.params / split * (job.bytesPerValue() * 2 + job.updateOptimizerBytes());
     t.update = 2 * stateBytes / device.memoryBandwidth;
     return t;
 }

@@ -1,5 +1,8 @@
 #include "costmodel.h"
 
+#include <cmath>
+#include <sstream>
+
 #include "memory.h"
 
 #include "core/base/errors.h"
@@ -31,12 +34,50 @@ std::vector<std::string> modelWarnings(const ModelSpec& model)
                 first = l.name;
         }
     }
-    if (count == 0)
+    std::vector<std::string> w;
+    if (count > 0)
+        w.push_back("model '" + model.name + "': " + std::to_string(count) + " layer(s) (first: '" + first +
+                    "') have no work list (matmuls) and the model's arch does not give the sizes (hidden, heads, "
+                    "ffn, sequence) to derive one: their analytic times come from FLOPs alone, a rule not "
+                    "calibrated against measurements");
+    if (model.headHoldsVocabularyMatrix()) {
+        const std::string matrix = std::to_string(std::llround(model.arch.wordEmbeddingParams()));
+        if (!model.arch.tiedEmbeddingsStated)
+            w.push_back("model '" + model.name + "': arch.tied_embeddings is not given and the head carries its own " +
+                        matrix + "-parameter vocabulary matrix: read as untied (the head's matrix counted once, in "
+                        "the head" +
+                        (familyTiesEmbeddings(model.arch.family)
+                             ? std::string(", although family '") + model.arch.family + "' usually ties it"
+                             : std::string()) +
+                        "); set tied_embeddings to say which");
+        else if (model.arch.tiedEmbeddings)
+            w.push_back("model '" + model.name + "': arch.tied_embeddings is true but the head also carries its own " +
+                        matrix + "-parameter vocabulary matrix: a pipeline stage holding the head counts the matrix "
+                        "twice (its own and the tied copy); set tied_embeddings to false, or leave the matrix out "
+                        "of the head's params");
+    }
+    return w;
+}
+
+std::vector<std::string> jobWarnings(const Job& job)
+{
+    if (job.legacyOptimizerBytesPerParam < 0)
         return {};
-    return {"model '" + model.name + "': " + std::to_string(count) + " layer(s) (first: '" + first +
-            "') have no work list (matmuls) and the model's arch does not give the sizes (hidden, heads, ffn, "
-            "sequence) to derive one: their analytic times come from FLOPs alone, a rule not calibrated against "
-            "measurements"};
+    const double legacy = job.legacyOptimizerBytesPerParam;
+    auto num = [](double v) {
+        std::ostringstream o;
+        o << v;
+        return o.str();
+    };
+    std::string w = "job: optimizer_bytes_per_param " + num(legacy) +
+                    " is the older field, the mixed-precision optimizer's share with the fp32 master copy: read "
+                    "as optimizer_state_bytes_per_param " +
+                    num(job.optimizerStateBytesPerParam) + " (the optimizer's own states)";
+    if (job.precision == Precision::FP32)
+        w += "; the job trains in fp32, so no master copy is counted";
+    if (legacy < 4)
+        w += "; a share below the 4-byte master copy has no meaning for 16-bit training, read as 0 states";
+    return {w + "; write optimizer_state_bytes_per_param to say what you mean"};
 }
 
 std::vector<std::string> profileWarnings(const Job& job, const Profile& profile)
@@ -150,16 +191,21 @@ LayerTiming CostModel::range(int first, int end, const std::string& deviceName, 
     return t;
 }
 
-double CostModel::stagePeak(int first, int end, const std::string& deviceName, int tp, int dpShards, double microBatch,
-                            int inFlight) const
+GpuMemory CostModel::stageMemory(int first, int end, const std::string& deviceName, int tp, int dpShards,
+                                  double microBatch, int inFlight) const
 {
     std::vector<double> measuredFull(size_t(std::max(0, end - first)), -1.0);
     if (measuredMemory_ && isMeasured(deviceName, tp))
         for (int l = first; l < end; ++l)
             if (auto m = measured_.lookup(l, deviceName, tp, microBatch))
                 measuredFull[size_t(l - first)] = m->activationBytes;
-    return modelStateMemory(model_, first, end, tp, dpShards, job_).total() +
-           stageActivations(model_, first, end, tp, microBatch, job_, measuredFull).peak(inFlight);
+    return hetplan::stageMemory(model_, first, end, tp, dpShards, microBatch, inFlight, job_, measuredFull);
+}
+
+double CostModel::stagePeak(int first, int end, const std::string& deviceName, int tp, int dpShards, double microBatch,
+                            int inFlight) const
+{
+    return stageMemory(first, end, deviceName, tp, dpShards, microBatch, inFlight).stagePart();
 }
 
 std::vector<double> CostModel::measuredActivations(const std::string& deviceName, int tp, double microBatch) const

@@ -10,6 +10,7 @@
 //   activation memory is then not used (the model's is);
 // * a profile measured in another precision is refused (no rule turns fp32 times into fp16 times).
 #include "analytic.h"
+#include "memory.h"
 #include "collectives.h"
 #include "core/model/cluster.h"
 #include "core/model/device.h"
@@ -41,8 +42,12 @@ public:
     std::vector<LayerTiming> layers(const std::string& device, int tp, double microBatch) const;
     bool isMeasured(const std::string& device, int tp) const { return measured_.has(device, tp); }
 
-    // Peak bytes one GPU of a stage holds, without the runtime overhead (core/cost/memory.h): model states
-    // + `inFlight` micro-batches of activations, the profile's measured activations where it has them.
+    // The stage's part of one GPU's memory (core/cost/memory.h: model states, `inFlight` micro-batches of
+    // activations, the gradient buffer, the allocator reserve), the profile's measured activations where it
+    // has them; communicators and context are the GPU's (addGpuTerms).
+    GpuMemory stageMemory(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
+                          int inFlight) const;
+    // stageMemory(...).stagePart(): what fitsMemory takes.
     double stagePeak(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
                      int inFlight) const;
     // Per layer, the profile's measured full activation bytes of one micro-batch that stagePeak uses, −1
@@ -76,8 +81,13 @@ private:
 std::vector<std::string> profileWarnings(const Job& job, const Profile& profile);
 // What the analytic profile cannot time properly in `model`: blocks and heads with FLOPs but no work list
 // (a model file that gives neither the work nor the arch sizes to derive it, core/model/model.h), whose
-// times then come from the uncalibrated FLOP rule. Empty for the bundled examples.
+// times then come from the uncalibrated FLOP rule; a model whose head carries its own vocabulary matrix
+// while the file does not say whether the embeddings are tied (ModelArch::tiedEmbeddingsStated), or says
+// tied (the copy would be counted twice). Empty for the bundled examples.
 std::vector<std::string> modelWarnings(const ModelSpec& model);
+// What a job file left ambiguous: the older optimizer_bytes_per_param (the mixed-precision share, read as
+// optimizer states = value - 4).
+std::vector<std::string> jobWarnings(const Job& job);
 // Factor that turns a layer time measured at `fromSequence` tokens into one at `toSequence` tokens: the
 // layer's FLOPs at both lengths, the attention scores (4·s²·h for a transformer or MoE block of hidden h)
 // growing with s², everything else with s.

@@ -1,6 +1,7 @@
 #include "memory.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hetplan {
 
@@ -9,23 +10,25 @@ StateBytesPerParam stateBytesPerParam(const Job& job)
     // Megatron-LM, docs/source/api-guide/dist_optimizer.md (the distributed optimizer's table of
     // theoretical bytes per parameter): fp16 params + fp16 grads 20, bf16 params + fp32 grads 18,
     // fp32 params + fp32 grads 16. Megatron keeps bf16 gradients in fp32 (accumulate-allreduce-grads-in-fp32
-    // is forced on for bf16) and fp16 gradients in fp16.
+    // is forced on for bf16) and fp16 gradients in fp16. The optimizer part is the optimizer's own states
+    // (Adam's moments: job.optimizerStateBytesPerParam) plus what mixed precision adds to them.
     StateBytesPerParam b;
+    const double states = job.optimizerStateBytesPerParam;
     switch (job.precision) {
     case Precision::FP16:
         b.weights = 2;
         b.gradients = 2;
-        b.optimizer = job.optimizerBytesPerParam + 4; // + the fp32 copy of the fp16 gradients
+        b.optimizer = 4 + 4 + states; // fp32 master copy + fp32 copy of the fp16 gradients + states
         break;
     case Precision::BF16:
         b.weights = 2;
         b.gradients = 4;
-        b.optimizer = job.optimizerBytesPerParam;
+        b.optimizer = 4 + states; // fp32 master copy + states
         break;
     case Precision::FP32:
         b.weights = 4;
         b.gradients = 4;
-        b.optimizer = std::max(0.0, job.optimizerBytesPerParam - 4); // the weights are the master copy
+        b.optimizer = states; // the weights are the master copy
         break;
     }
     return b;
@@ -87,6 +90,7 @@ StageActivations stageActivations(const ModelSpec& model, int first, int end, in
     // backwards concurrently, so that buffer exists once per stage.
     if (job.recompute)
         a.oncePerStage = largestLayer;
+    a.largestLayer = largestLayer;
     return a;
 }
 
@@ -95,11 +99,95 @@ double activationMemory(const ModelSpec& model, int first, int end, int tp, doub
     return stageActivations(model, first, end, tp, microBatch, job).peak(1);
 }
 
+double gradientBufferMemory(double params, const Job& job)
+{
+    using namespace memdefaults;
+    // Megatron's DDP keeps the gradients in one contiguous buffer and reduces them in place: the gradients
+    // line is that buffer.
+    if (job.framework != Framework::DeepSpeedPipe)
+        return 0;
+    // DeepSpeed without ZeRO: buffered_allreduce_fallback flattens up to 5e8 elements of gradients into a
+    // new tensor (the reduction's dtype: fp16 stays fp16, bf16 reduces the optimizer's fp32 gradients).
+    if (job.zeroStage == 0)
+        return std::min(params, kDeepSpeedBucketElements) * job.gradReduceBytes();
+    // ZeRO-1/2/3 with contiguous_gradients: the reduce bucket of reduce_bucket_size elements in the
+    // parameters' dtype, allocated whole whatever the model's size (one; overlap_comm, off by default for
+    // ZeRO-1/2, would double it).
+    return kDeepSpeedBucketElements * job.bytesPerValue();
+}
+
+GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
+                      const Job& job, std::span<const double> measuredFull)
+{
+    const MemoryBreakdown states = modelStateMemory(model, first, end, tp, dpShards, job);
+    const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, measuredFull);
+    double params = 0;
+    for (int l = first; l < end; ++l) {
+        const LayerSpec& s = model.layers[l];
+        params += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
+    }
+    params += model.tiedCopyParams(first, end) / std::max(1, tp);
+    GpuMemory m;
+    m.weights = states.weights;
+    m.gradients = states.gradients;
+    m.optimizer = states.optimizer;
+    m.activations = a.peak(inFlight);
+    m.gradientBuffer = gradientBufferMemory(params, job);
+    m.allocatorReserve = microBatch > 0 ? a.largestLayer : 0;
+    return m;
+}
+
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,
                        int inFlight, const Job& job)
 {
-    return modelStateMemory(model, first, end, tp, dpShards, job).total() +
-           stageActivations(model, first, end, tp, microBatch, job).peak(inFlight);
+    return stageMemory(model, first, end, tp, dpShards, microBatch, inFlight, job).stagePart();
+}
+
+int ncclChannels(const Node& node, const DeviceType& device)
+{
+    using namespace memdefaults;
+    const double bw = node.intraBandwidth > 0 ? node.intraBandwidth : device.intraNodeBandwidth;
+    const double channels = std::ceil(std::max(0.0, bw) / kNcclChannelBandwidth);
+    return int(std::clamp(channels, double(kNcclMinChannels), double(kNcclMaxChannels)));
+}
+
+namespace {
+// Buffers of the communicators a rank at pipeline position `stage` of `g.stages` holds.
+double communicatorsAt(const RankGroups& g, int stage, int channels, const Job& job)
+{
+    using namespace memdefaults;
+    const double ring = channels * kNcclRingConnectionBytes; // one ring communicator of > 1 rank
+    const int tp = std::max(1, g.tp), dp = std::max(1, g.dp), S = std::max(1, g.stages);
+    const bool firstOrLast = stage == 0 || stage == S - 1;
+    const int neighbours = S == 1 ? 0 : (firstOrLast ? 1 : 2);
+    double bytes = 0;
+    if (tp > 1)
+        bytes += ring; // the tensor-parallel group
+    if (dp > 1)
+        bytes += ring; // the data-parallel group
+    if (tp * S > 1)
+        bytes += ring; // the model-parallel group (tp x pp): gradient norm and overflow checks
+    if (g.tied && S > 1 && firstOrLast)
+        bytes += ring; // the embedding group of the first and the last stage
+    if (job.framework == Framework::DeepSpeedPipe)
+        bytes += neighbours * ring; // DeepSpeed's pipeline sends are broadcasts in a 2-rank group per pair
+    else
+        bytes += neighbours * double(kNcclP2pChannelsPerPeer) * kNcclP2pBytesPerChannel; // Megatron's p2p
+    return bytes;
+}
+} // namespace
+
+double communicatorMemory(const RankGroups& g, const Node& node, const DeviceType& device, const Job& job)
+{
+    const int channels = ncclChannels(node, device);
+    const int S = std::max(1, g.stages);
+    if (g.stage >= 0)
+        return communicatorsAt(g, std::min(g.stage, S - 1), channels, job);
+    // Position not known: the worst of the first, a middle and the last stage.
+    double worst = communicatorsAt(g, 0, channels, job);
+    if (S > 2)
+        worst = std::max(worst, communicatorsAt(g, 1, channels, job));
+    return std::max(worst, communicatorsAt(g, S - 1, channels, job));
 }
 
 double runtimeOverhead(const Node& node, const DeviceType& device)
@@ -107,30 +195,47 @@ double runtimeOverhead(const Node& node, const DeviceType& device)
     return node.runtimeOverhead >= 0 ? node.runtimeOverhead : device.runtimeOverheadBytes;
 }
 
-double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& device)
+double gpuOverhead(const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups)
 {
-    return stagePeakBytes + runtimeOverhead(node, device);
+    return runtimeOverhead(node, device) + communicatorMemory(groups, node, device, job);
 }
 
-double usableMemory(const Node& node, const DeviceType& device, const Job& job)
+void addGpuTerms(GpuMemory& m, const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups)
 {
-    return device.memoryBytes * (1 - job.memoryMargin) - runtimeOverhead(node, device);
+    m.communicators = communicatorMemory(groups, node, device, job);
+    m.context = runtimeOverhead(node, device);
 }
 
-bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job)
+double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job,
+                     const RankGroups& groups)
 {
-    return stagePeakBytes <= usableMemory(node, device, job);
+    return stagePeakBytes + gpuOverhead(node, device, job, groups);
+}
+
+double usableMemory(const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups)
+{
+    return device.memoryBytes * (1 - job.memoryMargin) - gpuOverhead(node, device, job, groups);
+}
+
+bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job,
+                const RankGroups& groups)
+{
+    return stagePeakBytes <= usableMemory(node, device, job, groups);
 }
 
 const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, const DeviceType& device)
 {
+    // Ranked by context + the communicators of a reference rank that has every group (tp, dp, a middle
+    // pipeline stage, the embedding group), so a node override of either the context or the bandwidth counts.
+    const Job megatron;
+    const RankGroups reference = RankGroups::pipelineStage(2, 2, 3, -1, true);
+    auto key = [&](const Node& n) { return gpuOverhead(n, device, megatron, reference); };
     const Node* tightest = &cluster.nodes.at(size_t(nodes.at(0)));
     for (int n : nodes)
-        if (runtimeOverhead(cluster.nodes[size_t(n)], device) > runtimeOverhead(*tightest, device))
+        if (key(cluster.nodes[size_t(n)]) > key(*tightest))
             tightest = &cluster.nodes[size_t(n)];
     return *tightest;
 }
-
 Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device)
 {
     std::vector<int> nodes;

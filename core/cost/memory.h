@@ -1,22 +1,48 @@
 #pragma once
-// What one GPU holds during training (docs/architecture.md, "The memory model"):
-//   peak = model states + activations in flight + runtime overhead.
+// What one GPU holds during training (docs/architecture.md, "The memory model"). What users compare a
+// prediction with is nvidia-smi / torch.cuda.max_memory_reserved, so the model counts what the process
+// reserves, per framework:
+//   peak = weights + gradients + optimizer            (model states)
+//        + activations in flight
+//        + gradient buffer                            (the framework's gradient-reduction buffer)
+//        + allocator reserve                          (backward transients the caching allocator keeps)
+//        + communicator buffers                       (NCCL, per communicator the rank belongs to)
+//        + context                                    (CUDA context + library workspaces: the catalog's or
+//                                                      the node's runtime_overhead)
 // * Model states per parameter follow Megatron-LM's own accounting (docs/source/api-guide/dist_optimizer.md,
 //   "theoretical number of bytes per parameter", d = data-parallel size):
 //       fp16 params, fp16 grads : 20 bytes   (distributed optimizer: 4 + 16/d)
 //       bf16 params, fp32 grads : 18 bytes   (6 + 12/d)   -- Megatron accumulates bf16 grads in fp32
 //       fp32 params, fp32 grads : 16 bytes   (8 + 8/d)
 //   i.e. weights + gradients + what the optimizer holds (fp32 master copy when the weights are 16-bit, an
-//   fp32 copy of 16-bit gradients, Adam's two fp32 moments). ZeRO-1 / the distributed optimizer shards the
-//   optimizer part, ZeRO-2 also the gradients, ZeRO-3 also the weights.
+//   fp32 copy of 16-bit gradients, the optimizer's own states: Adam's two fp32 moments). ZeRO-1 / the
+//   distributed optimizer shards the optimizer part, ZeRO-2 also the gradients, ZeRO-3 also the weights.
 // * Activations per micro-batch follow Korthikanti et al. 2022 (the LayerSpec byte counts). A stage keeps
 //   one micro-batch's activations per micro-batch in flight. With full recomputation it keeps only each
 //   layer's input per micro-batch in flight, plus one layer's full activations once (the layer being
 //   recomputed during a backward), not once per micro-batch.
-// * The runtime overhead (CUDA context, NCCL buffers, allocator fragmentation) is a per-device catalog
-//   figure, overridable per node; the reported peak and the feasibility check both include it.
+// * Gradient buffer. Megatron (core and legacy) keeps gradients in one contiguous DDP buffer (fp32 for
+//   bf16, the parameter dtype otherwise) that the all-reduce works on in place: that buffer IS the
+//   gradients line, nothing is added. DeepSpeed's engine without ZeRO (and its pipeline engine) flattens
+//   the gradients into a new tensor of up to 5e8 elements per bucket before all-reducing it
+//   (buffered_allreduce_fallback / MEMORY_OPT_ALLREDUCE_SIZE), in the reduction's dtype; ZeRO-1/2/3 with
+//   contiguous_gradients (on by default) allocate the reduce bucket (reduce_bucket_size = 5e8 elements, the
+//   parameter dtype) whatever the model's size. Both exist at dp 1 too.
+// * Allocator reserve: back-propagating a layer creates a gradient for each tensor it saved, each the
+//   size of that tensor, freed layer by layer; at most one layer's worth exists at a time, and the caching
+//   allocator keeps those blocks reserved. Counted once per stage as the stage's largest layer's full
+//   activations of one micro-batch. Fragmentation between blocks is not derivable from defaults; the job's
+//   memory_margin is for it.
+// * Communicator buffers: NCCL gives every ring-connected communicator of more than one rank, per channel,
+//   one connection's buffers for its three protocols (Simple NCCL_BUFFSIZE 4 MiB, LL 512 KiB, LL128
+//   4.6875 MiB); point-to-point sends use Simple buffers of 8 steps x the chunk (512 KiB) on 2 channels per
+//   peer. Channels: NCCL's per-channel NVLink bandwidth (20 GB/s) into the node's GPU-to-GPU bandwidth,
+//   between NCCL's 2 and 32. Which communicators a rank has follows the framework (RankGroups).
+// * The context (CUDA context, cuBLAS workspaces) is a per-device catalog figure (`runtime_overhead`),
+//   replaced by a node's `runtime_overhead` override; the modelled terms above are added to it whatever it is.
 #include "core/model/cluster.h"
 #include "core/model/device.h"
+#include "core/model/gpu_memory.h"
 #include "core/model/job.h"
 #include "core/model/model.h"
 
@@ -29,9 +55,28 @@ struct MemoryBreakdown {
     double total() const { return weights + gradients + optimizer + activations + buffers; }
 };
 
-// Megatron's bytes per parameter for the job's precision, before any sharding. job.optimizerBytesPerParam
-// is the mixed-precision optimizer's share (Adam: fp32 master + two moments = 12): fp32 training needs no
-// master copy (4 bytes less); fp16 gradients need an fp32 copy in the optimizer (4 bytes more).
+// GpuMemory (core/model/gpu_memory.h): what one GPU holds, term by term; stageMemory fills the first six terms,
+// addGpuTerms the communicators and the context.
+
+// Framework defaults the memory terms are sized from (sources in docs/architecture.md, "The memory model").
+namespace memdefaults {
+// DeepSpeed: reduce_bucket_size / allgather_bucket_size default and the engine's MEMORY_OPT_ALLREDUCE_SIZE
+// (elements).
+constexpr double kDeepSpeedBucketElements = 5e8;
+// NCCL (src/init.cc, src/include/device.h): per channel and connection.
+constexpr double kNcclSimpleBytes = 4.0 * 1024 * 1024;          // DEFAULT_BUFFSIZE = 1 << 22
+constexpr double kNcclLlBytes = 8.0 * 512 * 8 * 16;             // LL lines/thread x LL threads x steps x 16 B
+constexpr double kNcclLl128Bytes = 120.0 * 640 * 8 * 8;         // LL128 elems/thread x threads x steps x 8 B
+constexpr double kNcclRingConnectionBytes = kNcclSimpleBytes + kNcclLlBytes + kNcclLl128Bytes;
+constexpr double kNcclP2pBytesPerChannel = 8.0 * 512 * 1024;    // NCCL_STEPS x P2P NVLink chunk (512 KiB)
+constexpr int kNcclP2pChannelsPerPeer = 2;
+constexpr double kNcclChannelBandwidth = 20e9;                  // NCCL's per-channel NVLink bandwidth (sm80)
+constexpr int kNcclMinChannels = 2, kNcclMaxChannels = 32;
+} // namespace memdefaults
+
+// Megatron's bytes per parameter for the job's precision, before any sharding: weights, gradients, and the
+// optimizer's part = the fp32 master copy when the weights are 16-bit + the fp32 copy of fp16 gradients +
+// the optimizer's own states (job.optimizerStateBytesPerParam, Adam: 8).
 struct StateBytesPerParam {
     double weights = 0, gradients = 0, optimizer = 0;
     double total() const { return weights + gradients + optimizer; }
@@ -47,10 +92,12 @@ MemoryBreakdown paramStateMemory(double params, int dpShards, const Job& job);
 MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, const Job& job);
 
 // Activations a stage keeps: `perMicroBatch` for each micro-batch in flight, `oncePerStage` once (the
-// layer being recomputed under full recomputation; 0 otherwise).
+// layer being recomputed under full recomputation; 0 otherwise). `largestLayer`: the largest layer's full
+// activations of one micro-batch (what the allocator reserve is sized from).
 struct StageActivations {
     double perMicroBatch = 0;
     double oncePerStage = 0;
+    double largestLayer = 0;
     double peak(int inFlight) const;
 };
 // `measuredFull` (optional, one entry per layer of [first, end), bytes for this micro-batch, < 0 = not
@@ -61,24 +108,56 @@ StageActivations stageActivations(const ModelSpec& model, int first, int end, in
 // Activation bytes with one micro-batch in flight (stageActivations(...).peak(1)).
 double activationMemory(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job);
 
-// Peak of a pipeline stage without the runtime overhead: model states + `inFlight` micro-batches of
-// activations (1F1B: min(S - s, M) for stage s of S; GPipe: M).
+// The framework's gradient-reduction buffer beyond the gradients of a GPU holding `params` parameters
+// (job.framework: Megatron 0; deepspeed-pipe, and ZeRO plans, which set deepspeed-pipe: the bucket).
+double gradientBufferMemory(double params, const Job& job);
+
+// The stage's part of one GPU's memory: model states, `inFlight` micro-batches of activations (1F1B:
+// min(S - s, M) for stage s of S; GPipe: M), the gradient buffer and the allocator reserve.
+GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
+                      const Job& job, std::span<const double> measuredFull = {});
+// stageMemory(...).stagePart().
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,
                        int inFlight, const Job& job);
 
-// Runtime overhead of one GPU of `node`: the node's override, else its device type's catalog figure.
+// The communicators one rank belongs to. tp: its tensor-parallel group; dp: the copies of its layers that
+// reduce gradients together; stages / stage: its pipeline (stage < 0: not known, the worst position is
+// counted); tied: the model ties its embeddings (first and last stage share a group when stages > 1).
+struct RankGroups {
+    int tp = 1, dp = 1, stages = 1, stage = 0;
+    bool tied = false;
+    static RankGroups pipelineStage(int tp, int dp, int stages, int stage, bool tied)
+    {
+        return RankGroups{tp, dp, stages, stage, tied};
+    }
+    // A ZeRO or SPMD plan: one data-parallel group of `ranks`.
+    static RankGroups dataParallel(int ranks) { return RankGroups{1, ranks, 1, 0, false}; }
+};
+// NCCL channels of a communicator on `node`: its GPU-to-GPU bandwidth over NCCL's per-channel bandwidth,
+// between NCCL's minimum (2) and maximum (32).
+int ncclChannels(const Node& node, const DeviceType& device);
+// NCCL buffers one rank of `node` holds for its communicators (job.framework says which it opens).
+double communicatorMemory(const RankGroups& groups, const Node& node, const DeviceType& device, const Job& job);
+
+// The context of one GPU of `node`: the node's runtime_overhead override, else its device type's catalog
+// figure (CUDA context + library workspaces).
 double runtimeOverhead(const Node& node, const DeviceType& device);
-// What one GPU of `node` really holds at its peak: the stage peak plus the runtime overhead.
-double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& device);
-// What one GPU of `node` can give to training: its memory less the job's safety margin and the node's
-// runtime overhead.
-double usableMemory(const Node& node, const DeviceType& device, const Job& job);
-// The one feasibility rule every planner and the simulator use: a stage peak within usableMemory (the same
-// as gpuPeakMemory within memory × (1 − margin)).
-bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job);
+// What one GPU of `node` holds beyond its stage part: context + communicator buffers.
+double gpuOverhead(const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups);
+// Fills the per-GPU terms (communicators, context) of `m`.
+void addGpuTerms(GpuMemory& m, const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups);
+// What one GPU of `node` really holds at its peak: the stage part plus gpuOverhead.
+double gpuPeakMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job,
+                     const RankGroups& groups);
+// What one GPU of `node` can give to its stage: its memory less the job's safety margin and gpuOverhead.
+double usableMemory(const Node& node, const DeviceType& device, const Job& job, const RankGroups& groups);
+// The one feasibility rule every planner and the simulator use: a stage part within usableMemory (the same
+// as gpuPeakMemory within memory x (1 - margin)).
+bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& device, const Job& job,
+                const RankGroups& groups);
 // The node among `nodes` (indices into cluster.nodes, all of device type `device`) with the least usable
-// memory: what a planner that sizes stages or batches per device type must fit on, since any of them may
-// be picked. `nodes` must not be empty.
+// memory (context + the communicators of a rank in every group): what a planner that sizes stages or batches
+// per device type must fit on, since any of them may be picked. `nodes` must not be empty.
 const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, const DeviceType& device);
 // tightestNode over the nodes of device type `type` in `cluster` (a default node of the type when none).
 Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device);

@@ -8,7 +8,8 @@ namespace hetplan {
 
 StagePeakScan::StagePeakScan(const CostModel& costs, const std::string& device, int tp, int dpShards,
                              double microBatch)
-    : model_(costs.model()), job_(costs.job()), tp_(std::max(1, tp)), shards_(std::max(1, dpShards))
+    : model_(costs.model()), job_(costs.job()), tp_(std::max(1, tp)), shards_(std::max(1, dpShards)),
+      microBatch_(microBatch)
 {
     // The per-layer terms of modelStateMemory and stageActivations, written as they compute them.
     const std::vector<double> measured = costs.measuredActivations(device, tp, microBatch);
@@ -52,11 +53,20 @@ double StagePeakScan::peak(int inFlight) const
                                 !embedding_
                             ? model_.arch.wordEmbeddingParams()
                             : 0;
-    const MemoryBreakdown m = paramStateMemory(paramSum_ + tied / tp_, shards_, job_);
+    const double params = paramSum_ + tied / tp_;
+    const MemoryBreakdown states = paramStateMemory(params, shards_, job_);
     StageActivations a;
     a.perMicroBatch = perMicroBatch_;
     a.oncePerStage = job_.recompute ? largest_ : 0;
-    return m.total() + a.peak(inFlight);
+    // stageMemory's terms, filled in the same order.
+    GpuMemory m;
+    m.weights = states.weights;
+    m.gradients = states.gradients;
+    m.optimizer = states.optimizer;
+    m.activations = a.peak(inFlight);
+    m.gradientBuffer = gradientBufferMemory(params, job_);
+    m.allocatorReserve = microBatch_ > 0 ? largest_ : 0;
+    return m.stagePart();
 }
 
 } // namespace hetplan

@@ -25,6 +25,7 @@ private:
     const Job& job_;
     int tp_ = 1;
     int shards_ = 1;
+    double microBatch_ = 0;
     std::vector<double> params_;    // per layer: its params on one tp rank
     std::vector<double> full_;      // per layer: full activation bytes of one micro-batch
     std::vector<double> inFlight_;  // per layer: what one micro-batch in flight keeps

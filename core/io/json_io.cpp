@@ -10,6 +10,7 @@
 #include "core/base/output_file.h"
 
 #include <QFile>
+#include <algorithm>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <cmath>
@@ -298,7 +299,9 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         m.arch.ropeBase = a.integer("rope_base", 0);
         m.arch.positions = a.integer("positions", 0);
         m.arch.qkvBias = a.boolean("qkv_bias", false);
-        m.arch.tiedEmbeddings = a.boolean("tied_embeddings", familyTiesEmbeddings(m.arch.family));
+        m.arch.tiedEmbeddingsStated = a.has("tied_embeddings");
+        if (m.arch.tiedEmbeddingsStated)
+            m.arch.tiedEmbeddings = a.boolean("tied_embeddings", false);
     }
     const QJsonArray layers = r.array("layers");
     for (int i = 0; i < layers.size(); ++i) {
@@ -321,6 +324,10 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
         readLayerWork(l, s);
         m.layers.push_back(s);
     }
+    // Not stated: untied when the head carries its own vocabulary matrix, else the family's convention
+    // (modelWarnings says which when the file is ambiguous).
+    if (!m.arch.tiedEmbeddingsStated)
+        m.arch.tiedEmbeddings = m.defaultTiedEmbeddings();
     deriveMissingWork(m); // blocks sized by arch but without a work list get the builders' one
     m.validate(file);
     return m;
@@ -333,7 +340,7 @@ QJsonObject toJson(const Job& j)
     return QJsonObject{{"global_batch_size", j.globalBatchSize},
                        {"sequence_length", j.sequenceLength},
                        {"precision", qs(toString(j.precision))},
-                       {"optimizer_bytes_per_param", j.optimizerBytesPerParam},
+                       {"optimizer_state_bytes_per_param", j.optimizerStateBytesPerParam},
                        {"zero_stage", j.zeroStage},
                        {"schedule", qs(toString(j.schedule))},
                        {"recompute", j.recompute},
@@ -347,15 +354,29 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
 {
     const JsonReader r =
         documentReader(o, file, "hetplan.job/1",
-                       {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_bytes_per_param",
-                        "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin", "framework",
+                       {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_state_bytes_per_param",
+                        "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin", "framework",
                         "sequence_parallel"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
     if (!parsePrecision(prec, j.precision))
         r.fail("precision", "expected fp16, bf16 or fp32, got '" + prec + "'");
-    j.optimizerBytesPerParam = r.number("optimizer_bytes_per_param", j.optimizerBytesPerParam);
+    if (r.has("optimizer_bytes_per_param") && r.has("optimizer_state_bytes_per_param"))
+        r.fail("optimizer_bytes_per_param",
+               "give optimizer_state_bytes_per_param (the optimizer's own states, Adam: 8) or the older "
+               "optimizer_bytes_per_param, not both");
+    if (r.has("optimizer_bytes_per_param")) {
+        // The older field: the mixed-precision optimizer's share, fp32 master copy included.
+        const double legacy = r.number("optimizer_bytes_per_param");
+        if (!(legacy >= 0) || !(legacy <= 1028))
+            r.fail("optimizer_bytes_per_param", "must be between 0 and 1028");
+        j.legacyOptimizerBytesPerParam = legacy;
+        j.optimizerStateBytesPerParam = std::max(0.0, legacy - 4);
+    } else {
+        j.optimizerStateBytesPerParam = r.number("optimizer_state_bytes_per_param", j.optimizerStateBytesPerParam);
+        j.legacyOptimizerBytesPerParam = -1;
+    }
     j.zeroStage = r.integer("zero_stage", j.zeroStage);
     const std::string sched = r.string("schedule", toString(j.schedule));
     if (!parseSchedule(sched, j.schedule))

@@ -169,6 +169,12 @@ QJsonObject estimateToJson(const Plan& p, const GpuIndex& ix)
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
         mem[qs(ix.name(g))] = bytes;
     est["peak_memory_bytes"] = mem;
+    if (!p.estimate.memory.empty()) {
+        QJsonObject parts;
+        for (const auto& [g, m] : p.estimate.memory)
+            parts[qs(p.cluster.gpuName(g))] = gpuMemoryToJson(m);
+        est["memory_breakdown"] = parts;
+    }
     est["cost"] = costToJson(p.estimate);
     if (!p.estimate.frameworks.empty()) {
         QJsonObject fw;
@@ -352,6 +358,14 @@ void readEstimate(const JsonReader& r, Plan& p, const GpuIndex& ix, const std::s
             const std::string key = it.key().toStdString();
             int g = gpuFromName(ix, QJsonValue(it.key()), file, mem.field(key));
             p.estimate.peakMemoryBytes[g] = mem.number(key);
+        }
+    }
+    if (est.has("memory_breakdown")) {
+        JsonReader parts = est.object("memory_breakdown");
+        for (auto it = parts.object().begin(); it != parts.object().end(); ++it) {
+            const std::string key = it.key().toStdString();
+            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, parts.field(key));
+            p.estimate.memory[g] = gpuMemoryFromJson(parts.object(key));
         }
     }
     if (est.has("frameworks"))

@@ -5,6 +5,9 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+#include <cmath>
+
 namespace hetplan {
 
 namespace {
@@ -38,6 +41,7 @@ QJsonObject deviceTypeToJson(const DeviceTypeSummary& d)
                        {"idle_share", d.idleShare},
                        {"memory_capacity_bytes", d.memoryCapacityBytes},
                        {"peak_memory_bytes", d.peakMemoryBytes},
+                       {"peak_memory_breakdown", gpuMemoryToJson(d.peakMemory)},
                        {"headroom_bytes", d.headroomBytes}};
 }
 
@@ -79,10 +83,49 @@ DeviceTypeSummary deviceTypeFromJson(const JsonReader& r)
     d.memoryCapacityBytes = r.number("memory_capacity_bytes");
     d.peakMemoryBytes = r.number("peak_memory_bytes");
     d.headroomBytes = r.number("headroom_bytes");
+    if (r.has("peak_memory_breakdown")) // absent in plans written before the memory breakdown
+        d.peakMemory = gpuMemoryFromJson(r.object("peak_memory_breakdown"));
     return d;
 }
 
 } // namespace
+
+QJsonObject gpuMemoryToJson(const GpuMemory& m)
+{
+    return QJsonObject{{"weights", m.weights},
+                       {"gradients", m.gradients},
+                       {"optimizer", m.optimizer},
+                       {"activations", m.activations},
+                       {"gradient_buffer", m.gradientBuffer},
+                       {"allocator_reserve", m.allocatorReserve},
+                       {"communicators", m.communicators},
+                       {"context", m.context},
+                       {"total", m.total()}};
+}
+
+GpuMemory gpuMemoryFromJson(const JsonReader& r)
+{
+    r.allowOnly({"weights", "gradients", "optimizer", "activations", "gradient_buffer", "allocator_reserve",
+                 "communicators", "context", "total"});
+    GpuMemory m;
+    auto term = [&](const char* key) {
+        const double v = r.number(key, 0);
+        if (!(v >= 0) || !std::isfinite(v))
+            r.fail(key, "must be a finite non-negative number of bytes");
+        return v;
+    };
+    m.weights = term("weights");
+    m.gradients = term("gradients");
+    m.optimizer = term("optimizer");
+    m.activations = term("activations");
+    m.gradientBuffer = term("gradient_buffer");
+    m.allocatorReserve = term("allocator_reserve");
+    m.communicators = term("communicators");
+    m.context = term("context");
+    if (r.has("total") && std::abs(r.number("total") - m.total()) > 1e-6 * std::max(1.0, m.total()))
+        r.fail("total", "is not the sum of the terms");
+    return m;
+}
 
 QJsonObject summaryToJson(const PlanSummary& s)
 {

@@ -8,6 +8,10 @@
 namespace hetplan {
 
 QJsonObject summaryToJson(const PlanSummary& s);
+// One GPU's memory breakdown: {weights, gradients, optimizer, activations, gradient_buffer,
+// allocator_reserve, communicators, context, total} in bytes (total is written for readers, checked on read).
+QJsonObject gpuMemoryToJson(const GpuMemory& m);
+GpuMemory gpuMemoryFromJson(const JsonReader& r);
 PlanSummary summaryFromJson(const JsonReader& r);
 
 } // namespace hetplan

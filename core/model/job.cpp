@@ -74,8 +74,10 @@ void Job::validate(const std::string& file) const
         throw InputError(file, "sequence_length", "must be between 1 and " + std::to_string(kMaxBatch));
     if (zeroStage < 0 || zeroStage > 3)
         throw InputError(file, "zero_stage", "must be 0, 1, 2 or 3");
-    if (!(optimizerBytesPerParam >= 0) || !(optimizerBytesPerParam <= 1024))
-        throw InputError(file, "optimizer_bytes_per_param", "must be between 0 and 1024");
+    if (!(optimizerStateBytesPerParam >= 0) || !(optimizerStateBytesPerParam <= 1024))
+        throw InputError(file, legacyOptimizerBytesPerParam >= 0 ? "optimizer_bytes_per_param"
+                                                                 : "optimizer_state_bytes_per_param",
+                         "must be between 0 and 1024");
     if (!(backwardFactor > 0) || !(backwardFactor <= 100))
         throw InputError(file, "backward_factor", "must be positive and at most 100");
     if (!(memoryMargin >= 0) || !(memoryMargin <= 0.5))

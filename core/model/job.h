@@ -20,9 +20,17 @@ struct Job {
     int globalBatchSize = 32;
     int sequenceLength = 1024;
     Precision precision = Precision::FP16;
-    // Optimizer state per parameter in bytes: Adam in mixed precision keeps an fp32 master copy plus two
-    // fp32 moments = 12 bytes.
-    double optimizerBytesPerParam = 12;
+    // What the optimizer itself keeps per parameter, in bytes (job JSON `optimizer_state_bytes_per_param`):
+    // Adam's two fp32 moments = 8 (SGD with momentum: 4). Not in it: the fp32 master copy of 16-bit
+    // weights (4) and the fp32 copy of fp16 gradients (4), which the memory model adds from the precision
+    // (core/cost/memory.h), so one number means the same thing for every precision.
+    double optimizerStateBytesPerParam = 8;
+    // The older field `optimizer_bytes_per_param` as a file gave it (< 0: not given). It meant the
+    // mixed-precision optimizer's share, fp32 master copy included (Adam: 12), and fp32 jobs had the master
+    // copy subtracted from it: it is read as optimizerStateBytesPerParam = max(0, value - 4), the same numbers
+    // as before for every precision when value >= 4, and jobWarnings() says so. Writers write
+    // optimizer_state_bytes_per_param only, so a job read back from a written file has -1 here.
+    double legacyOptimizerBytesPerParam = -1;
     int zeroStage = 0; // 0..3
     Schedule schedule = Schedule::OneFOneB;
     bool recompute = false;      // full activation recomputation
@@ -48,6 +56,9 @@ struct Job {
             return false;
         return sequenceParallel || (moeModel && framework == Framework::MegatronCore);
     }
+    // The optimizer's fp32 bytes per parameter the update streams besides weights and gradients: the master
+    // copy and the states (the older optimizer_bytes_per_param's meaning; Adam: 12).
+    double updateOptimizerBytes() const { return optimizerStateBytesPerParam + 4; }
     int bytesPerValue() const { return precision == Precision::FP32 ? 4 : 2; }
     // Bytes per gradient value in the data-parallel reduction: with bf16, Megatron accumulates and reduces
     // gradients in fp32 (it turns on accumulate_allreduce_grads_in_fp32 for --bf16); fp16 reduces in fp16.

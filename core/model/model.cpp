@@ -83,6 +83,23 @@ double ModelSpec::tiedCopyParams(int first, int end) const
     return head && !embedding ? arch.wordEmbeddingParams() : 0;
 }
 
+bool ModelSpec::headHoldsVocabularyMatrix() const
+{
+    const double matrix = arch.wordEmbeddingParams();
+    if (!(matrix > 0))
+        return false;
+    double head = 0;
+    for (const LayerSpec& l : layers)
+        if (l.kind == LayerKind::Head)
+            head += l.params;
+    return head >= matrix;
+}
+
+bool ModelSpec::defaultTiedEmbeddings() const
+{
+    return !headHoldsVocabularyMatrix() && familyTiesEmbeddings(arch.family);
+}
+
 int ModelSpec::blockCount() const
 {
     int n = 0;

@@ -64,6 +64,9 @@ struct ModelArch {
     // The output projection shares the word-embedding matrix (GPT-2, OPT, BERT). With pipeline parallelism
     // the stage holding the head keeps its own copy and all-reduces its gradient with the first stage.
     bool tiedEmbeddings = false;
+    // Whether tiedEmbeddings was stated (model JSON `arch.tied_embeddings`) rather than defaulted by the
+    // reader. Builders and writers state it; only a file without the field has false here.
+    bool tiedEmbeddingsStated = true;
     int embedDim = 0; // width of the word embedding when it differs from hidden (OPT-350m: 512); 0 = hidden
     // Image classifiers (vgg): the input side in pixels and the classes; 0 = ImageNet's 224 and 1000.
     int imageSize = 0, classes = 0;
@@ -79,8 +82,8 @@ struct ModelArch {
     // Parameters of the word-embedding matrix (vocab × embedding width).
     double wordEmbeddingParams() const { return double(vocab) * (embedDim > 0 ? embedDim : hidden); }
 };
-// The default of tied_embeddings for a family when a model file does not say: the GPT-2/OPT/BERT lines tie
-// their output projection to the word embedding, the Llama line (and anything unknown) does not.
+// The family's convention: the GPT-2/OPT/BERT lines tie their output projection to the word embedding, the
+// Llama line (and anything unknown) does not.
 bool familyTiesEmbeddings(const std::string& family);
 
 struct ModelSpec {
@@ -98,6 +101,13 @@ struct ModelSpec {
     // the word-embedding matrix when the stage holds the head (kind Head) but not the embedding layer and the
     // embeddings are tied, else 0. The model's layer params count the shared matrix once, in the embedding.
     double tiedCopyParams(int first, int end) const;
+    // The head layers (kind Head) carry a vocabulary matrix of their own: their parameters are at least the
+    // word-embedding matrix's (vocab x embedding width > 0). Such a model's layers count an untied head.
+    bool headHoldsVocabularyMatrix() const;
+    // What tied_embeddings means when a model file does not say: untied when the head carries its own
+    // vocabulary matrix (tying would count that matrix a second time on the head's stage), else the
+    // family's convention (familyTiesEmbeddings).
+    bool defaultTiedEmbeddings() const;
     void validate(const std::string& file) const;
 };
 

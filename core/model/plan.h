@@ -2,6 +2,7 @@
 // What every planner returns (one type for all planners) plus the inputs it was made from, so a plan is
 // self-contained: pipelines of stages, or per-GPU ZeRO batches, or an SPMD program with sharding ratios.
 #include "cluster.h"
+#include "gpu_memory.h"
 #include "job.h"
 #include "model.h"
 #include "plan_summary.h"
@@ -120,6 +121,7 @@ struct Estimate {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
     std::map<int, double> peakMemoryBytes; // per dense GPU index
+    std::map<int, GpuMemory> memory;       // per dense GPU index: what its peak is made of (total = the peak)
     bool feasible = true;
     std::map<std::string, FrameworkVerdict> frameworks; // "megatron", "deepspeed" (core/model/frameworks.h)
     std::optional<PlanCost> cost; // absent when a used GPU has no price or the plan moves no tokens

@@ -3,6 +3,8 @@
 // where each GPU type's time goes, its memory headroom, MFU, throughput and the bottleneck in words.
 // Plain data filled from one simulated iteration by summarize() (core/sim/summary.h); written as the plan
 // JSON's `summary` object.
+#include "gpu_memory.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,13 +27,14 @@ struct PipelineSummary {
 };
 
 // One GPU type's share of the iteration (averaged over its GPUs; the three shares add up to 1) and its
-// memory: the capacity, the largest peak among its GPUs, and the headroom capacity − peak (negative: the
-// plan does not fit).
+// memory: the capacity, the largest peak among its GPUs, what that peak is made of, and the headroom
+// capacity − peak (negative: the plan does not fit).
 struct DeviceTypeSummary {
     std::string deviceType;
     int gpus = 0;
     double computeShare = 0, communicationShare = 0, idleShare = 0;
     double memoryCapacityBytes = 0, peakMemoryBytes = 0, headroomBytes = 0;
+    GpuMemory peakMemory; // the breakdown of peakMemoryBytes (its total)
     bool operator==(const DeviceTypeSummary&) const = default;
 };
 

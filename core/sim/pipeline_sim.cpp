@@ -455,9 +455,20 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     }
     const int inFlight = job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
     const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
-    const double peak = costs.stagePeak(g.first, g.end, g.device, g.tp, shards, mb, inFlight);
-    for (int gpu : g.gpus)
-        rec.result.peakMemoryBytes[gpu] = peak;
+    const GpuMemory mem = costs.stageMemory(g.first, g.end, g.device, g.tp, shards, mb, inFlight);
+    // Its communicators: its tp group, the data-parallel group of every copy of its first layer (in every
+    // pipeline), its pipeline neighbours and, when tied, the embedding group.
+    int copies = 0;
+    for (const Pipeline& q : plan.pipelines)
+        for (const Stage& qs : q.stages)
+            if (qs.firstLayer <= g.first && g.first < qs.endLayer)
+                copies += q.replicas * qs.dataParallel;
+    const RankGroups groups = RankGroups::pipelineStage(g.tp, copies, S, s, plan.model.arch.tiedEmbeddings);
+    for (int gpu : g.gpus) {
+        rec.result.peakMemoryBytes[gpu] = mem.stagePart();
+        rec.result.memory[gpu] = mem;
+        rec.result.rankGroups[gpu] = groups;
+    }
     return g;
 }
 

@@ -120,7 +120,7 @@ double optimizerSeconds(const CostModel& costs, const std::string& device, doubl
     if (d.memoryBandwidth <= 0)
         return 0;
     // Adam-like step: read states, update, write back ~ three passes over the optimizer state bytes.
-    return 3.0 * params * costs.job().optimizerBytesPerParam / shards / d.memoryBandwidth;
+    return 3.0 * params * costs.job().updateOptimizerBytes() / shards / d.memoryBandwidth;
 }
 
 } // namespace simdetail
@@ -200,15 +200,18 @@ SimResult simulate(const Plan& plan, const CostModel& costs, const SimOptions& o
     result.iterationSeconds = t;
     result.tokensPerSecond = t > 0 ? double(plan.samplesPerIteration()) * plan.job.sequenceLength / t : 0;
     result.feasible = true;
-    // The schedules record each GPU's stage peak; what the GPU really holds adds the runtime overhead, and
-    // feasibility is judged on that same number.
+    // The schedules record each GPU's stage part and its communicators; what the GPU really holds adds
+    // their buffers and the context, and feasibility is judged on that same number.
     const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (auto& [gpu, peak] : result.peakMemoryBytes) {
         const Node& node = plan.cluster.nodes[size_t(nodeOfGpu.at(size_t(gpu)))];
         const DeviceType& d = costs.device(node.deviceType);
-        if (!fitsMemory(peak, node, d, plan.job)) // the planners' own rule, margin included
+        const RankGroups groups = result.rankGroups.count(gpu) ? result.rankGroups.at(gpu) : RankGroups{};
+        GpuMemory& m = result.memory[gpu];
+        if (!fitsMemory(peak, node, d, plan.job, groups)) // the planners' own rule, margin included
             result.feasible = false;
-        peak = gpuPeakMemory(peak, node, d);
+        addGpuTerms(m, node, d, plan.job, groups);
+        peak = gpuPeakMemory(peak, node, d, plan.job, groups);
     }
     if (options.timeline)
         sortEvents(result.events);
@@ -221,6 +224,7 @@ void scorePlan(Plan& plan, const CostModel& costs)
     plan.estimate.iterationSeconds = r.iterationSeconds;
     plan.estimate.tokensPerSecond = r.tokensPerSecond;
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
+    plan.estimate.memory = r.memory;
     plan.estimate.feasible = r.feasible;
     plan.estimate.frameworks = checkFrameworks(plan);
     priceEstimate(plan, [&](const std::string& type) { return &costs.device(type); });

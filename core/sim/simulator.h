@@ -5,6 +5,7 @@
 #include "core/model/plan.h"
 
 #include <atomic>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -64,7 +65,11 @@ struct SimResult {
     double iterationSeconds = 0;
     double tokensPerSecond = 0;
     std::map<int, double> busySeconds;     // per GPU: compute time
-    std::map<int, double> peakMemoryBytes; // per GPU
+    std::map<int, double> peakMemoryBytes; // per GPU: memory.at(gpu).total()
+    // Per GPU, what its peak is made of (core/cost/memory.h): the schedules fill the stage's part, simulate()
+    // the communicators (from rankGroups) and the context.
+    std::map<int, GpuMemory> memory;
+    std::map<int, RankGroups> rankGroups; // per GPU: the communicators it belongs to
     bool feasible = true;                  // every GPU's peak within its memory
     std::vector<TimelineEvent> events;
 };

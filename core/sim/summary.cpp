@@ -160,8 +160,11 @@ std::vector<DeviceTypeSummary> deviceTypes(const Plan& plan, const CostModel& co
         it->communicationShare += T > 0 ? (busy - compute) / T : 0;
         it->idleShare += T > 0 ? (T - busy) / T : 1;
         auto peak = r.peakMemoryBytes.find(g);
-        if (peak != r.peakMemoryBytes.end())
-            it->peakMemoryBytes = std::max(it->peakMemoryBytes, peak->second);
+        if (peak != r.peakMemoryBytes.end() && peak->second > it->peakMemoryBytes) {
+            it->peakMemoryBytes = peak->second;
+            auto parts = r.memory.find(g);
+            it->peakMemory = parts != r.memory.end() ? parts->second : GpuMemory{};
+        }
     }
     for (DeviceTypeSummary& d : out) {
         d.computeShare /= d.gpus;

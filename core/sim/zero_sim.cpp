@@ -88,10 +88,14 @@ private:
         }
         const double measuredUpdate = g.steps > 0 ? g.full.update : costs.range(0, L, g.device, 1, 1).update;
         g.optimizer = optimizerSeconds(costs, g.device, measuredUpdate, params_, z_.stage >= 1 ? N_ : 1);
+        // ZeRO plans run on DeepSpeed's engine: its gradient buffer, one data-parallel communicator.
         Job memJob = plan_.job;
         memJob.zeroStage = z_.stage;
-        rec_.result.peakMemoryBytes[zg.gpu] =
-            stagePeakMemory(plan_.model, 0, L, 1, N_, g.steps > 0 ? zg.microBatchSize : 0, 1, memJob);
+        memJob.framework = Framework::DeepSpeedPipe;
+        const GpuMemory mem = stageMemory(plan_.model, 0, L, 1, N_, g.steps > 0 ? zg.microBatchSize : 0, 1, memJob);
+        rec_.result.peakMemoryBytes[zg.gpu] = mem.stagePart();
+        rec_.result.memory[zg.gpu] = mem;
+        rec_.result.rankGroups[zg.gpu] = RankGroups::dataParallel(N_);
         rec_.touch(zg.gpu, 0);
         return g;
     }

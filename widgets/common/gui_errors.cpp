@@ -28,6 +28,8 @@ const JobField kJobFields[] = {
     {"schedule", "schedule", QT_TRANSLATE_NOOP("GuiErrors", "Schedule")},
     {"recompute", "recompute", QT_TRANSLATE_NOOP("GuiErrors", "Activation recomputation")},
     {"backward_factor", "backward-factor", QT_TRANSLATE_NOOP("GuiErrors", "Backward factor")},
+    {"optimizer_state_bytes_per_param", "optimizer-state-bytes",
+     QT_TRANSLATE_NOOP("GuiErrors", "Optimizer states (bytes/param)")},
     {"optimizer_bytes_per_param", "optimizer-bytes", QT_TRANSLATE_NOOP("GuiErrors", "Optimizer state")},
     {"memory_margin", "memory-margin", QT_TRANSLATE_NOOP("GuiErrors", "Memory margin")},
     {"framework", "framework", QT_TRANSLATE_NOOP("GuiErrors", "Framework")},

@@ -14,7 +14,7 @@ unsigned editedFields(const NamedJob& before, const NamedJob& after)
     const bool differs[] = {a.globalBatchSize != b.globalBatchSize,
                             a.sequenceLength != b.sequenceLength,
                             a.precision != b.precision,
-                            a.optimizerBytesPerParam != b.optimizerBytesPerParam,
+                            a.optimizerStateBytesPerParam != b.optimizerStateBytesPerParam,
                             a.zeroStage != b.zeroStage,
                             a.schedule != b.schedule,
                             a.recompute != b.recompute,

@@ -34,7 +34,9 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     optimizer_ = new QDoubleSpinBox;
     optimizer_->setRange(0, 64);
     optimizer_->setSuffix(tr(" B/param"));
-    optimizer_->setToolTip(tr("Optimizer state per parameter (Adam, mixed precision: 12)"));
+    optimizer_->setToolTip(tr("The optimizer's own states per parameter (Adam's two fp32 moments: 8); the fp32 "
+                              "master copy of 16-bit weights and the fp32 copy of fp16 gradients are added from "
+                              "the precision"));
     margin_ = new QDoubleSpinBox;
     margin_->setObjectName(QStringLiteral("memoryMargin"));
     margin_->setRange(0, 50);
@@ -58,7 +60,7 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     form->addRow(jobFieldLabel("schedule"), schedule_);
     form->addRow(QString(), recompute_);
     form->addRow(jobFieldLabel("backward_factor"), backward_);
-    form->addRow(jobFieldLabel("optimizer_bytes_per_param"), optimizer_);
+    form->addRow(jobFieldLabel("optimizer_state_bytes_per_param"), optimizer_);
     form->addRow(jobFieldLabel("memory_margin"), margin_);
     form->addRow(jobFieldLabel("framework"), framework_);
     form->addRow(QString(), sequenceParallel_);
@@ -83,7 +85,7 @@ void JobPanel::setJob(const Job& j)
     schedule_->setCurrentIndex(j.schedule == Schedule::GPipe ? 1 : 0);
     recompute_->setChecked(j.recompute);
     backward_->setValue(j.backwardFactor);
-    optimizer_->setValue(j.optimizerBytesPerParam);
+    optimizer_->setValue(j.optimizerStateBytesPerParam);
     margin_->setValue(j.memoryMargin * 100);
     framework_->setCurrentIndex(int(j.framework));
     sequenceParallel_->setChecked(j.sequenceParallel);
@@ -100,7 +102,7 @@ Job JobPanel::job() const
     j.schedule = schedule_->currentIndex() == 1 ? Schedule::GPipe : Schedule::OneFOneB;
     j.recompute = recompute_->isChecked();
     j.backwardFactor = backward_->value();
-    j.optimizerBytesPerParam = optimizer_->value();
+    j.optimizerStateBytesPerParam = optimizer_->value();
     j.memoryMargin = margin_->value() / 100;
     j.framework = Framework(framework_->currentIndex());
     j.sequenceParallel = sequenceParallel_->isChecked();

@@ -4,6 +4,8 @@
 #include "core/cost/memory.h"
 #include "core/cost/stage_peak_scan.h"
 
+#include <tuple>
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -192,22 +194,30 @@ std::vector<const Node*> AmpCostModel::stageKinds(const Placement& p, int s) con
     std::set<int> nodes;
     for (int g : p.stageGpus(s))
         nodes.insert(gpuNode_[g]);
-    std::set<std::pair<std::string, double>> seen;
+    // Nodes differ in memory by their type, their context and their NCCL channels (communicator buffers).
+    std::set<std::tuple<std::string, double, int>> seen;
     std::vector<const Node*> kinds;
     for (int n : nodes) {
         const Node& node = cluster_.nodes[n];
-        if (seen.insert({node.deviceType, runtimeOverhead(node, costs_.device(node.deviceType))}).second)
+        const DeviceType& device = costs_.device(node.deviceType);
+        if (seen.insert({node.deviceType, runtimeOverhead(node, device), ncclChannels(node, device)}).second)
             kinds.push_back(&node);
     }
     return kinds;
 }
 
+RankGroups AmpCostModel::rankGroups(const Placement& p, int s) const
+{
+    return RankGroups::pipelineStage(p.degrees.tp, p.degrees.dp, p.degrees.pp, s, costs_.model().arch.tiedEmbeddings);
+}
+
 bool AmpCostModel::stageFits(const Placement& p, int s, int first, int end, int mbs, int gas) const
 {
     const int tp = p.degrees.tp;
+    const RankGroups groups = rankGroups(p, s);
     for (const Node* node : stageKinds(p, s)) {
         const double peak = costs_.stagePeak(first, end, node->deviceType, tp, zeroShards(p), mbs, inFlight(p, s, gas));
-        if (!hetplan::fitsMemory(peak, *node, costs_.device(node->deviceType), costs_.job()))
+        if (!hetplan::fitsMemory(peak, *node, costs_.device(node->deviceType), costs_.job(), groups))
             return false;
     }
     return true;
@@ -245,6 +255,7 @@ std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int
                 stageScans.push_back(&it->second);
         }
         const int held = inFlight(p, s, gas);
+        const RankGroups groups = rankGroups(p, s);
         for (int a = 0; a <= L; ++a)
             lastEnd[s][a] = a;
         for (int a = s; a <= L - (k - s); ++a) {
@@ -255,7 +266,7 @@ std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int
                 for (StagePeakScan* scan : stageScans)
                     scan->extend();
                 const bool fits = std::all_of(checks.begin(), checks.end(), [&](const Check& c) {
-                    return hetplan::fitsMemory(c.scan->peak(held), *c.node, *c.device, costs_.job());
+                    return hetplan::fitsMemory(c.scan->peak(held), *c.node, *c.device, costs_.job(), groups);
                 });
                 if (!fits)
                     break;

@@ -80,6 +80,8 @@ public:
 
     double pipelineSeconds(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const;
     double syncSeconds(const Placement& p, const std::vector<int>& bounds) const;
+    // The communicators a GPU of stage s of `p` belongs to (core/cost/memory.h).
+    RankGroups rankGroups(const Placement& p, int s) const;
     bool fitsMemory(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const;
 
 private:

@@ -84,9 +84,15 @@ void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int 
     s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
     for (int u = 0; u < layers_; ++u)
         for (int v = u + 1; v <= layers_; ++v) {
+            // The stage's communicators as far as a template knows them: its tp group, a data-parallel group
+            // (replicas or other pipelines may hold the same layers), and, unless it holds the whole model, a
+            // pipeline position it does not know yet (the worst is counted).
+            const bool whole = u == 0 && v == layers_;
+            const RankGroups groups = RankGroups::pipelineStage(shape.tp, 2, whole ? 1 : 3, whole ? 0 : -1,
+                                                                costs.model().arch.tiedEmbeddings);
             auto fits = [&](int k) {
                 return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device,
-                                  job);
+                                  job, groups);
             };
             // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
             if (!fits(1))

@@ -83,7 +83,7 @@ std::string templateInputsKey(const PlanRequest& req)
             f.add(v);
     const Job& j = req.job;
     for (double v : {double(j.globalBatchSize), double(j.sequenceLength), double(j.precision), double(j.zeroStage),
-                     double(j.schedule), double(j.recompute), j.optimizerBytesPerParam, j.backwardFactor, j.memoryMargin})
+                     double(j.schedule), double(j.recompute), j.optimizerStateBytesPerParam, j.backwardFactor, j.memoryMargin})
         f.add(v);
     f.add(req.profile.source);
     for (const auto& [key, layers] : req.profile.tables()) {

@@ -35,13 +35,15 @@ double zeroPeakMemory(const ModelSpec& model, const Job& job, int stage, int ran
 {
     Job j = job;
     j.zeroStage = stage;
+    j.framework = Framework::DeepSpeedPipe; // ZeRO plans run on DeepSpeed's engine (its gradient buffer)
     return stagePeakMemory(model, 0, model.layerCount(), 1, ranks, microBatch, 1, j);
 }
 
 bool zeroFits(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks, const Node& node,
               int microBatch)
 {
-    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), node, costs.device(node.deviceType), job);
+    return fitsMemory(zeroPeakMemory(model, job, stage, ranks, microBatch), node, costs.device(node.deviceType), job,
+                      RankGroups::dataParallel(ranks));
 }
 
 int largestFittingMicroBatch(const CostModel& costs, const ModelSpec& model, const Job& job, int stage, int ranks,

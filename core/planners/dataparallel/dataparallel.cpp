@@ -26,11 +26,12 @@ Plan DataParallelPlanner::plan(const PlanRequest& req, const CostModel& costs, P
         throw InputError("options", "mbs", "must divide the per-GPU batch " + std::to_string(perGpu));
 
     const int L = req.model.layerCount();
-    const double states = modelStateMemory(req.model, 0, L, 1, n, req.job).total();
+    // Every GPU holds the whole model as one stage of its own replica, in one data-parallel group of n.
+    const RankGroups groups = RankGroups::pipelineStage(1, n, 1, 0, req.model.arch.tiedEmbeddings);
     auto fitsAll = [&](int mbs) {
-        const double peak = states + activationMemory(req.model, 0, L, 1, mbs, req.job);
+        const double peak = stagePeakMemory(req.model, 0, L, 1, n, mbs, 1, req.job);
         for (const Node& node : req.cluster.nodes)
-            if (node.gpus > 0 && !fitsMemory(peak, node, costs.device(node.deviceType), req.job))
+            if (node.gpus > 0 && !fitsMemory(peak, node, costs.device(node.deviceType), req.job, groups))
                 return false;
         return true;
     };

@@ -267,7 +267,7 @@ MemoryLimit memoryLimit(const PlanRequest& req, const CostModel& costs, const De
         const Node& node = req.cluster.nodes[size_t(nodeOfGpu[size_t(g)])];
         const DeviceType& dev = costs.device(node.deviceType);
         double& cap = m.capacity[d.classOf[g]];
-        cap = std::min(cap, usableMemory(node, dev, req.job));
+        cap = std::min(cap, usableMemory(node, dev, req.job, RankGroups::dataParallel(int(d.classOf.size()))));
     }
     m.terms = [&model = req.model, job = req.job](const SynthesisContext& ctx, const Program& p) {
         std::vector<SpmdInstruction> ins;

@@ -74,7 +74,8 @@ std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
     // hold fits nowhere of the type); the score's own check uses each stage's tightest node.
     double room = -std::numeric_limits<double>::infinity();
     for (int node : cluster_.nodesOf(g.gpus))
-        room = std::max(room, usableMemory(cluster_.nodes[size_t(node)], device, job));
+        room = std::max(room, usableMemory(cluster_.nodes[size_t(node)], device, job,
+                                           RankGroups::pipelineStage(tp, 1, 1, 0, false))); // the fewest groups
     // Per decoder layer: its model states, activations per micro-batch in flight, and recompute buffer. A
     // decoder window's stage memory is the sum of the first two plus the largest buffer (core/cost/memory.h;
     // no tied embedding copy without the head), so every window is summed here in O(D²), not O(D³).
@@ -187,7 +188,10 @@ LeafScore Predictor::score(const std::vector<StageSlot>& order) const
         }
         const double peak = stagePeakMemory(model, b[s], b[s + 1], config_.tp, shards, mbs, std::min(S - s, M), job);
         const DeviceType& device = costs_.device(groups_[order[s].type].device);
-        out.fits = out.fits && fitsMemory(peak, tightestNode(cluster_, cluster_.nodesOf(gpus[s]), device), device, job);
+        const RankGroups groups =
+            RankGroups::pipelineStage(config_.tp, config_.dp, S, s, model.arch.tiedEmbeddings);
+        out.fits = out.fits &&
+                   fitsMemory(peak, tightestNode(cluster_, cluster_.nodesOf(gpus[s]), device), device, job, groups);
     }
     const double pipe = pipelineSeconds(t, back, c, M);
     // Gradient sync per stage from the end of its last backward (reduce-scatter, step on the shard and

@@ -101,8 +101,9 @@ ProfilingResult profileCluster(const PlanRequest& req, const CostModel& costs, b
                 misfit = g.device + " cannot hold one sample at ZeRO-" + std::to_string(stage) + " (model states and " +
                          "one sample take " + gigabytes(zeroPeakMemory(costs.model(), req.job, stage, ranks, 1)) +
                          "; the GPU has " + gigabytes(costs.device(g.device).memoryBytes) + ", " +
-                         gigabytes(usableMemory(g.node, costs.device(g.device), req.job)) +
-                         " of it usable after the runtime overhead and margin)";
+                         gigabytes(usableMemory(g.node, costs.device(g.device), req.job,
+                                                RankGroups::dataParallel(ranks))) +
+                         " of it usable after the context, the communicator buffers and the margin)";
         }
         if (misfit.empty())
             return result;

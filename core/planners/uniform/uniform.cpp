@@ -32,7 +32,9 @@ bool fits(const Pipeline& p, const PlanRequest& req, const CostModel& costs)
             const Node& node = req.cluster.nodes[size_t(n)];
             const double peak = costs.stagePeak(st.firstLayer, st.endLayer, node.deviceType, st.tensorParallel, shards,
                                                 p.microBatchSize, inFlight);
-            if (!fitsMemory(peak, node, costs.device(node.deviceType), req.job))
+            const RankGroups groups = RankGroups::pipelineStage(st.tensorParallel, p.replicas * st.dataParallel, S, s,
+                                                                req.model.arch.tiedEmbeddings);
+            if (!fitsMemory(peak, node, costs.device(node.deviceType), req.job, groups))
                 return false;
         }
     }

@@ -115,11 +115,19 @@ void checkPipelineInvariants(const Plan& plan, const CostModel* costsForMemory, 
             const double microBatch = double(pl.microBatchSize) / st.dataParallel;
             const int inFlight =
                 plan.job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
+            // Its communicators: tp, the data-parallel group of every copy of its first layer, the pipeline.
+            int copies = 0;
+            for (const Pipeline& q : plan.pipelines)
+                for (const Stage& qs : q.stages)
+                    if (qs.firstLayer <= st.firstLayer && st.firstLayer < qs.endLayer)
+                        copies += q.replicas * qs.dataParallel;
+            const RankGroups groups =
+                RankGroups::pipelineStage(st.tensorParallel, copies, S, s, plan.model.arch.tiedEmbeddings);
             for (int g : st.gpus) {
                 const Node& node = plan.cluster.nodeOf(g);
                 const double peak = costsForMemory->stagePeak(st.firstLayer, st.endLayer, node.deviceType,
                                                               st.tensorParallel, shards, microBatch, inFlight);
-                QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType), plan.job));
+                QVERIFY(fitsMemory(peak, node, costsForMemory->device(node.deviceType), plan.job, groups));
             }
         }
     }

@@ -166,7 +166,9 @@ private slots:
                             for (int g : pl.stageGpus(s)) {
                                 const Node& node = c.nodes[c.gpu(g).node];
                                 const double peak = costs.stagePeak(a, b, node.deviceType, d.tp, 1, mbs, inFlight);
-                                open = open && fitsMemory(peak, node, costs.device(node.deviceType), costs.job());
+                                open = open && fitsMemory(peak, node, costs.device(node.deviceType), costs.job(),
+                                                          RankGroups::pipelineStage(d.tp, d.dp, d.pp, s,
+                                                                                    m.arch.tiedEmbeddings));
                             }
                             QCOMPARE(bool(mask[(size_t(s) * (L + 1) + a) * (L + 1) + b]), open);
                             (open ? allowed : forbidden) += 1;

@@ -79,23 +79,30 @@ std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
     // Per decoder layer: its model states, activations per micro-batch in flight, and recompute buffer. A
     // decoder window's stage memory is the sum of the first two plus the largest buffer (core/cost/memory.h;
     // no tied embedding copy without the head), so every window is summed here in O(D²), not O(D³).
-    std::vector<double> states(D), perMb(D), once(D);
+    // The allocator reserve is the window's largest layer, like the recompute buffer; the gradient buffer
+    // follows the window's parameters.
+    std::vector<double> states(D), perMb(D), once(D), reserve(D), params(D);
     for (int i = 0; i < D; ++i) {
         const int l = decoders_.first + i;
         states[i] = modelStateMemory(model, l, l + 1, tp, shards, job).total();
         const StageActivations a = stageActivations(model, l, l + 1, tp, mbs, job);
         perMb[i] = a.perMicroBatch;
         once[i] = a.oncePerStage;
+        reserve[i] = mbs > 0 ? a.largestLayer : 0;
+        const LayerSpec& layer = model.layers[size_t(l)];
+        params[i] = layer.tensorParallel ? layer.params / std::max(1, tp) : layer.params;
     }
     std::vector<int> best(D + 1, 0);
     best[0] = M;
     for (int a = 0; a < D; ++a) {
-        double st = 0, act = 0, buf = 0;
+        double st = 0, act = 0, buf = 0, res = 0, par = 0;
         for (int n = 1; a + n <= D; ++n) {
             st += states[a + n - 1];
             act += perMb[a + n - 1];
             buf = std::max(buf, once[a + n - 1]);
-            const double left = room - st - buf;
+            res = std::max(res, reserve[a + n - 1]);
+            par += params[a + n - 1];
+            const double left = room - st - buf - res - gradientBufferMemory(par, job);
             // 1e-9 of slack rounds up, never down: a bound must not cut a stage that fits.
             const double ratio = act > 0 ? left / act * (1 + 1e-9) : (left >= 0 ? M : 0);
             const int f = ratio >= 1 ? int(std::min<double>(M, std::floor(ratio))) : 0;

@@ -140,6 +140,21 @@ void TestCliBadInput::badInput_data()
                                                       "--out",
                                                       out}
                                        << "precision";
+    // The optimizer's bytes: the older field and the new one together, or a new one out of range.
+    auto withJob = [&](const char* name, const char* json) {
+        return QStringList{"plan", "--cluster", good, "--model", "example:gpt2-amp", "--job",
+                           write(dir, name, json), "--planner", "uniform", "--out", out};
+    };
+    QTest::newRow("both optimizer fields")
+        << withJob("job-both.json", R"({"global_batch_size":8,"optimizer_bytes_per_param":12,)"
+                                    R"("optimizer_state_bytes_per_param":8})")
+        << "job-both.json: optimizer_bytes_per_param: give optimizer_state_bytes_per_param";
+    QTest::newRow("negative optimizer states")
+        << withJob("job-neg.json", R"({"global_batch_size":8,"optimizer_state_bytes_per_param":-2})")
+        << "optimizer_state_bytes_per_param: must be between 0 and 1024";
+    QTest::newRow("optimizer states not a number")
+        << withJob("job-str.json", R"({"global_batch_size":8,"optimizer_state_bytes_per_param":"eight"})")
+        << "optimizer_state_bytes_per_param";
     QTest::newRow("missing --cluster") << QStringList{"plan",  "--model", "example:gpt2-amp", "--planner", "uniform",
                                                       "--out", out}
                                        << "--cluster";

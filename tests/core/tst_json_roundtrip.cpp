@@ -10,6 +10,7 @@
 #include "core/io/schema_validate.h"
 #include "core/planners/planner.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -181,9 +182,128 @@ private slots:
         j.schedule = Schedule::GPipe;
         j.recompute = true;
         j.backwardFactor = 2.5;
-        j.optimizerBytesPerParam = 16;
+        j.optimizerStateBytesPerParam = 12;
         writeJsonFile(path("j.json"), toJson(j));
         QVERIFY(readJob(path("j.json")) == j);
+        QVERIFY(jobWarnings(readJob(path("j.json"))).empty());
+        QVERIFY(toJson(j).contains("optimizer_state_bytes_per_param"));
+        QVERIFY(!toJson(j).contains("optimizer_bytes_per_param"));
+    }
+
+    // The older optimizer_bytes_per_param X (the mixed-precision share, master copy included) still loads
+    // with the numbers it gave before: optimizer bytes per parameter were fp16 X + 4, bf16 X, fp32 X - 4
+    // (X >= 4); now states = X - 4 and the precision adds fp16 4 + 4, bf16 4, fp32 0 — the same. A warning
+    // says how it was read; written back, the job states the new field and reads back without a warning.
+    void jobLegacyOptimizerBytes()
+    {
+        for (double x : {12.0, 16.0, 6.0})
+            for (auto [p, before] : {std::pair{Precision::FP16, x + 4}, {Precision::BF16, x}, {Precision::FP32, x - 4}}) {
+                QJsonObject o{{"schema", "hetplan.job/1"}, {"optimizer_bytes_per_param", x},
+                              {"precision", QString::fromStdString(toString(p))}};
+                writeJsonFile(path("legacy.json"), o);
+                const Job j = readJob(path("legacy.json"));
+                QCOMPARE(j.optimizerStateBytesPerParam, x - 4);
+                QCOMPARE(j.legacyOptimizerBytesPerParam, x);
+                QCOMPARE(stateBytesPerParam(j).optimizer, before);
+                const auto w = jobWarnings(j);
+                QCOMPARE(int(w.size()), 1);
+                QVERIFY2(w[0].find("optimizer_bytes_per_param") != std::string::npos, w[0].c_str());
+                QCOMPARE(w[0].find("no master copy") != std::string::npos, p == Precision::FP32);
+                writeJsonFile(path("legacy2.json"), toJson(j));
+                const Job back = readJob(path("legacy2.json"));
+                QCOMPARE(back.optimizerStateBytesPerParam, j.optimizerStateBytesPerParam);
+                QCOMPARE(back.legacyOptimizerBytesPerParam, -1.0);
+                QVERIFY(jobWarnings(back).empty());
+                QCOMPARE(stateBytesPerParam(back).total(), stateBytesPerParam(j).total());
+            }
+    }
+
+    // Reader errors name the file, the field and the reason.
+    void jobOptimizerErrors_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("both") << R"({"optimizer_bytes_per_param": 12, "optimizer_state_bytes_per_param": 8})"
+                              << "optimizer_bytes_per_param"
+                              << "not both";
+        QTest::newRow("negative") << R"({"optimizer_state_bytes_per_param": -1})"
+                                  << "optimizer_state_bytes_per_param"
+                                  << "between 0 and 1024";
+        QTest::newRow("too big") << R"({"optimizer_state_bytes_per_param": 2000})"
+                                 << "optimizer_state_bytes_per_param"
+                                 << "between 0 and 1024";
+        QTest::newRow("legacy negative") << R"({"optimizer_bytes_per_param": -4})"
+                                         << "optimizer_bytes_per_param"
+                                         << "between 0 and 1028";
+    }
+    void jobOptimizerErrors()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        QFETCH(QString, reason);
+        QFile f(QString::fromStdString(path("bad.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(json.toUtf8());
+        f.close();
+        const auto e = test::errorOf([&] {
+            Job j = readJob(path("bad.json"));
+            j.validate(path("bad.json"));
+        });
+        QVERIFY(e.has_value());
+        QCOMPARE(e->file(), path("bad.json"));
+        QCOMPARE(e->field(), field.toStdString());
+        QVERIFY2(e->reason().find(reason.toStdString()) != std::string::npos, e->what());
+    }
+
+    // A gpt2-family model whose head carries its own vocabulary matrix (as the untied OPT and GPT-Neo
+    // pipeline models of Megatron-DeepSpeed do): without tied_embeddings it reads as untied (tying would
+    // count the matrix again on the head's stage) and warns; an explicit value wins, with a warning when
+    // it says tied; written back, the field is stated and the model reads back equal, without a warning.
+    void tiedEmbeddingsWithSeparateHead()
+    {
+        ModelSpec m = buildExampleModel("gpt2-amp");
+        const double matrix = m.arch.wordEmbeddingParams();
+        QVERIFY(matrix > 0);
+        QVERIFY(!m.headHoldsVocabularyMatrix());
+        m.layers.back().params += matrix; // the head's own vocab x hidden matrix
+        QVERIFY(m.headHoldsVocabularyMatrix());
+        QJsonObject o = toJson(m);
+        QJsonObject arch = o["arch"].toObject();
+        arch.remove("tied_embeddings");
+        o["arch"] = arch;
+        writeJsonFile(path("sep.json"), o);
+        const ModelSpec read = readModel(path("sep.json"));
+        QVERIFY(!read.arch.tiedEmbeddings);
+        QVERIFY(!read.arch.tiedEmbeddingsStated);
+        auto w = modelWarnings(read);
+        QCOMPARE(int(w.size()), 1);
+        QVERIFY2(w[0].find("tied_embeddings is not given") != std::string::npos, w[0].c_str());
+        QVERIFY2(w[0].find("usually ties") != std::string::npos, w[0].c_str());
+        // The head stage holds the matrix once: no tied copy.
+        QCOMPARE(read.tiedCopyParams(read.layerCount() - 1, read.layerCount()), 0.0);
+        // Written back: stated, equal, no warning.
+        writeJsonFile(path("sep2.json"), toJson(read));
+        const ModelSpec back = readModel(path("sep2.json"));
+        QVERIFY(back.arch.tiedEmbeddingsStated);
+        QVERIFY(modelWarnings(back).empty());
+        ModelSpec expect = read;
+        expect.arch.tiedEmbeddingsStated = true;
+        QVERIFY(back == expect);
+        // Explicitly tied with a separate matrix: as said, with a warning about counting it twice.
+        arch["tied_embeddings"] = true;
+        o["arch"] = arch;
+        writeJsonFile(path("sep3.json"), o);
+        const ModelSpec tied = readModel(path("sep3.json"));
+        QVERIFY(tied.arch.tiedEmbeddings);
+        w = modelWarnings(tied);
+        QCOMPARE(int(w.size()), 1);
+        QVERIFY2(w[0].find("twice") != std::string::npos, w[0].c_str());
+        // Explicitly untied: no warning.
+        arch["tied_embeddings"] = false;
+        o["arch"] = arch;
+        writeJsonFile(path("sep4.json"), o);
+        QVERIFY(modelWarnings(readModel(path("sep4.json"))).empty());
     }
 
     void jobFramework()
@@ -260,6 +380,13 @@ private slots:
         writeJsonFile(path("plan.json"), toJson(p));
         Plan back = readPlan(path("plan.json"));
         QVERIFY(back == p);
+        // The scored plan carries each GPU's memory breakdown, and the summary each type's.
+        QVERIFY(!p.estimate.memory.empty());
+        for (const auto& [g, m] : p.estimate.memory)
+            QCOMPARE(m.total(), p.estimate.peakMemoryBytes.at(g));
+        QVERIFY(p.summary && !p.summary->deviceTypes.empty());
+        for (const DeviceTypeSummary& d : p.summary->deviceTypes)
+            QCOMPARE(d.peakMemory.total(), d.peakMemoryBytes);
         // Planner sections are top-level keys, allowed by the schema.
         QCOMPARE(toJson(p)["ditto"].toObject()["recovery"].toString(), QString("dp"));
         QVERIFY(validatePlanJson(toJson(p)).empty());
@@ -285,8 +412,35 @@ private slots:
         z.zero = ZeroPlan{2, {{0, 4, 4, 2}, {3, 4, 2, 4}}};
         z.spmd = SpmdPlan{{"AllGather(w0)", "MatMul"}, {{0.25, 0.75}, {0.5, 0.5}}, {}, {}, {}};
         z.estimate.peakMemoryBytes[3] = 12345;
+        GpuMemory parts;
+        parts.weights = 1000;
+        parts.gradients = 2000;
+        parts.optimizer = 3000;
+        parts.activations = 4000;
+        parts.gradientBuffer = 345;
+        parts.allocatorReserve = 1000;
+        parts.communicators = 500;
+        parts.context = 500;
+        QCOMPARE(parts.total(), 12345.0);
+        z.estimate.memory[3] = parts;
         writeJsonFile(path("zero.json"), toJson(z));
         QVERIFY(readPlan(path("zero.json")) == z);
+        QVERIFY(validatePlanJson(toJson(z)).empty());
+        // A breakdown whose total is not the sum of its terms is refused, naming the field.
+        QJsonObject bad = toJson(z);
+        QJsonObject est = bad["estimate"].toObject();
+        QJsonObject mb = est["memory_breakdown"].toObject();
+        const QString gpu = mb.keys().front();
+        QJsonObject one = mb[gpu].toObject();
+        one["total"] = 99.0;
+        mb[gpu] = one;
+        est["memory_breakdown"] = mb;
+        bad["estimate"] = est;
+        const auto e = test::errorOf([&] { planFromJson(bad, "bad.json"); });
+        QVERIFY(e.has_value());
+        QCOMPARE(e->file(), std::string("bad.json"));
+        QVERIFY2(e->field().find("memory_breakdown") != std::string::npos && e->field().find("total") != std::string::npos,
+                 e->what());
     }
 
     // The plan reader takes whole numbers only and refuses inputs that cannot belong to one run.

@@ -2,10 +2,13 @@
 // profiles (layer_memory_total_mb of mbs{B}_tmp{T}.json, e.g. ../shared/data/metis-opt350/<GPU>/).
 //
 //   hetplan-memcheck DIR [--model NAME] [--precision fp16|bf16|fp32] [--sequence N]
+//                        [--framework megatron-core|megatron-legacy|deepspeed-pipe]
 //
-// DIR holds one folder per GPU (or the files themselves). Each layer is predicted as its model states
-// (no ZeRO, one data-parallel rank) plus one micro-batch of activations, the quantity the files record;
-// the runtime overhead is per GPU, not per layer, so it is left out. Prints one markdown row per
+// DIR holds one folder per GPU (or the files themselves). Each layer is predicted as the memory model's
+// per-layer terms (core/cost/memory.h): its model states (no ZeRO, one data-parallel rank), its share of
+// the framework's gradient buffer (DeepSpeed's flattened bucket: 4 bytes per fp32 parameter; Megatron: none)
+// and one micro-batch of activations, the quantity the files record. The allocator reserve is once per
+// stage, communicators and context once per GPU: not per layer, so they are left out. Prints one markdown row per
 // (micro-batch, tp) with the median relative error (predicted / measured - 1) of the transformer blocks
 // and of all layers, then the medians over every (file, layer) point. Also splits each block's figure into
 // its micro-batch-independent part (states) and its per-sample part (activations) by a least-squares line
@@ -73,7 +76,8 @@ std::vector<Point> readPoints(const QString& root)
 
 double predicted(const ModelSpec& m, int l, int tp, int mbs, const Job& job)
 {
-    return modelStateMemory(m, l, l + 1, tp, 1, job).total() + stageActivations(m, l, l + 1, tp, mbs, job).peak(1);
+    const GpuMemory g = stageMemory(m, l, l + 1, tp, 1, mbs, 1, job);
+    return g.stagePart() - g.allocatorReserve; // the per-layer terms
 }
 
 // Least-squares line memory = a + b·mbs of one layer over the micro-batch sizes of one tp.
@@ -98,11 +102,12 @@ void printSplit(const std::vector<Point>& points, const ModelSpec& m, int block,
     for (const Point& p : points)
         byTp[p.tp].push_back({double(p.mbs), p.measured[block]});
     std::printf(
-        "\n| tp | measured states MiB | model states MiB | measured activation MiB/sample | model MiB/sample |\n");
+        "\n| tp | measured states MiB | model states + gradient buffer MiB | measured activation MiB/sample | model MiB/sample |\n");
     std::printf("|---|---|---|---|---|\n");
     for (const auto& [tp, xy] : byTp) {
         const auto [a, b] = line(xy);
-        const double states = modelStateMemory(m, block, block + 1, tp, 1, job).total();
+        const GpuMemory g = stageMemory(m, block, block + 1, tp, 1, 1, 1, job);
+        const double states = g.weights + g.gradients + g.optimizer + g.gradientBuffer;
         const double act = stageActivations(m, block, block + 1, tp, 1, job).peak(1);
         std::printf("| %d | %.1f | %.1f | %.1f | %.1f |\n", tp, a / 1048576, states / 1048576, b / 1048576,
                     act / 1048576);
@@ -114,7 +119,8 @@ void printSplit(const std::vector<Point>& points, const ModelSpec& m, int block,
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: hetplan-memcheck DIR [--model NAME] [--precision P] [--sequence N]\n");
+        std::fprintf(stderr, "usage: hetplan-memcheck DIR [--model NAME] [--precision P] [--sequence N] "
+                             "[--framework F]\n");
         return 2;
     }
     std::string modelName = "opt-350m";
@@ -127,6 +133,12 @@ int main(int argc, char** argv)
             modelName = v;
         else if (k == "--sequence")
             job.sequenceLength = std::stoi(v);
+        else if (k == "--framework") {
+            if (!parseFramework(v, job.framework)) {
+                std::fprintf(stderr, "unknown framework %s\n", v.c_str());
+                return 2;
+            }
+        }
         else if (k != "--precision" || !parsePrecision(v, job.precision)) {
             std::fprintf(stderr, "unknown option %s %s\n", k.c_str(), v.c_str());
             return 2;
@@ -135,8 +147,8 @@ int main(int argc, char** argv)
     const ModelSpec m = buildExampleModel(modelName, job.sequenceLength);
     std::vector<Point> points = readPoints(QString::fromStdString(argv[1]));
     std::erase_if(points, [&](const Point& p) { return int(p.measured.size()) != m.layerCount(); });
-    std::printf("model %s, %s, sequence %d, %zu files\n\n", modelName.c_str(), toString(job.precision).c_str(),
-                job.sequenceLength, points.size());
+    std::printf("model %s, %s, %s, sequence %d, %zu files\n\n", modelName.c_str(), toString(job.precision).c_str(),
+                toString(job.framework).c_str(), job.sequenceLength, points.size());
     std::printf("| mbs | tp | files | median error, blocks | median error, first layer | median error, last layer "
                 "|\n|---|---|---|---|---|---|\n");
     struct Row {

@@ -57,8 +57,8 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
     cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
     cl.addOption("memory-margin", "FRACTION",
-                 "Share of every GPU's memory a plan leaves free on top of the runtime overhead, 0-0.5 (default: "
-                 "the job's, else 0).");
+                 "Share of every GPU's memory a plan leaves free on top of what the memory model counts "
+                 "(allocator fragmentation), 0-0.5 (default: the job's, else 0).");
     addFrameworkOptions(cl);
     cl.addOption("profile", "FILE|example:NAME",
                  "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "

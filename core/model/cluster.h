@@ -41,8 +41,9 @@ struct Node {
     double nicBandwidth = 0;   // bytes/s out of the node
     Communicator communicator = Communicator::GpuRdma;
     double x = 0, y = 0; // canvas position (GUI only; kept in files so layouts survive)
-    // Per-GPU runtime overhead (CUDA context, NCCL buffers, fragmentation) in bytes when this node's
-    // software stack differs from the catalog's figure for its device type; < 0 = the catalog's figure.
+    // Per-GPU context (CUDA context + library workspaces) in bytes when this node's software stack differs
+    // from the catalog's figure for its device type; < 0 = the catalog's figure. It replaces that fixed
+    // part only: NCCL buffers, gradient buffers and allocator reserve are modelled per plan and added on top.
     // Last, so aggregate initialisers that stop at the canvas position keep their meaning.
     double runtimeOverhead = -1;
     // Marked failed (the GUI's "Mark failed", `"failed": true` in the cluster file): the node stays in the

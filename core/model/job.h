@@ -35,9 +35,9 @@ struct Job {
     Schedule schedule = Schedule::OneFOneB;
     bool recompute = false;      // full activation recomputation
     double backwardFactor = 2.0; // analytic backward time = factor × forward
-    // Share of every GPU's memory kept free, on top of the runtime overhead (allocator fragmentation, a
-    // framework's buffers the memory model does not count): 0 .. 0.5. Planners and the simulator judge
-    // "fits" against memory × (1 − margin) − runtime overhead.
+    // Share of every GPU's memory kept free, on top of what the memory model counts (caching-allocator
+    // fragmentation, buffers it does not count): 0 .. 0.5. Planners and the simulator judge "fits" against
+    // memory × (1 − margin) − communicator buffers − context (core/cost/memory.h).
     double memoryMargin = 0;
     // Default: Megatron-core without sequence parallelism, what the megatron-launch exporter runs for
     // pipeline plans (and the simulator's behaviour before the setting existed).

@@ -64,9 +64,6 @@ struct ModelArch {
     // The output projection shares the word-embedding matrix (GPT-2, OPT, BERT). With pipeline parallelism
     // the stage holding the head keeps its own copy and all-reduces its gradient with the first stage.
     bool tiedEmbeddings = false;
-    // Whether tiedEmbeddings was stated (model JSON `arch.tied_embeddings`) rather than defaulted by the
-    // reader. Builders and writers state it; only a file without the field has false here.
-    bool tiedEmbeddingsStated = true;
     int embedDim = 0; // width of the word embedding when it differs from hidden (OPT-350m: 512); 0 = hidden
     // Image classifiers (vgg): the input side in pixels and the classes; 0 = ImageNet's 224 and 1000.
     int imageSize = 0, classes = 0;
@@ -77,6 +74,10 @@ struct ModelArch {
     int positions = 0;
     // Q, K and V projections carry a bias although the other linears do not (Qwen2).
     bool qkvBias = false;
+    // Whether tiedEmbeddings was stated (model JSON `arch.tied_embeddings`) rather than defaulted by the
+    // reader. Builders and writers state it; only a file without the field has false here. Last, so
+    // aggregate initialisers that list the fields above keep their meaning.
+    bool tiedEmbeddingsStated = true;
     bool operator==(const ModelArch&) const = default;
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
     // Parameters of the word-embedding matrix (vocab × embedding width).

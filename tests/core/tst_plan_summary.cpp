@@ -142,11 +142,21 @@ void TestPlanSummary::sharesAddUpToOne()
 
 void TestPlanSummary::headroomIsCapacityMinusPeak()
 {
-    // No parameters or activations: each GPU holds only the default runtime overhead, 1 GB of TestA's 80 GB.
+    // No parameters or activations: each GPU holds the default context, 1 GB, and the NCCL buffers of its
+    // communicators: the 2-stage pipeline's model-parallel ring at NCCL's 32 channels (the test node's
+    // unbounded bandwidth) × 9,633,792 B = 308,281,344 B, and 8 MiB of p2p buffers for its one neighbour:
+    // 1,316,669,952 B of TestA's 80 GB.
     const PlanSummary chain = summaryOf(chainPlan({0.25, 0.25}, {0.5, 0.5}, 2));
+    const double peak = 1e9 + 308'281'344.0 + 8'388'608.0;
     QCOMPARE(chain.deviceTypes[0].memoryCapacityBytes, 80e9);
-    QCOMPARE(chain.deviceTypes[0].peakMemoryBytes, 1e9);
-    QCOMPARE(chain.deviceTypes[0].headroomBytes, 79e9);
+    QCOMPARE(chain.deviceTypes[0].peakMemoryBytes, peak);
+    QCOMPARE(chain.deviceTypes[0].headroomBytes, 80e9 - peak);
+    // The breakdown of that peak, term by term.
+    const GpuMemory& m = chain.deviceTypes[0].peakMemory;
+    QCOMPARE(m.context, 1e9);
+    QCOMPARE(m.communicators, 308'281'344.0 + 8'388'608.0);
+    QCOMPARE(m.weights + m.gradients + m.optimizer + m.activations + m.gradientBuffer + m.allocatorReserve, 0.0);
+    QCOMPARE(m.total(), peak);
 
     // With model states: each type's headroom is its capacity (TestA 80 GB, TestB 40 GB) minus the largest
     // peak the simulator gives its GPUs.

@@ -340,9 +340,18 @@ void TestSimulator::zeroStages()
     // default, kDefaultRuntimeOverheadBytes).
     const double states[] = {w + g + o, w + g + o / 2, w + g / 2 + o / 2, w / 2 + g / 2 + o / 2};
     const double overhead = kDefaultRuntimeOverheadBytes;
-    QVERIFY2(std::abs(r.peakMemoryBytes.at(0) - (states[stage] + overhead + 8e6)) < 1,
+    // A ZeRO plan runs on DeepSpeed's engine. Its gradient buffer: ZeRO-0 flattens min(1e8, 5e8) gradients
+    // in the reduction's dtype (fp16 2e8 B, bf16 4e8 B); ZeRO-1/2/3 allocate the 5e8-element reduce bucket
+    // in the parameters' 16-bit dtype, 1e9 B. Allocator reserve: one layer's activations of one micro-batch
+    // (GPU 0: 4 samples, 4e6; GPU 1: 2 samples, 2e6). Communicators: one data-parallel ring of the two GPUs
+    // at 2 NCCL channels (1 GB/s between GPUs: NCCL's minimum) x 9,633,792 B = 19,267,584 B.
+    const double buffer = stage == 0 ? (bf16 ? 4e8 : 2e8) : 1e9;
+    const double comms = 2 * 9'633'792.0;
+    QVERIFY2(std::abs(r.peakMemoryBytes.at(0) - (states[stage] + buffer + overhead + comms + 8e6 + 4e6)) < 1,
              qPrintable(QString::number(r.peakMemoryBytes.at(0), 'g', 12)));
-    QVERIFY(std::abs(r.peakMemoryBytes.at(1) - (states[stage] + overhead + 4e6)) < 1);
+    QVERIFY(std::abs(r.peakMemoryBytes.at(1) - (states[stage] + buffer + overhead + comms + 4e6 + 2e6)) < 1);
+    QCOMPARE(r.memory.at(0).gradientBuffer, buffer);
+    QCOMPARE(r.memory.at(0).communicators, comms);
     QVERIFY(r.feasible);
     // Busy: GPU 0 computes 1.56 s plus its optimizer step.
     const double opt0 = stage == 0 ? 0.003 : 0.0015;
@@ -352,9 +361,12 @@ void TestSimulator::zeroStages()
 void TestSimulator::memoryPeaks()
 {
     // 4 stages × 1 layer, 1e6 params per layer, activations 1e6 B per sample, micro-batch 2, M = 3.
-    // States per GPU (no ZeRO, fp16, Megatron's 20 B/param): 1e6 × 20 = 2e7 B, plus the runtime overhead
-    // kDefaultRuntimeOverheadBytes. One micro-batch of activations: 2e6 B.
-    // 1F1B keeps min(S − s, M) in flight: 3, 3, 2, 1. GPipe keeps all 3.
+    // States per GPU (no ZeRO, fp16, Megatron's 20 B/param): 1e6 × 20 = 2e7 B, plus the context
+    // kDefaultRuntimeOverheadBytes. One micro-batch of activations: 2e6 B, and the allocator reserve of one
+    // layer's micro-batch, 2e6 B. 1F1B keeps min(S − s, M) in flight: 3, 3, 2, 1. GPipe keeps all 3.
+    // Communicators (Megatron, 100 GB/s between GPUs: 5 NCCL channels): the model-parallel ring of the
+    // 4-stage pipeline, 5 x 9,633,792 = 48,168,960 B, and 8 MiB of p2p buffers per pipeline neighbour
+    // (stages 0 and 3: one, 1 and 2: two); no tp or dp group, the test model is untied.
     Cluster c = testCluster({{"TestA", 4}}, 1e11, 1e11);
     ModelSpec m = testModel(4, 1e6, 0, 1e6);
     Job j;
@@ -370,7 +382,9 @@ void TestSimulator::memoryPeaks()
         const int inFlight1f1b[] = {3, 3, 2, 1};
         for (int s = 0; s < 4; ++s) {
             const int n = sched == Schedule::GPipe ? 3 : inFlight1f1b[s];
-            QVERIFY(std::abs(r.peakMemoryBytes.at(s) - (2e7 + kDefaultRuntimeOverheadBytes + n * 2e6)) < 1);
+            const double comms = 48'168'960.0 + (s == 0 || s == 3 ? 1 : 2) * 8'388'608.0;
+            QVERIFY(std::abs(r.peakMemoryBytes.at(s) - (2e7 + kDefaultRuntimeOverheadBytes + n * 2e6 + 2e6 + comms)) <
+                    1);
         }
         QVERIFY(r.feasible);
     }

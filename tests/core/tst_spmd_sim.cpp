@@ -134,16 +134,24 @@ private slots:
         Plan plan = spmdPlan({load, fwd}, {{0.75, 0.25}});
         const CostModel costs(plan.model, plan.job, plan.profile);
         const SimResult r = simulate(plan, costs);
-        // The simulator adds each device's runtime overhead (1 GiB for both Volta and Pascal in the catalog).
+        // The simulator adds each GPU's context (0.75 GiB for both Volta and Pascal in the catalog) and the
+        // NCCL buffers of the one data-parallel ring of the two GPUs, at each node's channel count: V100's
+        // NVLink 150 GB/s / 20 GB/s = 8 channels, P100's PCIe 16 GB/s -> NCCL's minimum 2; 9,633,792 B each.
+        const double context = 0.75 * (1 << 30);
         const double over0 = r.peakMemoryBytes.at(0) - (0.75 * P * 10 + A);
         const double over1 = r.peakMemoryBytes.at(1) - (0.25 * P * 10 + A);
-        QCOMPARE(over0, over1);
-        QCOMPARE(over0, double(1 << 30));
+        QCOMPARE(over0, context + 8 * 9'633'792.0);
+        QCOMPARE(over1, context + 2 * 9'633'792.0);
+        // The breakdown splits the peak into states and activations.
+        const GpuMemory& m0 = r.memory.at(0);
+        QCOMPARE(m0.weights + m0.gradients + m0.optimizer, 0.75 * P * 10);
+        QCOMPARE(m0.activations, A);
+        QCOMPARE(m0.total(), r.peakMemoryBytes.at(0));
         // fp32: the same P bytes are P / 4 parameters at 16 B (weights 4, gradients 4, Adam moments 8) = 4 × P.
         plan.job.precision = Precision::FP32;
         const CostModel costs32(plan.model, plan.job, plan.profile);
         const SimResult r32 = simulate(plan, costs32);
-        QCOMPARE(r32.peakMemoryBytes.at(0) - (0.75 * P * 4 + A), double(1 << 30));
+        QCOMPARE(r32.peakMemoryBytes.at(0) - (0.75 * P * 4 + A), context + 8 * 9'633'792.0);
     }
 
     void fp32RunsAtTheFp32Peak()

@@ -42,8 +42,8 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     margin_->setRange(0, 50);
     margin_->setDecimals(0);
     margin_->setSuffix(tr(" %"));
-    margin_->setToolTip(tr("Share of every GPU's memory the plan leaves free, on top of the runtime overhead "
-                           "(fragmentation, buffers the memory model does not count)"));
+    margin_->setToolTip(tr("Share of every GPU's memory the plan leaves free, on top of what the memory model "
+                           "counts (caching-allocator fragmentation, buffers it does not count)"));
     framework_ = new QComboBox;
     framework_->setObjectName(QStringLiteral("framework"));
     framework_->addItems({"megatron-core", "megatron-legacy", "deepspeed-pipe"}); // Framework's order

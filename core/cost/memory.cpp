@@ -119,14 +119,16 @@ double gradientBufferMemory(double params, const Job& job)
 GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
                       const Job& job, std::span<const double> measuredFull)
 {
-    const MemoryBreakdown states = modelStateMemory(model, first, end, tp, dpShards, job);
-    const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, measuredFull);
+    // The parameters one GPU holds, summed as modelStateMemory sums them (one pass, not two: the template
+    // planners call this O(L^2 log M) times).
     double params = 0;
     for (int l = first; l < end; ++l) {
         const LayerSpec& s = model.layers[l];
         params += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
     }
     params += model.tiedCopyParams(first, end) / std::max(1, tp);
+    const MemoryBreakdown states = paramStateMemory(params, dpShards, job);
+    const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, measuredFull);
     GpuMemory m;
     m.weights = states.weights;
     m.gradients = states.gradients;

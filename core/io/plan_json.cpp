@@ -172,7 +172,7 @@ QJsonObject estimateToJson(const Plan& p, const GpuIndex& ix)
     if (!p.estimate.memory.empty()) {
         QJsonObject parts;
         for (const auto& [g, m] : p.estimate.memory)
-            parts[qs(p.cluster.gpuName(g))] = gpuMemoryToJson(m);
+            parts[qs(ix.name(g))] = gpuMemoryToJson(m);
         est["memory_breakdown"] = parts;
     }
     est["cost"] = costToJson(p.estimate);
@@ -364,7 +364,7 @@ void readEstimate(const JsonReader& r, Plan& p, const GpuIndex& ix, const std::s
         JsonReader parts = est.object("memory_breakdown");
         for (auto it = parts.object().begin(); it != parts.object().end(); ++it) {
             const std::string key = it.key().toStdString();
-            int g = gpuFromName(p.cluster, QJsonValue(it.key()), file, parts.field(key));
+            int g = gpuFromName(ix, QJsonValue(it.key()), file, parts.field(key));
             p.estimate.memory[g] = gpuMemoryFromJson(parts.object(key));
         }
     }

@@ -112,10 +112,12 @@ void calibrate(SynthesisContext& ctx, const TensorGraph& g, const PlanRequest& r
 // The smallest usable memory of any GPU (memory.h's rule): what bytes every GPU holds must fit.
 double smallestUsableMemory(const PlanRequest& req, const CostModel& costs)
 {
+    // Every GPU is in the one data-parallel communicator of all GPUs.
+    const RankGroups all = RankGroups::dataParallel(req.cluster.gpuCount());
     double least = std::numeric_limits<double>::infinity();
     for (const Node& node : req.cluster.nodes)
         if (node.gpus > 0)
-            least = std::min(least, usableMemory(node, costs.device(node.deviceType), req.job));
+            least = std::min(least, usableMemory(node, costs.device(node.deviceType), req.job, all));
     return least;
 }
 

@@ -29,6 +29,7 @@ void addProfileOptions(CommandLine& cl)
     cl.addOption("mbs", "LIST", "Micro-batch sizes, comma-separated.", "1");
     cl.addOption("seq", "N", "Sequence length (examples only; default: the model's).");
     cl.addOption("precision", "P", "fp16, bf16 or fp32.", "fp16");
+    cl.addFlag("no-tf32", "fp32: matrix products on the CUDA cores (TF32 off, plain PyTorch's default).");
     cl.addOption("tp-bandwidth", "LIST",
                  "Bandwidth of the tp all-reduces (e.g. 50GB/s), one for all --tp "
                  "values or one per value; 'default' or absent: the device's intra-node "
@@ -117,6 +118,7 @@ Job jobFromArgs(const CommandLine& cl, const ModelSpec& model)
         throw InputError("--precision", "argument", "expected fp16, bf16 or fp32, got '" + cl.get("precision") + "'");
     if (model.arch.sequence > 0)
         job.sequenceLength = model.arch.sequence;
+    job.tf32 = !cl.flag("no-tf32");
     return job;
 }
 

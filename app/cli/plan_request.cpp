@@ -21,6 +21,7 @@ void addFrameworkOptions(CommandLine& cl)
                  "megatron-legacy (Megatron-DeepSpeed: 1/tp each, all-gathered by the receiver) or deepspeed-pipe "
                  "(the same, DeepSpeed's partitioned pipe) (default: the job's, else megatron-core).");
     cl.addFlag("sequence-parallel", "Megatron's sequence parallelism: pipeline sends of (s/tp, b, h) per rank.");
+    cl.addFlag("no-tf32", "fp32 jobs: matrix products on the CUDA cores, as plain PyTorch runs them (TF32 off).");
 }
 
 void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file)
@@ -33,6 +34,8 @@ void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& fi
     }
     if (a.flag("sequence-parallel"))
         job.sequenceParallel = true;
+    if (a.flag("no-tf32"))
+        job.tf32 = false;
     job.validate(file);
 }
 

@@ -46,9 +46,9 @@ PassTimes matmulPasses(const LayerSpec& layer, const DeviceType& device, double 
     PassTimes t;
     for (const MatMul& mm : layer.matmuls) {
         const Dims d = dimsOf(mm, split, microBatch);
-        t.forward += matmulTime(device, job.precision, d.m, d.n, d.k, d.batch);
-        t.backward += matmulTime(device, job.precision, d.m, d.k, d.n, d.batch) +
-                      matmulTime(device, job.precision, d.k, d.n, d.m, d.batch);
+        t.forward += matmulTime(device, job.precision, d.m, d.n, d.k, d.batch, job.tf32);
+        t.backward += matmulTime(device, job.precision, d.m, d.k, d.n, d.batch, job.tf32) +
+                      matmulTime(device, job.precision, d.k, d.n, d.m, d.batch, job.tf32);
     }
     t.backward *= job.backwardFactor / 2;
     return t;
@@ -59,7 +59,7 @@ double flopsOnlyForward(const LayerSpec& layer, const DeviceType& device, double
                         const Job& job)
 {
     const double flops = layer.forwardFlops * microBatch / split;
-    const double compute = flops / (matmulPeak(device, job.precision) * device.efficiency(microBatch));
+    const double compute = flops / (matmulPeak(device, job.precision, job.tf32) * device.efficiency(microBatch));
     const double bytes = layer.weightBytesMoved / split * job.activationScale() +
                          (layer.inputBytes + layer.outputBytes) * microBatch * job.activationScale();
     return std::max(compute, bytes / device.memoryBandwidth);
@@ -81,6 +81,11 @@ double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int spl
 
 } // namespace
 
+double precisionPeakFlops(const DeviceType& device, const Job& job)
+{
+    return matmulPeak(device, job.precision, job.tf32);
+}
+
 double collectiveCallSeconds(const DeviceType& device) { return device.launchOverhead + kNcclRingBaseLatency; }
 
 double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
@@ -92,7 +97,6 @@ double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int 
     return kTpAllReducesPerPass * (ringAllReduce(bytesPerCall, tp, link) + collectiveCallSeconds(device));
 }
 
-double precisionPeakFlops(const DeviceType& device, Precision precision) { return matmulPeak(device, precision); }
 
 LinkParams analyticTpLink(const DeviceType& device, int tp)
 {
@@ -107,10 +111,12 @@ LinkParams analyticTpLink(const DeviceType& device, int tp)
     return link;
 }
 
-double matmulPeak(const DeviceType& device, Precision precision)
+double matmulPeak(const DeviceType& device, Precision precision, bool tf32)
 {
     if (precision != Precision::FP32)
         return device.peakFlops;
+    if (!tf32 && device.peakFlopsFp32CudaCores > 0)
+        return device.peakFlopsFp32CudaCores;
     return device.peakFlopsFp32 > 0 ? device.peakFlopsFp32 : device.peakFlops / 4;
 }
 
@@ -120,9 +126,10 @@ double matmulEfficiency(const DeviceType& device, double m, double n, double k)
     return device.effMax * (m / (m + h)) * (n / (n + h)) * (k / (k + h));
 }
 
-double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch)
+double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch, bool tf32)
 {
-    const double compute = 2 * m * n * k * batch / (matmulPeak(device, precision) * matmulEfficiency(device, m, n, k));
+    const double compute =
+        2 * m * n * k * batch / (matmulPeak(device, precision, tf32) * matmulEfficiency(device, m, n, k));
     const double bytesPerValue = precision == Precision::FP32 ? 4 : 2;
     return std::max(compute, memoryTime(device, (m * k + k * n + m * n) * batch * bytesPerValue));
 }

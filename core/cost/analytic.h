@@ -33,9 +33,9 @@ struct AnalyticContext {
     double tpLatency = 5e-6;
 };
 
-// The peak FLOP/s a device runs the job's precision at (the catalog's fp16/bf16 tensor peak, a fraction of
-// it for fp32). Analytic layer times and utilisation metrics (MFU) share it.
-double precisionPeakFlops(const DeviceType& device, Precision precision);
+// The peak FLOP/s a device runs the job's matrix products at (matmulPeak at its precision and TF32 setting).
+// Analytic layer times and utilisation metrics (MFU) share it.
+double precisionPeakFlops(const DeviceType& device, const Job& job);
 
 // The link analytic layer times assume for tensor-parallel all-reduces: a ring over `tp` GPUs of a server
 // with the device's usual intra-node link. On NVLink that is the link itself; on PCIe the bottleneck hop
@@ -54,12 +54,14 @@ double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int 
 // (the device's launch_overhead) and NCCL's kernel needs its base latency before the first byte moves.
 double collectiveCallSeconds(const DeviceType& device);
 
-// Peak FLOP/s of matrix products at the job's precision.
-double matmulPeak(const DeviceType& device, Precision precision);
+// Peak FLOP/s of matrix products at `precision`: the 16-bit tensor rate; for fp32 the TF32 rate when `tf32`
+// (Job::tf32), else the CUDA-core rate.
+double matmulPeak(const DeviceType& device, Precision precision, bool tf32);
 // Fraction of that peak one m×n×k product reaches.
 double matmulEfficiency(const DeviceType& device, double m, double n, double k);
-// Seconds of `batch` (m × k)·(k × n) products at `precision` (2- or 4-byte values).
-double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch);
+// Seconds of `batch` (m × k)·(k × n) products at `precision` (2- or 4-byte values), fp32 on TF32 if `tf32`.
+double matmulTime(const DeviceType& device, Precision precision, double m, double n, double k, double batch,
+                  bool tf32 = true);
 // Seconds to stream `bytes` through device memory.
 double memoryTime(const DeviceType& device, double bytes);
 

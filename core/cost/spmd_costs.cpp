@@ -61,11 +61,11 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
     return {};
 }
 
-double spmdFlopsRate(const DeviceType& d, Precision precision) { return precisionPeakFlops(d, precision) * d.effMax; }
+double spmdFlopsRate(const DeviceType& d, const Job& job) { return precisionPeakFlops(d, job) * d.effMax; }
 
-double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision)
+double spmdComputeSeconds(double flops, const DeviceType& d, const Job& job)
 {
-    const double rate = spmdFlopsRate(d, precision);
+    const double rate = spmdFlopsRate(d, job);
     return rate > 0 ? flops / rate : 0;
 }
 
@@ -81,7 +81,7 @@ double spmdSecondsPerFlop(const CostModel& costs, int layer, const std::string& 
                           bool backward, double programFlops)
 {
     if (layer < 0 || layer >= costs.model().layerCount() || !(programFlops > 0))
-        return 1.0 / spmdFlopsRate(costs.device(device), costs.job().precision);
+        return 1.0 / spmdFlopsRate(costs.device(device), costs.job());
     const double m = std::max(1.0, samples);
     const LayerTiming t = costs.layer(layer, device, 1, m);
     const double batch = double(std::max<long long>(1, costs.job().globalBatchSize));
@@ -108,66 +108,96 @@ SpmdMemoryTerms spmdMemoryTerms(const std::vector<SpmdInstruction>& program, int
                                 const Job& job, int dimensions)
 {
     SpmdMemoryTerms m;
-    m.paramBytes.assign(segments, 0);
-    m.activationBytes.assign(segments, 0);
-    m.dimParamBytes.assign(dimensions, 0);
-    m.dimActivationBytes.assign(dimensions, 0);
+    for (SpmdShares* s : {&m.params, &m.activations, &m.reserve}) {
+        s->perSegment.assign(segments, 0);
+        s->perDimension.assign(dimensions, 0);
+    }
     std::map<std::string, double> groupBytes; // activation bytes per group at the global batch
     for (const SpmdInstruction& ins : program)
         if (spmdKept(ins) && !(ins.kind == SpmdInstruction::Kind::Load && ins.parameter))
             groupBytes[ins.group] += ins.bytes;
     std::map<std::string, double> scale;
-    for (const auto& [group, bytes] : groupBytes)
+    std::string largest; // the group with the most activations: what the allocator reserve is sized from
+    double largestBytes = 0;
+    for (const auto& [group, bytes] : groupBytes) {
         scale[group] = spmdActivationScale(model, job, group, bytes);
+        if (bytes * scale[group] > largestBytes) {
+            largestBytes = bytes * scale[group];
+            largest = group;
+        }
+    }
+    auto add = [&](SpmdShares& s, const SpmdInstruction& ins, double bytes) {
+        if (ins.sharded && ins.dimension >= 0 && ins.dimension < dimensions)
+            s.perDimension[size_t(ins.dimension)] += bytes;
+        else if (ins.sharded)
+            s.perSegment[size_t(ins.segment)] += bytes;
+        else
+            s.fixed += bytes;
+    };
+    double paramBytes = 0;
     for (const SpmdInstruction& ins : program) {
         if (!spmdKept(ins) || ins.segment < 0 || ins.segment >= segments)
             continue;
         const bool param = ins.kind == SpmdInstruction::Kind::Load && ins.parameter;
-        const double bytes = param ? ins.bytes : ins.bytes * scale[ins.group];
-        if (ins.sharded && ins.dimension >= 0 && ins.dimension < dimensions)
-            (param ? m.dimParamBytes : m.dimActivationBytes)[ins.dimension] += bytes;
-        else if (ins.sharded)
-            (param ? m.paramBytes : m.activationBytes)[ins.segment] += bytes;
-        else
-            (param ? m.fixedParamBytes : m.fixedActivationBytes) += bytes;
+        if (param) {
+            add(m.params, ins, ins.bytes);
+            paramBytes += ins.bytes;
+            continue;
+        }
+        add(m.activations, ins, ins.bytes * scale[ins.group]);
+        if (ins.group == largest)
+            add(m.reserve, ins, ins.bytes * scale[ins.group]);
     }
+    m.gradientBufferBytes = spmdGradientBuffer(paramBytes / job.bytesPerValue(), job);
     return m;
+}
+
+double spmdGradientBuffer(double paramValues, const Job& job)
+{
+    Job deepspeed = job;
+    deepspeed.framework = Framework::DeepSpeedPipe;
+    deepspeed.zeroStage = 0;
+    return gradientBufferMemory(paramValues, deepspeed);
+}
+
+double SpmdShares::at(const std::vector<double>& ratios) const
+{
+    double bytes = fixed;
+    for (size_t k = 0; k < perSegment.size() && k < ratios.size(); ++k)
+        bytes += perSegment[k] * ratios[k];
+    return bytes;
+}
+
+double SpmdShares::onGpu(const SpmdPlan& plan, int g) const
+{
+    double bytes = fixed;
+    for (size_t k = 0; k < perSegment.size() && k < plan.shardingRatios.size(); ++k)
+        bytes += perSegment[k] * plan.shardingRatios[k][size_t(g)];
+    for (size_t d = 0; d < perDimension.size() && d < plan.dimensions.size(); ++d)
+        bytes += perDimension[d] * double(plan.dimensions[d].shards[size_t(g)]) / double(plan.dimensions[d].size);
+    return bytes;
 }
 
 double SpmdMemoryTerms::paramValues(const std::vector<double>& ratios, const Job& job) const
 {
-    double bytes = fixedParamBytes;
-    for (size_t k = 0; k < paramBytes.size() && k < ratios.size(); ++k)
-        bytes += paramBytes[k] * ratios[k];
-    return bytes / job.bytesPerValue();
+    return params.at(ratios) / job.bytesPerValue();
 }
 
 double SpmdMemoryTerms::peakBytes(const std::vector<double>& ratios, const Job& job) const
 {
-    double act = fixedActivationBytes;
-    for (size_t k = 0; k < activationBytes.size() && k < ratios.size(); ++k)
-        act += activationBytes[k] * ratios[k];
-    return paramValues(ratios, job) * job.bytesPerValue() * spmdStateBytesPerValueByte(job) + act;
+    return params.at(ratios) * spmdStateBytesPerValueByte(job) + activations.at(ratios) + reserve.at(ratios) +
+           spmdGradientBuffer(paramValues(ratios, job), job);
 }
 
 double SpmdMemoryTerms::paramValuesOnGpu(const SpmdPlan& plan, int g, const Job& job) const
 {
-    double bytes = fixedParamBytes;
-    for (size_t k = 0; k < paramBytes.size() && k < plan.shardingRatios.size(); ++k)
-        bytes += paramBytes[k] * plan.shardingRatios[k][size_t(g)];
-    for (size_t d = 0; d < dimParamBytes.size() && d < plan.dimensions.size(); ++d)
-        bytes += dimParamBytes[d] * double(plan.dimensions[d].shards[size_t(g)]) / double(plan.dimensions[d].size);
-    return bytes / job.bytesPerValue();
+    return params.onGpu(plan, g) / job.bytesPerValue();
 }
 
 double SpmdMemoryTerms::peakBytesOnGpu(const SpmdPlan& plan, int g, const Job& job) const
 {
-    double act = fixedActivationBytes;
-    for (size_t k = 0; k < activationBytes.size() && k < plan.shardingRatios.size(); ++k)
-        act += activationBytes[k] * plan.shardingRatios[k][size_t(g)];
-    for (size_t d = 0; d < dimActivationBytes.size() && d < plan.dimensions.size(); ++d)
-        act += dimActivationBytes[d] * double(plan.dimensions[d].shards[size_t(g)]) / double(plan.dimensions[d].size);
-    return paramValuesOnGpu(plan, g, job) * job.bytesPerValue() * spmdStateBytesPerValueByte(job) + act;
+    return params.onGpu(plan, g) * spmdStateBytesPerValueByte(job) + activations.onGpu(plan, g) +
+           reserve.onGpu(plan, g) + spmdGradientBuffer(paramValuesOnGpu(plan, g, job), job);
 }
 
 double spmdStateBytesPerValueByte(const Job& job)

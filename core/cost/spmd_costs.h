@@ -38,9 +38,9 @@ AffineCost spmdCollectiveCost(SpmdCollective c, double fullBytes, int ranks, Lin
 // FLOP/s one GPU of type `d` sustains at `precision`: the matrix-product peak of that precision (fp32 runs
 // on CUDA cores, or TF32 tensor cores where NVIDIA has them) at the device's saturated efficiency. Only
 // for program instructions that belong to no layer of the layer-level model (spmdSecondsPerFlop).
-double spmdFlopsRate(const DeviceType& d, Precision precision);
+double spmdFlopsRate(const DeviceType& d, const Job& job);
 // Seconds one GPU of type `d` needs for `flops` at `precision`.
-double spmdComputeSeconds(double flops, const DeviceType& d, Precision precision);
+double spmdComputeSeconds(double flops, const DeviceType& d, const Job& job);
 
 // The layer of the layer-level model an instruction group (SpmdInstruction::group) belongs to: the index
 // of the layer of that name in `model`, -1 if none.
@@ -58,24 +58,47 @@ int spmdLayerOf(const ModelSpec& model, const std::string& group);
 double spmdSecondsPerFlop(const CostModel& costs, int layer, const std::string& device, double samples,
                           bool backward, double programFlops);
 
+// Bytes one GPU holds of a set of an SPMD program's tensors: the replicated ones whole, the ones sharded on a
+// segment times the GPU's ratio there, the ones sharded on a whole-unit dimension (SpmdPlan::dimensions)
+// times its share of the units.
+struct SpmdShares {
+    double fixed = 0;
+    std::vector<double> perSegment;   // [segment] bytes per unit of ratio
+    std::vector<double> perDimension; // [dimension] bytes per unit of share; empty when the program has none
+    // At `ratios` ([segment] → the GPU's ratio there; dimensions not counted).
+    double at(const std::vector<double>& ratios) const;
+    // On GPU g of `plan`.
+    double onGpu(const SpmdPlan& plan, int g) const;
+};
+
 // Per-GPU memory of an SPMD program, affine in the GPU's ratio in each segment: the parameters it holds
-// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h) and the
-// activations kept for the backward, whole when replicated, times the ratio when sharded. Activations are
-// the layer-level memory model's (core/cost/memory.h, Korthikanti et al.): each layer's forward outputs
-// and inputs in the program are scaled by spmdActivationScale, so a data-parallel program holds exactly
+// (weights, gradients and optimizer states at Megatron's bytes per parameter, core/cost/memory.h), the
+// activations kept for the backward, the allocator reserve and the gradient buffer. Activations are the
+// layer-level memory model's (core/cost/memory.h, Korthikanti et al.): each layer's forward outputs and
+// inputs in the program are scaled by spmdActivationScale, so a data-parallel program holds exactly
 // stagePeakMemory of its samples (the program's tensors do not say which a fused kernel frees or keeps).
-// The simulator charges this (plus the runtime overhead, as for every plan); the hap planner bounds it in
-// its load balancer.
+// The gradients are reduced in DeepSpeed's buckets (as the simulator times them), so the terms hold the
+// same flattened buffer and allocator reserve as the ZeRO simulator's DeepSpeed engine. The simulator
+// charges this (plus the communicators and the context, as for every plan); the hap planner bounds it in its
+// load balancer.
+// The gradient-reduction buffer of a GPU holding `paramValues` parameters: DeepSpeed's flattened bucket
+// without ZeRO (memory.h), min(parameters, 5e8) in the reduction's dtype; PyTorch DDP's buckets
+// (gradient_as_bucket_view off) copy every gradient, the same bytes below 5e8 parameters.
+double spmdGradientBuffer(double paramValues, const Job& job);
+
 struct SpmdMemoryTerms {
-    double fixedParamBytes = 0, fixedActivationBytes = 0; // replicated tensors (instruction bytes)
-    std::vector<double> paramBytes, activationBytes;      // [segment] sharded tensors, bytes per unit of ratio
+    SpmdShares params;      // parameter values' bytes (instruction bytes)
+    SpmdShares activations; // activations kept for the backward
+    // The allocator reserve (memory.h): the largest layer's activations once more, shared as that layer is.
+    SpmdShares reserve;
+    // The gradient buffer of all the program's parameters: the most any GPU holds (every GPU's when the
+    // parameters are replicated, as in data parallelism), the constant the load balancer's rows use; the
+    // methods below charge each GPU spmdGradientBuffer of its own parameters.
+    double gradientBufferBytes = 0;
     // Parameter values one GPU holds at `ratios` ([segment] → its ratio there).
     double paramValues(const std::vector<double>& ratios, const Job& job) const;
-    // States + activations at `ratios`, without the runtime overhead.
+    // Everything above at `ratios`, without the communicators and the context.
     double peakBytes(const std::vector<double>& ratios, const Job& job) const;
-    // Instructions sharded on a whole-unit dimension (SpmdPlan::dimensions) count here instead, per
-    // dimension, bytes per unit of share; empty when the program was given none.
-    std::vector<double> dimParamBytes, dimActivationBytes;
     // The same on GPU g of `plan`: segment ratios, and the dimensions' whole units where instructions have them.
     double paramValuesOnGpu(const SpmdPlan& plan, int g, const Job& job) const;
     double peakBytesOnGpu(const SpmdPlan& plan, int g, const Job& job) const;

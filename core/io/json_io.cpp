@@ -344,6 +344,7 @@ QJsonObject toJson(const Job& j)
                        {"zero_stage", j.zeroStage},
                        {"schedule", qs(toString(j.schedule))},
                        {"recompute", j.recompute},
+                       {"tf32", j.tf32},
                        {"backward_factor", j.backwardFactor},
                        {"memory_margin", j.memoryMargin},
                        {"framework", qs(toString(j.framework))},
@@ -355,8 +356,8 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
     const JsonReader r =
         documentReader(o, file, "hetplan.job/1",
                        {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_state_bytes_per_param",
-                        "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute", "backward_factor", "memory_margin", "framework",
-                        "sequence_parallel"});
+                        "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute", "tf32", "backward_factor", "memory_margin",
+                        "framework", "sequence_parallel"});
     j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
     j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
     const std::string prec = r.string("precision", toString(j.precision));
@@ -382,6 +383,7 @@ Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
     if (!parseSchedule(sched, j.schedule))
         r.fail("schedule", "expected 1f1b or gpipe, got '" + sched + "'");
     j.recompute = r.boolean("recompute", j.recompute);
+    j.tf32 = r.boolean("tf32", j.tf32);
     j.backwardFactor = r.number("backward_factor", j.backwardFactor);
     j.memoryMargin = r.number("memory_margin", j.memoryMargin);
     const std::string fw = r.string("framework", toString(j.framework));

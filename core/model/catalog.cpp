@@ -69,6 +69,11 @@ void readAnalyticFields(const JsonReader& r, DeviceType& d)
     d.peakFlopsFp32 = r.has("peak_flops_fp32") ? r.quantity("peak_flops_fp32", Dimension::FlopRate) : d.peakFlops / 4;
     if (!(d.peakFlopsFp32 > 0))
         r.fail("peak_flops_fp32", "must be positive");
+    d.peakFlopsFp32CudaCores = r.has("peak_flops_fp32_cuda_cores")
+                                   ? r.quantity("peak_flops_fp32_cuda_cores", Dimension::FlopRate)
+                                   : d.peakFlopsFp32;
+    if (!(d.peakFlopsFp32CudaCores > 0 && d.peakFlopsFp32CudaCores <= d.peakFlopsFp32))
+        r.fail("peak_flops_fp32_cuda_cores", "must be positive and at most peak_flops_fp32 (the TF32 rate)");
     d.gemmHalfDim = r.number("gemm_half_dim", d.gemmHalfDim);
     if (!(d.gemmHalfDim >= 0 && d.gemmHalfDim < 1e6))
         r.fail("gemm_half_dim", "must be between 0 and 1e6 (matrix rows/columns)");
@@ -168,6 +173,8 @@ QJsonObject toJson(const DeviceType& d)
         o["source"] = qs(d.source);
     if (d.peakFlopsFp32 > 0)
         o["peak_flops_fp32"] = d.peakFlopsFp32;
+    if (d.peakFlopsFp32CudaCores > 0 && d.peakFlopsFp32CudaCores != d.peakFlopsFp32)
+        o["peak_flops_fp32_cuda_cores"] = d.peakFlopsFp32CudaCores;
     o["gemm_half_dim"] = d.gemmHalfDim;
     o["memory_efficiency"] = d.memoryEfficiency;
     o["launch_overhead"] = d.launchOverhead;
@@ -192,7 +199,7 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     JsonReader r(o, file, path);
     r.allowOnly({"name", "aliases", "vendor", "peak_flops", "memory", "memory_bandwidth", "intra_node_link",
                  "intra_node_bandwidth", "efficiency_max", "efficiency_half_batch", "source", "runtime_overhead",
-                 "runtime_overhead_source", "peak_flops_fp32", "gemm_half_dim", "memory_efficiency", "launch_overhead",
+                 "runtime_overhead_source", "peak_flops_fp32", "peak_flops_fp32_cuda_cores", "gemm_half_dim", "memory_efficiency", "launch_overhead",
                  "calibration", "pcie_p2p", "price_per_gpu_hour", "price_source", "price_date"});
     DeviceType d;
     d.name = r.string("name");

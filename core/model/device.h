@@ -26,6 +26,9 @@ struct DeviceType {
     std::string source; // where the numbers come from
     // The analytic profile's device model (core/cost/analytic.h; calibration in docs/calibration.md):
     double peakFlopsFp32 = 0;      // rate fp32 matrix products run at (TF32 tensor cores where NVIDIA has them)
+    // The CUDA-core fp32 rate, what fp32 products run at when the job turns TF32 off (Job::tf32); the same
+    // as peakFlopsFp32 on parts without TF32 (catalog `peak_flops_fp32_cuda_cores`, default peak_flops_fp32).
+    double peakFlopsFp32CudaCores = 0;
     double gemmHalfDim = 0;        // matrix dimension at which a product reaches half its ceiling, per dimension
     double memoryEfficiency = 0.8; // achievable fraction of memory_bandwidth for streaming kernels
     double launchOverhead = 0;     // seconds per kernel launch (plus the framework's dispatch)

@@ -34,6 +34,10 @@ struct Job {
     int zeroStage = 0; // 0..3
     Schedule schedule = Schedule::OneFOneB;
     bool recompute = false;      // full activation recomputation
+    // fp32 matrix products on the TF32 tensor cores (NVIDIA Ampere and later). NVIDIA's PyTorch containers
+    // turn TF32 on (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE); plain PyTorch since 1.12 leaves
+    // torch.backends.cuda.matmul.allow_tf32 off, and then fp32 products run on the CUDA cores. Only fp32 jobs.
+    bool tf32 = true;
     double backwardFactor = 2.0; // analytic backward time = factor × forward
     // Share of every GPU's memory kept free, on top of what the memory model counts (caching-allocator
     // fragmentation, buffers it does not count): 0 .. 0.5. Planners and the simulator judge "fits" against

@@ -17,16 +17,23 @@ double contextLength(const BlockShape& b) { return b.window > 0 ? std::min(b.win
 double scoreFlops(const BlockShape& b) { return 4 * b.s * contextLength(b) * b.h; }
 
 // Sharded attention activations: Q (2sh), K and V (2·s·kv each), attention output (2sh), and either the
-// softmax output, its dropout mask and dropout output (5·a·s·c) or FlashAttention's fp32 row statistics.
+// softmax output (2·a·s·c) with, when the probabilities go through dropout, its 1-byte mask and the dropout's
+// output (3·a·s·c more), or FlashAttention's fp32 row statistics.
 double attentionActivation(const BlockShape& b)
 {
     const double qkvo = kValueBytes * (2 * b.s * b.h + 2 * b.s * kvWidth(b));
-    const double scores = b.flashAttention ? 4.0 * b.heads * b.s : 5.0 * b.heads * b.s * contextLength(b);
+    const double perScore = b.attentionDropout ? 5.0 : 2.0;
+    const double scores = b.flashAttention ? 4.0 * b.heads * b.s : perScore * b.heads * b.s * contextLength(b);
     return qkvo + scores;
 }
 
-// Sharded MLP activations: GeLU input and output (2 × 2·s·ffn), or for SwiGLU gate, up and product.
-double mlpActivation(const BlockShape& b) { return (b.gated ? 3 : 2) * kValueBytes * b.s * b.ffn; }
+// Sharded MLP activations: GeLU input and output (2 × 2·s·ffn), ReLU's output alone (which is fc2's input),
+// or for SwiGLU gate, up and product.
+double mlpActivation(const BlockShape& b)
+{
+    const double tensors = b.gated ? 3 : b.reluMlp ? 1 : 2;
+    return tensors * kValueBytes * b.s * b.ffn;
+}
 
 LayerSpec common(const std::string& name, const BlockShape& b)
 {
@@ -58,9 +65,11 @@ void addAttentionWork(LayerSpec& l, const BlockShape& b)
     l.matmuls.push_back({b.s, b.h, b.h, 1, TpSplit::K, false});              // output projection
     l.matmuls.push_back({b.s, c, d, double(b.heads), TpSplit::Batch, true}); // Q·Kᵀ per head
     l.matmuls.push_back({b.s, d, c, double(b.heads), TpSplit::Batch, true}); // softmax(S)·V per head
-    // Head split and merge copies; the score passes (which FlashAttention fuses away in 16-bit jobs).
+    // Head split and merge copies; the score passes (which FlashAttention fuses away in 16-bit jobs): scale and
+    // mask (read + write each... fused as 2), softmax (2), and the probabilities' dropout (read, write and a
+    // 1-byte mask: 2.5) when it runs.
     l.memoryBytesSharded += kValueBytes * 4 * b.s * b.h;
-    l.attentionScoreBytes += kValueBytes * 6.5 * b.heads * b.s * c;
+    l.attentionScoreBytes += kValueBytes * (b.attentionDropout ? 6.5 : 4.0) * b.heads * b.s * c;
     l.fusedAttention = b.flashAttention;
     l.memoryBytesReplicated += kValueBytes * kBlockReplicatedPasses * b.s * b.h;
     l.kernels += kBlockKernels;

@@ -38,6 +38,13 @@ struct BlockShape {
     bool qkvBias = false;   // only the Q/K/V projections have a bias (Qwen2)
     bool layerNorm = true;  // LayerNorm (weight + bias) rather than RMSNorm (weight only)
     bool flashAttention = false;
+    // Dropout on the attention probabilities: GPT-2, BERT and Megatron's default train with p = 0.1. OPT and
+    // GPT-Neo set it to 0, and PyTorch's dropout returns its input for p = 0: no mask, no second copy of the
+    // probabilities and no pass over them.
+    bool attentionDropout = true;
+    // A ReLU MLP (OPT): ReLU's backward needs only its output, which fc2 keeps as its input anyway, so the MLP
+    // saves one ffn-wide tensor where GeLU saves two (its input and its output).
+    bool reluMlp = false;
     double window = 0; // keys per query for windowed attention; 0 = all s tokens
 };
 

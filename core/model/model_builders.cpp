@@ -32,6 +32,7 @@ struct LlmConfig {
     int typeVocab = 0; // BERT segment embeddings
     int embedDim = 0;  // OPT-350m: token embeddings are narrower than hidden (0 = hidden)
     bool gated = false, linearBias = true, qkvBias = false, layerNorm = true, flash = false;
+    bool attentionDropout = true, relu = false; // see BlockShape
     bool tied = true;                        // output projection shares the token embedding matrix
     bool finalNorm = true;                   // a norm before the head
     bool embedNorm = false;                  // BERT's layer norm on the embeddings
@@ -132,6 +133,8 @@ ModelSpec buildLlm(const std::string& name, const LlmConfig& c, int sequence)
     b.qkvBias = c.qkvBias;
     b.layerNorm = c.layerNorm;
     b.flashAttention = c.flash;
+    b.attentionDropout = c.attentionDropout;
+    b.reluMlp = c.relu;
     m.layers.push_back(embeddingLayer(c, s));
     for (int i = 0; i < c.layers; ++i) {
         const std::string n = "block" + std::to_string(i);
@@ -265,6 +268,8 @@ const std::vector<std::pair<std::string, Builder>>& registry()
          [](const std::string& n, int s) {
              LlmConfig c = gptLike(24, 1024, 16, 50272, 2048, 2050);
              c.family = "opt";
+             c.attentionDropout = false; // OPT's attention_dropout is 0.0
+             c.relu = true;
              c.embedDim = 512;
              c.finalNorm = false;
              return buildLlm(n, c, s);
@@ -276,6 +281,7 @@ const std::vector<std::pair<std::string, Builder>>& registry()
          [](const std::string& n, int s) {
              LlmConfig c = gptLike(32, 2560, 20, 50257, 2048, 2048);
              c.family = "gpt-neo";
+             c.attentionDropout = false; // GPT-Neo's attention_dropout is 0
              return buildLlm(n, c, s);
          }},
         // Llama-3-8B: 32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336, vocab 128256, untied, seq 8192.
@@ -292,6 +298,8 @@ const std::vector<std::pair<std::string, Builder>>& registry()
          [](const std::string& n, int s) {
              LlmConfig c = gptLike(48, 7168, 56, 50272, 2048, 2050);
              c.family = "opt";
+             c.attentionDropout = false;
+             c.relu = true;
              return buildLlm(n, c, s);
          }},
     };
@@ -347,6 +355,10 @@ std::vector<int> deriveMissingWork(ModelSpec& m)
     b.qkvBias = a.qkvBias;
     b.layerNorm = !llama;
     b.flashAttention = llama;
+    // The families' own configurations: OPT trains without attention dropout and with a ReLU MLP, GPT-Neo
+    // without attention dropout.
+    b.attentionDropout = a.family != "opt" && a.family != "gpt-neo";
+    b.reluMlp = a.family == "opt";
     std::vector<int> left;
     for (int i = 0; i < m.layerCount(); ++i) {
         LayerSpec& l = m.layers[size_t(i)];

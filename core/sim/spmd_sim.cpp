@@ -198,14 +198,16 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
         const double update = optimizerSeconds(costs, dev[g]->name, measured, values, 1);
         rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, t[g], t[g] + update);
         rec.result.peakMemoryBytes[g] = mem.peakBytesOnGpu(sp, g, plan.job);
-        // Its parts: the parameters' states at Megatron's bytes per parameter, the rest activations; every GPU
-        // is in one data-parallel communicator.
+        // Its parts: the parameters' states at Megatron's bytes per parameter, activations, DeepSpeed's
+        // reserve and buffer; every GPU is in one data-parallel communicator.
         const StateBytesPerParam per = stateBytesPerParam(plan.job);
         GpuMemory& m = rec.result.memory[g];
         m.weights = values * per.weights;
         m.gradients = values * per.gradients;
         m.optimizer = values * per.optimizer;
-        m.activations = std::max(0.0, rec.result.peakMemoryBytes[g] - m.weights - m.gradients - m.optimizer);
+        m.activations = mem.activations.onGpu(sp, g);
+        m.allocatorReserve = mem.reserve.onGpu(sp, g);
+        m.gradientBuffer = spmdGradientBuffer(values, plan.job);
         rec.result.rankGroups[g] = RankGroups::dataParallel(n);
     }
 }

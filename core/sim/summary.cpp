@@ -63,10 +63,6 @@ std::map<int, GpuIntervals> intervalsByGpu(const SimResult& r)
 
 const std::string& typeOf(const Plan& plan, int gpu) { return plan.cluster.nodeOf(gpu).deviceType; }
 
-double peakFlops(const DeviceType& d, Precision p)
-{
-    return p == Precision::FP32 && d.peakFlopsFp32 > 0 ? d.peakFlopsFp32 : d.peakFlops;
-}
 
 void fillDegrees(const Plan& plan, PlanSummary& s)
 {
@@ -267,7 +263,7 @@ void fillThroughput(const Plan& plan, const CostModel& costs, const SimResult& r
     double peak = 0;
     const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (const auto& [g, iv] : byGpu)
-        peak += peakFlops(costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType), plan.job.precision);
+        peak += precisionPeakFlops(costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType), plan.job);
     if (peak > 0 && s.iterationSeconds > 0)
         s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
 }

@@ -53,6 +53,13 @@ private slots:
         QVERIFY(near(matmulTime(d, Precision::FP16, 900, 900, 900, 1), 4e-5));
         // fp32 runs at 2e13: five times slower (its 9.72 MB still take only 12 µs).
         QVERIFY(near(matmulTime(d, Precision::FP32, 900, 900, 900, 1), 2e-4));
+        // TF32 off: the CUDA-core rate, 5e12 here, four times slower again (1.458e9 / (5e12 · 0.3645) = 8e-4 s);
+        // 16-bit products do not depend on it.
+        DeviceType cores = d;
+        cores.peakFlopsFp32CudaCores = 5e12;
+        QVERIFY(near(matmulTime(cores, Precision::FP32, 900, 900, 900, 1, false), 8e-4));
+        QVERIFY(near(matmulTime(cores, Precision::FP32, 900, 900, 900, 1, true), 2e-4));
+        QVERIFY(near(matmulTime(cores, Precision::FP16, 900, 900, 900, 1, false), 4e-5));
         // The efficiency rises with every dimension and saturates at effMax.
         QVERIFY(matmulEfficiency(d, 200, 900, 900) < matmulEfficiency(d, 900, 900, 900));
         QVERIFY(matmulEfficiency(d, 1e7, 1e7, 1e7) > 0.4999 && matmulEfficiency(d, 1e7, 1e7, 1e7) < 0.5);

@@ -88,6 +88,11 @@ private slots:
         // fp32 matrix products: TF32 dense on Ampere (A100 156 TFLOPS), CUDA cores on Volta (V100 15.7).
         QCOMPARE(c.find("A100-80GB")->peakFlopsFp32, 156e12);
         QCOMPARE(v100->peakFlopsFp32, 15.7e12);
+        // With TF32 off the A100 runs fp32 on its CUDA cores (datasheet 19.5 TFLOPS); Volta has no TF32, so its
+        // CUDA-core rate is its fp32 rate.
+        QCOMPARE(c.find("A100-80GB")->peakFlopsFp32CudaCores, 19.5e12);
+        QCOMPARE(c.find("H100-SXM")->peakFlopsFp32CudaCores, 67e12);
+        QCOMPARE(v100->peakFlopsFp32CudaCores, 15.7e12);
     }
 
     void efficiencyCurve()
@@ -261,6 +266,8 @@ private slots:
         QTest::newRow("vendor empty") << "vendor" << QJsonValue("") << "empty";
         QTest::newRow("aliases not array") << "aliases" << QJsonValue("v100") << "array";
         QTest::newRow("typo key") << "memroy" << QJsonValue("16 GiB") << "unknown field";
+        QTest::newRow("cuda cores above tf32") << "peak_flops_fp32_cuda_cores" << QJsonValue("500 TFLOPS") << "at most";
+        QTest::newRow("cuda cores zero") << "peak_flops_fp32_cuda_cores" << QJsonValue("0 TFLOPS") << "positive";
     }
 
     void badFields()

@@ -334,6 +334,28 @@ private slots:
         QCOMPARE(buildExampleModel("vgg19", 4096), buildExampleModel("vgg19")); // images: ignored
     }
 
+    void optAndGptNeoBlocksKeepWhatTheirTrainingKeeps()
+    {
+        // OPT-350m at s 2048, h 1024, a 16, ReLU ffn 4096, attention dropout 0: Q, K, V, out 4 × 2·s·h, the softmax
+        // output alone 2·a·s² (no dropout mask or dropout output), ReLU's output alone 2·s·ffn;
+        // 16,777,216 + 134,217,728 + 16,777,216 = 167,772,160 bytes at 16-bit (fp32 jobs double it).
+        const double s = 2048, h = 1024, a = 16, f = 4096;
+        const LayerSpec& o = block(buildExampleModel("opt-350m"), 0);
+        QCOMPARE(o.activationBytesSharded, 8 * s * h + 2 * a * s * s + 2 * s * f);
+        QCOMPARE(o.activationBytesSharded, 167772160.0);
+        QCOMPARE(o.activationBytesReplicated, 10 * s * h);
+        // The score passes: scale + mask (2) and softmax (2), no dropout's 2.5.
+        QCOMPARE(o.attentionScoreBytes, 2 * 4.0 * a * s * s);
+        // The same shape as a GPT-2 block keeps Korthikanti's 5·a·s² and both GeLU tensors: 385,875,968 bytes.
+        const LayerSpec& g = block(buildGptModel("g", 1, 1024, 16, 2048), 0);
+        QCOMPARE(g.activationBytesSharded, 8 * s * h + 5 * a * s * s + 4 * s * f);
+        QCOMPARE(g.attentionScoreBytes, 2 * 6.5 * a * s * s);
+        // GPT-Neo-2.7B (h 2560, a 20, GeLU ffn 10240): no attention dropout, both GeLU tensors.
+        const double hn = 2560, an = 20, fn = 10240;
+        QCOMPARE(block(buildExampleModel("gpt-neo-2.7b"), 0).activationBytesSharded,
+                 8 * s * hn + 2 * an * s * s + 4 * s * fn);
+    }
+
     void llamaBlockUsesFlashAttention()
     {
         // llama2-7b at s 4096: Q,K,V,out 4 × 2·s·h + fp32 LSE 4·a·s + SwiGLU 3 × 2·s·ffn.

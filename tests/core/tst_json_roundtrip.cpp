@@ -330,6 +330,11 @@ private slots:
         QCOMPARE(loaded.globalBatchSize, 64);
         QVERIFY(loaded.framework == Framework::MegatronCore);
         QVERIFY(!loaded.sequenceParallel);
+        QVERIFY(loaded.tf32); // TF32 on unless the file says otherwise
+        Job noTf32;
+        noTf32.tf32 = false;
+        writeJsonFile(path("tf32.json"), toJson(noTf32));
+        QVERIFY(readJob(path("tf32.json")) == noTf32);
         // Errors name file, field and reason as the other fields' do.
         auto errorFor = [&](const QJsonObject& o) {
             writeJsonFile(path("bad.json"), o);
@@ -341,6 +346,9 @@ private slots:
         o["framework"] = "megatron";
         QCOMPARE(errorFor(o), bad + ": framework: expected megatron-core, megatron-legacy or deepspeed-pipe, got "
                                     "'megatron'");
+        o["tf32"] = 1;
+        QVERIFY(errorFor(o).startsWith(bad + ": tf32: "));
+        o.remove("tf32");
         o["framework"] = "deepspeed-pipe";
         o["sequence_parallel"] = "yes";
         QVERIFY(errorFor(o).startsWith(bad + ": sequence_parallel: "));

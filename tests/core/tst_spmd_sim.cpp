@@ -134,24 +134,30 @@ private slots:
         Plan plan = spmdPlan({load, fwd}, {{0.75, 0.25}});
         const CostModel costs(plan.model, plan.job, plan.profile);
         const SimResult r = simulate(plan, costs);
+        // The gradients are reduced in DeepSpeed's (or DDP's) buckets: a flattened fp16 copy of the GPU's
+        // gradients up to 5e8 of them, 0.75 · 5e8 · 2 B on GPU 0 and 0.25 · 5e8 · 2 B on GPU 1; the allocator
+        // reserve is the largest layer's activations once more (the one kept output, A, replicated).
         // The simulator adds each GPU's context (0.75 GiB for both Volta and Pascal in the catalog) and the
         // NCCL buffers of the one data-parallel ring of the two GPUs, at each node's channel count: V100's
         // NVLink 150 GB/s / 20 GB/s = 8 channels, P100's PCIe 16 GB/s -> NCCL's minimum 2; 9,633,792 B each.
         const double context = 0.75 * (1 << 30);
         const double over0 = r.peakMemoryBytes.at(0) - (0.75 * P * 10 + A);
         const double over1 = r.peakMemoryBytes.at(1) - (0.25 * P * 10 + A);
-        QCOMPARE(over0, context + 8 * 9'633'792.0);
-        QCOMPARE(over1, context + 2 * 9'633'792.0);
-        // The breakdown splits the peak into states and activations.
+        QCOMPARE(over0, 0.75 * 5e8 * 2 + A + context + 8 * 9'633'792.0);
+        QCOMPARE(over1, 0.25 * 5e8 * 2 + A + context + 2 * 9'633'792.0);
+        // The breakdown names each term.
         const GpuMemory& m0 = r.memory.at(0);
         QCOMPARE(m0.weights + m0.gradients + m0.optimizer, 0.75 * P * 10);
         QCOMPARE(m0.activations, A);
+        QCOMPARE(m0.allocatorReserve, A);
+        QCOMPARE(m0.gradientBuffer, 0.75 * 5e8 * 2);
         QCOMPARE(m0.total(), r.peakMemoryBytes.at(0));
-        // fp32: the same P bytes are P / 4 parameters at 16 B (weights 4, gradients 4, Adam moments 8) = 4 × P.
+        // fp32: the same P bytes are P / 4 parameters at 16 B (weights 4, gradients 4, Adam moments 8) = 4 × P,
+        // and a 4-byte gradient buffer of 0.75 · 2.5e8 of them.
         plan.job.precision = Precision::FP32;
         const CostModel costs32(plan.model, plan.job, plan.profile);
         const SimResult r32 = simulate(plan, costs32);
-        QCOMPARE(r32.peakMemoryBytes.at(0) - (0.75 * P * 4 + A), context + 8 * 9'633'792.0);
+        QCOMPARE(r32.peakMemoryBytes.at(0) - (0.75 * P * 4 + A), 0.75 * 2.5e8 * 4 + A + context + 8 * 9'633'792.0);
     }
 
     void fp32RunsAtTheFp32Peak()

@@ -108,6 +108,11 @@ private slots:
         p.findChild<QCheckBox*>(QStringLiteral("sequenceParallel"))->setChecked(false);
         QCOMPARE(spy.count(), 3);
         QVERIFY(!spy.back().front().value<Job>().sequenceParallel);
+        // TF32 is on by default and unticking it is an edit.
+        QVERIFY(p.job().tf32);
+        p.findChild<QCheckBox*>(QStringLiteral("tf32"))->setChecked(false);
+        QCOMPARE(spy.count(), 4);
+        QVERIFY(!spy.back().front().value<Job>().tf32);
     }
 
     void runPanelListsTheRegistryAndItsOptions()

@@ -57,6 +57,8 @@ class Point:
         self.layers = layers  # [(forward_s, backward_s)] per measured layer
         self.forward_only = forward_only
         self.tp_bandwidth = 0.0  # bytes/s of the measuring machine's tp all-reduces (0 = catalog default)
+        self.tf32 = True  # fp32 products on TF32 (mark_tf32 decides per profiling run)
+        self.tflops = 0.0  # measured block FLOP rate (TFLOP/s), where the data gives the layer sizes
 
     def key(self):
         return (self.device, self.model, self.tp, self.mbs)
@@ -202,12 +204,87 @@ def attach_links(points, links, catalog):
         p.link_source = "measured maximum"
 
 
+# Sequence length of Sailor's runs per model (llm_info.json's activation floats are s*h per sample).
+SAILOR_SEQUENCE = {"LLAMA-3-8": 8192}
+
+
+def sailor_block_flops(data):
+    """{model: forward FLOPs of one block per sample at tp 1} from Sailor's llm_info.json: 2 FLOPs per weight
+    and token (params_floats of layer 1) plus the two s x s attention products (4 * s * (s*h))."""
+    out = {}
+    for path in (os.path.join(data, "sailor-opt350", "llm_info.json"), os.path.join(data, "sailor-more", "llm_info.json")):
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            info = json.load(f)
+        for model, by_tp in info.items():
+            block = by_tp["1"]["1"]
+            s = SAILOR_SEQUENCE.get(model, 2048)
+            out[model] = 2.0 * block["params_floats"] * s + 4.0 * s * block["act_output_floats"]
+    return out
+
+
+def cuda_core_rates(catalog_path):
+    """{device: CUDA-core fp32 FLOP/s} for the parts whose catalog entry has a separate TF32 rate."""
+    with open(catalog_path) as f:
+        cat = json.load(f)
+    units = {"TFLOPS": 1e12, "GFLOPS": 1e9}
+    out = {}
+    for d in cat["devices"]:
+        if "peak_flops_fp32_cuda_cores" in d:
+            value, unit = d["peak_flops_fp32_cuda_cores"].split()
+            out[d["name"]] = float(value) * units[unit]
+    return out
+
+
+def mark_tf32(points, data, catalog_path):
+    """Sets p.tflops and p.tf32 on the fp32 points. TF32 is one process-wide PyTorch setting, so a profiling
+    run (one file: data set, device, model) ran all its tables with one value of it. On a part with a TF32
+    rate above its CUDA-core rate: a run whose blocks ever beat the CUDA-core peak had TF32 on (nothing else
+    computes that fast); a run that never reaches it, on the same device as such a run of a model with
+    narrower layers, had it off, because a product's efficiency only grows with its size, so the wider layers
+    would run at least as fast per FLOP with the same setting. Other runs keep the catalog's default (on)."""
+    flops = sailor_block_flops(data)
+    rates = cuda_core_rates(catalog_path)
+    runs = {}
+    for p in points:
+        if p.precision == "fp32" and p.model in flops:
+            p.tflops = 3.0 * flops[p.model] * p.mbs / p.tp / p.block() / 1e12
+            runs.setdefault((p.dataset, p.device, p.model), []).append(p)
+    best = {k: max(p.tflops for p in ps) for k, ps in runs.items()}
+    width = {m: flops[m] for m in flops}  # per-sample block work orders the models by layer width here
+    for (ds, dev, model), ps in runs.items():
+        if dev not in rates or best[(ds, dev, model)] * 1e12 > rates[dev]:
+            continue
+        proven_on = [m for (d2, dev2, m), b in best.items() if dev2 == dev and b * 1e12 > rates[dev]]
+        if any(width[m] < width[model] for m in proven_on):
+            for p in ps:
+                p.tf32 = False
+
+
+def tf32_table(points, catalog_path):
+    """Per profiling run on a part with TF32: its fastest block rate against the CUDA-core peak."""
+    rates = cuda_core_rates(catalog_path)
+    runs = {}
+    for p in points:
+        if p.tflops > 0 and p.device in rates:
+            runs.setdefault((p.dataset, p.device, p.model), []).append(p)
+    out = ["| data set | device | model | fastest block TFLOP/s | CUDA-core fp32 peak | TF32 | block ratio (median) |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for (ds, dev, model), ps in sorted(runs.items()):
+        out.append("| %s | %s | %s | %.1f | %.1f | %s | %.2f |" % (
+            ds, dev, model, max(p.tflops for p in ps), rates[dev] / 1e12, "on" if ps[0].tf32 else "off",
+            statistics.median(ratio(p) for p in ps)))
+    return out
+
+
 DEFAULT_CATALOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "devices.json")
 
 
 def load_points(data, amp_precision, catalog_path=DEFAULT_CATALOG):
     points = amp_points(data, amp_precision) + sailor_points(data) + metis_points(data)
     attach_links(points, sailor_link(data), catalog_links(catalog_path))
+    mark_tf32(points, data, catalog_path)
     return points
 
 
@@ -217,7 +294,7 @@ class Analytic:
     def __init__(self, cli, catalog_path=None):
         self.cli, self.catalog_path = cli, catalog_path
 
-    def tables(self, device, model, precision, tp_bw, mbs_list):
+    def tables(self, device, model, precision, tf32, tp_bw, mbs_list):
         """{(tp, mbs): [(forward, backward)] per layer} from one `hetplan-cli profile` run."""
         tps = sorted(tp_bw)
         with tempfile.TemporaryDirectory() as tmp:
@@ -225,6 +302,8 @@ class Analytic:
             cmd = [self.cli, "profile", "--model", "example:" + MODELS[model], "--device", device,
                    "--tp", ",".join(map(str, tps)), "--mbs", ",".join(map(str, sorted(mbs_list))),
                    "--precision", precision, "--out", out]
+            if not tf32:
+                cmd.append("--no-tf32")
             if any(tp_bw[t] > 0 for t in tps):
                 cmd += ["--tp-bandwidth", ",".join("%.6g GB/s" % (tp_bw[t] / 1e9) if tp_bw[t] > 0 else "default"
                                                    for t in tps)]
@@ -240,10 +319,11 @@ class Analytic:
         """Sets p.analytic (per-layer (forward, backward)) on every point."""
         groups = {}
         for p in points:
-            groups.setdefault((p.device, p.model, p.precision), []).append(p)
+            groups.setdefault((p.device, p.model, p.precision, p.tf32), []).append(p)
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(self.tables, d, m, pr, {p.tp: p.tp_bandwidth for p in ps}, {p.mbs for p in ps}): ps
-                       for (d, m, pr), ps in groups.items()}
+            futures = {pool.submit(self.tables, d, m, pr, tf, {p.tp: p.tp_bandwidth for p in ps},
+                                   {p.mbs for p in ps}): ps
+                       for (d, m, pr, tf), ps in groups.items()}
             for fut, ps in futures.items():
                 tables = fut.result()
                 for p in ps:
@@ -480,15 +560,11 @@ def dedupe(points):
 
 
 def excluded(p):
-    """Tables no single device model can match, left out of the fit (still in the report): sailor-more's
-    A100-40 OPT-30B and Llama-3-8B run at 13-18 TFLOP/s, the fp32 CUDA-core rate, while the same GPU's GPT-Neo
-    and OPT-350M tables reach 30-80 TFLOP/s (TF32) on smaller matrices. AMP's GPT-2 blocks (fp16): the output
+    """Tables no single device model can match, left out of the fit (still in the report). AMP's GPT-2 blocks (fp16): the output
     layer of the same runs, one large logits product, runs at 36-45 TFLOP/s and matches the fp16 model within
     0.6-0.9, while the blocks run at 5-8 TFLOP/s and take as long at tp 4 as at tp 1, so they are bound by
     something outside the device model (amp_head_check in the report); fitting them would break the head."""
-    if p.dataset == "amp-known-cost":
-        return True
-    return p.dataset == "sailor-more" and p.device == "A100-40GB" and p.model in ("OPT-30", "LLAMA-3-8")
+    return p.dataset == "amp-known-cost"
 
 
 # ---------------------------------------------------------------- report
@@ -632,6 +708,7 @@ def cmd_report(args):
            "- median ratio %.3f, worst %.2f; model sum: median %.3f, inside the band %.1f %%" % (
                statistics.median(rs), worst(rs), statistics.median(ts), 100.0 * sum(map(inside, ts)) / len(ts)),
            "- device pairs in the measured speed order: %d of %d" % (len(order) - wrong, len(order)), ""] + head + [
+           "", "## TF32 per profiling run (fp32 runs on parts with TF32)", ""] + tf32_table(points, args.catalog) + [
            "", "## Tensor-parallel all-reduce on the PCIe machines", ""] + pcie_table(points, args.data, fitted) + [
            "", "## AMP's output layer (one large fp16 matrix product) against its blocks", ""] + amp_head_check(points) + [
            "", "## Per device and model", "",

@@ -27,6 +27,7 @@ const JobField kJobFields[] = {
     {"zero_stage", "zero", QT_TRANSLATE_NOOP("GuiErrors", "ZeRO stage")},
     {"schedule", "schedule", QT_TRANSLATE_NOOP("GuiErrors", "Schedule")},
     {"recompute", "recompute", QT_TRANSLATE_NOOP("GuiErrors", "Activation recomputation")},
+    {"tf32", "no-tf32", QT_TRANSLATE_NOOP("GuiErrors", "TF32")},
     {"backward_factor", "backward-factor", QT_TRANSLATE_NOOP("GuiErrors", "Backward factor")},
     {"optimizer_state_bytes_per_param", "optimizer-state-bytes",
      QT_TRANSLATE_NOOP("GuiErrors", "Optimizer states (bytes/param)")},

@@ -50,6 +50,10 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     framework_->setToolTip(tr("Whose pipeline sends the simulator models: Megatron-core sends the whole boundary "
                               "tensor from every tensor-parallel rank; legacy Megatron (Megatron-DeepSpeed) and "
                               "DeepSpeed's pipeline engine send 1/tp each and all-gather it at the receiver"));
+    tf32_ = new QCheckBox(tr("TF32 for fp32 matrix products"));
+    tf32_->setObjectName(QStringLiteral("tf32"));
+    tf32_->setToolTip(tr("fp32 jobs on NVIDIA Ampere and later: NVIDIA's PyTorch containers run matrix products "
+                         "on the TF32 tensor cores; plain PyTorch leaves TF32 off and runs them on the CUDA cores"));
     sequenceParallel_ = new QCheckBox(tr("sequence parallelism (Megatron)"));
     sequenceParallel_->setObjectName(QStringLiteral("sequenceParallel"));
     // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
@@ -59,6 +63,7 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     form->addRow(jobFieldLabel("zero_stage"), zero_);
     form->addRow(jobFieldLabel("schedule"), schedule_);
     form->addRow(QString(), recompute_);
+    form->addRow(QString(), tf32_);
     form->addRow(jobFieldLabel("backward_factor"), backward_);
     form->addRow(jobFieldLabel("optimizer_state_bytes_per_param"), optimizer_);
     form->addRow(jobFieldLabel("memory_margin"), margin_);
@@ -71,7 +76,7 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
         connect(c, &QComboBox::currentIndexChanged, this, &JobPanel::emitEdited);
     for (QDoubleSpinBox* s : {backward_, optimizer_, margin_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &JobPanel::emitEdited);
-    for (QCheckBox* c : {recompute_, sequenceParallel_})
+    for (QCheckBox* c : {recompute_, tf32_, sequenceParallel_})
         connect(c, &QCheckBox::toggled, this, &JobPanel::emitEdited);
 }
 
@@ -84,6 +89,7 @@ void JobPanel::setJob(const Job& j)
     zero_->setCurrentIndex(j.zeroStage);
     schedule_->setCurrentIndex(j.schedule == Schedule::GPipe ? 1 : 0);
     recompute_->setChecked(j.recompute);
+    tf32_->setChecked(j.tf32);
     backward_->setValue(j.backwardFactor);
     optimizer_->setValue(j.optimizerStateBytesPerParam);
     margin_->setValue(j.memoryMargin * 100);
@@ -101,6 +107,7 @@ Job JobPanel::job() const
     j.zeroStage = zero_->currentIndex();
     j.schedule = schedule_->currentIndex() == 1 ? Schedule::GPipe : Schedule::OneFOneB;
     j.recompute = recompute_->isChecked();
+    j.tf32 = tf32_->isChecked();
     j.backwardFactor = backward_->value();
     j.optimizerStateBytesPerParam = optimizer_->value();
     j.memoryMargin = margin_->value() / 100;

@@ -30,6 +30,7 @@ private:
     QComboBox* zero_;
     QComboBox* schedule_;
     QCheckBox* recompute_;
+    QCheckBox* tf32_;
     QDoubleSpinBox* backward_;
     QDoubleSpinBox* optimizer_;
     QComboBox* framework_;       // Framework's order

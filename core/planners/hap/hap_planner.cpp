@@ -34,7 +34,7 @@ struct Devices {
     std::vector<int> classOf; // per GPU
 };
 
-Devices deviceClasses(const Cluster& cluster, const CostModel& costs, Precision precision)
+Devices deviceClasses(const Cluster& cluster, const CostModel& costs, const Job& job)
 {
     Devices d;
     std::map<std::string, int> index;
@@ -43,7 +43,7 @@ Devices deviceClasses(const Cluster& cluster, const CostModel& costs, Precision 
         auto [it, added] = index.try_emplace(type, int(d.classes.size()));
         if (added) {
             const DeviceType& dev = costs.device(type);
-            d.classes.push_back({type, 0, spmdFlopsRate(dev, precision)});
+            d.classes.push_back({type, 0, spmdFlopsRate(dev, job)});
         }
         ++d.classes[it->second].gpus;
         d.classOf.push_back(it->second);
@@ -482,7 +482,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
 {
     const long long batch = req.job.globalBatchSize;
     const TensorGraph g = buildTensorProgram(req.model, batch);
-    const Devices d = deviceClasses(req.cluster, costs, req.job.precision);
+    const Devices d = deviceClasses(req.cluster, costs, req.job);
     if (d.classes.size() > 8)
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
     const bool hap = mode_ == Mode::Hap;

@@ -49,18 +49,23 @@ struct Lp {
     }
 };
 
-// Per class c: Σ_k (states per byte · param_k + activation_k) · B_k,c ≤ capacity_c − the replicated bytes.
+// Per class c: Σ_k (states per byte · param_k + activation_k + reserve_k) · B_k,c ≤ capacity_c − the
+// replicated bytes and the gradient buffer.
 void addMemoryRows(Lp& lp, const std::vector<std::vector<int>>& b, const SpmdMemoryTerms& m, const MemoryLimit& limit)
 {
     const double states = spmdStateBytesPerValueByte(limit.job);
-    double fixed = m.fixedParamBytes * states + m.fixedActivationBytes;
-    for (size_t k = 0; k < m.paramBytes.size(); ++k)
-        fixed += (m.paramBytes[k] * states + m.activationBytes[k]) * limit.roundingSlack;
+    const auto perShare = [&](size_t k) {
+        const auto at = [k](const std::vector<double>& v) { return k < v.size() ? v[k] : 0.0; };
+        return at(m.params.perSegment) * states + at(m.activations.perSegment) + at(m.reserve.perSegment);
+    };
+    double fixed = m.params.fixed * states + m.activations.fixed + m.reserve.fixed + m.gradientBufferBytes;
+    for (size_t k = 0; k < m.params.perSegment.size(); ++k)
+        fixed += perShare(k) * limit.roundingSlack;
     for (size_t c = 0; c < limit.capacity.size(); ++c) {
         std::vector<std::pair<int, double>> row;
-        for (size_t k = 0; k < b.size() && k < m.paramBytes.size(); ++k)
-            if (const double perShare = m.paramBytes[k] * states + m.activationBytes[k]; perShare > 0)
-                row.push_back({b[k][c], perShare});
+        for (size_t k = 0; k < b.size() && k < m.params.perSegment.size(); ++k)
+            if (perShare(k) > 0)
+                row.push_back({b[k][c], perShare(k)});
         lp.addRow(row, -COIN_DBL_MAX, limit.capacity[c] - fixed);
     }
 }

@@ -28,7 +28,7 @@ double modelFlopsUtilization(const Plan& plan, const CostModel& costs)
         return 0;
     double peak = 0;
     for (int g : gpus)
-        peak += precisionPeakFlops(costs.device(plan.cluster.nodeOf(g).deviceType), plan.job.precision);
+        peak += precisionPeakFlops(costs.device(plan.cluster.nodeOf(g).deviceType), plan.job);
     peak /= double(gpus.size());
     const double flops =
         (1 + plan.job.backwardFactor) * plan.model.totalForwardFlops() * double(plan.samplesPerIteration());

@@ -28,7 +28,6 @@ PlanRequest dittoRequest(const std::string& cluster)
 void templatePlan(benchmark::State& state, const std::string& cluster, const std::string& planner,
                   const std::map<std::string, std::string>& options, double targetMs)
 {
-    registerBuiltinPlanners();
     const auto p = PlannerRegistry::instance().create(planner);
     PlanRequest req = dittoRequest(cluster);
     req.options = resolveOptions(*p, options);

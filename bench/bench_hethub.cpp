@@ -1,4 +1,4 @@
-// Targets (issue 11): `hethub` on a 64-GPU, 4-type cluster with llama2-13b < 1 s, and on the generated
+// Targets: `hethub` on a 64-GPU, 4-type cluster with llama2-13b < 1 s, and on the generated
 // 1024-GPU, 8-type scale cluster < 5 s. Each is timed twice: the search alone (metrics=false) and with the
 // paper's metrics, whose additive upper bound runs one more search per device type.
 //

@@ -20,7 +20,6 @@ int main(int argc, char** argv)
     shape.seed = argc > 3 ? unsigned(std::atoi(argv[3])) : 7;
     const double timeLimit = argc > 4 ? std::atof(argv[4]) : 10;
     shape.models = {"gpt2-amp", "opt-350m", "llama-0.5b", "gpt2-xl", "llama-1.1b", "bert-base"};
-    registerBuiltinPlanners();
     const std::vector<bench::Scenario> grid = bench::consistencyGrid(shape);
     std::vector<bench::ScenarioRun> runs;
     for (const bench::Scenario& s : grid) {

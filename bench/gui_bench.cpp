@@ -1,11 +1,11 @@
-// GUI benchmarks (issue 5 targets), run offscreen:
+// GUI benchmarks and their targets, run offscreen:
 //   cold start to a shown window < 1.5 s (measure the whole process with `time hetplan --startup-time`;
 //   this prints the in-process part), and opening amp-het-cluster + gpt2-amp, running amp and drawing the
 //   Gantt chart < 200 ms end to end;
-//   issue 10: after a ditto plan of ditto-ex3 (gpt2-xl, gbs 128, example:gpt2-xl-ditto), marking a node
+//   re-planning: after a ditto plan of ditto-ex3 (gpt2-xl, gbs 128, example:gpt2-xl-ditto), marking a node
 //   failed on the canvas until the re-planned plan's Gantt chart is drawn < 50 ms (the engine part alone is
 //   hetplan-bench's ditto_replan);
-//   issue 15: with Live on and amp ticked, an edit through the undo stack (global batch, a NIC bandwidth)
+//   live re-planning: with Live on and amp ticked, an edit through the undo stack (global batch, a NIC bandwidth)
 //   until the live plan's Gantt chart is drawn < 200 ms (debounce included) on amp-het-cluster and
 //   ditto-ex3, and the worst event-loop gap meanwhile < 50 ms.
 #include "app/gui/main_window.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scale table (issue 16, Deliver item 5): every planner on the generated 8-type cluster (1024 and 4096
+"""Scale table: every planner on the generated 8-type cluster (1024 and 4096
 GPUs) with the 200-layer GPT, global batch 1024, each run as `hetplan-cli plan` in a child process.
 Reports wall time, peak RSS (wait4's ru_maxrss), exit code, whether the search stopped at its time limit
 and the simulated iteration time, as markdown on stdout and in OUT.

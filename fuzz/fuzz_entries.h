@@ -1,5 +1,5 @@
 #pragma once
-// The entry functions of the fuzz targets, one per reader (issue 16). Both builds use them: the clang
+// The entry functions of the fuzz targets, one per reader. Both builds use them: the clang
 // build (HETPLAN_FUZZ=ON) wraps each in a libFuzzer target, the normal build replays every file under
 // fuzz/corpus/ and fuzz/regressions/ through them as ctest tests (fuzz_replay.cpp).
 //

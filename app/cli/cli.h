@@ -1,6 +1,6 @@
 #pragma once
 // hetplan-cli: command dispatch and the shared argument handling. Commands print a short human table on
-// stdout and, with --out, write JSON atomically. Exit codes (DESIGN.md): 0 ok, 2 bad input, 3 no feasible
+// stdout and, with --out, write JSON atomically. Exit codes: 0 ok, 2 bad input, 3 no feasible
 // plan, 4 cancelled / time limit.
 #include "command_line.h"
 

@@ -14,7 +14,6 @@ namespace hetplan::cli {
 
 std::vector<std::string> plannerList(const std::string& spec)
 {
-    registerBuiltinPlanners();
     const std::vector<std::string> known = PlannerRegistry::instance().names();
     if (spec == "all")
         return known;

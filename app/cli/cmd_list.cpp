@@ -21,7 +21,6 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         throw InputError("list", "what", "expected one of: planners, examples, devices");
     const std::string what = cl.positional()[0];
     if (what == "planners") {
-        registerBuiltinPlanners();
         const std::vector<std::string> names = PlannerRegistry::instance().names();
         size_t width = 0; // the longest name and two spaces, so no description runs into its name
         for (const std::string& n : names)

@@ -156,7 +156,6 @@ namespace {
 // Every registered planner with its options, so `plan --help` documents --planner and --option.
 std::string plannerHelp()
 {
-    registerBuiltinPlanners();
     std::string text = "Planners (--planner NAME) and their options (--option key=value):\n";
     for (const std::string& name : PlannerRegistry::instance().names()) {
         const auto planner = PlannerRegistry::instance().create(name);

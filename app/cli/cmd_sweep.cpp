@@ -73,7 +73,7 @@ private:
 void printRow(const SweepRow& r, std::ostream& out)
 {
     out << std::left << std::setw(28) << pointText(r.point) << std::setw(14) << r.planner << std::right;
-    if (r.status == "ok" || r.iterationSeconds > 0) {
+    if (r.status == RunStatus::Ok || r.iterationSeconds > 0) {
         out << std::fixed << std::setprecision(4) << std::setw(12) << r.iterationSeconds << std::setprecision(0)
             << std::setw(12) << r.tokensPerSecond << std::setw(12);
         if (r.cost)
@@ -82,7 +82,7 @@ void printRow(const SweepRow& r, std::ostream& out)
             out << "-";
     } else
         out << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-";
-    out << "  " << r.status << (r.error.empty() ? "" : ": " + r.error);
+    out << "  " << toString(r.status) << (r.error.empty() ? "" : ": " + r.error);
     for (size_t i = 0; !r.cost && i < r.unpricedDeviceTypes.size(); ++i)
         out << (i ? ", " : " (no price for ") << r.unpricedDeviceTypes[i]
             << (i + 1 == r.unpricedDeviceTypes.size() ? ")" : "");
@@ -133,7 +133,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         axes, std::cref(requests), planners, jobs, timeLimit,
         [&](int finished, int total, const SweepRow& r) {
             err << "sweep: " << finished << "/" << total << " " << pointText(r.point) << " " << r.planner << ": "
-                << r.status << " (" << std::fixed << std::setprecision(1) << elapsed() << " s)\n"
+                << toString(r.status) << " (" << std::fixed << std::setprecision(1) << elapsed() << " s)\n"
                 << std::flush;
         },
         nullptr, options);
@@ -150,11 +150,11 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         doc["wall_seconds"] = wall;
         writeJsonFile(cl.get("out"), doc);
     }
-    const bool anyOk = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "ok"; });
+    const bool anyOk = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == RunStatus::Ok; });
     if (anyOk)
         return Ok;
     const bool allStopped =
-        std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "cancelled"; });
+        std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == RunStatus::Cancelled; });
     if (allStopped) {
         err << "error: the time limit passed before any combination gave a plan\n";
         return Cancelled;

@@ -242,7 +242,7 @@ std::vector<ComparisonView::FailedPlanner> failedPlanners(const Run* run)
     std::vector<ComparisonView::FailedPlanner> out;
     for (size_t i = 0; run && i < run->results.size(); ++i)
         if (const RunResult& r = run->results[i]; !r.plan)
-            out.push_back({QString::fromStdString(r.planner), QString::fromStdString(r.status),
+            out.push_back({QString::fromStdString(r.planner), QString::fromStdString(toString(r.status)),
                            QString::fromStdString(r.message)});
     return out;
 }

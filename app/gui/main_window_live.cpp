@@ -1,4 +1,4 @@
-// Live re-planning (issue 15 item 6): Run ▸ Live and the Run tab's Live check box switch the LiveController
+// Live re-planning: Run ▸ Live and the Run tab's Live check box switch the LiveController
 // on and off (remembered in QSettings: a preference of the user, not of the project); its plans reach the
 // views through the document's current plan, and this file tells the user.
 #include "main_window.h"

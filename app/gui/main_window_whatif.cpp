@@ -1,4 +1,4 @@
-// The main window's What-if tab (issue 15 item 5): a sweep of the current cluster, model and job with the
+// The main window's What-if tab: a sweep of the current cluster, model and job with the
 // Run tab's ticked planners and their options, as a run would use them; messages go to the status bar.
 #include "main_window.h"
 

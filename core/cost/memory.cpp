@@ -41,7 +41,7 @@ MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int
         const LayerSpec& s = model.layers[l];
         params += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
     }
-    // Tied embeddings (sim9, issue 9 item 4): a stage holding the head but not the embedding keeps its own
+    // Tied embeddings: a stage holding the head but not the embedding keeps its own
     // copy of the word embedding (vocabulary-parallel, so split by tp) with gradients and optimizer states.
     params += model.tiedCopyParams(first, end) / std::max(1, tp);
     return paramStateMemory(params, dpShards, job);
@@ -127,8 +127,14 @@ GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dp
         params += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
     }
     params += model.tiedCopyParams(first, end) / std::max(1, tp);
-    const MemoryBreakdown states = paramStateMemory(params, dpShards, job);
     const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, measuredFull);
+    return stageParts(params, dpShards, a, inFlight, microBatch, job);
+}
+
+GpuMemory stageParts(double params, int dpShards, const StageActivations& a, int inFlight, double microBatch,
+                     const Job& job)
+{
+    const MemoryBreakdown states = paramStateMemory(params, dpShards, job);
     GpuMemory m;
     m.weights = states.weights;
     m.gradients = states.gradients;

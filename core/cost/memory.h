@@ -116,6 +116,10 @@ double gradientBufferMemory(double params, const Job& job);
 // min(S - s, M) for stage s of S; GPipe: M), the gradient buffer and the allocator reserve.
 GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
                       const Job& job, std::span<const double> measuredFull = {});
+// The stage part of one GPU holding `params` parameters (ZeRO-sharded over `dpShards`) and activations `a`
+// with `inFlight` micro-batches: what stageMemory and StagePeakScan both return, term by term.
+GpuMemory stageParts(double params, int dpShards, const StageActivations& a, int inFlight, double microBatch,
+                     const Job& job);
 // stageMemory(...).stagePart().
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,
                        int inFlight, const Job& job);

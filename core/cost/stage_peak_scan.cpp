@@ -53,20 +53,11 @@ double StagePeakScan::peak(int inFlight) const
                                 !embedding_
                             ? model_.arch.wordEmbeddingParams()
                             : 0;
-    const double params = paramSum_ + tied / tp_;
-    const MemoryBreakdown states = paramStateMemory(params, shards_, job_);
     StageActivations a;
     a.perMicroBatch = perMicroBatch_;
     a.oncePerStage = job_.recompute ? largest_ : 0;
-    // stageMemory's terms, filled in the same order.
-    GpuMemory m;
-    m.weights = states.weights;
-    m.gradients = states.gradients;
-    m.optimizer = states.optimizer;
-    m.activations = a.peak(inFlight);
-    m.gradientBuffer = gradientBufferMemory(params, job_);
-    m.allocatorReserve = microBatch_ > 0 ? largest_ : 0;
-    return m.stagePart();
+    a.largestLayer = largest_;
+    return stageParts(paramSum_ + tied / tp_, shards_, a, inFlight, microBatch_, job_).stagePart();
 }
 
 } // namespace hetplan

@@ -486,7 +486,7 @@ void writeProject(const Conn& c, const Project& p, const ProjectSelection& selec
                 QJsonObject opts;
                 for (const auto& [key, v] : rr.options)
                     opts[QString::fromStdString(key)] = QString::fromStdString(v);
-                res.i(i64(i)).i(i64(k)).t(rr.planner).t(compact(opts)).t(rr.status).t(rr.message).d(rr.durationSeconds);
+                res.i(i64(i)).i(i64(k)).t(rr.planner).t(compact(opts)).t(toString(rr.status)).t(rr.message).d(rr.durationSeconds);
                 if (rr.plan)
                     res.t(compact(toJson(*rr.plan)));
                 else

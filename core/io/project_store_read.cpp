@@ -5,6 +5,7 @@
 #include "json_io.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 
 #include <QString>
 
@@ -111,7 +112,10 @@ RunResult readRunResult(const Row& r, const std::string& path)
             throw InputError(path, r.field + ".options." + o.key().toStdString(), "expected a string");
         rr.options[o.key().toStdString()] = o.value().toString().toStdString();
     }
-    rr.status = r.text(3, "status");
+    const std::string status = r.text(3, "status");
+    if (!parseRunStatus(status, rr.status))
+        throw InputError(path, r.field + ".status", "expected ok, infeasible, not-applicable, cancelled or error, got " +
+                                                        quotedInput(status));
     rr.message = r.text(4, "message");
     rr.durationSeconds = r.real(5, "duration_seconds");
     if (!r.isNull(6)) {

@@ -53,7 +53,7 @@ struct Node {
     // reserved/spot price, an own cluster's cost); < 0 = the catalog's price.
     double pricePerGpuHour = -1;
     // PCIe layout (used when the node's link is PCIe); the defaults come from the catalog.
-    PcieTopology pcie;
+    PcieTopology pcie{};
     bool operator==(const Node&) const = default;
 };
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace hetplan {
 
@@ -29,15 +28,6 @@ std::vector<std::string> Profile::deviceTypes() const
         if (out.empty() || out.back() != k.deviceType)
             out.push_back(k.deviceType);
     return out;
-}
-
-std::vector<int> Profile::tensorParallelDegrees(const std::string& deviceType) const
-{
-    std::set<int> s;
-    for (const auto& [k, v] : tables_)
-        if (k.deviceType == deviceType)
-            s.insert(k.tp);
-    return {s.begin(), s.end()};
 }
 
 std::vector<int> Profile::microBatches(const std::string& deviceType, int tp) const

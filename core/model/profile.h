@@ -62,7 +62,6 @@ public:
 
     bool has(const std::string& deviceType, int tp) const;
     std::vector<std::string> deviceTypes() const;
-    std::vector<int> tensorParallelDegrees(const std::string& deviceType) const;
     std::vector<int> microBatches(const std::string& deviceType, int tp) const; // sorted ascending
     int layerCount() const;                                                     // 0 if empty; all tables must agree
 

@@ -42,4 +42,32 @@ int Project::nextRunId() const
     return id + 1;
 }
 
+namespace {
+constexpr std::pair<RunStatus, const char*> kRunStatusNames[] = {
+    {RunStatus::Ok, "ok"},
+    {RunStatus::Infeasible, "infeasible"},
+    {RunStatus::NotApplicable, "not-applicable"},
+    {RunStatus::Cancelled, "cancelled"},
+    {RunStatus::Error, "error"},
+};
+} // namespace
+
+std::string toString(RunStatus s)
+{
+    for (const auto& [status, name] : kRunStatusNames)
+        if (status == s)
+            return name;
+    return "error";
+}
+
+bool parseRunStatus(const std::string& text, RunStatus& out)
+{
+    for (const auto& [status, name] : kRunStatusNames)
+        if (text == name) {
+            out = status;
+            return true;
+        }
+    return false;
+}
+
 } // namespace hetplan

@@ -28,14 +28,21 @@ struct ProjectModel {
     bool operator==(const ProjectModel&) const = default;
 };
 
+// How one planner's run ended. Strings only at the file and text boundaries (toString / parseRunStatus):
+// "ok", "infeasible" (no plan fits), "not-applicable" (a sweep combination outside the planner's domain),
+// "cancelled", "error" (the planner failed on its input).
+enum class RunStatus { Ok, Infeasible, NotApplicable, Cancelled, Error };
+std::string toString(RunStatus s);
+bool parseRunStatus(const std::string& text, RunStatus& out);
+
 // One planner's outcome inside a run.
 struct RunResult {
     std::string planner;
     std::map<std::string, std::string> options;
-    std::string status = "ok"; // "ok", "infeasible", "cancelled", "error"
-    std::string message;       // why it failed, if it did
+    RunStatus status = RunStatus::Ok;
+    std::string message; // why it failed, if it did
     double durationSeconds = 0;
-    std::optional<Plan> plan; // present when status == "ok", or "cancelled" with a best-so-far plan
+    std::optional<Plan> plan; // present when status is Ok, or Cancelled with a best-so-far plan
     bool operator==(const RunResult&) const = default;
 };
 

@@ -1,9 +1,8 @@
-// The built-in planners: one line per planner folder. Each folder has a register.h declaring
-// `void register<Name>Planner(PlannerRegistry&)` and a register.cpp adding its planner(s); the CLI and
-// the GUI list whatever is registered, so a new planner needs its folder and one line here.
+// The built-in planners: one line per planner folder. Each folder's register.cpp defines
+// `void register<Name>Planner(PlannerRegistry&)`, which adds its planner(s) under their own names; the
+// registry calls the list below on its first use, and the CLI and the GUI list whatever it holds. A new
+// planner is its folder plus one line here (docs/architecture.md, "Add a planner").
 #include "planner.h"
-
-#include <mutex>
 
 #define HETPLAN_BUILTIN_PLANNERS(X) \
     X(registerUniformPlanner)       \
@@ -28,15 +27,11 @@ namespace hetplan {
 HETPLAN_BUILTIN_PLANNERS(HETPLAN_DECLARE)
 #undef HETPLAN_DECLARE
 
-void registerBuiltinPlanners()
+void addBuiltinPlanners(PlannerRegistry& registry)
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        PlannerRegistry& r = PlannerRegistry::instance();
-#define HETPLAN_CALL(fn) fn(r);
-        HETPLAN_BUILTIN_PLANNERS(HETPLAN_CALL)
+#define HETPLAN_CALL(fn) fn(registry);
+    HETPLAN_BUILTIN_PLANNERS(HETPLAN_CALL)
 #undef HETPLAN_CALL
-    });
 }
 
 } // namespace hetplan

@@ -220,13 +220,27 @@ void Progress::checkpoint() const
 
 // ---------------------------------------------------------------- registry
 
+// builtin.cpp: adds every built-in planner.
+void addBuiltinPlanners(PlannerRegistry& registry);
+
 PlannerRegistry& PlannerRegistry::instance()
 {
-    static PlannerRegistry r;
+    static PlannerRegistry r = [] {
+        PlannerRegistry builtin;
+        addBuiltinPlanners(builtin);
+        return builtin;
+    }();
     return r;
 }
 
-void PlannerRegistry::add(const std::string& name, Factory f) { factories_[name] = std::move(f); }
+void PlannerRegistry::add(Factory f)
+{
+    const std::string name = f()->name();
+    if (name.empty())
+        throw std::logic_error("a planner registered with an empty name");
+    if (!factories_.emplace(name, std::move(f)).second)
+        throw std::logic_error("planner '" + name + "' registered twice");
+}
 
 std::vector<std::string> PlannerRegistry::names() const
 {
@@ -278,7 +292,6 @@ std::string worstMemoryMisfit(const Plan& plan, const CostModel& costs)
 
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
-    registerBuiltinPlanners();
     auto planner = PlannerRegistry::instance().create(plannerName);
     if (!planner) {
         std::string known;

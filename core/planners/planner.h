@@ -106,11 +106,15 @@ public:
 std::map<std::string, std::string> resolveOptions(const Planner& planner,
                                                   const std::map<std::string, std::string>& given);
 
+// The planners the CLI and the GUI list. instance() holds the built-in ones from its first use (one line per
+// planner folder in builtin.cpp).
 class PlannerRegistry {
 public:
     using Factory = std::function<std::unique_ptr<Planner>()>;
     static PlannerRegistry& instance();
-    void add(const std::string& name, Factory f);
+    // Registers the planner `f` makes under its own name(); a second planner of the same name, or an empty
+    // name, throws std::logic_error (a programming error, like the format registry's).
+    void add(Factory f);
     std::vector<std::string> names() const;
     std::unique_ptr<Planner> create(const std::string& name) const; // nullptr if unknown
 
@@ -127,8 +131,5 @@ PlanRequest requestForPlanner(const PlanRequest& request, const std::string& pla
 // Runs a planner end to end: builds the cost model, plans, fills inputs/search time, re-scores with the
 // shared simulator (when available) and returns the plan. Throws like Planner::plan.
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress);
-
-// Registers the built-in planners (idempotent; called by runPlanner and the registry's users).
-void registerBuiltinPlanners();
 
 } // namespace hetplan

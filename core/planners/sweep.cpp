@@ -162,15 +162,15 @@ SweepRow planOne(const SweepCombinations& combinations, size_t index, const std:
     SweepRow row;
     row.point = combinations.point(index);
     row.planner = planner;
-    row.status = "ok";
+    row.status = RunStatus::Ok;
     if (stop && stop->load()) {
-        row.status = "cancelled";
+        row.status = RunStatus::Cancelled;
         row.error = "the sweep was cancelled before this combination was planned";
         return row;
     }
     const double left = deadline ? std::chrono::duration<double>(*deadline - Clock::now()).count() : 0;
     if (deadline && left <= 0) {
-        row.status = "cancelled";
+        row.status = RunStatus::Cancelled;
         row.error = "the sweep's time limit passed before this combination was planned";
         return row;
     }
@@ -194,18 +194,18 @@ SweepRow planOne(const SweepCombinations& combinations, size_t index, const std:
         row.cost = p.estimate.cost;
         row.unpricedDeviceTypes = p.estimate.unpricedDeviceTypes;
         if (!p.estimate.feasible) {
-            row.status = "infeasible";
+            row.status = RunStatus::Infeasible;
             row.error = "the plan does not fit memory";
         }
     } catch (const InfeasibleError& e) {
-        row.status = "infeasible";
+        row.status = RunStatus::Infeasible;
         row.error = e.what();
     } catch (const CancelledError& e) {
-        row.status = "cancelled";
+        row.status = RunStatus::Cancelled;
         row.error = e.what();
     } catch (const InputError& e) {
         // Options that do not apply to this planner or combination: report, keep sweeping.
-        row.status = "not-applicable";
+        row.status = RunStatus::NotApplicable;
         row.error = e.what();
     }
     return row;
@@ -216,7 +216,6 @@ std::vector<SweepRow> sweepRows(const SweepCombinations& combinations,
                                 const std::atomic<bool>* stop, const PlannerOptions& perPlanner,
                                 std::optional<Clock::time_point> deadline)
 {
-    registerBuiltinPlanners(); // once, before the workers look planners up
     const int total = int(combinations.count * planners.size());
     std::vector<SweepRow> rows(size_t(total), SweepRow{});
     std::atomic<int> next{0};
@@ -295,9 +294,9 @@ QJsonObject sweepToJson(const std::vector<SweepAxis>& axes, const std::vector<st
         QJsonObject settings;
         for (const auto& [axis, v] : r.point)
             settings[str(axis)] = value(axis, v);
-        QJsonObject row{{"settings", settings}, {"planner", str(r.planner)}, {"status", str(r.status)},
+        QJsonObject row{{"settings", settings}, {"planner", str(r.planner)}, {"status", str(toString(r.status))},
                         {"feasible", r.feasible}};
-        if (r.status == "ok" || r.iterationSeconds > 0) {
+        if (r.status == RunStatus::Ok || r.iterationSeconds > 0) {
             row["iteration_seconds"] = r.iterationSeconds;
             row["tokens_per_second"] = r.tokensPerSecond;
         }

@@ -3,6 +3,7 @@
 // stage, a node left out), every combination planned by every chosen planner, the combinations run in
 // parallel. The CLI's `sweep` command writes the result as hetplan.sweep/1 (resources/schema).
 #include "core/planners/planner.h"
+#include "core/model/project.h"
 
 #include <QJsonObject>
 
@@ -27,8 +28,8 @@ using SweepPoint = std::vector<std::pair<std::string, std::string>>;
 struct SweepRow {
     SweepPoint point;
     std::string planner;
-    std::string status; // "ok", "infeasible", "not-applicable", "cancelled"
-    std::string error;  // why, when not ok
+    RunStatus status = RunStatus::Ok; // Ok, Infeasible, NotApplicable or Cancelled
+    std::string error;                // why, when not ok
     double iterationSeconds = 0, tokensPerSecond = 0;
     bool feasible = false; // a plan that fits memory
     std::optional<PlanCost> cost;

@@ -48,7 +48,6 @@ private slots:
         // One line per planner, its name then at least two spaces: the long names (deepspeed-zero,
         // dp-proportional) once ran into their descriptions.
         const QStringList lines = planners.out.split('\n', Qt::SkipEmptyParts);
-        registerBuiltinPlanners();
         QCOMPARE(lines.size(), int(PlannerRegistry::instance().names().size()));
         for (const QString& line : lines)
             QVERIFY2(QRegularExpression("^[a-z-]+  +\\S").match(line).hasMatch(), qPrintable(line));

@@ -1,4 +1,4 @@
-// Fault tests of the desktop app (issue 16, Deliver 4): a cancel in the middle of every planner leaves
+// Fault tests of the desktop app: a cancel in the middle of every planner leaves
 // whole runs in the project (each result a finished plan or a reason, and the project saves and loads back
 // equal); a damaged project file is refused with a message and the open project stays; and the headless
 // `hetplan --save-project FILE` writes a project a script can use.
@@ -42,14 +42,14 @@ Case caseFor(const std::string& planner)
 void checkWholeResult(const RunResult& r, const std::string& planner)
 {
     QCOMPARE(r.planner, planner);
-    const std::vector<std::string> statuses{"ok", "cancelled", "infeasible"};
-    QVERIFY2(std::find(statuses.begin(), statuses.end(), r.status) != statuses.end(), r.status.c_str());
+    const std::vector<RunStatus> statuses{RunStatus::Ok, RunStatus::Cancelled, RunStatus::Infeasible};
+    QVERIFY2(std::find(statuses.begin(), statuses.end(), r.status) != statuses.end(), toString(r.status).c_str());
     if (r.plan) {
         r.plan->validate("plan"); // throws on a half-made plan
         QVERIFY(r.plan->estimate.iterationSeconds > 0);
-        QCOMPARE(r.status == "cancelled", r.plan->search.stopped == "cancelled");
+        QCOMPARE(r.status == RunStatus::Cancelled, r.plan->search.stopped == "cancelled");
     } else {
-        QVERIFY(r.status != "ok");
+        QVERIFY(r.status != RunStatus::Ok);
         QVERIFY(!r.message.empty());
     }
 }
@@ -63,7 +63,6 @@ void checkSavesAndLoadsBack(const Project& project, const QTemporaryDir& dir, co
 
 std::vector<std::string> allPlanners()
 {
-    registerBuiltinPlanners();
     return PlannerRegistry::instance().names();
 }
 
@@ -121,12 +120,12 @@ private slots:
         result.planner = name;
         try {
             result.plan = runPlanner(name, req, progress);
-            result.status = result.plan->search.stopped == "cancelled" ? "cancelled" : "ok";
+            result.status = result.plan->search.stopped == "cancelled" ? RunStatus::Cancelled : RunStatus::Ok;
         } catch (const CancelledError& e) {
-            result.status = "cancelled";
+            result.status = RunStatus::Cancelled;
             result.message = e.what();
         } catch (const InfeasibleError& e) {
-            result.status = "infeasible";
+            result.status = RunStatus::Infeasible;
             result.message = e.what();
         }
         QVERIFY2(reports >= 1, "the planner reported no progress: nothing was cancelled mid-search");
@@ -134,7 +133,7 @@ private slots:
         checkWholeResult(doc.run(runId)->results.at(0), name);
         if (QTest::currentTestFailed())
             return;
-        qInfo("%s: %s%s", name.c_str(), result.status.c_str(),
+        qInfo("%s: %s%s", name.c_str(), toString(result.status).c_str(),
               result.plan ? " (best plan so far kept)" : "");
         checkSavesAndLoadsBack(doc.project(), dir, "first-report-" + name);
     }
@@ -168,7 +167,7 @@ private slots:
         checkWholeResult(project.runs.back().results[0], name);
         if (QTest::currentTestFailed())
             return;
-        qInfo("%s: %s", name.c_str(), project.runs.back().results[0].status.c_str());
+        qInfo("%s: %s", name.c_str(), toString(project.runs.back().results[0].status).c_str());
         checkSavesAndLoadsBack(project, dir, "run-tab-" + name);
     }
 

@@ -1,4 +1,4 @@
-// Regression tests for the defects issue 16's robustness probe found, each through the real hetplan-cli
+// Regression tests for defects a robustness probe found, each through the real hetplan-cli
 // process: a trace of millions of micro-batches, input text that reached the terminal, duplicate links,
 // device files and FIFOs as inputs, and errors that named the wrong source.
 #include "testutil.h"

@@ -1,4 +1,4 @@
-// Live re-planning in the main window (issue 15 item 6): off by default, Run ▸ Live Re-planning and the
+// Live re-planning in the main window: off by default, Run ▸ Live Re-planning and the
 // Run tab's Live box in step and remembered, an edit through the undo stack re-plans and every plan view
 // (Gantt, stage map, comparison, details) shows the new plan, and with Live off an edit plans nothing.
 #include "testutil.h"

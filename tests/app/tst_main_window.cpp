@@ -84,7 +84,7 @@ private slots:
         QVERIFY(waitForRun(w));
         const Run& run = w.document()->project().runs.back();
         QCOMPARE(run.results.size(), size_t(2));
-        QCOMPARE(run.results[0].status, std::string("ok"));
+        QCOMPARE(toString(run.results[0].status), std::string("ok"));
         QVERIFY(run.results[0].plan);
         // The best plan (amp beats megatron on this cluster) is the current one.
         QVERIFY(w.document()->currentPlan());
@@ -141,7 +141,7 @@ private slots:
         w.runner()->cancel();
         QVERIFY(spy.wait(10000));
         qInfo("cancel took %lld ms", cancelClock.elapsed());
-        QCOMPARE(w.document()->project().runs.back().results.back().status, std::string("cancelled"));
+        QCOMPARE(toString(w.document()->project().runs.back().results.back().status), std::string("cancelled"));
     }
 
     void saveReopenGivesEqualState()

@@ -1,4 +1,4 @@
-// The What-if tab (issue 15 item 5) in the main window: a gbs sweep of amp and megatron on amp-het-cluster
+// The What-if tab in the main window: a gbs sweep of amp and megatron on amp-het-cluster
 // draws a line per planner with a point per value and a table row per (value, planner) whose times are
 // those of the core sweep the CLI runs (runSweep) on the same input; bad values are refused under the field
 // and start nothing; Cancel stops a sweep. The worst event-loop gap while a sweep runs is printed (a figure
@@ -110,7 +110,7 @@ private slots:
             for (int i = 0; i < 3; ++i) {
                 QCOMPARE(plot->graph(g)->data()->at(i)->key, double(16 << i));
                 const SweepRow& row = expected[size_t(i * 2 + g)];
-                if (row.status == "ok" && row.feasible)
+                if (row.status == RunStatus::Ok && row.feasible)
                     QCOMPARE(plot->graph(g)->data()->at(i)->value, row.iterationSeconds);
                 else
                     QVERIFY(std::isnan(plot->graph(g)->data()->at(i)->value));
@@ -125,7 +125,7 @@ private slots:
             QCOMPARE(table->item(r, 0)->text(), QString::number(16 << (r / 2)));
             QCOMPARE(table->item(r, 1)->text(), QString::fromStdString(row.planner));
             QCOMPARE(panel.controller()->rows()[size_t(r)].iterationSeconds, row.iterationSeconds);
-            if (row.status == "ok" && row.feasible) {
+            if (row.status == RunStatus::Ok && row.feasible) {
                 ++withPlan;
                 QCOMPARE(table->item(r, 2)->text(), QString::number(row.iterationSeconds, 'f', 4));
                 QVERIFY(table->item(r, 5)->toolTip().isEmpty());
@@ -140,7 +140,7 @@ private slots:
         panel.view()->metricBox()->setCurrentIndex(1);
         QCOMPARE(panel.view()->metric(), WhatIfView::Metric::TokensPerSecond);
         QCOMPARE(panel.view()->plot()->graph(0)->dataCount(), 3);
-        if (expected[0].status == "ok" && expected[0].feasible)
+        if (expected[0].status == RunStatus::Ok && expected[0].feasible)
             QCOMPARE(panel.view()->plot()->graph(0)->data()->at(0)->value, expected[0].tokensPerSecond);
         panel.view()->metricBox()->setCurrentIndex(0);
 
@@ -169,7 +169,7 @@ private slots:
         const std::vector<std::pair<SweepPoint, PlanRequest>> requests{{point, applySweepPoint(base, point, {})}};
         const SweepRow withPp4 = runSweep(requests, {"uniform"}, 1, {}, nullptr, {{"uniform", {{"pp", "4"}}}})[0];
         const SweepRow byDefault = runSweep(requests, {"uniform"}, 1)[0];
-        QCOMPARE(withPp4.status, std::string("ok"));
+        QCOMPARE(toString(withPp4.status), std::string("ok"));
         QVERIFY(withPp4.iterationSeconds != byDefault.iterationSeconds); // the option changes the plan ...
         QCOMPARE(panel.controller()->rows()[0].iterationSeconds, withPp4.iterationSeconds); // ... and it got there
     }
@@ -228,7 +228,7 @@ private slots:
         const auto& rows = panel.controller()->rows();
         QCOMPARE(rows.size(), size_t(32)); // every row accounted for...
         const auto cancelled =
-            std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == "cancelled"; });
+            std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == RunStatus::Cancelled; });
         QVERIFY(cancelled > 0); // ...the ones not planned yet as cancelled
         QVERIFY(w.lastMessage().contains("cancelled"));
         QVERIFY(panel.runButton()->isEnabled() && !panel.cancelButton()->isEnabled());

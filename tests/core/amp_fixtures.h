@@ -63,7 +63,6 @@ inline PlanRequest request(const Cluster& c, const ModelSpec& m, int gbs)
 
 inline Plan run(const std::string& planner, const PlanRequest& req)
 {
-    registerBuiltinPlanners();
     Progress progress;
     return runPlanner(planner, req, progress);
 }

@@ -98,7 +98,7 @@ inline Project sampleProject()
     RunResult bad;
     bad.planner = "amp";
     bad.options = {{"top_k", "5"}, {"note", "quotes \" and ünïcödé"}};
-    bad.status = "infeasible";
+    bad.status = RunStatus::Infeasible;
     bad.message = "no pipeline fits in 16 GB";
     bad.durationSeconds = 2.5;
     run.results = {ok, bad};

@@ -30,7 +30,6 @@ PlanRequest request(const Cluster& c, const ModelSpec& m, int gbs)
 
 Plan run(const std::string& planner, const PlanRequest& req)
 {
-    registerBuiltinPlanners();
     Progress progress;
     return runPlanner(planner, req, progress);
 }
@@ -247,7 +246,6 @@ private slots:
 
     void registered()
     {
-        registerBuiltinPlanners();
         for (const char* name : {"amp", "megatron", "random", "annealing"}) {
             auto p = PlannerRegistry::instance().create(name);
             QVERIFY(p != nullptr);

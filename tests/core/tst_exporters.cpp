@@ -361,7 +361,7 @@ void TestExporters::launchersRefuseScatteredRanks()
     QCOMPARE(rankTable(interleaved),
              std::string("rank,gpu,host,local_rank\n0,a/0,a,0\n1,b/0,b,0\n2,a/1,a,1\n3,b/1,b,1\n"));
     // The Megatron script places ranks itself (one torchrun launch node per run of ranks on one host, each
-    // seeing only its GPUs in rank order), so these launch as planned: (changed from a refusal, issue 9).
+    // seeing only its GPUs in rank order), so these launch as planned (they used to be refused).
     auto nodesOf = [](const Plan& p) {
         std::string out;
         for (const MegatronLaunchNode& n : megatronLaunchNodes(p)) {

@@ -49,7 +49,7 @@ private slots:
         QCOMPARE(r.names(), (Names{"plan", "deepspeed", "deepspeed-ranks", "deepspeed-launcher", "megatron-launch",
                                    "hostfile", "rank-table", "chrome-trace"}));
         checkDeclarations(r);
-        QCOMPARE(r.find("ranks"), r.find("rank-table")); // DESIGN.md's short name
+        QCOMPARE(r.find("ranks"), r.find("rank-table")); // the short name docs/user-guide.md's export table uses
         // The Megatron export writes a launch script and is named so; its old name still works.
         QCOMPARE(r.find("megatron"), r.find("megatron-launch"));
         QCOMPARE(r.get("megatron-launch").suffix, std::string(".sh"));

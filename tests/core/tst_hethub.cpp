@@ -307,7 +307,6 @@ private slots:
 
     void metricsDefinitions()
     {
-        registerBuiltinPlanners();
         PlanRequest req;
         req.cluster = test::twoNodeCluster("A100-40GB", 4, "V100-16GB", 4, 3e9);
         req.model = buildGptModel("gpt-8", 8, 1024, 16, 512);
@@ -455,7 +454,6 @@ private slots:
         QVERIFY2(w.find("(2, 4)") != std::string::npos, w.c_str());
         QVERIFY(dataParallelWarning(c, m, groups, 1022).empty()); // 2 divides it
         QVERIFY(dataParallelWarning(c, m, groups, 0).empty());    // bad input: no warning, no crash
-        registerBuiltinPlanners();
         PlanRequest req;
         req.cluster = c;
         req.model = m;
@@ -475,7 +473,6 @@ private slots:
     // that it does not fit and no gain.
     void uniformTwinThatDoesNotFitHasNoGain()
     {
-        registerBuiltinPlanners();
         PlanRequest req;
         req.cluster = test::twoNodeCluster("A100-80GB", 1, "T4", 1, 3e9);
         req.model = buildGptModel("gpt-wide", 16, 4096, 32, 512);

@@ -1,4 +1,4 @@
-// Measured profiles mean what they measured (issue 9, items 6 and 7), hand-computed: no tensor-parallel
+// Measured profiles mean what they measured, hand-computed: no tensor-parallel
 // communication on top of a measured tp > 1 time, recomputation adding the forward to the backward, the
 // sequence length and precision a profile records (rescale with a warning, or refuse), and micro-batch
 // sizes between and beyond the measured ones following the per-sample trend.

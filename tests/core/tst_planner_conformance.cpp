@@ -72,7 +72,6 @@ std::vector<RoundTripExample> roundTripExamples()
 
 std::vector<std::string> planners()
 {
-    registerBuiltinPlanners();
     return PlannerRegistry::instance().names();
 }
 
@@ -116,6 +115,22 @@ private slots:
         for (const char* n : {"amp", "annealing", "data-parallel", "deepspeed-zero", "megatron", "poplar", "random",
                               "uniform", "whale"})
             QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
+    }
+
+    void registryKeysArePlannerNamesAndTwinsAreRefused()
+    {
+        // The registry is filled on first use and files each planner under its own name(), written once.
+        for (const std::string& n : PlannerRegistry::instance().names())
+            QCOMPARE(PlannerRegistry::instance().create(n)->name(), n);
+        // A second planner of a name already there is a programming error, as in the format registry; so is
+        // an empty name. The first registration stays.
+        PlannerRegistry r;
+        const auto uniform = [] { return PlannerRegistry::instance().create("uniform"); };
+        r.add(uniform);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, r.add(uniform));
+        QCOMPARE(r.names(), std::vector<std::string>{"uniform"});
+        QVERIFY(r.create("uniform") != nullptr);
+        QVERIFY(r.create("nope") == nullptr);
     }
 
     void plansAreValid_data()
@@ -234,7 +249,7 @@ private slots:
                              .c_str());
                 RunResult rr;
                 rr.planner = planner;
-                rr.status = "ok";
+                rr.status = RunStatus::Ok;
                 rr.plan = plan;
                 run.results.push_back(rr);
             }

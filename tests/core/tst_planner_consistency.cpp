@@ -40,7 +40,6 @@ private slots:
         shape.seed = 3;
         shape.scenarios = 10;
         shape.maxGpus = 48;
-        registerBuiltinPlanners();
         const auto runs = bench::runGrid(bench::consistencyGrid(shape), PlannerRegistry::instance().names(), 1.0);
         qInfo("\n%s", bench::consistencyTable(runs).c_str());
         int plans = 0;

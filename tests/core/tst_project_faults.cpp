@@ -1,4 +1,4 @@
-// Fault tests of the project file (issue 16, Deliver 4): saves killed with SIGKILL at random points leave a
+// Fault tests of the project file: saves killed with SIGKILL at random points leave a
 // whole project behind; truncated, random, foreign and newer files are refused with a clear message and
 // never modified (no byte, no timestamp, no side file); WAL-mode files and stale journals left by other
 // programs are read without side files or explained.

@@ -326,6 +326,10 @@ private slots:
         sql(e, "UPDATE run_results SET duration_seconds = 'soon' WHERE position = 1;", true);
         expectRefused(e, "run_results[1].duration_seconds", "number");
 
+        const std::string s = savedSample("badstatus.hetplan");
+        sql(s, "UPDATE run_results SET status = 'finished' WHERE position = 1;", true);
+        expectRefused(s, "run_results[1].status", "expected ok, infeasible, not-applicable, cancelled or error");
+
         const std::string f = savedSample("orphan.hetplan");
         sql(f, "INSERT INTO profiles VALUES (9, 'ghost', 'csv', '{}');", true);
         expectRefused(f, "profiles[1].model_position", "no model");

@@ -1,4 +1,4 @@
-// Simulator mechanisms that real frameworks have (issue 9): blocking pipeline sends, shared NICs, gradients
+// Simulator mechanisms that real frameworks have: blocking pipeline sends, shared NICs, gradients
 // reduced in fp32 under bf16, ZeRO with pipelines, tied embeddings. Every expected value is computed by hand
 // in the comment above its check.
 #include "simfixtures.h"

@@ -57,7 +57,7 @@ private slots:
         QCOMPARE(costs.tpLinkDelta(0, 3, "V100-16GB", 1, 2, slow), 0.0); // no tp, nothing to move
     }
 
-    // A time measured at tp > 1 already contains its all-reduces (issue 9, item 6): no link, fast or slow,
+    // A time measured at tp > 1 already contains its all-reduces: no link, fast or slow,
     // adds any on top; the unmeasured tp 4 still gets the slow link's cost.
     void measuredTimesHoldTheirAllReduces()
     {

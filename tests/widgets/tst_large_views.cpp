@@ -1,4 +1,4 @@
-// Issue 14 items 8 and 9 (views): large clusters stay readable and the plots export.
+// Views of large clusters: they stay readable and the plots export.
 // * Gantt grouping on amp-scale-16x16 (256 T4s) and a 1024-GPU two-type cluster: identical replicas drawn
 //   once with "× N", groups shown one by one or collapsed to one row, vertical (row) zoom.
 // * Stage map by node from 256 GPUs: one tile per node, GPU squares inside, full names in tooltips.

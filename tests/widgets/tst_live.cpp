@@ -1,4 +1,4 @@
-// Live re-planning (issue 15 item 6), the LiveController against a real document: one re-plan per edit
+// Live re-planning, the LiveController against a real document: one re-plan per edit
 // after the debounce, quick edits coalesced into one, a stale run cancelled, nothing while off, one live
 // run in the project however many edits, and no re-plan when the inputs did not change.
 #include "testutil.h"
@@ -131,7 +131,7 @@ private slots:
         QCOMPARE(planBatch(doc), 128);
         const Run* run = doc.run(live.liveRunId());
         QCOMPARE(run->results.size(), size_t(1));
-        QCOMPARE(run->results.front().status, std::string("ok")); // stopped by the time limit, not a cancel
+        QCOMPARE(toString(run->results.front().status), std::string("ok")); // stopped by the time limit, not a cancel
     }
 
     void theProjectKeepsOneLiveRun()

@@ -118,7 +118,6 @@ private slots:
     void runPanelListsTheRegistryAndItsOptions()
     {
         RunPanel p;
-        registerBuiltinPlanners();
         QTreeWidget* tree = nullptr;
         for (QTreeWidget* t : p.findChildren<QTreeWidget*>())
             if (t != p.results())

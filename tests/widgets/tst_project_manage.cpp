@@ -57,7 +57,7 @@ Project richProject()
         for (const char* planner : {"first", "second", "third"}) {
             RunResult r;
             r.planner = planner;
-            r.status = "infeasible";
+            r.status = RunStatus::Infeasible;
             run.results.push_back(r);
         }
         p.runs.push_back(run);

@@ -1,4 +1,4 @@
-// Marking nodes failed on the canvas and re-planning (issue 10 item 5): the undoable command, the node's
+// Marking nodes failed on the canvas and re-planning: the undoable command, the node's
 // context menu and drawing state, the flag surviving save → open, and the ReplanController driven against
 // a real ditto plan of ditto-ex3 (a plan without the failed node's GPUs, equal to planning with --without;
 // a remaining cluster with no plan changes nothing).

@@ -31,7 +31,7 @@ PlanRequest smallRequest(int globalBatch)
     return req;
 }
 
-RunResult resultWithMessage(const std::string& planner, const std::string& status, const std::string& message)
+RunResult resultWithMessage(const std::string& planner, RunStatus status, const std::string& message)
 {
     RunResult r;
     r.planner = planner;
@@ -102,7 +102,7 @@ private slots:
         QVERIFY(finished.wait(60000));
         QCOMPARE(results.size(), 1);
         const auto r = results.front().front().value<RunResult>();
-        QCOMPARE(r.status, std::string("error"));
+        QCOMPARE(toString(r.status), std::string("error"));
         QCOMPARE(QString::fromStdString(r.message),
                  QStringLiteral("Global batch size (Job panel): global batch 12 is not divisible by the 8 GPUs "
                                 "(data-parallel gives every GPU the same batch)"));
@@ -131,7 +131,7 @@ private slots:
         panel.setPlannerProgress("amp: 12 of 40 strategies");
         QCOMPARE(panel.runningRow()->text(6), QStringLiteral("12 of 40 strategies")); // without the name prefix
         // amp's result arrives: its row replaces the running one.
-        run.results.push_back(resultWithMessage("amp", "infeasible", "nothing fits"));
+        run.results.push_back(resultWithMessage("amp", RunStatus::Infeasible, "nothing fits"));
         panel.showRun(run);
         QVERIFY(!panel.runningRow());
         QCOMPARE(panel.results()->topLevelItemCount(), 1);
@@ -159,7 +159,7 @@ private slots:
         RunPanel panel;
         Run run;
         run.id = 1;
-        run.results.push_back(resultWithMessage("data-parallel", "error", longReason));
+        run.results.push_back(resultWithMessage("data-parallel", RunStatus::Error, longReason));
         panel.showRun(run);
         QTreeWidgetItem* row = panel.results()->topLevelItem(0);
         QCOMPARE(row->toolTip(6), QString::fromStdString(longReason));

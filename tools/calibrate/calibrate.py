@@ -157,15 +157,26 @@ def sailor_link(data):
     return {(DEVICES[d], int(n)): v[1] for d, byn in raw.items() for n, v in byn.items()}
 
 
+UNITS = {"GB/s": 1e9, "TB/s": 1e12, "TFLOPS": 1e12, "GFLOPS": 1e9}
+
+
+def catalog_devices(catalog_path):
+    """The device entries of a catalog file."""
+    with open(catalog_path) as f:
+        return json.load(f)["devices"]
+
+
+def quantity(text):
+    """A catalog quantity such as "19.5 TFLOPS" or "300 GB/s" in base units."""
+    value, unit = text.split()
+    return float(value) * UNITS[unit]
+
+
 def catalog_links(catalog_path):
     """{device: (intra-node link name, bytes/s, pcie_p2p)} from the device catalog."""
-    with open(catalog_path) as f:
-        cat = json.load(f)
-    units = {"GB/s": 1e9, "TB/s": 1e12}
     out = {}
-    for d in cat["devices"]:
-        value, unit = d["intra_node_bandwidth"].split()
-        out[d["name"]] = (d.get("intra_node_link", ""), float(value) * units[unit], d.get("pcie_p2p", True))
+    for d in catalog_devices(catalog_path):
+        out[d["name"]] = (d.get("intra_node_link", ""), quantity(d["intra_node_bandwidth"]), d.get("pcie_p2p", True))
     return out
 
 
@@ -226,15 +237,8 @@ def sailor_block_flops(data):
 
 def cuda_core_rates(catalog_path):
     """{device: CUDA-core fp32 FLOP/s} for the parts whose catalog entry has a separate TF32 rate."""
-    with open(catalog_path) as f:
-        cat = json.load(f)
-    units = {"TFLOPS": 1e12, "GFLOPS": 1e9}
-    out = {}
-    for d in cat["devices"]:
-        if "peak_flops_fp32_cuda_cores" in d:
-            value, unit = d["peak_flops_fp32_cuda_cores"].split()
-            out[d["name"]] = float(value) * units[unit]
-    return out
+    return {d["name"]: quantity(d["peak_flops_fp32_cuda_cores"]) for d in catalog_devices(catalog_path)
+            if "peak_flops_fp32_cuda_cores" in d}
 
 
 def mark_tf32(points, data, catalog_path):

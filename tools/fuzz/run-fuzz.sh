@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make fuzz` (issue 16): runs every libFuzzer target of BUILD for SECONDS each and prints one line per
+# `make fuzz`: runs every libFuzzer target of BUILD for SECONDS each and prints one line per
 # target from libFuzzer's final status line (execs/s, cov:, ft:). Targets run FUZZ_JOBS at a time
 # (default 1). Each works on a corpus under BUILD/fuzz-work/<target> seeded from fuzz/corpus/<target>;
 # a crash leaves its input in BUILD/fuzz-work/<target>/crash-* and fails the run: copy it to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's GPU acceptance run: profile gpt2-amp and opt-350m on this machine's GPU at micro-batch 1-8 and
+# The profiler's GPU acceptance run: profile gpt2-amp and opt-350m on this machine's GPU at micro-batch 1-8 and
 # print measured vs analytic per layer kind. Needs PyTorch with CUDA and a built hetplan-cli.
 # usage: tools/profiler/gpu-acceptance.sh DEVICE_TYPE HETPLAN_CLI OUT_DIR   (e.g. H100-SXM build/app/cli/hetplan-cli /tmp/acc)
 set -euo pipefail

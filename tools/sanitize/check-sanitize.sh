@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make check-sanitize` (issue 16): the whole ctest suite under ASan+UBSan (build-asan), then the threaded
+# `make check-sanitize`: the whole ctest suite under ASan+UBSan (build-asan), then the threaded
 # suites under TSan (build-tsan: only those targets are built, a TSan build of everything is not needed).
 # Any sanitizer report fails the run (halt_on_error). Suppressions: tools/sanitize/*.supp, each entry
 # explained there. Usage: check-sanitize.sh [asan|asan-engine|tsan|all] (default all; asan-engine builds

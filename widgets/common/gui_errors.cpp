@@ -75,7 +75,6 @@ QString jobFieldLabel(const std::string& field)
 
 QString plannerOptionLabel(const std::string& planner, const std::string& key)
 {
-    registerBuiltinPlanners();
     if (const auto p = PlannerRegistry::instance().create(planner))
         for (const PlannerOption& o : p->options())
             if (o.key == key)

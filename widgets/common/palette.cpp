@@ -56,7 +56,6 @@ QColor communication() { return QColor(0x9A, 0x9A, 0x9A); }
 QColor collective() { return QColor(0x5F, 0x5F, 0x5F); }
 QColor optimizer() { return QColor(0x3B, 0x3B, 0x3B); }
 QColor bandA() { return QColor(0xF4, 0xF6, 0xF9); }
-QColor bandB() { return QColor(0xFF, 0xFF, 0xFF); }
 QColor gridLine() { return QColor(0xD0, 0xD0, 0xD0); }
 QColor placeholderText() { return QColor(0x80, 0x80, 0x80); }
 

@@ -30,8 +30,7 @@ QColor memoryOk();      // memory bar within capacity
 QColor communication(); // p2p sends
 QColor collective();    // all-reduce, all-gather, ...
 QColor optimizer();     // optimizer step
-QColor bandA();         // alternating row-group background
-QColor bandB();
+QColor bandA();         // alternating row-group background (the other band is the view's own)
 QColor gridLine();
 QColor placeholderText();
 

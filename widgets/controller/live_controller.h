@@ -1,5 +1,5 @@
 #pragma once
-// Live re-planning (issue 15 item 6): with Live on, every change of what planning would run on (the
+// Live re-planning: with Live on, every change of what planning would run on (the
 // current cluster, model, profile or job: an edit, its undo or redo, or another item made current) re-runs
 // the Run tab's ticked planners on the worker thread (a RunController of its own) and publishes the plans.
 //

@@ -122,7 +122,7 @@ void ReplanController::onFinished(const Run& run)
         return;
     }
     const RunResult* after = run.results.empty() ? nullptr : &run.results.front();
-    if (!after || !after->plan || after->status != "ok") {
+    if (!after || !after->plan || after->status != RunStatus::Ok) {
         const std::string why = after ? after->message : "no result";
         emit replanFailed(
             failedText_.empty()

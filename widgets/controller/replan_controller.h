@@ -1,5 +1,5 @@
 #pragma once
-// Re-planning after node failures (issue 10 item 5): when a node of the current cluster is marked failed or
+// Re-planning after node failures: when a node of the current cluster is marked failed or
 // healthy again, the current plan is planned again on the worker thread with the same planner and the same
 // options on the cluster as it is now (runPlanner leaves failed nodes out, as `--without` does), handing
 // the plan's own sections over as PlanRequest::reuse so oobleck and ditto re-instantiate the templates they

@@ -92,19 +92,19 @@ void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
         result.plan = runPlanner(result.planner, req, progress);
         // A stopped search keeps its best plan so far; a cancel still reads as a cancel.
         const std::string& stopped = result.plan->search.stopped;
-        result.status = stopped == "cancelled" ? "cancelled" : "ok";
+        result.status = stopped == "cancelled" ? RunStatus::Cancelled : RunStatus::Ok;
         if (!stopped.empty())
             result.message =
                 (stopped == "cancelled" ? "cancelled" : "time limit reached") + std::string(" — best plan so far");
     } catch (const InfeasibleError& e) {
-        result.status = "infeasible";
+        result.status = RunStatus::Infeasible;
         result.message = guiErrorText(e, result.planner).toStdString();
     } catch (const CancelledError& e) {
-        result.status = "cancelled";
+        result.status = RunStatus::Cancelled;
         result.message = guiErrorText(e, result.planner).toStdString();
     } catch (const std::exception& e) {
         // Input errors name the Job panel's fields and the Run tab's options, not the CLI's flags.
-        result.status = "error";
+        result.status = RunStatus::Error;
         result.message = guiErrorText(e, result.planner).toStdString();
     }
 }
@@ -168,7 +168,7 @@ void RunController::runAll(const std::vector<std::string>& planners, const PlanR
         const PlanRequest req = requestForPlanner(request, planners[i], optionsPerPlanner);
         result.options = req.options;
         if (shared.cancelled) {
-            result.status = "cancelled";
+            result.status = RunStatus::Cancelled;
             result.message = "cancelled before it started";
             deliver(result);
             continue;

@@ -1,5 +1,5 @@
 #pragma once
-// The What-if tab's sweep (issue 15 item 5): the core sweep (core/planners/sweep.h, the CLI's `sweep`) run on
+// The What-if tab's sweep: the core sweep (core/planners/sweep.h, the CLI's `sweep`) run on
 // a worker thread so the GUI thread never blocks. Progress arrives as a signal after each row (through
 // WorkerThread's mailbox); cancel() stops the searches under way at their next progress report and skips
 // the rest (those rows say "cancelled"); finished() hands the rows back on the GUI thread.

@@ -16,7 +16,7 @@ QStandardItem* makeItem(const QString& text, TreeKind kind, const QString& name 
 QString resultSummary(const RunResult& r)
 {
     if (!r.plan)
-        return QString::fromStdString(r.status);
+        return QString::fromStdString(toString(r.status));
     QString s = QString::number(r.plan->estimate.iterationSeconds, 'f', 3) + " s/iter";
     if (!r.plan->search.stopped.empty())
         s += r.plan->search.stopped == "cancelled" ? ", cancelled — best so far" : ", time limit — best so far";

@@ -36,7 +36,6 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     planners_ = new QTreeWidget;
     planners_->setHeaderLabels({tr("Planner / option"), tr("Value"), tr("Description")});
     planners_->setRootIsDecorated(true);
-    registerBuiltinPlanners();
     for (const std::string& name : PlannerRegistry::instance().names())
         addPlanner(*PlannerRegistry::instance().create(name));
     planners_->expandAll();
@@ -282,7 +281,7 @@ void RunPanel::showRun(const Run& run)
     results_->clear();
     for (size_t i = 0; i < run.results.size(); ++i) {
         const RunResult& r = run.results[i];
-        QStringList cols{QString::fromStdString(r.planner), QString::fromStdString(r.status)};
+        QStringList cols{QString::fromStdString(r.planner), QString::fromStdString(toString(r.status))};
         if (r.plan) {
             cols << QString::number(r.plan->estimate.iterationSeconds, 'f', 4)
                  << (r.plan->plannerEstimate ? QString::number(*r.plan->plannerEstimate, 'f', 4) : QString("–"))

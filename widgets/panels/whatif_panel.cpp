@@ -245,7 +245,7 @@ void WhatIfPanel::onFinished()
     fillTable(pending_.rows);
     view_->setSweep(pending_);
     const auto ok = std::count_if(pending_.rows.begin(), pending_.rows.end(),
-                                  [](const SweepRow& r) { return r.status == "ok" && r.feasible; });
+                                  [](const SweepRow& r) { return r.status == RunStatus::Ok && r.feasible; });
     emit message(controller_->wasCancelled()
                      ? tr("Sweep cancelled: %1 of %2 rows have a plan").arg(ok).arg(pending_.rows.size())
                      : tr("Sweep finished: %1 of %2 rows have a plan that fits").arg(ok).arg(pending_.rows.size()),
@@ -260,10 +260,10 @@ void WhatIfPanel::fillTable(const std::vector<SweepRow>& rows)
     const Qt::Alignment right = Qt::AlignRight | Qt::AlignVCenter;
     for (int i = 0; i < int(rows.size()); ++i) {
         const SweepRow& r = rows[size_t(i)];
-        const bool hasPlan = r.status == "ok" && r.feasible;
+        const bool hasPlan = r.status == RunStatus::Ok && r.feasible;
         const QString result = hasPlan ? tr("plan fits")
-                               : r.status == "ok" ? tr("does not fit memory")
-                                                  : QString::fromStdString(r.status);
+                               : r.status == RunStatus::Ok ? tr("does not fit memory")
+                                                  : QString::fromStdString(toString(r.status));
         const QString value = r.point.empty() ? QString() : QString::fromStdString(r.point.front().second);
         const QList<QTableWidgetItem*> items{
             cell(value),

@@ -1,5 +1,5 @@
 #pragma once
-// The What-if tab (issue 15 item 5): the parameter to vary (global batch, sequence length, ZeRO stage or a
+// The What-if tab: the parameter to vary (global batch, sequence length, ZeRO stage or a
 // node left out) and its values ("16,32,64", checked as typed with the sweep parser's reasons shown under
 // the field), Run sweep / Cancel with a progress bar, and the result: WhatIfView's lines per planner above
 // a table with every row (a row without a plan says why in its tooltip). The sweep runs the current

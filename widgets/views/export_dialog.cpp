@@ -85,12 +85,6 @@ void ExportDialog::setFormat(PlotView::ExportFormat format)
 
 QSize ExportDialog::exportSize() const { return {width_->value(), height_->value()}; }
 
-void ExportDialog::setExportSize(const QSize& size)
-{
-    width_->setValue(size.width());
-    height_->setValue(size.height());
-}
-
 // The file as typed, with the format's suffix added when it has none of its own.
 QString ExportDialog::fileName() const
 {

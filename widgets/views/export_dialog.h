@@ -20,7 +20,6 @@ public:
     PlotView::ExportFormat format() const;
     void setFormat(PlotView::ExportFormat format);
     QSize exportSize() const;
-    void setExportSize(const QSize& size);
     QString fileName() const;
     void setFileName(const QString& fileName);
 

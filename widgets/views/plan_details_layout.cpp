@@ -78,7 +78,6 @@ std::vector<DetailsTreeNode> jsonTree(const QJsonObject& object)
 
 QStringList plannerOptionItems(const std::string& planner, const std::map<std::string, std::string>& options)
 {
-    registerBuiltinPlanners();
     const auto declared = PlannerRegistry::instance().create(planner);
     std::map<std::string, std::string> rest = options;
     QStringList out;

@@ -62,7 +62,7 @@ QString WhatIfView::axisLabel(const std::string& axis)
 double WhatIfView::value(const SweepRow& row, Metric metric)
 {
     // Only plans that fit memory are points: an infeasible estimate is not a time anyone can train at.
-    if (row.status != "ok" || !row.feasible)
+    if (row.status != RunStatus::Ok || !row.feasible)
         return kNaN;
     switch (metric) {
     case Metric::IterationTime:

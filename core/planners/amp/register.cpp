@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `amp`: AMP (Li et al., NeurIPS 2022).
+#include "core/planners/planner.h"
 
 #include "amp_planner.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerAmpPlanner(PlannerRegistry& registry)
 {
-    registry.add("amp", [] { return std::make_unique<AmpPlanner>(); });
+    registry.add([] { return std::make_unique<AmpPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `annealing`: AMP's simulated annealing with domino placement.
+#include "core/planners/planner.h"
 
 #include "annealing.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerAnnealingPlanner(PlannerRegistry& registry)
 {
-    registry.add("annealing", [] { return std::make_unique<AnnealingPlanner>(); });
+    registry.add([] { return std::make_unique<AnnealingPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `data-parallel`: the ZeRO data-parallel reference planner.
+#include "core/planners/planner.h"
 
 #include "dataparallel.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerDataParallelPlanner(PlannerRegistry& registry)
 {
-    registry.add("data-parallel", [] { return std::make_unique<DataParallelPlanner>(); });
+    registry.add([] { return std::make_unique<DataParallelPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `deepspeed-zero`: DeepSpeed's homogeneous ZeRO batches (Poplar's baseline).
+#include "core/planners/planner.h"
 
 #include "deepspeed_zero.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerDeepSpeedZeroPlanner(PlannerRegistry& registry)
 {
-    registry.add("deepspeed-zero", [] { return std::make_unique<DeepSpeedZeroPlanner>(); });
+    registry.add([] { return std::make_unique<DeepSpeedZeroPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `ditto`: node folding, Oobleck's template on the virtual cluster, DP or greedy recovery.
+#include "core/planners/planner.h"
 
 #include "ditto.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerDittoPlanner(PlannerRegistry& registry)
 {
-    registry.add("ditto", [] { return std::make_unique<DittoPlanner>(); });
+    registry.add([] { return std::make_unique<DittoPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `exhaustive`: the exact optimal heterogeneous pipeline (Ditto section 3).
+#include "core/planners/planner.h"
 
 #include "exhaustive.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerExhaustivePlanner(PlannerRegistry& registry)
 {
-    registry.add("exhaustive", [] { return std::make_unique<ExhaustivePlanner>(); });
+    registry.add([] { return std::make_unique<ExhaustivePlanner>(); });
 }
 
 } // namespace hetplan

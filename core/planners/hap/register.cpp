@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `hap` and its baselines `dp-even` and `dp-proportional`.
+#include "core/planners/planner.h"
 
 #include "hap_planner.h"
 
@@ -6,9 +7,9 @@ namespace hetplan {
 
 void registerHapPlanner(PlannerRegistry& registry)
 {
-    registry.add("hap", [] { return std::make_unique<HapPlanner>(HapPlanner::Mode::Hap); });
-    registry.add("dp-even", [] { return std::make_unique<HapPlanner>(HapPlanner::Mode::DpEven); });
-    registry.add("dp-proportional", [] { return std::make_unique<HapPlanner>(HapPlanner::Mode::DpProportional); });
+    registry.add([] { return std::make_unique<HapPlanner>(HapPlanner::Mode::Hap); });
+    registry.add([] { return std::make_unique<HapPlanner>(HapPlanner::Mode::DpEven); });
+    registry.add([] { return std::make_unique<HapPlanner>(HapPlanner::Mode::DpProportional); });
 }
 
 } // namespace hetplan

@@ -66,18 +66,5 @@ bool ruleFor(const Op& op, char label, Rule& out);
 // The collectives that turn form `from` into `to` (empty if none): two for Sharded → Identity (padded
 // All-Gather and Grouped-Broadcast), one otherwise.
 std::vector<SpmdCollective> conversions(Form from, Form to);
-// The form a collective produces from `from`, given the target dimension for sharded results; false if the
-// collective does not apply to `from` (used by the checker).
-bool applyCollective(SpmdCollective c, Form from, int dim, Form& out);
-
-// One Hoare triple of the theory, in text (for listings, docs and tests).
-struct HoareTriple {
-    std::vector<std::string> pre;
-    std::string instruction;
-    std::vector<std::string> post;
-};
-// The triples the rules derive for the forward ops of g (leaf loads, every rule of every op, and the
-// collectives on every non-leaf tensor), before the search-time fusion of section 4.5.
-std::vector<HoareTriple> deriveTheory(const TensorGraph& g);
 
 } // namespace hetplan::hap

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `hethub`: HetHub's non-uniform pipeline across device types.
+#include "core/planners/planner.h"
 
 #include "hethub.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerHetHubPlanner(PlannerRegistry& registry)
 {
-    registry.add("hethub", [] { return std::make_unique<HetHubPlanner>(); });
+    registry.add([] { return std::make_unique<HetHubPlanner>(); });
 }
 
 } // namespace hetplan

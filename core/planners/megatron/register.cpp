@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `megatron`: the Megatron-LM heuristic, AMP's baseline.
+#include "core/planners/planner.h"
 
 #include "megatron.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerMegatronPlanner(PlannerRegistry& registry)
 {
-    registry.add("megatron", [] { return std::make_unique<MegatronPlanner>(); });
+    registry.add([] { return std::make_unique<MegatronPlanner>(); });
 }
 
 } // namespace hetplan

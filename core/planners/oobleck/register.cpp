@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `oobleck`: Oobleck's pipeline templates on a homogeneous cluster.
+#include "core/planners/planner.h"
 
 #include "oobleck.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerOobleckPlanner(PlannerRegistry& registry)
 {
-    registry.add("oobleck", [] { return std::make_unique<OobleckPlanner>(); });
+    registry.add([] { return std::make_unique<OobleckPlanner>(); });
 }
 
 } // namespace hetplan

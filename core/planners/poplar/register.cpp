@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `poplar`: heterogeneity-aware ZeRO with per-GPU batch allocation.
+#include "core/planners/planner.h"
 
 #include "poplar.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerPoplarPlanner(PlannerRegistry& registry)
 {
-    registry.add("poplar", [] { return std::make_unique<PoplarPlanner>(); });
+    registry.add([] { return std::make_unique<PoplarPlanner>(); });
 }
 
 } // namespace hetplan

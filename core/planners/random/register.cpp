@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `random`: random search over AMP's strategy space.
+#include "core/planners/planner.h"
 
 #include "random_search.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerRandomPlanner(PlannerRegistry& registry)
 {
-    registry.add("random", [] { return std::make_unique<RandomSearchPlanner>(); });
+    registry.add([] { return std::make_unique<RandomSearchPlanner>(); });
 }
 
 } // namespace hetplan

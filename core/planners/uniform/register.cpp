@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `uniform`: the uniform reference planner.
+#include "core/planners/planner.h"
 
 #include "uniform.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerUniformPlanner(PlannerRegistry& registry)
 {
-    registry.add("uniform", [] { return std::make_unique<UniformPlanner>(); });
+    registry.add([] { return std::make_unique<UniformPlanner>(); });
 }
 
 } // namespace hetplan

@@ -1,4 +1,5 @@
-#include "register.h"
+// Registers `whale`: ZeRO batches proportional to peak FLOP/s (Poplar's Whale baseline).
+#include "core/planners/planner.h"
 
 #include "whale.h"
 
@@ -6,7 +7,7 @@ namespace hetplan {
 
 void registerWhalePlanner(PlannerRegistry& registry)
 {
-    registry.add("whale", [] { return std::make_unique<WhalePlanner>(); });
+    registry.add([] { return std::make_unique<WhalePlanner>(); });
 }
 
 } // namespace hetplan

@@ -108,11 +108,16 @@ private slots:
         p.findChild<QCheckBox*>(QStringLiteral("sequenceParallel"))->setChecked(false);
         QCOMPARE(spy.count(), 3);
         QVERIFY(!spy.back().front().value<Job>().sequenceParallel);
-        // TF32 is on by default and unticking it is an edit.
+        // TF32 is on by default and unticking it is an edit. It only matters to fp32 jobs: greyed out for fp16.
+        QCheckBox* tf32 = p.findChild<QCheckBox*>(QStringLiteral("tf32"));
         QVERIFY(p.job().tf32);
-        p.findChild<QCheckBox*>(QStringLiteral("tf32"))->setChecked(false);
+        tf32->setChecked(false);
         QCOMPARE(spy.count(), 4);
         QVERIFY(!spy.back().front().value<Job>().tf32);
+        QVERIFY(!tf32->isEnabled());
+        j.precision = Precision::FP32;
+        p.setJob(j);
+        QVERIFY(tf32->isEnabled());
     }
 
     void runPanelListsTheRegistryAndItsOptions()

@@ -78,6 +78,9 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
         connect(s, &QDoubleSpinBox::valueChanged, this, &JobPanel::emitEdited);
     for (QCheckBox* c : {recompute_, tf32_, sequenceParallel_})
         connect(c, &QCheckBox::toggled, this, &JobPanel::emitEdited);
+    // TF32 only changes fp32 jobs; the box stays (with its value) but is greyed out for 16-bit ones.
+    connect(precision_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { tf32_->setEnabled(Precision(i) == Precision::FP32); });
 }
 
 void JobPanel::setJob(const Job& j)
@@ -90,6 +93,7 @@ void JobPanel::setJob(const Job& j)
     schedule_->setCurrentIndex(j.schedule == Schedule::GPipe ? 1 : 0);
     recompute_->setChecked(j.recompute);
     tf32_->setChecked(j.tf32);
+    tf32_->setEnabled(j.precision == Precision::FP32);
     backward_->setValue(j.backwardFactor);
     optimizer_->setValue(j.optimizerStateBytesPerParam);
     margin_->setValue(j.memoryMargin * 100);

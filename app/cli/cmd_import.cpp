@@ -23,7 +23,9 @@ std::string formatsNeeding(bool ImportNeeds::*what)
 void addImportOptions(CommandLine& cl)
 {
     const ImporterRegistry& formats = ImporterRegistry::instance();
-    cl.addOption("format", "NAME", "The input format: " + joinNames(formats.names(), ", ") + ".");
+    cl.addOption("format", "NAME",
+                 "The input format: " + joinNames(formats.names(), ", ") +
+                     " (default: the one format that recognises the input's signature).");
     cl.addOption("in", "PATH",
                  "The measurements: a file, or a directory for " + formatsNeeding(&ImportNeeds::directory) +
                      ". Repeatable: several inputs (e.g. hetplan-profile's file of each GPU type) are merged into "
@@ -73,8 +75,11 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     addImportOptions(cl);
     if (!cl.parse(argv, out))
         return Ok;
-    const ImportFormat& format = ImporterRegistry::instance().get(cl.get("format"));
-    cl.get("in"); // required
+    const std::string firstIn = cl.get("in"); // required
+    // Without --format the file says what it is: the one format whose signature matches, else a request for
+    // --format naming the candidates.
+    const std::string formatName = cl.value("format").empty() ? detectFormat(firstIn) : cl.value("format");
+    const ImportFormat& format = ImporterRegistry::instance().get(formatName);
     const std::string outPath = cl.get("out");
     ImportOptions opts;
     opts.deviceType = deviceFromArgs(cl, format);

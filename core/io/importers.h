@@ -72,12 +72,21 @@ struct ImportNeeds {
 struct ImportFormat : FileFormat {
     std::function<Profile(const std::string& path, const ImportOptions& options)> read = {};
     ImportNeeds needs = {};
+    // Whether `path` looks like this format by its own signature (a magic number, a schema tag, a header, a
+    // directory's file names), reading at most its first few kilobytes (Tiled's supportsFile). Never throws.
+    std::function<bool(const std::string& path)> supports = {};
 };
 
 class ImporterRegistry : public FormatRegistry<ImportFormat> {
 public:
     static ImporterRegistry& instance(); // with the built-in formats registered (formats/builtin.cpp)
 };
+
+// The registered formats whose `supports` recognises `path`, in registration order (empty: none).
+std::vector<std::string> formatsSupporting(const std::string& path);
+// The one format that recognises `path`; none, or more than one, is InputError("--format", "format", ...)
+// asking for --format and naming the candidates.
+std::string detectFormat(const std::string& path);
 
 // Reads `path` with the registered format named `format` (an unknown name is InputError "--format").
 Profile importProfile(const std::string& format, const std::string& path, const ImportOptions& options);

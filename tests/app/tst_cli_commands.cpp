@@ -245,6 +245,16 @@ private slots:
                               "--out", prof});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(readJson(prof)["tables"].toArray().size() > 0);
+        // Without --format the file's signature says it is Sailor's; the same profile comes out.
+        const QString detected = path("prof-detected.json");
+        r = runCli({"import", "--in", QString::fromStdString(fixture("profiles/sailor/valid.json")), "--device",
+                    "V100-16", "--out", detected});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(readJson(detected)["tables"], readJson(prof)["tables"]);
+        // A file no format recognises: exit 2, asking for --format.
+        r = runCli({"import", "--in", QString::fromStdString(fixture("profiles/README.md")), "--out", detected});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("give --format"), qPrintable(r.err));
     }
 
     // Metis import records what the measurements ran at (--sequence, --precision) in the profile.

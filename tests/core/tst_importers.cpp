@@ -428,6 +428,42 @@ private slots:
     }
 
     // ------------------------------------------------------------------ dispatch and arguments
+    void formatsRecogniseTheirOwnFiles()
+    {
+        // Each format knows its files by their signature, not their name: exactly one claims each valid
+        // input, and detectFormat picks it.
+        const std::vector<std::pair<std::string, std::string>> inputs{
+            {"profiles/native/valid.json", "native"},         // "schema": "hetplan.profile/1"
+            {"profiles/csv/valid_ms.csv", "csv"},             // the header after the # comment
+            {"profiles/oobleck/valid", "oobleck"},            // a directory with mb<N>.json
+            {"profiles/sailor/valid.json", "sailor"},         // { "2": { "1": { "0": [
+            {"profiles/metis/valid", "metis"},                // a directory with mbs<B>_tmp<T>.json
+            {"profiles/metis/valid/mbs1_tmp1.json", "metis"}, // or one such file
+            {"profiles/amp/small_v1.npy", "amp-npy"},         // the .npy magic
+        };
+        for (const auto& [file, format] : inputs) {
+            QCOMPARE(formatsSupporting(fixture(file)), std::vector<std::string>{format});
+            QCOMPARE(detectFormat(fixture(file)), format);
+        }
+        // Something no format recognises (a text file, an empty directory, a path that is not there) asks for
+        // --format and names the formats; nothing is read beyond the first bytes, nothing throws in between.
+        QTemporaryDir tmp;
+        const std::string text = tmp.filePath("notes.json").toStdString();
+        QFile f(QString::fromStdString(text));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"layers\": [1, 2, 3]}");
+        f.close();
+        for (const std::string& p : {text, tmp.path().toStdString(), tmp.filePath("missing").toStdString()}) {
+            QVERIFY(formatsSupporting(p).empty());
+            auto e = errorOf([&] { detectFormat(p); });
+            QVERIFY(e);
+            QCOMPARE(e->file(), std::string("--format"));
+            QVERIFY2(e->reason().find("give --format") != std::string::npos &&
+                         e->reason().find("amp-npy") != std::string::npos,
+                     e->what());
+        }
+    }
+
     void dispatch()
     {
         QCOMPARE(importProfile("native", fixture("profiles/native/valid.json"), "", 1).source, std::string("native"));

@@ -294,7 +294,8 @@ void registerAmpNpyImporter(ImporterRegistry& registry)
                   [](const std::string& path, const ImportOptions& o) {
                       return importAmpNpy(path, o.deviceType, o.tp, o.ampBackwardFactor, o.ampCompactGpt2);
                   },
-                  {.device = true, .tp = true, .ampOptions = true}});
+                  {.device = true, .tp = true, .ampOptions = true},
+                  [](const std::string& path) { return importutil::readHead(path, 6) == "\x93NUMPY"; }});
 }
 
 } // namespace hetplan

@@ -347,7 +347,20 @@ void registerCsvImporter(ImporterRegistry& registry)
 {
     registry.add(
         {{"csv", "CSV: device,tp,micro_batch,layer,forward_ms,backward_ms (one row per layer)", "*.csv", ".csv"},
-         [](const std::string& path, const ImportOptions&) { return importCsv(path); }});
+         [](const std::string& path, const ImportOptions&) { return importCsv(path); },
+         {},
+         [](const std::string& path) {
+             // The header: the first line that is neither blank nor a # comment names the key columns.
+             std::istringstream in(importutil::readHead(path));
+             for (std::string line; std::getline(in, line);) {
+                 const std::string_view t = importutil::trim(line);
+                 if (t.empty() || t.front() == '#')
+                     continue;
+                 return t.find("device") != std::string_view::npos && t.find("micro_batch") != std::string_view::npos &&
+                        t.find(',') != std::string_view::npos;
+             }
+             return false;
+         }});
 }
 
 } // namespace hetplan

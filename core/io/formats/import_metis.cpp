@@ -210,7 +210,18 @@ void registerMetisImporter(ImporterRegistry& registry)
 {
     registry.add({{"metis", "Metis profile directory (mbs<B>_tmp<T>.json per micro-batch and tp)", "*.json", ".json"},
                   [](const std::string& path, const ImportOptions& o) { return importMetis(path, o.deviceType); },
-                  {.directory = true, .device = true}});
+                  {.directory = true, .device = true},
+                  [](const std::string& path) {
+                      // A directory of mbs<B>_tmp<T>.json files, or one such file.
+                      const std::string file = "mbs[0-9]+_tmp[0-9]+\\.json";
+                      if (importutil::directoryHolds(path, file))
+                          return true;
+                      const QFileInfo info(QString::fromStdString(path));
+                      return info.isFile() && QRegularExpression(QRegularExpression::anchoredPattern(
+                                                                     QString::fromStdString(file)))
+                                                  .match(info.fileName())
+                                                  .hasMatch();
+                  }});
 }
 
 } // namespace hetplan

@@ -138,7 +138,8 @@ void registerOobleckImporter(ImporterRegistry& registry)
 {
     registry.add({{"oobleck", "Oobleck profile directory (mb<N>.json per micro-batch size)", "", ""},
                   [](const std::string& dir, const ImportOptions& o) { return importOobleck(dir, o.deviceType); },
-                  {.directory = true, .device = true}});
+                  {.directory = true, .device = true},
+                  [](const std::string& path) { return importutil::directoryHolds(path, "mb[0-9]+\\.json"); }});
 }
 
 } // namespace hetplan

@@ -13,6 +13,7 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <map>
 
 namespace hetplan {
@@ -108,7 +109,13 @@ void registerSailorImporter(ImporterRegistry& registry)
 {
     registry.add({{"sailor", "Sailor profile JSON ({mbs: {tp: {layer: [fwd_s, bwd_s, update_s]}}})", "*.json", ".json"},
                   [](const std::string& path, const ImportOptions& o) { return importSailor(path, o.deviceType); },
-                  {.device = true}});
+                  {.device = true},
+                  [](const std::string& path) {
+                      // { "<mbs>": { "<tp>": { "<layer>": [...: three nested objects keyed by integers.
+                      static const QRegularExpression start(
+                          R"(^\s*\{\s*"[0-9]+"\s*:\s*\{\s*"[0-9]+"\s*:\s*\{\s*"[0-9]+"\s*:\s*\[)");
+                      return start.match(QString::fromStdString(importutil::readHead(path, 512))).hasMatch();
+                  }});
 }
 
 } // namespace hetplan

@@ -7,6 +7,9 @@
 
 #include <QByteArray>
 #include <QFile>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QJsonParseError>
 #include <charconv>
 #include <cmath>
@@ -18,6 +21,29 @@ std::string readBytes(const std::string& path)
     if (!QFile::exists(QString::fromStdString(path)))
         throw InputError(path, "file", "not found");
     return readInputFile(path); // regular files only, size-guarded
+}
+
+std::string readHead(const std::string& path, size_t limit)
+{
+    const QFileInfo info(QString::fromStdString(path));
+    if (!info.isFile() || !info.isReadable())
+        return {};
+    QFile f(info.filePath());
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.read(qint64(limit)).toStdString();
+}
+
+bool directoryHolds(const std::string& path, const std::string& pattern)
+{
+    const QDir dir(QString::fromStdString(path));
+    if (!QFileInfo(dir.path()).isDir())
+        return false;
+    const QRegularExpression re(QRegularExpression::anchoredPattern(QString::fromStdString(pattern)));
+    for (const QString& name : dir.entryList(QDir::Files))
+        if (re.match(name).hasMatch())
+            return true;
+    return false;
 }
 
 QJsonDocument readJsonDocument(const std::string& path)

@@ -11,6 +11,12 @@ namespace hetplan::importutil {
 // Whole file as bytes; a missing or unreadable file is InputError(path, "file", reason).
 std::string readBytes(const std::string& path);
 
+// At most the first `limit` bytes of `path` when it is a readable regular file, else "" (format detection:
+// never throws, never reads a special file).
+std::string readHead(const std::string& path, size_t limit = 4096);
+// Whether `path` is a directory holding a file whose whole name matches `pattern` (a regular expression).
+bool directoryHolds(const std::string& path, const std::string& pattern);
+
 // Parses a JSON document (object or array, unlike readJsonFile which wants an object). Syntax errors
 // are InputError(path, "json", ...) naming the line and column.
 QJsonDocument readJsonDocument(const std::string& path);

@@ -180,6 +180,21 @@ private slots:
         const auto& t4 = &v100 == &a ? b : a;
         for (size_t i = 0; i < v100.sizes.size(); ++i)
             QVERIFY(v100.samplesPerSecond[i] > t4.samplesPerSecond[i]);
+        // The line is the cost model itself, what the planners price: it starts and ends on the end points,
+        // and each sample is b / (forward + backward) of the whole model at that b, not a view's own spline.
+        for (const CurvesView::Curve& c : view.curves()) {
+            QVERIFY(c.lineSizes.size() > 200);
+            QCOMPARE(c.lineSizes.front(), c.sizes.front());
+            QVERIFY(std::abs(c.lineSamplesPerSecond.back() - c.samplesPerSecond.back()) <=
+                    1e-9 * c.samplesPerSecond.back());
+            const size_t mid = c.lineSizes.size() / 2;
+            const double b = c.lineSizes[mid]; // 8: the middle of 1..64 on the log grid
+            const LayerTiming t = costs.range(0, costs.model().layerCount(), c.device, 1, b);
+            QCOMPARE(c.lineSamplesPerSecond[mid], b / (t.forward + t.backward));
+            const double between = c.lineSizes[mid + 17]; // off the profiled sizes
+            const LayerTiming u = costs.range(0, costs.model().layerCount(), c.device, 1, between);
+            QCOMPARE(c.lineSamplesPerSecond[mid + 17], between / (u.forward + u.backward));
+        }
         QVERIFY(view.markerCount() >= 1);
         QCoreApplication::processEvents();
         const PixelStats s = plotAreaStats(view);

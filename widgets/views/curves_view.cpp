@@ -5,7 +5,6 @@
 #include "view_util.h"
 #include "widgets/common/palette.h"
 
-#include "core/cost/spline.h"
 
 #include <qcustomplot.h>
 
@@ -42,8 +41,34 @@ QString sourceText(const CurvesView::Curve& c)
     return c.measured ? CurvesView::tr("measured") : CurvesView::tr("analytic");
 }
 
+// Samples/s of the whole model on one GPU of `type` (tp 1) at micro-batch `b`, as the planners price it;
+// 0 when the cost model has no finite time for it.
+double throughputAt(const CostModel& costs, const std::string& type, int layers, double b)
+{
+    const LayerTiming t = costs.range(0, layers, type, 1, b);
+    const double step = t.forward + t.backward;
+    return step > 0 && std::isfinite(step) ? b / step : 0.0;
+}
+
+// The cost model between the curve's first and last size, evenly in log(b) so it is smooth on the log axis.
+void sampleLine(const CostModel& costs, int layers, CurvesView::Curve& c)
+{
+    if (c.sizes.size() < 2)
+        return;
+    const int n = 240;
+    const double a = std::log(c.sizes.front()), z = std::log(c.sizes.back());
+    for (int k = 0; k <= n; ++k) {
+        const double b = std::exp(a + (z - a) * k / n);
+        if (const double v = throughputAt(costs, c.device, layers, b); v > 0) {
+            c.lineSizes.push_back(b);
+            c.lineSamplesPerSecond.push_back(v);
+        }
+    }
+}
+
 // Throughput of the whole model on one GPU of `type` (tp 1) at its profiled micro-batch sizes (the
-// default sizes when it has none). No points when the type is neither in the catalog nor measured.
+// default sizes when it has none), and the cost model's line between them. No points when the type is
+// neither in the catalog nor measured.
 CurvesView::Curve throughputCurve(const CostModel& costs, const std::string& type, int layers)
 {
     CurvesView::Curve c;
@@ -55,33 +80,16 @@ CurvesView::Curve throughputCurve(const CostModel& costs, const std::string& typ
     if (sizes.empty())
         sizes = kDefaultSizes;
     try {
-        for (int b : sizes) {
-            if (b <= 0)
-                continue;
-            const LayerTiming t = costs.range(0, layers, type, 1, b);
-            const double step = t.forward + t.backward;
-            if (!(step > 0) || !std::isfinite(step))
-                continue;
-            c.sizes.push_back(b);
-            c.samplesPerSecond.push_back(b / step);
-        }
+        for (int b : sizes)
+            if (const double v = b > 0 ? throughputAt(costs, type, layers, b) : 0.0; v > 0) {
+                c.sizes.push_back(b);
+                c.samplesPerSecond.push_back(v);
+            }
+        sampleLine(costs, layers, c);
     } catch (const std::exception&) {
-        c.sizes.clear(); // nothing to draw for it
-        c.samplesPerSecond.clear();
+        c = CurvesView::Curve{type, c.measured, {}, {}, {}, {}}; // nothing to draw for it
     }
     return c;
-}
-
-// The spline sampled evenly in log(b) between its end knots, so the curve is smooth on the log axis.
-void sampleOnLogAxis(const NaturalCubicSpline& spline, double lo, double hi, QVector<double>& xs, QVector<double>& ys)
-{
-    const int n = 240;
-    const double a = std::log(lo), b = std::log(hi);
-    for (int k = 0; k <= n; ++k) {
-        const double xv = std::exp(a + (b - a) * k / n);
-        xs << xv;
-        ys << spline(xv);
-    }
 }
 
 QCPGraph* addScatterGraph(QCustomPlot* p, const QCPScatterStyle& style)
@@ -158,11 +166,11 @@ void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const P
         xLo_ = std::min(xLo_, c.sizes.front());
         xHi_ = std::max(xHi_, c.sizes.back());
     }
-    const Splines splines = addCurveGraphs(p);
+    addCurveGraphs(p);
     // The plan's micro-batch sizes: per ZeRO GPU on its type's curve, or one line for a pipeline plan.
     markers_ = 0;
     if (plan && plan->zero)
-        markZeroPlan(p, cluster, *plan->zero, splines);
+        markZeroPlan(p, cluster, *plan->zero, costs);
     else if (plan && !plan->pipelines.empty())
         markPipelinePlan(p, plan->pipelines.front().microBatchSize);
     if (profiledPoints_ > 0) {
@@ -183,9 +191,8 @@ void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const P
     setHasContent(true);
 }
 
-CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
+void CurvesView::addCurveGraphs(QCustomPlot* p)
 {
-    Splines splines;
     for (size_t i = 0; i < curves_.size(); ++i) {
         const Curve& c = curves_[i];
         const QColor colour = deviceStyle(c.device).color; // as on the cluster canvas
@@ -193,13 +200,10 @@ CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
         line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.device), sourceText(c)));
         line->setPen(QPen(colour, 2));
         line->setAntialiased(true);
-        splines.push_back(nullptr);
-        if (c.sizes.size() >= 2) {
-            splines.back() = std::make_unique<NaturalCubicSpline>(c.sizes, c.samplesPerSecond);
-            QVector<double> xs, ys;
-            sampleOnLogAxis(*splines.back(), c.sizes.front(), c.sizes.back(), xs, ys);
-            line->setData(xs, ys, true);
-            yHi_ = std::max(yHi_, *std::max_element(ys.begin(), ys.end()));
+        if (!c.lineSizes.empty()) {
+            line->setData(QVector<double>(c.lineSizes.begin(), c.lineSizes.end()),
+                          QVector<double>(c.lineSamplesPerSecond.begin(), c.lineSamplesPerSecond.end()), true);
+            yHi_ = std::max(yHi_, *std::max_element(c.lineSamplesPerSecond.begin(), c.lineSamplesPerSecond.end()));
         }
         yHi_ = std::max(yHi_, *std::max_element(c.samplesPerSecond.begin(), c.samplesPerSecond.end()));
         // Dots mark sizes a profile measured; an analytic curve was never profiled anywhere.
@@ -211,29 +215,19 @@ CurvesView::Splines CurvesView::addCurveGraphs(QCustomPlot* p)
         profiledPoints_ += int(c.sizes.size());
         yHi_ = std::max(yHi_, *std::max_element(c.samplesPerSecond.begin(), c.samplesPerSecond.end()));
     }
-    return splines;
-}
-
-// Throughput of curve `curve` at `microBatch`: on its spline, or for a single profiled point the line
-// through the origin (constant step time per sample).
-double CurvesView::valueOn(size_t curve, double microBatch, const Splines& splines) const
-{
-    if (splines[curve])
-        return (*splines[curve])(microBatch);
-    const Curve& c = curves_[curve];
-    return c.samplesPerSecond.front() * microBatch / c.sizes.front();
 }
 
 // One marker per device type and micro-batch size, with the GPU count.
-void CurvesView::markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const Splines& splines)
+void CurvesView::markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const CostModel& costs)
 {
+    const int layers = costs.model().layerCount();
     for (const auto& [key, gpus] : zeroMicroBatchCounts(cluster, zero)) {
         const auto it = std::find_if(curves_.begin(), curves_.end(),
                                      [&device = key.first](const Curve& c) { return c.device == device; });
         if (it == curves_.end())
             continue;
-        const size_t curve = size_t(it - curves_.begin());
-        addZeroMarker(p, deviceStyle(it->device).color, key.second, valueOn(curve, key.second, splines), gpus);
+        addZeroMarker(p, deviceStyle(it->device).color, key.second,
+                      throughputAt(costs, it->device, layers, key.second), gpus);
         includeInXRange(key.second);
         ++markers_;
     }

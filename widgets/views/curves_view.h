@@ -2,8 +2,10 @@
 // Batch→speed curves: per device type of the cluster, training throughput of the whole model on one GPU
 // (tp 1) against micro-batch size, from the cost model (measured profile where present, else analytic):
 // samples/s = b / (forward(b) + backward(b)), in the device type's canvas colour. Dots at the sizes a
-// measured profile has (an analytic curve has none: nothing was profiled), a natural cubic spline through
-// the points; a ZeRO plan's chosen micro-batches are marked on their device's curve. A Poplar plan brings its own
+// measured profile has (an analytic curve has none: nothing was profiled) and, between them, the line the
+// planners see: the cost model sampled on a log grid (a measured profile's monotone cubic between its sizes,
+// the analytic model elsewhere), not a curve of the view's own; a ZeRO plan's chosen micro-batches are
+// marked on their device's curve at the cost model's value. A Poplar plan brings its own
 // curves (Plan::details["poplar"]): the sizes its online profiling ran, the spline it searched on, the
 // largest micro-batch that fits each type (dotted line) and the sizes it found not to fit (crosses).
 #include "plot_view.h"
@@ -21,7 +23,6 @@ class QCPAxis;
 
 namespace hetplan {
 
-class NaturalCubicSpline;
 
 class CurvesView : public PlotView {
     Q_OBJECT
@@ -34,6 +35,7 @@ public:
         std::string device;
         bool measured = false;
         std::vector<double> sizes, samplesPerSecond; // the profiled points
+        std::vector<double> lineSizes, lineSamplesPerSecond; // the cost model between the first and last size
     };
     const std::vector<Curve>& curves() const { return curves_; }
     int markerCount() const { return markers_; }
@@ -49,12 +51,8 @@ protected:
     QString toolTipAt(const QPointF& pos) const override;
 
 private:
-    // Per curve, the spline through its profiled points (null for a single point).
-    using Splines = std::vector<std::unique_ptr<NaturalCubicSpline>>;
-
-    Splines addCurveGraphs(QCustomPlot* p);
-    double valueOn(size_t curve, double microBatch, const Splines& splines) const;
-    void markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const Splines& splines);
+    void addCurveGraphs(QCustomPlot* p);
+    void markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const CostModel& costs);
     void markPipelinePlan(QCustomPlot* p, int microBatch);
     // Poplar plans: the curves from the plan's "poplar" section; false when it is missing or malformed.
     bool setPoplarData(const Plan& plan);

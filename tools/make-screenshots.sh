@@ -29,7 +29,7 @@ cp "$tmp/hethub/details.png" "$out/details-hethub.png"
 cp "$tmp/hap/details.png" "$out/details-hap.png"
 cp "$tmp/poplar/gantt.png" "$out/gantt-poplar.png"
 
-for t in tst_views tst_large_views tst_project_window tst_window_context tst_replan_window tst_window_shortcuts \
+for t in tst_views tst_gantt_view tst_large_views tst_project_window tst_window_context tst_replan_window tst_window_shortcuts \
          tst_run_outcomes tst_live_window tst_plan_pair tst_whatif_window; do
     "$build/tests/$t" >"$tmp/$t.log" 2>&1 || { cat "$tmp/$t.log"; exit 1; }
 done

@@ -98,7 +98,7 @@ void MainWindow::buildTabs()
     // TabLabels below). Only a window narrower still (about 1100 pixels with both docks) scrolls the tabs:
     // whole short labels behind arrows read better than every label elided to two letters.
     tabs_->setElideMode(Qt::ElideNone);
-    editor_ = new ClusterEditor(doc_->undoStack());
+    editor_ = new ClusterEditor(doc_->clusterDocument(), doc_->undoStack());
     modelPanel_ = new ModelPanel;
     runPanel_ = new RunPanel;
     gantt_ = new GanttView;
@@ -163,7 +163,12 @@ void MainWindow::connectDocument()
 // stack); the run buttons go to the run controller.
 void MainWindow::connectPanels()
 {
-    connect(editor_, &ClusterEditor::clusterChanged, this, &MainWindow::onEditorClusterChanged);
+    // Marked failed or healthy (or such a step undone): re-plan the current plan, unless Live re-plans
+    // every edit anyway.
+    connect(doc_, &ProjectDocument::failedNodesChanged, this, [this] {
+        if (!isLive())
+            replanAfterFailure();
+    });
     connect(jobPanel_, &JobPanel::jobEdited, this, &MainWindow::onJobEdited);
     connect(modelPanel_, &ModelPanel::exampleModelChosen, this, &MainWindow::onExampleModelChosen);
     connect(modelPanel_, &ModelPanel::profileImported, this, &MainWindow::onProfileImported);

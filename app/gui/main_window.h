@@ -132,7 +132,6 @@ private:
     void onCurrentChanged();
     void onCurrentPlanChanged();
     void onTreeActivated(const QModelIndex& index);
-    void onEditorClusterChanged();
     void onJobEdited(const Job& job);
     void onExampleModelChosen(const QString& name);
     void onProfileImported(const Profile& profile);
@@ -211,12 +210,10 @@ private:
     QProgressBar* progress_;
     QToolButton* cancel_;
     QMenu* recentMenu_ = nullptr;
-    std::string editorCluster_; // name of the cluster shown in the editor
     int activeRun_ = 0;
     bool interactive_ = true;
     bool hasSavedGeometry_ = false; // restoreSettings() found a window geometry from an earlier session
     bool shownOnce_ = false;
-    bool syncing_ = false;
     QString lastMessage_;
     bool lastMessageIsError_ = false;
 };

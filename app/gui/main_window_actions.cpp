@@ -212,24 +212,12 @@ void MainWindow::onDocumentChanged()
     treeModel_->rebuild(doc_->project());
     tree_->expandAll();
     fitProjectTree(); // a new run or a renamed item may be longer than the dock is wide
-    if (!syncing_)
-        onCurrentChanged();
+    onCurrentChanged();
 }
 
 void MainWindow::onCurrentChanged()
 {
-    const Cluster* c = doc_->cluster();
-    if (c && (c->name != editorCluster_ || !syncing_) && !(editor_->cluster() == *c)) {
-        syncing_ = true;
-        editor_->setCluster(*c);
-        syncing_ = false;
-    }
-    if (!c && !(editor_->cluster() == Cluster{})) { // a project without clusters: an empty canvas
-        syncing_ = true;
-        editor_->setCluster(Cluster{});
-        syncing_ = false;
-    }
-    editorCluster_ = c ? c->name : "";
+    const Cluster* c = doc_->cluster(); // the canvas follows the document by itself
     const NamedJob* j = doc_->job();
     jobPanel_->setJob(j ? j->job : Job{});
     modelPanel_->show(doc_->model(), c, j ? j->job : Job{});
@@ -330,29 +318,10 @@ void MainWindow::onTreeActivated(const QModelIndex& index)
     }
 }
 
-void MainWindow::onEditorClusterChanged()
-{
-    if (syncing_)
-        return;
-    const Cluster c = editor_->cluster();
-    const bool failuresChanged = doc_->cluster() && failedNodeNames(*doc_->cluster()) != failedNodeNames(c);
-    syncing_ = true;
-    doc_->syncCluster(editorCluster_, c);
-    editorCluster_ = c.name;
-    syncing_ = false;
-    // Marked failed or healthy (or such a step undone): re-plan the current plan, unless Live re-plans
-    // every edit anyway.
-    if (failuresChanged && !live_->isEnabled())
-        replanAfterFailure();
-}
-
 void MainWindow::onJobEdited(const Job& job)
 {
     const std::string name = doc_->job() ? doc_->job()->name : "default";
-    syncing_ = true;
     doc_->setJob({name, job}); // one undo step (spin-box clicks on one field merge)
-    syncing_ = false;
-    onCurrentChanged();
 }
 
 void MainWindow::onExampleModelChosen(const QString& name)

@@ -149,12 +149,6 @@ void MainWindow::updateCurrentMarks()
             it->setFont(f);
         }
     }
-    if (!doc_->cluster() && !editor_->cluster().nodes.empty()) {
-        // The shown cluster was deleted (or renamed away by undo): nothing to edit until one is current.
-        syncing_ = true;
-        editor_->setCluster(Cluster{});
-        syncing_ = false;
-    }
     QStringList notes;
     if (!doc_->cluster())
         notes << tr("No cluster is current: add one (File ▸ New Cluster, or File ▸ Import JSON ▸ Cluster) or "

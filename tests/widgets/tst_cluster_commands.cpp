@@ -5,7 +5,7 @@
 
 #include "core/io/examples.h"
 #include "widgets/canvas/auto_layout.h"
-#include "widgets/canvas/cluster_document.h"
+#include "widgets/models/cluster_document.h"
 #include "widgets/commands/cluster_fields.h"
 #include "widgets/commands/link_commands.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/io/examples.h"
 #include "widgets/canvas/auto_layout.h"
-#include "widgets/canvas/cluster_document.h"
+#include "widgets/models/cluster_document.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/cluster_scene.h"
 #include "widgets/canvas/cluster_view.h"

@@ -1,12 +1,16 @@
 // The project document's one undo history: job edits, profile imports, model choices, new clusters and
 // cluster canvas edits are steps on it; the dirty flag follows it back to clean; planner runs dirty the
-// document without being steps; showing another cluster or replacing the project ends the history.
+// document without being steps; replacing the project ends the history, showing another cluster does not
+// (a canvas step undone later brings its own cluster back).
+#include "canvas_fixtures.h"
 #include "testutil.h"
 
 #include "core/io/examples.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h" // cluster_editor.h's panel() needs the complete type
+#include "widgets/commands/cluster_fields.h"
 #include "widgets/controller/project_document.h"
+#include "widgets/models/cluster_document.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -44,7 +48,8 @@ private slots:
     void dirtyFollowsUndoBackToClean();
     void runsDirtyWithoutUndoSteps();
     void canvasEditUndoThroughDocumentStack();
-    void showingAnotherClusterEndsHistory();
+    void undoSurvivesSwitchingClusters();
+    void undoingARenameOfAnotherCluster();
     void replacingTheProjectEndsHistory();
 };
 
@@ -217,10 +222,9 @@ void TestProjectDocument::canvasEditUndoThroughDocumentStack()
     QObject owner;
     ProjectDocument* doc = exampleDocument(&owner);
     const Cluster original = *doc->cluster();
-    // The main window's wiring: the editor shows the current cluster and its edits flow back.
-    ClusterEditor editor(doc->undoStack());
-    editor.setCluster(original);
-    connect(&editor, &ClusterEditor::clusterChanged, doc, [&] { doc->syncCluster(original.name, editor.cluster()); });
+    // The main window's wiring: the editor edits the document's canvas, which holds the current cluster.
+    ClusterEditor editor(doc->clusterDocument(), doc->undoStack());
+    QVERIFY(editor.cluster() == original);
     QVERIFY(editor.addNode(QStringLiteral("A100-40GB"), 8, QPointF(900, 0)));
     QCOMPARE(doc->cluster()->nodes.size(), original.nodes.size() + 1);
     QVERIFY(doc->isDirty());
@@ -235,18 +239,76 @@ void TestProjectDocument::canvasEditUndoThroughDocumentStack()
     QCOMPARE(doc->cluster()->nodes.back().name, std::string("a100-0"));
 }
 
-void TestProjectDocument::showingAnotherClusterEndsHistory()
+void TestProjectDocument::undoSurvivesSwitchingClusters()
 {
     QObject owner;
     ProjectDocument* doc = exampleDocument(&owner);
-    Cluster lab;
-    lab.name = "lab";
-    doc->setCluster(lab);
-    QVERIFY(doc->undoStack()->canUndo());
-    doc->setCurrentCluster("amp-het-cluster"); // the user picks the other cluster
-    QCOMPARE(doc->undoStack()->count(), 0);
-    QVERIFY(doc->isDirty()); // the unsaved change is still there
-    QVERIFY(doc->project().findCluster("lab"));
+    const Cluster a = *doc->cluster();
+    Cluster b = test::triangle();
+    b.name = "lab";
+    doc->setCluster(b); // one step; "lab" is current
+    doc->setCurrentCluster(a.name);
+    doc->undoStack()->clear(); // start from a clean history with both clusters in the project
+    ClusterEditor editor(doc->clusterDocument(), doc->undoStack());
+
+    // Edit a node of A, switch to B, edit a node there, switch back to A.
+    QVERIFY(editor.setNodeFailed(0, true));
+    doc->setCurrentCluster("lab");
+    QVERIFY(editor.cluster() == b); // the canvas follows the current cluster
+    doc->undoStack()->push(changeValue(doc->clusterDocument(), 1, nodeField::gpus, 7));
+    QCOMPARE(doc->project().findCluster("lab")->nodes[1].gpus, 7);
+    doc->setCurrentCluster(a.name);
+    QCOMPARE(doc->undoStack()->count(), 2); // navigating kept both steps
+
+    // Undo twice: B's edit (bringing B onto the canvas), then A's.
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentCluster(), std::string("lab"));
+    QVERIFY(*doc->project().findCluster("lab") == b);
+    QVERIFY(editor.cluster() == b);
+    QVERIFY(doc->project().findCluster(a.name)->nodes[0].failed); // A's edit still there
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentCluster(), a.name);
+    QVERIFY(*doc->project().findCluster(a.name) == a);
+    QVERIFY(*doc->project().findCluster("lab") == b);
+    QVERIFY(editor.cluster() == a);
+    QVERIFY(!doc->undoStack()->canUndo());
+
+    // And redo both, each on its own cluster, whichever is shown.
+    doc->setCurrentCluster("lab");
+    doc->undoStack()->redo();
+    doc->undoStack()->redo();
+    QVERIFY(doc->project().findCluster(a.name)->nodes[0].failed);
+    QCOMPARE(doc->project().findCluster("lab")->nodes[1].gpus, 7);
+    QCOMPARE(doc->currentCluster(), std::string("lab"));
+}
+
+void TestProjectDocument::undoingARenameOfAnotherCluster()
+{
+    // A canvas step may rename its cluster: the steps before and after it still find theirs.
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const Cluster a = *doc->cluster();
+    Cluster b = test::triangle();
+    b.name = "lab";
+    doc->setCluster(b);
+    doc->setCurrentCluster(a.name);
+    ClusterDocument* canvas = doc->clusterDocument();
+    doc->undoStack()->push(changeValue(canvas, 0, nodeField::gpus, 3));
+    doc->undoStack()->push(changeValue(canvas, 0, clusterField::name, std::string("renamed")));
+    QCOMPARE(doc->currentCluster(), std::string("renamed"));
+    doc->undoStack()->push(changeValue(canvas, 1, nodeField::gpus, 5));
+    doc->setCurrentCluster("lab");
+    for (int i = 0; i < 3; ++i)
+        doc->undoStack()->undo();
+    QVERIFY(!doc->project().findCluster("renamed"));
+    QVERIFY(*doc->project().findCluster(a.name) == a);
+    QCOMPARE(doc->currentCluster(), a.name);
+    doc->setCurrentCluster("lab");
+    for (int i = 0; i < 3; ++i)
+        doc->undoStack()->redo();
+    const Cluster* r = doc->project().findCluster("renamed");
+    QVERIFY(r && r->nodes[0].gpus == 3 && r->nodes[1].gpus == 5);
+    QVERIFY(!doc->project().findCluster(a.name));
 }
 
 void TestProjectDocument::replacingTheProjectEndsHistory()

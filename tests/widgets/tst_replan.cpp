@@ -6,7 +6,8 @@
 #include "testutil.h"
 
 #include "core/io/examples.h"
-#include "widgets/canvas/cluster_document.h"
+#include "widgets/commands/cluster_fields.h"
+#include "widgets/models/cluster_document.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/cluster_scene.h"
 #include "widgets/canvas/cluster_view.h"
@@ -53,13 +54,13 @@ void seedProject(ProjectDocument& doc)
     doc.setCurrentPlan(PlanRef{id, 0});
 }
 
-// Marks nodes failed (or healthy) in the project's current cluster, as the canvas's sync would.
+// Marks nodes failed (or healthy) in the project's current cluster through the canvas's document, as
+// the node menu does (one step per node).
 void markNodes(ProjectDocument& doc, const std::vector<int>& nodes, bool failed = true)
 {
-    Cluster c = *doc.cluster();
+    ClusterDocument* canvas = doc.clusterDocument();
     for (int i : nodes)
-        c.nodes[size_t(i)].failed = failed;
-    doc.syncCluster(c.name, c);
+        doc.undoStack()->push(changeValue(canvas, i, failed ? nodeField::markFailed : nodeField::markHealthy, failed));
 }
 } // namespace
 

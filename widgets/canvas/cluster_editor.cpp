@@ -1,6 +1,6 @@
 #include "cluster_editor.h"
 
-#include "cluster_document.h"
+#include "widgets/models/cluster_document.h"
 #include "cluster_scene.h"
 #include "cluster_view.h"
 #include "device_palette.h"
@@ -32,9 +32,9 @@ namespace {
 constexpr double kDefaultNic = 100e9 / 8; // 100 Gbps, a common data-centre NIC
 } // namespace
 
-ClusterEditor::ClusterEditor(QUndoStack* undoStack, QWidget* parent) : QWidget(parent), undo_(undoStack)
+ClusterEditor::ClusterEditor(ClusterDocument* document, QUndoStack* undoStack, QWidget* parent)
+    : QWidget(parent), doc_(document ? document : new ClusterDocument(this)), undo_(undoStack)
 {
-    doc_ = new ClusterDocument(this);
     scene_ = new ClusterScene(doc_, this);
     view_ = new ClusterView(scene_, this);
     view_->setObjectName(QStringLiteral("clusterView"));
@@ -57,6 +57,11 @@ ClusterEditor::ClusterEditor(QUndoStack* undoStack, QWidget* parent) : QWidget(p
     connect(doc_, &ClusterDocument::edited, this, &ClusterEditor::clusterChanged);
     connect(doc_, &ClusterDocument::edited, this, &ClusterEditor::updatePanel);
     connect(doc_, &ClusterDocument::reset, this, &ClusterEditor::updatePanel);
+    connect(doc_, &ClusterDocument::reset, this, [this] { // another cluster (the scene rebuilt itself first)
+        fitPending_ = true;
+        if (isVisible())
+            zoomToFit();
+    });
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
         updatePanel();
         if (deleteAction_)
@@ -148,13 +153,7 @@ void ClusterEditor::buildToolBar()
 
 QWidget* ClusterEditor::propertyPanel() const { return panel_; }
 
-void ClusterEditor::setCluster(const Cluster& cluster)
-{
-    doc_->setCluster(cluster);
-    fitPending_ = true;
-    if (isVisible())
-        zoomToFit();
-}
+void ClusterEditor::setCluster(const Cluster& cluster) { doc_->setCluster(cluster); }
 
 Cluster ClusterEditor::cluster() const { return doc_->cluster(); }
 

@@ -26,13 +26,16 @@ class PropertyPanel;
 class ClusterEditor : public QWidget {
     Q_OBJECT
 public:
-    // `undoStack` must outlive the editor.
-    explicit ClusterEditor(QUndoStack* undoStack, QWidget* parent = nullptr);
+    // Edits `document` (the project document's, in the app), or a document of its own when that is null.
+    // `undoStack` and `document` must outlive the editor.
+    ClusterEditor(ClusterDocument* document, QUndoStack* undoStack, QWidget* parent = nullptr);
+    explicit ClusterEditor(QUndoStack* undoStack, QWidget* parent = nullptr)
+        : ClusterEditor(nullptr, undoStack, parent)
+    {
+    }
     ~ClusterEditor() override;
 
-    // Replaces the content (emits neither clusterChanged nor an undo step). The stack is left alone:
-    // commands already on it address nodes and links by index, so its owner drops that history when the
-    // content becomes another cluster (and keeps it when an undo step itself brings a cluster back).
+    // Replaces the document's content (emits neither clusterChanged nor an undo step).
     void setCluster(const Cluster& cluster);
     Cluster cluster() const; // current state, canvas positions included
     QUndoStack* undoStack() const { return undo_; }

@@ -4,7 +4,7 @@
 // commands: a finished drag -> nodesDragged, Shift+drag (or the Link tool) between two nodes ->
 // linkRequested, a palette drop -> deviceDropped, a double click on empty canvas -> backgroundDoubleClicked.
 #include "canvas_items.h"
-#include "cluster_document.h"
+#include "widgets/models/cluster_document.h"
 
 #include <QGraphicsScene>
 #include <QPoint>

@@ -3,7 +3,7 @@
 // selected node, the selected link, or the cluster itself when nothing is selected; every edit is pushed
 // as an undo command, and invalid input (an empty or duplicate node name) is refused with a message
 // instead of a command.
-#include "cluster_document.h"
+#include "widgets/models/cluster_document.h"
 
 #include <QWidget>
 

@@ -4,8 +4,8 @@
 // the undo step is called and under which id its edits merge. Consecutive edits of the same field of the
 // same object merge into one step (spin-box clicks); a merge that lands back on the starting value leaves
 // no step at all.
+#include "cluster_command.h"
 #include "command_ids.h"
-#include "widgets/canvas/cluster_document.h"
 
 #include <QUndoCommand>
 
@@ -82,14 +82,13 @@ QString valueText(const Value& v)
 }
 
 template <class Object, class Value>
-class ChangeValue : public QUndoCommand {
+class ChangeValue : public ClusterCommand {
     using Slot = ClusterSlot<Object>;
 
 public:
     ChangeValue(ClusterDocument* doc, int index, const Field<Object, Value>& field, Value value,
                 QUndoCommand* parent = nullptr)
-        : QUndoCommand(parent),
-          doc_(doc),
+        : ClusterCommand(doc, parent),
           index_(index),
           field_(field),
           before_(field.get(Slot::read(*doc, index))),
@@ -98,31 +97,31 @@ public:
         setText(stepText(field.text, Slot::name(Slot::read(*doc, index)), valueText(after_)));
     }
 
-    void redo() override { apply(after_); }
-    void undo() override { apply(before_); }
     int id() const override { return field_.id; }
 
     bool mergeWith(const QUndoCommand* other) override
     {
         // Equal ids mean the same field, hence the same Object and Value: the cast is safe.
         const auto* o = static_cast<const ChangeValue*>(other);
-        if (o->index_ != index_)
+        if (o->index_ != index_ || !continuedBy(*o))
             return false;
         after_ = o->after_;
+        absorb(*o);
         setObsolete(after_ == before_);
         return true;
     }
 
 private:
-    void apply(const Value& v)
+    void apply() override { put(after_); }
+    void revert() override { put(before_); }
+
+    void put(const Value& v)
     {
         Object o = Slot::read(*doc_, index_);
         field_.set(o, v);
         Slot::write(*doc_, index_, o);
-        doc_->notifyEdited();
     }
 
-    ClusterDocument* doc_;
     int index_;
     Field<Object, Value> field_;
     Value before_, after_;

@@ -4,15 +4,15 @@
 
 namespace hetplan {
 
-class AddLinkCommand : public QUndoCommand {
+class AddLinkCommand : public ClusterCommand {
 public:
     AddLinkCommand(ClusterDocument* doc, const Link& link, QUndoCommand* parent = nullptr);
-    void redo() override;
-    void undo() override;
     int index() const { return index_; }
 
 private:
-    ClusterDocument* doc_;
+    void apply() override;
+    void revert() override;
+
     Link link_;
     int index_;
 };

@@ -11,33 +11,23 @@
 
 namespace hetplan {
 
-namespace {} // namespace
-
 // ---- AddNode ----------------------------------------------------------------------------------------
 
 AddNodeCommand::AddNodeCommand(ClusterDocument* doc, const Node& node, QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc), node_(node), index_(doc->nodeCount())
+    : ClusterCommand(doc, parent), node_(node), index_(doc->nodeCount())
 {
     setText(commandText("Add node %1").arg(qs(node.name)));
 }
 
-void AddNodeCommand::redo()
-{
-    doc_->insertNode(index_, node_);
-    doc_->notifyEdited();
-}
+void AddNodeCommand::apply() { doc_->insertNode(index_, node_); }
 
-void AddNodeCommand::undo()
-{
-    doc_->takeNode(index_);
-    doc_->notifyEdited();
-}
+void AddNodeCommand::revert() { doc_->takeNode(index_); }
 
 // ---- RemoveItems ------------------------------------------------------------------------------------
 
 RemoveItemsCommand::RemoveItemsCommand(ClusterDocument* doc, const std::vector<int>& nodes,
                                        const std::vector<int>& links, QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc)
+    : ClusterCommand(doc, parent)
 {
     std::vector<int> ns(nodes), ls(links);
     for (int n : nodes) {
@@ -62,31 +52,29 @@ RemoveItemsCommand::RemoveItemsCommand(ClusterDocument* doc, const std::vector<i
         setText(commandText("Delete %1 node(s) and %2 link(s)").arg(nodes_.size()).arg(links_.size()));
 }
 
-void RemoveItemsCommand::redo()
+void RemoveItemsCommand::apply()
 {
     // Descending order keeps the smaller recorded indices valid while removing.
     for (auto it = links_.rbegin(); it != links_.rend(); ++it)
         doc_->takeLink(it->first);
     for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
         doc_->takeNode(it->first);
-    doc_->notifyEdited();
 }
 
-void RemoveItemsCommand::undo()
+void RemoveItemsCommand::revert()
 {
     // Ascending re-insertion puts each item back at its original index.
     for (const auto& [i, n] : nodes_)
         doc_->insertNode(i, n);
     for (const auto& [i, l] : links_)
         doc_->insertLink(i, l);
-    doc_->notifyEdited();
 }
 
 // ---- MoveNodes / AutoLayout -------------------------------------------------------------------------
 
 MoveNodesCommand::MoveNodesCommand(ClusterDocument* doc, std::vector<int> nodes, std::vector<QPointF> newPos,
                                    QUndoCommand* parent)
-    : QUndoCommand(parent), doc_(doc), nodes_(std::move(nodes)), newPos_(std::move(newPos))
+    : ClusterCommand(doc, parent), nodes_(std::move(nodes)), newPos_(std::move(newPos))
 {
     newPos_.resize(nodes_.size());
     for (int n : nodes_)
@@ -95,26 +83,25 @@ MoveNodesCommand::MoveNodesCommand(ClusterDocument* doc, std::vector<int> nodes,
                                : commandText("Move %1 nodes").arg(nodes_.size()));
 }
 
-void MoveNodesCommand::redo()
+void MoveNodesCommand::apply()
 {
     for (size_t i = 0; i < nodes_.size(); ++i)
         doc_->setNodePos(nodes_[i], newPos_[i]);
-    doc_->notifyEdited();
 }
 
-void MoveNodesCommand::undo()
+void MoveNodesCommand::revert()
 {
     for (size_t i = 0; i < nodes_.size(); ++i)
         doc_->setNodePos(nodes_[i], oldPos_[i]);
-    doc_->notifyEdited();
 }
 
 bool MoveNodesCommand::mergeWith(const QUndoCommand* other)
 {
     const auto* o = static_cast<const MoveNodesCommand*>(other);
-    if (o->nodes_ != nodes_)
+    if (o->nodes_ != nodes_ || !continuedBy(*o))
         return false;
     newPos_ = o->newPos_;
+    absorb(*o);
     setObsolete(newPos_ == oldPos_); // dragged back to where it started: nothing to undo
     return true;
 }

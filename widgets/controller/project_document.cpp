@@ -1,6 +1,7 @@
 #include "project_document.h"
 
 #include "project_commands.h"
+#include "widgets/models/cluster_document.h"
 
 #include "core/base/errors.h"
 #include "core/io/examples.h"
@@ -14,9 +15,15 @@
 
 namespace hetplan {
 
-ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this))
+ProjectDocument::ProjectDocument(QObject* parent)
+    : QObject(parent), undo_(new QUndoStack(this)), canvas_(new ClusterDocument(this))
 {
     connect(undo_, &QUndoStack::cleanChanged, this, &ProjectDocument::updateDirty);
+    canvas_->setNavigator([this](const std::string& name) { setCurrentCluster(name); });
+    connect(canvas_, &ClusterDocument::edited, this, &ProjectDocument::takeCanvasEdit);
+    // Connected first, so the canvas is up to date before anyone else hears of a change.
+    connect(this, &ProjectDocument::changed, this, &ProjectDocument::showCurrentCluster);
+    connect(this, &ProjectDocument::currentChanged, this, &ProjectDocument::showCurrentCluster);
 }
 
 QString ProjectDocument::displayName() const { return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName(); }
@@ -218,12 +225,25 @@ void ProjectDocument::setProfile(const std::string& model, const Profile& p)
     push<ProjectModel>(tr("Import profile for %1").arg(QString::fromStdString(model)), model, after, false);
 }
 
-void ProjectDocument::syncCluster(const std::string& from, const Cluster& c)
+void ProjectDocument::takeCanvasEdit()
 {
-    if (find<Cluster>(from) && currentCluster_ == from)
-        currentCluster_ = c.name;
-    put<Cluster>(find<Cluster>(from) ? from : c.name, c);
+    // The step is on undo_ already: this only brings the project up to date. The current name is the
+    // cluster's name before the step (which may have renamed it).
+    const Cluster& c = canvas_->cluster();
+    const Cluster* before = find<Cluster>(currentCluster_);
+    const bool failuresChanged = before && failedNodeNames(*before) != failedNodeNames(c);
+    put<Cluster>(before ? currentCluster_ : c.name, c);
+    currentCluster_ = c.name;
     emit changed();
+    if (failuresChanged)
+        emit failedNodesChanged();
+}
+
+void ProjectDocument::showCurrentCluster()
+{
+    const Cluster* c = cluster();
+    if (!(canvas_->cluster() == (c ? *c : Cluster{})))
+        canvas_->setCluster(c ? *c : Cluster{});
 }
 
 // ---------------------------------------------------------------- managing items
@@ -432,12 +452,8 @@ void ProjectDocument::runsChanged(std::optional<PlanRef> currentPlan)
 
 void ProjectDocument::setCurrentCluster(const std::string& n)
 {
-    if (n == currentCluster_)
-        return;
-    changedOutsideHistory_ = isDirty(); // the unsaved changes stay, their undo steps go
-    undo_->clear();
-    currentCluster_ = n;
-    emit currentChanged();
+    if (select(currentCluster_, n))
+        emit currentChanged();
 }
 
 void ProjectDocument::setCurrentModel(const std::string& n)

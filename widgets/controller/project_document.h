@@ -6,8 +6,7 @@
 // imports), so undoing back to the saved state makes the document clean again. Planner runs are results,
 // not edits: they are not undone, yet an unsaved run must not be lost on close. So isDirty() is
 // `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult
-// (and when history is dropped while unsaved, see setCurrentCluster) and cleared by save, open, new and
-// loadExample. Deleting runs and results, on the other hand, is an undo step: a deleted run comes back.
+// and cleared by save, open, new and loadExample. Deleting runs and results, on the other hand, is an undo step: a deleted run comes back.
 //
 // Managing items (renameItem / duplicateItem / removeItem) snapshots the three item lists and the current
 // names (ItemsState): undo puts back exactly what was there. Runs keep the cluster / model / job names they
@@ -15,6 +14,11 @@
 // copies of the cluster, model and job).
 //
 // The selection (current cluster, model, job and plan) is saved with the file and restored on open.
+//
+// The cluster canvas edits clusterDocument(), which always holds the current cluster: its edits are written
+// back into the project as they happen, and a change of the project (an item step undone, another cluster
+// made current) is copied onto it. Its commands address their cluster by name, so the history survives
+// switching clusters: undoing a step of another cluster first makes that cluster current.
 #include "core/io/project_store.h"
 #include "core/model/project.h"
 
@@ -26,6 +30,8 @@
 class QUndoStack;
 
 namespace hetplan {
+
+class ClusterDocument;
 
 struct PlanRef {
     int runId = 0;
@@ -65,6 +71,8 @@ public:
     QString displayName() const;
     // The project's one undo history; the cluster canvas pushes its commands here too.
     QUndoStack* undoStack() const { return undo_; }
+    // The current cluster as the canvas edits it (an empty cluster when none is current).
+    ClusterDocument* clusterDocument() const { return canvas_; }
 
     // File operations. open/save throw InputError with a message for the user; on failure the document
     // keeps its current state. All of them leave the document clean; new/open/example also end the history.
@@ -81,10 +89,6 @@ public:
     void addModel(const ProjectModel& m);      // likewise
     void chooseModel(const std::string& name); // makes a model the project has current
     void setProfile(const std::string& model, const Profile& p);
-
-    // The canvas's copy of the current cluster after one of its commands ran or was undone: the step is
-    // on undoStack() already, so this only brings the project up to date. `from` is the name before.
-    void syncCluster(const std::string& from, const Cluster& c);
 
     // Managing items (the project tree's menu): one undo step each, false / "" (and no step) when the item
     // is missing or the new name is empty or taken. Removing the current item makes the first one left
@@ -111,8 +115,6 @@ public:
     std::string currentCluster() const { return currentCluster_; }
     std::string currentModel() const { return currentModel_; }
     std::string currentJob() const { return currentJob_; }
-    // Showing another cluster ends the undo history: the canvas's commands address the nodes and links of
-    // the cluster it shows by index. Unsaved changes stay marked dirty.
     void setCurrentCluster(const std::string& n);
     void setCurrentModel(const std::string& n);
     void setCurrentJob(const std::string& n);
@@ -134,6 +136,7 @@ signals:
     void currentPlanChanged();
     void fileChanged(const QString& path);
     void projectReplaced(); // new, opened or example: before changed() and the current*Changed() signals
+    void failedNodesChanged(); // a canvas step (or its undo) marked nodes of the current cluster failed or healthy
 
 private:
     template <class Item>
@@ -146,6 +149,8 @@ private:
     // selected, everyone told.
     void replaceProject(Project p, const QString& path, const ProjectSelection& selection = {});
     void markSaved();
+    void takeCanvasEdit();     // the canvas's cluster into the project, after each of its steps
+    void showCurrentCluster(); // the project's current cluster onto the canvas, when they differ
     void changeOutsideHistory();
     void updateDirty();
     void pickDefaults();
@@ -178,6 +183,7 @@ private:
     Project project_;
     QString path_;
     QUndoStack* undo_;
+    ClusterDocument* canvas_;
     bool changedOutsideHistory_ = false;
     bool dirty_ = false; // last value dirtyChanged() announced
     std::string currentCluster_, currentModel_, currentJob_;

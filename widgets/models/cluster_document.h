@@ -1,15 +1,20 @@
 #pragma once
 // The model behind the cluster canvas: one Cluster plus fine-grained change signals. Undo commands
 // (widgets/commands/) mutate only this object; the scene and the property panel follow its signals.
-// That keeps undo/redo testable without any view. Nodes and links are addressed by their index: with a
-// linear undo stack the document is in exactly the state a command left it in when that command is
-// undone, so indices recorded at redo time stay valid.
+// That keeps undo/redo testable without any view.
+//
+// In the app the project document owns one ClusterDocument that always holds its current cluster, and
+// writes every edit back into the project. A command addresses its cluster by name and its nodes and links
+// by index: with one linear undo history the project is, when a step is undone, exactly as that step left
+// it, so both stay valid however often the user looked at other clusters in between. Before a step is
+// undone or redone, bringTo() makes its cluster the shown one.
 #include "core/model/cluster.h"
 
 #include <QObject>
 #include <QPointF>
 #include <QString>
 
+#include <functional>
 #include <vector>
 
 namespace hetplan {
@@ -37,8 +42,13 @@ public:
     const Link& link(int i) const { return cluster_.links.at(size_t(i)); }
     ClusterProperties properties() const;
 
-    // Replaces everything (not undoable; the editor clears its stack). Emits reset().
+    // Replaces everything (not undoable). Emits reset().
     void setCluster(const Cluster& c);
+    // Makes the cluster called `name` the one this document holds, through the navigator the owner set
+    // (the project document: showing another cluster is navigation, not an edit). Without a navigator, or
+    // when that cluster is held already, nothing happens: a document used alone has its one cluster.
+    void bringTo(const std::string& name);
+    void setNavigator(std::function<void(const std::string&)> navigate) { navigate_ = std::move(navigate); }
 
     // Mutators used by the undo commands. Each emits its fine-grained signal.
     void insertNode(int index, const Node& n);
@@ -79,6 +89,7 @@ signals:
 
 private:
     Cluster cluster_;
+    std::function<void(const std::string&)> navigate_;
 };
 
 // Lower-case stem of a node name for a device type: memory sizes are dropped and the remaining parts

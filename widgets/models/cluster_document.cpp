@@ -33,6 +33,12 @@ void ClusterDocument::setCluster(const Cluster& c)
     emit reset();
 }
 
+void ClusterDocument::bringTo(const std::string& name)
+{
+    if (name != cluster_.name && navigate_)
+        navigate_(name);
+}
+
 void ClusterDocument::insertNode(int index, const Node& n)
 {
     cluster_.nodes.insert(cluster_.nodes.begin() + index, n);

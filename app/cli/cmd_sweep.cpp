@@ -136,7 +136,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                 << toString(r.status) << " (" << std::fixed << std::setprecision(1) << elapsed() << " s)\n"
                 << std::flush;
         },
-        nullptr, options);
+        {}, options);
     const double wall = elapsed();
 
     out << std::left << std::setw(28) << "combination" << std::setw(14) << "planner" << std::right << std::setw(12)

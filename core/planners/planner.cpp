@@ -173,7 +173,12 @@ std::map<std::string, std::string> resolveOptions(const Planner& planner,
 
 // ---------------------------------------------------------------- progress
 
-Progress::Progress(Callback cb, double timeLimitSeconds) : cb_(std::move(cb)) { setTimeLimit(timeLimitSeconds); }
+Progress::Progress(Callback cb, double timeLimitSeconds, std::stop_token stop) : cb_(std::move(cb))
+{
+    setTimeLimit(timeLimitSeconds);
+    if (stop.stop_possible())
+        forward_.emplace(stop, Forward{&source_}); // runs at once when that token is stopped already
+}
 
 void Progress::setTimeLimit(double seconds)
 {
@@ -202,7 +207,7 @@ std::string toString(StopReason r)
 
 StopReason Progress::stopReason() const
 {
-    if (cancel_.load(std::memory_order_relaxed))
+    if (source_.stop_requested())
         return StopReason::Cancelled;
     if (std::chrono::steady_clock::now() > deadline_)
         return StopReason::TimeLimit;
@@ -352,7 +357,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
                                         worstMemoryMisfit(plan, costs) + ")");
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
-    plan.summary = summarize(plan, costs, plan.search.stopped.empty() ? progress.cancelFlag() : nullptr);
+    plan.summary = summarize(plan, costs, plan.search.stopped.empty() ? progress.stopToken() : std::stop_token{});
     progress.report(1, "done");
     return plan;
 }

@@ -4,11 +4,12 @@
 #include "core/cost/costmodel.h"
 #include "core/model/plan.h"
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -42,23 +43,37 @@ std::string toString(StopReason r); // "", "cancelled", "time-limit" (the plan J
 // Progress reporting and cooperative cancellation. Planners call report() now and then. Searches that can
 // return their best so far poll stopReason() and wind down; code that cannot calls checkpoint(), which
 // throws CancelledError when stopped.
+//
+// Cancellation is C++20's stop tokens throughout: a run, a sweep and live re-planning each hold a
+// std::stop_source and give its token to the Progress of every search they start, so a request_stop()
+// reaches the search at its next poll (not at its next report). Simulations and HAP's LP take
+// stopToken().
 class Progress {
 public:
     using Callback = std::function<void(double fraction, const std::string& text)>;
     Progress() = default;
-    explicit Progress(Callback cb, double timeLimitSeconds = 0);
+    // `stop`: the caller's token; a stop requested on it stops this search (as cancel() does).
+    explicit Progress(Callback cb, double timeLimitSeconds = 0, std::stop_token stop = {});
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
 
     void report(double fraction, const std::string& text) const;
     void checkpoint() const;
     StopReason stopReason() const;
     bool cancelled() const { return stopReason() != StopReason::None; } // cancelled or past the limit
-    void cancel() { cancel_.store(true); }
-    const std::atomic<bool>* cancelFlag() const { return &cancel_; }
+    void cancel() { source_.request_stop(); }
+    std::stop_token stopToken() const { return source_.get_token(); }
     void setTimeLimit(double seconds);
 
 private:
+    struct Forward { // requests a stop on this search's source when the caller's token is stopped
+        std::stop_source* target;
+        void operator()() const { target->request_stop(); }
+    };
+
     Callback cb_;
-    std::atomic<bool> cancel_{false};
+    std::stop_source source_;
+    std::optional<std::stop_callback<Forward>> forward_;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 

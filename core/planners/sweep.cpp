@@ -156,14 +156,14 @@ struct SweepCombinations {
 using Clock = std::chrono::steady_clock;
 
 SweepRow planOne(const SweepCombinations& combinations, size_t index, const std::string& planner,
-                 const PlannerOptions& perPlanner, const std::atomic<bool>* stop,
+                 const PlannerOptions& perPlanner, const std::stop_token& stop,
                  std::optional<Clock::time_point> deadline)
 {
     SweepRow row;
     row.point = combinations.point(index);
     row.planner = planner;
     row.status = RunStatus::Ok;
-    if (stop && stop->load()) {
+    if (stop.stop_requested()) {
         row.status = RunStatus::Cancelled;
         row.error = "the sweep was cancelled before this combination was planned";
         return row;
@@ -178,15 +178,7 @@ SweepRow planOne(const SweepCombinations& combinations, size_t index, const std:
         PlanRequest request = requestForPlanner(combinations.request(index), planner, perPlanner);
         if (deadline && (request.timeLimitSeconds <= 0 || request.timeLimitSeconds > left))
             request.timeLimitSeconds = left;
-        // The search itself polls its Progress; a stop request reaches it through the next report.
-        Progress* self = nullptr;
-        Progress progress(
-            [&self, stop](double, const std::string&) {
-                if (stop && stop->load() && self)
-                    self->cancel();
-            },
-            request.timeLimitSeconds);
-        self = &progress;
+        Progress progress({}, request.timeLimitSeconds, stop); // the search polls the sweep's token
         const Plan p = runPlanner(planner, request, progress);
         row.iterationSeconds = p.estimate.iterationSeconds;
         row.tokensPerSecond = p.estimate.tokensPerSecond;
@@ -213,7 +205,7 @@ SweepRow planOne(const SweepCombinations& combinations, size_t index, const std:
 
 std::vector<SweepRow> sweepRows(const SweepCombinations& combinations,
                                 const std::vector<std::string>& planners, int threads, const SweepProgress& done,
-                                const std::atomic<bool>* stop, const PlannerOptions& perPlanner,
+                                const std::stop_token& stop, const PlannerOptions& perPlanner,
                                 std::optional<Clock::time_point> deadline)
 {
     const int total = int(combinations.count * planners.size());
@@ -248,7 +240,7 @@ std::vector<SweepRow> sweepRows(const SweepCombinations& combinations,
 
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
                                const std::vector<std::string>& planners, int threads, const SweepProgress& done,
-                               const std::atomic<bool>* stop, const PlannerOptions& perPlanner)
+                               std::stop_token stop, const PlannerOptions& perPlanner)
 {
     const SweepCombinations combinations{
         requests.size(), [&](size_t c) { return requests[c].first; }, [&](size_t c) { return requests[c].second; }};
@@ -257,7 +249,7 @@ std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanReque
 
 std::vector<SweepRow> runSweep(const std::vector<SweepAxis>& axes, const SweepRequestFn& request,
                                const std::vector<std::string>& planners, int threads, double timeLimitSeconds,
-                               const SweepProgress& done, const std::atomic<bool>* stop,
+                               const SweepProgress& done, std::stop_token stop,
                                const PlannerOptions& perPlanner)
 {
     checkSweepSize(axes, planners.size());

@@ -7,7 +7,7 @@
 
 #include <QJsonObject>
 
-#include <atomic>
+#include <stop_token>
 #include <functional>
 #include <optional>
 #include <string>
@@ -63,13 +63,14 @@ PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, co
 
 // Plans every (request, planner) pair on up to `threads` threads (0 = the hardware's count). Rows come
 // back in order: request by request, planners in the given order. `done` is called (serialised) after
-// each row with the number finished so far. Setting `*stop` (the GUI's Cancel) cancels the searches under
-// way at their next progress report and skips the rest: those rows come back with status "cancelled".
+// each row with the number finished so far. A stop requested on `stop` (the GUI's Cancel) reaches the
+// searches under way at once (their Progress holds the token) and skips the rest: those rows come back
+// with status "cancelled".
 // `perPlanner` adds each planner's own options to the requests' (the GUI's Run tab settings).
 using SweepProgress = std::function<void(int finished, int total, const SweepRow& row)>;
 std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanRequest>>& requests,
                                const std::vector<std::string>& planners, int threads, const SweepProgress& done = {},
-                               const std::atomic<bool>* stop = nullptr, const PlannerOptions& perPlanner = {});
+                               std::stop_token stop = {}, const PlannerOptions& perPlanner = {});
 
 // The same over every combination of `axes`, each request built by `request` only when its turn comes (a
 // grid of 20,000 values never holds 20,000 requests), with one time limit for the whole sweep
@@ -79,7 +80,7 @@ std::vector<SweepRow> runSweep(const std::vector<std::pair<SweepPoint, PlanReque
 using SweepRequestFn = std::function<PlanRequest(const SweepPoint&)>;
 std::vector<SweepRow> runSweep(const std::vector<SweepAxis>& axes, const SweepRequestFn& request,
                                const std::vector<std::string>& planners, int threads, double timeLimitSeconds,
-                               const SweepProgress& done = {}, const std::atomic<bool>* stop = nullptr,
+                               const SweepProgress& done = {}, std::stop_token stop = {},
                                const PlannerOptions& perPlanner = {});
 
 // The hetplan.sweep/1 document: the axes, and one row per combination × planner.

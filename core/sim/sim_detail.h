@@ -42,7 +42,7 @@ struct Recorder {
             return -1;
         if (result.events.size() >= size_t(options.maxEvents))
             refuseTimeline(options.maxEvents);
-        if ((result.events.size() & 4095) == 4095 && options.cancel && options.cancel->load())
+        if ((result.events.size() & 4095) == 4095 && options.stop.stop_requested())
             throw CancelledError("cancelled");
         result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn});
         return int(result.events.size()) - 1;

@@ -4,7 +4,7 @@
 #include "core/cost/costmodel.h"
 #include "core/model/plan.h"
 
-#include <atomic>
+#include <stop_token>
 
 #include <map>
 #include <string>
@@ -56,9 +56,9 @@ struct SimOptions {
     // Megatron's and DeepSpeed's non-interleaved 1F1B wait on their send/recv pairs; true = sends run in the
     // background and the stage computes on (an idealised asynchronous runtime).
     bool overlappedSends = false;
-    // With a timeline: a flag polled every few thousand events; once set, simulate() throws CancelledError
-    // (a long timeline for a plan the user no longer wants).
-    const std::atomic<bool>* cancel = nullptr;
+    // With a timeline: polled every few thousand events; once stop is requested, simulate() throws
+    // CancelledError (a long timeline for a plan the user no longer wants).
+    std::stop_token stop{};
 };
 
 struct SimResult {

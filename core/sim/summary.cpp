@@ -300,12 +300,12 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult&
     return s;
 }
 
-PlanSummary summarize(const Plan& plan, const CostModel& costs, const std::atomic<bool>* cancel)
+PlanSummary summarize(const Plan& plan, const CostModel& costs, std::stop_token stop)
 {
     SimResult r;
     try {
         SimOptions options;
-        options.cancel = cancel;
+        options.stop = std::move(stop);
         r = simulate(plan, costs, options);
     } catch (const InputError& e) {
         if (e.field() != "timeline")

@@ -10,8 +10,8 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult&
 // Simulates `plan` with its timeline, then summarizes it. Throws what simulate() throws. A plan whose
 // timeline would pass kMaxTimelineEvents is summarized from each GPU's compute time instead (no bubble
 // fraction; communication counts as idle; the bottleneck text says so).
-// `cancel`, when given, stops the timeline simulation early (CancelledError).
-PlanSummary summarize(const Plan& plan, const CostModel& costs, const std::atomic<bool>* cancel = nullptr);
+// A stop requested on `stop` ends the timeline simulation early (CancelledError).
+PlanSummary summarize(const Plan& plan, const CostModel& costs, std::stop_token stop = {});
 
 // Model FLOP of one iteration: forward + backward (3 × the forward FLOP) of every sample; recomputation
 // is not counted (MFU counts the model's work, not the hardware's).

@@ -166,12 +166,12 @@ private slots:
         const std::vector<std::pair<SweepPoint, PlanRequest>> requests{
             {SweepPoint{}, test::exampleRequest("amp-het-cluster", "gpt2-amp", 16)}};
         const std::vector<std::string> planners{"random", "uniform"};
-        auto rows = runSweep(requests, planners, 1, {}, nullptr, {{"random", {{"trials", "0"}}}});
+        auto rows = runSweep(requests, planners, 1, {}, {}, {{"random", {{"trials", "0"}}}});
         QCOMPARE(rows.size(), size_t(2));
         QCOMPARE(toString(rows[0].status), std::string("not-applicable"));
         QVERIFY2(rows[0].error.find("trials") != std::string::npos, rows[0].error.c_str());
         QCOMPARE(toString(rows[1].status), std::string("ok"));
-        rows = runSweep(requests, planners, 1, {}, nullptr, {{"random", {{"trials", "5"}}}});
+        rows = runSweep(requests, planners, 1, {}, {}, {{"random", {{"trials", "5"}}}});
         QCOMPARE(toString(rows[0].status), std::string("ok"));
         QCOMPARE(toString(rows[1].status), std::string("ok"));
     }

@@ -167,7 +167,7 @@ private slots:
         const PlanRequest base = *currentPlanRequest(*w.document());
         const SweepPoint point{{"gbs", "32"}};
         const std::vector<std::pair<SweepPoint, PlanRequest>> requests{{point, applySweepPoint(base, point, {})}};
-        const SweepRow withPp4 = runSweep(requests, {"uniform"}, 1, {}, nullptr, {{"uniform", {{"pp", "4"}}}})[0];
+        const SweepRow withPp4 = runSweep(requests, {"uniform"}, 1, {}, {}, {{"uniform", {{"pp", "4"}}}})[0];
         const SweepRow byDefault = runSweep(requests, {"uniform"}, 1)[0];
         QCOMPARE(toString(withPp4.status), std::string("ok"));
         QVERIFY(withPp4.iterationSeconds != byDefault.iterationSeconds); // the option changes the plan ...

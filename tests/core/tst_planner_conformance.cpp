@@ -304,6 +304,28 @@ private slots:
         QCOMPARE(err->field(), std::string("no_such_option"));
     }
 
+    void stopTokenNeedsNoReport()
+    {
+        // A stop requested on the caller's token is seen by the next poll, with no progress report between
+        // (a sweep's rows have no report callback at all), and a token stopped already stops at once.
+        std::stop_source source;
+        const Progress progress({}, 0, source.get_token());
+        QVERIFY(progress.stopReason() == StopReason::None);
+        source.request_stop();
+        QVERIFY(progress.stopReason() == StopReason::Cancelled);
+        QVERIFY_THROWS_EXCEPTION(CancelledError, progress.checkpoint());
+        QVERIFY(progress.stopToken().stop_requested()); // what simulations and HAP's LP poll
+        const Progress late({}, 0, source.get_token());
+        QVERIFY(late.stopReason() == StopReason::Cancelled);
+        Progress own; // without a token: cancel() is its own stop source
+        own.cancel();
+        QVERIFY(own.stopReason() == StopReason::Cancelled);
+        std::stop_source run; // one search's cancel() leaves the run that started it alone
+        Progress search({}, 0, run.get_token());
+        search.cancel();
+        QVERIFY(!run.stop_requested());
+    }
+
     void cancelFromAnotherThread_data()
     {
         QTest::addColumn<QString>("planner");
@@ -315,7 +337,8 @@ private slots:
 
     void cancelFromAnotherThread()
     {
-        // The planner runs on a worker thread; this thread cancels as soon as it reports progress and measures
+        // The planner runs on a worker thread; this thread cancels as soon as it reports progress (through a
+        // std::stop_source whose token the Progress holds, as the GUI's runs and sweeps do) and measures
         // the work the planner does before returning. Either it returns a plan (finished, or its best so far
         // marked "cancelled") or it throws CancelledError — never anything else, never late. "Late" is counted
         // in the process's CPU time (this thread sleeps in get(), so it is all the planner's threads' work),
@@ -326,7 +349,8 @@ private slots:
         req.cluster = exampleCluster("amp-scale-16x16"); // 256 GPUs: enough work to be cancelled mid-way
         req.job.globalBatchSize = 256;
         std::atomic<bool> started{false};
-        Progress progress([&](double, const std::string&) { started = true; });
+        std::stop_source cancel;
+        Progress progress([&](double, const std::string&) { started = true; }, 0, cancel.get_token());
         auto worker = std::async(std::launch::async, [&] {
             try {
                 const Plan p = runPlanner(planner.toStdString(), req, progress);
@@ -342,7 +366,7 @@ private slots:
         worker.wait_for(std::chrono::milliseconds(delayMs));
         const auto t0 = std::chrono::steady_clock::now();
         const double cpu0 = processCpuMs();
-        progress.cancel();
+        cancel.request_stop();
         const std::string outcome = worker.get();
         const double cpuMs = processCpuMs() - cpu0;
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -3,9 +3,8 @@
 #include "core/base/errors.h"
 #include "widgets/common/gui_errors.h"
 
-#include <atomic>
+#include <stop_token>
 #include <chrono>
-#include <mutex>
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -30,7 +29,7 @@ public:
     ~LowerThreadPriority()
     {
 #ifdef __linux__
-        setpriority(PRIO_PROCESS, id_t(tid_), old_); // may fail without privileges; the pool thread stays nicer
+        setpriority(PRIO_PROCESS, id_t(tid_), old_); // may fail without privileges; the worker thread stays nicer
 #endif
     }
 
@@ -41,18 +40,9 @@ private:
 } // namespace
 
 struct RunController::Shared {
-    std::atomic<bool> cancelled{false};
-    std::mutex mutex; // guards `current` against the worker destroying it mid-cancel
-    Progress* current = nullptr;
+    std::stop_source stop; // cancel(): every planner's Progress holds its token
     // Worker-side throttle: planners may report every iteration; the GUI needs a few updates a second.
     std::chrono::steady_clock::time_point lastReport{};
-    void setCurrent(Progress* p)
-    {
-        std::lock_guard lock(mutex);
-        current = p;
-        if (p && cancelled)
-            p->cancel();
-    }
 };
 
 RunController::RunController(QObject* parent) : QObject(parent)
@@ -74,13 +64,10 @@ void RunController::cancel()
 {
     if (!shared_)
         return;
-    shared_->cancelled = true;
-    std::lock_guard lock(shared_->mutex);
-    if (shared_->current)
-        shared_->current->cancel();
+    shared_->stop.request_stop();
 }
 
-bool RunController::wasCancelled() const { return shared_ && shared_->cancelled; }
+bool RunController::wasCancelled() const { return shared_ && shared_->stop.stop_requested(); }
 
 void RunController::wait() { worker_.wait(); }
 
@@ -167,7 +154,7 @@ void RunController::runAll(const std::vector<std::string>& planners, const PlanR
         result.planner = planners[i];
         const PlanRequest req = requestForPlanner(request, planners[i], optionsPerPlanner);
         result.options = req.options;
-        if (shared.cancelled) {
+        if (shared.stop.stop_requested()) {
             result.status = RunStatus::Cancelled;
             result.message = "cancelled before it started";
             deliver(result);
@@ -175,12 +162,10 @@ void RunController::runAll(const std::vector<std::string>& planners, const PlanR
         }
         Progress progress([report, i, n, name = planners[i]](
                               double f, const std::string& text) { report((i + f) / n, name + ": " + text); },
-                          req.timeLimitSeconds);
-        shared.setCurrent(&progress);
+                          req.timeLimitSeconds, shared.stop.get_token());
         started(i, planners[i]);
         const auto t0 = std::chrono::steady_clock::now();
         runInto(result, req, progress);
-        shared.setCurrent(nullptr);
         result.durationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         deliver(result);
     }

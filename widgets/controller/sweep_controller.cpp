@@ -73,7 +73,7 @@ bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requ
             [this, &post](int finished, int total, const SweepRow&) {
                 post([this, finished, total] { emit progress(finished, total); });
             },
-            &shared->stop, options);
+            shared->stop.get_token(), options);
     });
 }
 
@@ -82,7 +82,7 @@ void SweepController::cancel()
     if (!shared_ || !isRunning())
         return;
     cancelled_ = true;
-    shared_->stop.store(true);
+    shared_->stop.request_stop();
 }
 
 void SweepController::wait() { worker_.wait(); }

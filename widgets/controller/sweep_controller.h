@@ -1,14 +1,14 @@
 #pragma once
 // The What-if tab's sweep: the core sweep (core/planners/sweep.h, the CLI's `sweep`) run on
 // a worker thread so the GUI thread never blocks. Progress arrives as a signal after each row (through
-// WorkerThread's mailbox); cancel() stops the searches under way at their next progress report and skips
+// WorkerThread's mailbox); cancel() stops the searches under way at their next poll and skips
 // the rest (those rows say "cancelled"); finished() hands the rows back on the GUI thread.
 #include "core/planners/sweep.h"
 #include "widgets/controller/worker_thread.h"
 
 #include <QObject>
 
-#include <atomic>
+#include <stop_token>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,7 +48,7 @@ signals:
 
 private:
     struct Shared {
-        std::atomic<bool> stop{false};
+        std::stop_source stop;
         std::vector<SweepRow> rows;
     };
     void onWorkerDone();

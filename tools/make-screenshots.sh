@@ -16,7 +16,7 @@ app="$build/app/gui/hetplan"
 # app DIR ARGS...: the app's own PNG per view for one example and run.
 app() { local dir="$tmp/$1"; shift; "$app" "$@" --screenshots "$dir" >/dev/null 2>"$tmp/app.log" || { cat "$tmp/app.log"; exit 1; }; }
 app amp --example amp-het-cluster:gpt2-amp --run amp,megatron,annealing,random,uniform
-for f in canvas gantt stage-map curves comparison run model; do cp "$tmp/amp/$f.png" "$out/"; done
+cp "$tmp/amp/"*.png "$out/" # every view the app has (its plan-view list), canvas, run and model
 
 echo '{"global_batch_size": 1024, "sequence_length": 1024}' > "$tmp/hethub-job.json"
 echo '{"global_batch_size": 1024}' > "$tmp/hap-job.json"

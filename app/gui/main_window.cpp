@@ -6,6 +6,7 @@
 #include "widgets/canvas/property_panel.h"
 #include "widgets/common/tab_labels.h"
 #include "widgets/controller/run_controller.h"
+#include "widgets/models/current_plan.h"
 #include "widgets/models/project_tree.h"
 #include "widgets/panels/job_panel.h"
 #include "widgets/panels/model_panel.h"
@@ -14,6 +15,7 @@
 #include "widgets/views/curves_view.h"
 #include "widgets/views/gantt_view.h"
 #include "widgets/views/plan_details_view.h"
+#include "widgets/views/plan_view.h"
 #include "widgets/views/stage_map_view.h"
 
 #include <QAction>
@@ -101,29 +103,61 @@ void MainWindow::buildTabs()
     editor_ = new ClusterEditor(doc_->clusterDocument(), doc_->undoStack());
     modelPanel_ = new ModelPanel;
     runPanel_ = new RunPanel;
-    gantt_ = new GanttView;
-    stageMap_ = new StageMapView;
-    curves_ = new CurvesView;
-    comparison_ = new ComparisonView;
     tabs_->addTab(editor_, tr("Cluster"));
     tabs_->addTab(modelPanel_, tr("Model && profile"));
     tabs_->addTab(runPanel_, tr("Run"));
-    tabs_->addTab(gantt_, tr("Gantt"));
-    tabs_->addTab(stageMap_, tr("Stage map"));
-    tabs_->addTab(curves_, tr("Batch → speed"));
-    tabs_->addTab(comparison_, tr("Comparison"));
-    buildDetailsTab();
-    buildWhatIfTab();
-    for (int i = 0; i < tabs_->count(); ++i) // the whole name, where the label is short or elided
-        tabs_->setTabToolTip(i, tabs_->tabText(i).replace(QStringLiteral("&&"), QStringLiteral("&")));
+    setFullLabelTips();
     auto* labels = new TabLabels(tabs_);
     labels->setShortLabel(modelPanel_, tr("Model"));
-    labels->setShortLabel(stageMap_, tr("Stages"));
-    labels->setShortLabel(curves_, tr("Speed"));
-    labels->setShortLabel(comparison_, tr("Compare"));
-    labels->setShortLabel(details_, tr("Details"));
+    buildPlanViews();
+    buildWhatIfTab();
+    setFullLabelTips();
     setCentralWidget(tabs_);
 }
+
+void MainWindow::setFullLabelTips()
+{
+    for (int i = 0; i < tabs_->count(); ++i) // the whole name, where the label is short or elided
+        if (tabs_->tabToolTip(i).isEmpty())
+            tabs_->setTabToolTip(i, tabs_->tabText(i).replace(QStringLiteral("&&"), QStringLiteral("&")));
+}
+
+// One tab per plan view, each given the CurrentPlan once; the window only hears that they were updated.
+void MainWindow::buildPlanViews()
+{
+    current_ = new CurrentPlan(doc_, this);
+    auto* labels = tabs_->findChild<TabLabels*>();
+    for (const PlanViewEntry& entry : planViews()) {
+        QWidget* view = entry.make();
+        const int tab = tabs_->addTab(view, QString(entry.label).replace(QStringLiteral("&"), QStringLiteral("&&")));
+        tabs_->setTabToolTip(tab, entry.label); // before a short label may replace the text
+        if (!entry.shortLabel.isEmpty())
+            labels->setShortLabel(view, entry.shortLabel);
+        attachPlanView(view, current_);
+        planViews_.push_back(view);
+        planViewIds_.push_back(entry.id);
+    }
+    connect(current_, &CurrentPlan::changed, this, [this] {
+        if (current_->plan() && !current_->error().isEmpty())
+            showMessage(tr("Cannot show this plan: %1").arg(current_->error()), true);
+        emit viewsUpdated();
+    });
+}
+
+template <class View>
+View* MainWindow::planView() const
+{
+    for (QWidget* w : planViews_)
+        if (auto* v = qobject_cast<View*>(w))
+            return v;
+    return nullptr;
+}
+
+GanttView* MainWindow::gantt() const { return planView<GanttView>(); }
+StageMapView* MainWindow::stageMap() const { return planView<StageMapView>(); }
+CurvesView* MainWindow::curves() const { return planView<CurvesView>(); }
+ComparisonView* MainWindow::comparison() const { return planView<ComparisonView>(); }
+PlanDetailsView* MainWindow::planDetails() const { return planView<PlanDetailsView>(); }
 
 void MainWindow::buildStatusBar()
 {
@@ -139,10 +173,12 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     // A plot export says where it went ("Saved gantt as …").
-    for (PlotView* view : std::initializer_list<PlotView*>{gantt_, stageMap_, curves_, comparison_})
-        connect(view, &PlotView::exported, this, [this, view](const QString& file) {
-            statusBar()->showMessage(tr("Saved %1 as %2").arg(view->viewName(), QDir::toNativeSeparators(file)), 15000);
-        });
+    for (QWidget* w : planViews_)
+        if (auto* view = qobject_cast<PlotView*>(w))
+            connect(view, &PlotView::exported, this, [this, view](const QString& file) {
+                statusBar()->showMessage(tr("Saved %1 as %2").arg(view->viewName(), QDir::toNativeSeparators(file)),
+                                         15000);
+            });
 }
 
 void MainWindow::connectDocument()

@@ -1,6 +1,6 @@
 #pragma once
 // The hetplan desktop app's main window: project tree (left dock), tabs for the cluster canvas, model and
-// profile, runs and the four plan views, properties and job settings (right docks), status bar with
+// profile, runs, the plan views (planViews()) and What-if, properties and job settings (right docks), status bar with
 // progress and Cancel. It wires the widgets to the ProjectDocument and the RunController; the logic it
 // holds is only that wiring.
 #include "widgets/controller/project_document.h"
@@ -25,6 +25,7 @@ namespace hetplan {
 
 class ClusterEditor;
 class ComparisonView;
+class CurrentPlan;
 class CurvesView;
 class GanttView;
 class JobPanel;
@@ -55,11 +56,14 @@ public:
     bool isLive() const;
     void setLive(bool on);
     ClusterEditor* clusterEditor() const { return editor_; }
-    GanttView* gantt() const { return gantt_; }
-    StageMapView* stageMap() const { return stageMap_; }
-    CurvesView* curves() const { return curves_; }
-    ComparisonView* comparison() const { return comparison_; }
-    PlanDetailsView* planDetails() const { return details_; }
+    // The plan views (tabs built from planViews(), in that order) and the one CurrentPlan they show.
+    const std::vector<QWidget*>& planViewWidgets() const { return planViews_; }
+    CurrentPlan* currentPlan() const { return current_; }
+    GanttView* gantt() const;
+    StageMapView* stageMap() const;
+    CurvesView* curves() const;
+    ComparisonView* comparison() const;
+    PlanDetailsView* planDetails() const;
     RunPanel* runPanel() const { return runPanel_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -73,8 +77,8 @@ public:
     // `options` (planner → key → value) add to what the Run tab says.
     bool runPlanners(const std::vector<std::string>& planners,
                      const std::map<std::string, std::map<std::string, std::string>>& options = {});
-    // Writes canvas.png, gantt.png, stage-map.png, curves.png, comparison.png, details.png (+ run.png, model.png)
-    // into dir.
+    // Writes canvas.png, one PNG per plan view named after its id (gantt.png, stage-map.png, ...), run.png
+    // and model.png into dir.
     bool writeScreenshots(const QString& dir, QString* error = nullptr);
     // Tests: no modal dialogs (errors go to the status bar, unsaved changes are discarded on close).
     void setInteractive(bool on) { interactive_ = on; }
@@ -108,6 +112,10 @@ protected:
 
 private:
     void buildTabs();
+    void buildPlanViews();
+    void setFullLabelTips(); // each tab's full label as its tooltip, for tabs that have none yet
+    template <class View>
+    View* planView() const;
     void buildDocks();
     void buildActions();
     void buildStatusBar();
@@ -179,10 +187,6 @@ private:
     void resetActiveView();
     void showKeyboardShortcuts();
     void showUserGuide();
-    // The Plan details tab (main_window_details.cpp).
-    void buildDetailsTab();
-    void showPlanDetails(const Plan* plan);
-    bool writeDetailsScreenshot(const QString& dir);
     QAction* compareSelectedAction(QObject* owner); // enabled when two plans are selected
     void buildWhatIfTab(); // main_window_whatif.cpp
 
@@ -198,11 +202,9 @@ private:
     ClusterEditor* editor_;
     ModelPanel* modelPanel_;
     RunPanel* runPanel_;
-    GanttView* gantt_;
-    StageMapView* stageMap_;
-    CurvesView* curves_;
-    ComparisonView* comparison_;
-    PlanDetailsView* details_ = nullptr;
+    CurrentPlan* current_ = nullptr;
+    std::vector<QWidget*> planViews_;
+    std::vector<QString> planViewIds_; // the screenshot names, one per plan view
     WhatIfPanel* whatIf_ = nullptr;
     QPointer<QDialog> pairDialog_;
     JobPanel* jobPanel_;

@@ -18,10 +18,8 @@
 #include "widgets/panels/job_panel.h"
 #include "widgets/panels/model_panel.h"
 #include "widgets/panels/run_panel.h"
-#include "widgets/views/comparison_view.h"
-#include "widgets/views/curves_view.h"
-#include "widgets/views/gantt_view.h"
-#include "widgets/views/stage_map_view.h"
+#include "widgets/models/current_plan.h"
+#include "widgets/views/plot_view.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -223,57 +221,15 @@ void MainWindow::onCurrentChanged()
     modelPanel_->show(doc_->model(), c, j ? j->job : Job{});
 }
 
-namespace {
-// The run's planners that gave no plan, and why, for the comparison view.
-std::vector<ComparisonView::FailedPlanner> failedPlanners(const Run* run)
-{
-    std::vector<ComparisonView::FailedPlanner> out;
-    for (size_t i = 0; run && i < run->results.size(); ++i)
-        if (const RunResult& r = run->results[i]; !r.plan)
-            out.push_back({QString::fromStdString(r.planner), QString::fromStdString(toString(r.status)),
-                           QString::fromStdString(r.message)});
-    return out;
-}
-} // namespace
-
 void MainWindow::onCurrentPlanChanged()
 {
+    // The plan views follow the CurrentPlan (buildPlanViews); the tree shows which result it is.
     const auto ref = doc_->currentPlan();
-    const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
-    showPlanDetails(plan);
-    if (!plan) {
-        gantt_->clear();
-        stageMap_->clear();
-        comparison_->clear();
-        if (const Cluster* c = doc_->cluster(); c && doc_->model()) {
-            const NamedJob* j = doc_->job();
-            curves_->setData(*c, CostModel(doc_->model()->model, j ? j->job : Job{}, doc_->model()->profile));
-        } else {
-            curves_->clear();
-        }
-        emit viewsUpdated();
+    if (!ref)
         return;
-    }
-    try {
-        const CostModel costs(plan->model, plan->job, plan->profile);
-        const SimResult sim = simulate(*plan, costs, SimOptions{true});
-        gantt_->setPlan(*plan, sim);
-        stageMap_->setPlan(*plan, sim);
-        curves_->setData(plan->cluster, costs, plan);
-    } catch (const std::exception& e) {
-        showMessage(tr("Cannot show this plan: %1").arg(guiErrorText(e)), true);
-    }
-    std::vector<Plan> plans;
-    if (const Run* run = doc_->run(ref->runId))
-        for (const RunResult& r : run->results)
-            if (r.plan)
-                plans.push_back(*r.plan);
-    comparison_->setPlans(plans, nodeSetLabels(plans)); // a re-plan's before/after: which nodes each had
-    comparison_->setFailures(failedPlanners(doc_->run(ref->runId)));
     const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->result);
     if (idx.isValid())
         tree_->setCurrentIndex(idx);
-    emit viewsUpdated();
 }
 
 void MainWindow::onProjectReplaced()
@@ -309,8 +265,8 @@ void MainWindow::onTreeActivated(const QModelIndex& index)
         const PlanRef ref{index.data(kRoleRun).toInt(), index.data(kRoleResult).toInt()};
         if (doc_->plan(ref)) {
             doc_->setCurrentPlan(ref);
-            if (tabs_->currentIndex() < tabs_->indexOf(gantt_))
-                tabs_->setCurrentWidget(gantt_);
+            if (tabs_->currentIndex() < tabs_->indexOf(planViews_.front()))
+                tabs_->setCurrentWidget(planViews_.front());
         }
         break;
     }
@@ -440,18 +396,21 @@ void MainWindow::onRunFinished()
     // A cancel is the user's choice, not a failure: it keeps the best plan found so far and is not red.
     const bool cancelled = runner_->wasCancelled();
     if (const int best = bestFeasibleResult(run); best >= 0) {
-        doc_->setCurrentPlan(PlanRef{activeRun_, best});
-        onCurrentPlanChanged(); // the comparison view needs every result, not only the current plan
+        const PlanRef ref{activeRun_, best};
+        const bool shownAlready = doc_->currentPlan() == ref;
+        doc_->setCurrentPlan(ref);
+        if (shownAlready)
+            current_->refresh(); // the comparison view needs every result, not only the current plan
         showMessage((cancelled ? tr("Run %1 cancelled — best plan so far by %2, %3 s per iteration")
                                : tr("Run %1 finished: best plan by %2, %3 s per iteration"))
                         .arg(activeRun_)
                         .arg(QString::fromStdString(run->results[best].planner))
                         .arg(run->results[best].plan->estimate.iterationSeconds, 0, 'f', 4));
     } else if (cancelled) {
-        comparison_->setFailures(failedPlanners(run));
+        current_->showRun(activeRun_);
         showMessage(tr("Run %1 cancelled").arg(activeRun_));
     } else {
-        comparison_->setFailures(failedPlanners(run));
+        current_->showRun(activeRun_); // the Comparison tab lists why each planner gave no plan
         showMessage(tr("Run %1 finished without a feasible plan: the Run and Comparison tabs say why").arg(activeRun_),
                     true);
     }
@@ -474,15 +433,16 @@ bool MainWindow::writeScreenshots(const QString& dir, QString* error)
     QApplication::processEvents();
     // The canvas is shown with the whole window around it (project tree, properties, job).
     bool ok = grab().save(QDir(dir).filePath("canvas.png"));
-    const std::pair<PlotView*, const char*> views[] = {
-        {gantt_, "gantt.png"}, {stageMap_, "stage-map.png"}, {curves_, "curves.png"}, {comparison_, "comparison.png"}};
-    for (const auto& [view, name] : views) {
-        tabs_->setCurrentWidget(view);
+    // A plot exports itself at a fixed size; a view of widgets is shown with the whole window, as a user sees it.
+    for (size_t i = 0; i < planViews_.size(); ++i) {
+        tabs_->setCurrentWidget(planViews_[i]);
         QApplication::processEvents();
-        ok = view->exportPng(QDir(dir).filePath(name), size.width(), size.height()) && ok;
+        const QString file = QDir(dir).filePath(planViewIds_[i] + ".png");
+        auto* plot = qobject_cast<PlotView*>(planViews_[i]);
+        statusBar()->clearMessage(); // an export's "Saved … as /tmp/…" must not appear in a window shot
+        ok = (plot ? plot->exportPng(file, size.width(), size.height()) : grab().save(file)) && ok;
     }
-    statusBar()->clearMessage(); // the exports' "Saved … as /tmp/…" must not appear in the window shots
-    ok = writeDetailsScreenshot(dir) && ok;
+    statusBar()->clearMessage();
     // The Run and Model tabs too, as the whole window sees them.
     for (const auto& [tab, name] :
          {std::pair<QWidget*, const char*>{runPanel_, "run.png"}, {modelPanel_, "model.png"}}) {

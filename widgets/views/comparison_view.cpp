@@ -1,5 +1,6 @@
 #include "comparison_view.h"
 
+#include "widgets/models/current_plan.h"
 #include "legend_swatch.h"
 #include "view_util.h"
 #include "widgets/common/palette.h"
@@ -103,6 +104,16 @@ ComparisonView::ComparisonView(QWidget* parent)
         box->addWidget(failureList_);
 }
 
+void ComparisonView::showCurrent(const CurrentPlan& current)
+{
+    if (current.runPlans().empty() && current.failures().empty()) {
+        clear();
+        return;
+    }
+    setPlans(current.runPlans(), current.runPlanLabels());
+    setFailures(current.failures());
+}
+
 void ComparisonView::clear()
 {
     rows_.clear();
@@ -113,10 +124,10 @@ void ComparisonView::clear()
     PlotView::clear();
 }
 
-void ComparisonView::setFailures(const std::vector<FailedPlanner>& failures)
+void ComparisonView::setFailures(const std::vector<PlannerFailure>& failures)
 {
     failureLines_.clear();
-    for (const FailedPlanner& f : failures)
+    for (const PlannerFailure& f : failures)
         failureLines_ << tr("%1 (%2): %3").arg(f.planner, f.status, f.reason);
     QStringList items;
     for (const QString& line : failureLines_)

@@ -5,6 +5,8 @@
 // not fit memory are hatched red and say so. Planners of the run that gave no plan are listed under the
 // plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"
+#include "plan_view.h"
+#include "widgets/models/current_plan.h"
 
 #include "core/model/plan.h"
 
@@ -16,20 +18,16 @@ class QLabel;
 
 namespace hetplan {
 
-class ComparisonView : public PlotView {
+class ComparisonView : public PlotView, public CurrentPlanView {
     Q_OBJECT
 public:
-    // A planner of the run without a plan: its name, status ("error", "infeasible", "cancelled") and why.
-    struct FailedPlanner {
-        QString planner, status, reason;
-    };
-
     explicit ComparisonView(QWidget* parent = nullptr);
+    void showCurrent(const CurrentPlan& current) override;
     // `labels` (one per plan) replace the planner names on the axes, e.g. "ditto\n24 GPUs" and "ditto\n20 GPUs
     // without rtx4090-0" for a re-plan after a node failure (nodeSetLabels); empty = the planner names.
     void setPlans(const std::vector<Plan>& plans, const QStringList& labels = {});
     // The run's planners that gave no plan (set after setPlans(); clear() drops them).
-    void setFailures(const std::vector<FailedPlanner>& failures);
+    void setFailures(const std::vector<PlannerFailure>& failures);
     // What the list under the plot says, one line per failed planner (empty when none), e.g. for tests.
     QStringList failureLines() const { return failureLines_; }
     QLabel* failureList() const { return failureList_; }

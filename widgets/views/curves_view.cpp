@@ -1,5 +1,6 @@
 #include "curves_view.h"
 
+#include "widgets/models/current_plan.h"
 #include "legend_swatch.h"
 #include "widgets/canvas/device_style.h"
 #include "view_util.h"
@@ -20,6 +21,15 @@ CurvesView::CurvesView(QWidget* parent)
     : PlotView(tr("Run a planner to see throughput against micro-batch size for each GPU type."), parent)
 {
     setViewName(tr("batch→speed curves"));
+}
+
+void CurvesView::showCurrent(const CurrentPlan& current)
+{
+    // Without a plan: the current cluster's speed under the current model.
+    if (current.cluster() && current.costs())
+        setData(*current.cluster(), *current.costs(), current.plan());
+    else
+        clear();
 }
 
 void CurvesView::clear()

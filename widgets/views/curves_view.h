@@ -9,6 +9,7 @@
 // curves (Plan::details["poplar"]): the sizes its online profiling ran, the spline it searched on, the
 // largest micro-batch that fits each type (dotted line) and the sizes it found not to fit (crosses).
 #include "plot_view.h"
+#include "plan_view.h"
 
 #include "core/cost/costmodel.h"
 #include "core/model/cluster.h"
@@ -24,10 +25,11 @@ class QCPAxis;
 namespace hetplan {
 
 
-class CurvesView : public PlotView {
+class CurvesView : public PlotView, public CurrentPlanView {
     Q_OBJECT
 public:
     explicit CurvesView(QWidget* parent = nullptr);
+    void showCurrent(const CurrentPlan& current) override;
     void setData(const Cluster& cluster, const CostModel& costs, const Plan* plan = nullptr);
     void clear() override;
 

@@ -1,5 +1,6 @@
 #include "gantt_view.h"
 
+#include "widgets/models/current_plan.h"
 #include "gantt_plottable.h"
 #include "gantt_styles.h"
 #include "legend_swatch.h"
@@ -136,6 +137,14 @@ GanttView::GanttView(QWidget* parent)
     criticalPath_->setCheckable(true);
     criticalPath_->setToolTip(tr("Outline the chain of events that sets the iteration time and dim the rest"));
     connect(criticalPath_, &QAction::toggled, this, &GanttView::setCriticalPathShown);
+}
+
+void GanttView::showCurrent(const CurrentPlan& current)
+{
+    if (current.plan() && current.simulation())
+        setPlan(*current.plan(), *current.simulation());
+    else
+        clear();
 }
 
 void GanttView::clear()

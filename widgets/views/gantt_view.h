@@ -8,6 +8,7 @@
 // the "Critical path" toggle outlines the chain that sets the iteration time. Hover for details.
 #include "gantt_layout.h"
 #include "plot_view.h"
+#include "plan_view.h"
 
 #include <vector>
 
@@ -21,10 +22,11 @@ class QCPRange;
 class QCustomPlot;
 namespace hetplan {
 
-class GanttView : public PlotView {
+class GanttView : public PlotView, public CurrentPlanView {
     Q_OBJECT
 public:
     explicit GanttView(QWidget* parent = nullptr);
+    void showCurrent(const CurrentPlan& current) override;
 
     // `result` must carry the timeline (SimOptions::timeline).
     void setPlan(const Plan& plan, const SimResult& result);

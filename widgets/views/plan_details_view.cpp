@@ -1,5 +1,6 @@
 #include "plan_details_view.h"
 
+#include "widgets/models/current_plan.h"
 #include "plan_summary_rows.h"
 
 #include "core/base/qstrings.h"
@@ -184,6 +185,14 @@ PlanDetailsView::PlanDetailsView(QWidget* parent) : QWidget(parent)
     layout->addWidget(stack_, 1);
     connect(copy_, &QPushButton::clicked, this, &PlanDetailsView::copySection);
     clear();
+}
+
+void PlanDetailsView::showCurrent(const CurrentPlan& current)
+{
+    if (current.plan())
+        setPlan(*current.plan());
+    else
+        clear();
 }
 
 void PlanDetailsView::clear()

@@ -6,6 +6,7 @@
 // puts the current section on the clipboard as text; Ctrl+C copies the selected table cells. Above the
 // sections, a Summary table shows the plan summary (plan_summary_rows.h) for every plan.
 #include "plan_details_layout.h"
+#include "plan_view.h"
 
 #include <QWidget>
 
@@ -17,10 +18,11 @@ class QTableWidget;
 
 namespace hetplan {
 
-class PlanDetailsView : public QWidget {
+class PlanDetailsView : public QWidget, public CurrentPlanView {
     Q_OBJECT
 public:
     explicit PlanDetailsView(QWidget* parent = nullptr);
+    void showCurrent(const CurrentPlan& current) override;
     void setPlan(const Plan& plan);
     void clear();
 

@@ -1,5 +1,6 @@
 #include "stage_map_view.h"
 
+#include "widgets/models/current_plan.h"
 #include "cell_grid_plottable.h"
 #include "legend_swatch.h"
 #include "node_tile_plottable.h"
@@ -97,6 +98,14 @@ StageMapView::StageMapView(QWidget* parent)
     : PlotView(tr("Run a planner to see which GPUs hold which pipeline stage."), parent)
 {
     setViewName(tr("stage map"));
+}
+
+void StageMapView::showCurrent(const CurrentPlan& current)
+{
+    if (current.plan() && current.simulation())
+        setPlan(*current.plan(), *current.simulation());
+    else
+        clear();
 }
 
 void StageMapView::clear()

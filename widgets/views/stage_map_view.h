@@ -5,6 +5,7 @@
 // cell says is layoutStageMap()'s business; this view draws it. Large clusters are drawn by node: a tile per
 // node with its GPUs as small squares inside (NodeTilePlottable), full names and roles in the tooltips.
 #include "plot_view.h"
+#include "plan_view.h"
 #include "stage_map_layout.h"
 
 namespace hetplan {
@@ -12,10 +13,11 @@ namespace hetplan {
 class CellGridPlottable;
 class NodeTilePlottable;
 
-class StageMapView : public PlotView {
+class StageMapView : public PlotView, public CurrentPlanView {
     Q_OBJECT
 public:
     explicit StageMapView(QWidget* parent = nullptr);
+    void showCurrent(const CurrentPlan& current) override;
     void setPlan(const Plan& plan, const SimResult& result);
     void clear() override;
 

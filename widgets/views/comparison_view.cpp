@@ -225,7 +225,7 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
     drawTimePanel(p, panels.time, ticks);
     if (panels.cost)
         drawCostPanel(p, panels.cost, ticks);
-    throughputTicks_ = withHetHubMetrics(ticks);
+    throughputTicks_ = withMetricLines(ticks);
     drawTokensPanel(p, panels.tokens, throughputTicks_);
     drawSearchPanel(p, panels.search, ticks);
 
@@ -242,22 +242,13 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
 }
 
 namespace {
-// HetHub's eq. 3 upper bound and uniform-split baseline (tokens per GPU-second) as cluster tokens/s, and
-// its MFU, when the plan has a "hethub" section.
-template <class Row>
-void readHetHubMetrics(const Plan& plan, Row& r)
+// The marks of the plan's first planner section that gives any (HetHub's bound, baseline and MFU).
+ComparisonMarks marksOf(const Plan& plan)
 {
-    const auto it = plan.details.find("hethub");
-    if (it == plan.details.end())
-        return;
-    const double gpus = double(plan.usedGpus().size());
-    const QJsonObject& d = it->second;
-    if (d.contains(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")))
-        r.upperBoundTokens = d.value(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")).toDouble() * gpus;
-    if (d.contains(QStringLiteral("uniform_split_tokens_per_gpu_second")))
-        r.uniformSplitTokens = d.value(QStringLiteral("uniform_split_tokens_per_gpu_second")).toDouble() * gpus;
-    if (d.contains(QStringLiteral("mfu")))
-        r.mfu = d.value(QStringLiteral("mfu")).toDouble();
+    for (const auto& [section, object] : plan.details)
+        if (const PlannerDisplay* display = plannerDisplay(section); display && display->comparison)
+            return display->comparison(object, plan);
+    return {};
 }
 } // namespace
 
@@ -275,7 +266,7 @@ void ComparisonView::collectRows(const std::vector<Plan>& plans, const QStringLi
         r.estimate = plan.plannerEstimate;
         r.cost = plan.estimate.cost;
         r.feasible = plan.estimate.feasible;
-        readHetHubMetrics(plan, r);
+        r.marks = marksOf(plan);
         rows_.push_back(r);
         QString name = labels.isEmpty() ? planName(plan) : labels[qsizetype(i)];
         if (const int n = ++seen[name]; n > 1)
@@ -293,18 +284,18 @@ QStringList ComparisonView::tickNames() const
     return ticks;
 }
 
-// HetHub's MFU (eq. 4) and throughput over its additive upper bound (eq. 3) on a second line under its name,
-// so they read without hovering.
-QStringList ComparisonView::withHetHubMetrics(const QStringList& ticks) const
+// A plan's MFU and throughput over its upper bound (HetHub's eq. 4 and eq. 3) on a second line under its
+// name, so they read without hovering.
+QStringList ComparisonView::withMetricLines(const QStringList& ticks) const
 {
     QStringList out = ticks;
     for (int i = 0; i < int(rows_.size()) && i < int(out.size()); ++i) {
         const Row& r = rows_[i];
         QStringList metrics;
-        if (r.mfu)
-            metrics << tr("MFU %1 %").arg(*r.mfu * 100, 0, 'f', 1);
-        if (r.upperBoundTokens && *r.upperBoundTokens > 0)
-            metrics << tr("%1 % of bound").arg(r.tokens / *r.upperBoundTokens * 100, 0, 'f', 0);
+        if (r.marks.mfu)
+            metrics << tr("MFU %1 %").arg(*r.marks.mfu * 100, 0, 'f', 1);
+        if (r.marks.upperBoundTokens && *r.marks.upperBoundTokens > 0)
+            metrics << tr("%1 % of bound").arg(r.tokens / *r.marks.upperBoundTokens * 100, 0, 'f', 0);
         if (!metrics.isEmpty())
             out[i] += QLatin1Char('\n') + metrics.join(QStringLiteral(" · "));
     }
@@ -393,17 +384,18 @@ void ComparisonView::drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QS
         tokens->addData(i, v);
         valueLabel(p, rect, i, v, compact(v));
     }
-    drawHetHubMarks(p, rect, tokenScale);
+    drawMarks(p, rect, tokenScale);
     for (const Row& r : rows_)
-        maxTokens = std::max(maxTokens, r.upperBoundTokens.value_or(0));
+        maxTokens = std::max(maxTokens, r.marks.upperBoundTokens.value_or(0));
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     y->setRange(0, std::max(maxTokens * tokenScale, 1e-9) * 1.18);
     y->setNumberFormat(QStringLiteral("g"));
     y->setNumberPrecision(6);
 }
 
-// Over a HetHub bar: its additive upper bound (eq. 3, dashed) and its uniform-split baseline (dotted).
-void ComparisonView::drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const
+// Over a bar with marks: its upper bound (dashed) and its baseline (dotted), e.g. HetHub's eq. 3 bound and
+// uniform layer split.
+void ComparisonView::drawMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const
 {
     auto mark = [&](int i, double value, Qt::PenStyle style, const QString& text) {
         auto* line = new QCPItemLine(p);
@@ -415,14 +407,17 @@ void ComparisonView::drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double t
         line->setPen(QPen(QColor(40, 40, 40), 1.5, style));
         valueLabel(p, rect, i + 0.3, value * tokenScale, text, QColor(70, 70, 70));
     };
-    bool anyBound = false, anyUniform = false;
+    QString boundLegend, baselineLegend; // the first plan's that has one
     for (int i = 0; i < int(rows_.size()); ++i) {
-        if (rows_[i].upperBoundTokens)
-            mark(i, *rows_[i].upperBoundTokens, Qt::DashLine, tr("upper bound"));
-        if (rows_[i].uniformSplitTokens)
-            mark(i, *rows_[i].uniformSplitTokens, Qt::DotLine, tr("uniform"));
-        anyBound |= bool(rows_[i].upperBoundTokens);
-        anyUniform |= bool(rows_[i].uniformSplitTokens);
+        const ComparisonMarks& m = rows_[i].marks;
+        if (m.upperBoundTokens) {
+            mark(i, *m.upperBoundTokens, Qt::DashLine, tr("upper bound"));
+            boundLegend = boundLegend.isEmpty() ? m.upperBoundLegend : boundLegend;
+        }
+        if (m.uniformSplitTokens) {
+            mark(i, *m.uniformSplitTokens, Qt::DotLine, tr("uniform"));
+            baselineLegend = baselineLegend.isEmpty() ? m.uniformSplitLegend : baselineLegend;
+        }
     }
     // The marks in the legend: an empty graph carries each line style.
     auto legendEntry = [&](Qt::PenStyle style, const QString& name) {
@@ -430,10 +425,10 @@ void ComparisonView::drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double t
         entry->setPen(QPen(QColor(40, 40, 40), 1.5, style));
         entry->setName(name);
     };
-    if (anyBound)
-        legendEntry(Qt::DashLine, tr("HetHub additive upper bound (eq. 3)"));
-    if (anyUniform)
-        legendEntry(Qt::DotLine, tr("HetHub uniform layer split"));
+    if (!boundLegend.isEmpty())
+        legendEntry(Qt::DashLine, boundLegend);
+    if (!baselineLegend.isEmpty())
+        legendEntry(Qt::DotLine, baselineLegend);
 }
 
 // Panel 3: search time on a log axis (planners differ by orders of magnitude). A log axis cannot show 0,
@@ -514,14 +509,14 @@ QString ComparisonView::toolTipAt(const QPointF& pos) const
             lines << tr("cost $%1 per hour, $%2 per million tokens")
                          .arg(r.cost->dollarsPerHour, 0, 'f', 2)
                          .arg(r.cost->dollarsPerMillionTokens, 0, 'g', 3);
-        if (r.mfu)
-            lines << tr("MFU %1%").arg(*r.mfu * 100, 0, 'f', 1);
-        if (r.upperBoundTokens && *r.upperBoundTokens > 0)
+        if (r.marks.mfu)
+            lines << tr("MFU %1%").arg(*r.marks.mfu * 100, 0, 'f', 1);
+        if (r.marks.upperBoundTokens && *r.marks.upperBoundTokens > 0)
             lines << tr("%1% of the additive upper bound (%2 tokens/s)")
-                         .arg(r.tokens / *r.upperBoundTokens * 100, 0, 'f', 1)
-                         .arg(*r.upperBoundTokens, 0, 'f', 0);
-        if (r.uniformSplitTokens)
-            lines << tr("uniform layer split %1 tokens/s").arg(*r.uniformSplitTokens, 0, 'f', 0);
+                         .arg(r.tokens / *r.marks.upperBoundTokens * 100, 0, 'f', 1)
+                         .arg(*r.marks.upperBoundTokens, 0, 'f', 0);
+        if (r.marks.uniformSplitTokens)
+            lines << tr("uniform layer split %1 tokens/s").arg(*r.marks.uniformSplitTokens, 0, 'f', 0);
         lines << tr("search %1, %2 candidates").arg(viewutil::formatDuration(r.searchSeconds)).arg(r.candidates);
         return lines.join(QStringLiteral("<br>"));
     }

@@ -6,6 +6,7 @@
 // plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"
 #include "plan_view.h"
+#include "details/planner_display.h"
 #include "widgets/models/current_plan.h"
 
 #include "core/model/plan.h"
@@ -33,7 +34,8 @@ public:
     QLabel* failureList() const { return failureList_; }
     void clear() override;
     QStringList names() const { return names_; }
-    // The throughput panel's tick labels: names, and under a HetHub plan its MFU and share of the bound.
+    // The throughput panel's tick labels: names, and under a plan with marks (HetHub) its MFU and share of
+    // the bound.
     QStringList throughputTicks() const { return throughputTicks_; }
     // The cost panel's bar labels ("$0.222", or "no price"); empty when no plan has a cost (no panel).
     QStringList costLabels() const { return costLabels_; }
@@ -48,7 +50,7 @@ protected:
 private:
     void collectRows(const std::vector<Plan>& plans, const QStringList& labels);
     QStringList tickNames() const; // names_, with the plans that do not fit memory marked
-    QStringList withHetHubMetrics(const QStringList& ticks) const;
+    QStringList withMetricLines(const QStringList& ticks) const;
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
@@ -61,10 +63,9 @@ private:
         std::optional<PlanCost> cost;
         bool feasible = true;
         long long candidates = 0;
-        // HetHub's metrics (plan section "hethub"), as cluster tokens/s where they are throughputs.
-        std::optional<double> upperBoundTokens, uniformSplitTokens, mfu;
+        ComparisonMarks marks; // what the plan's planner sections add (details/planner_display.h)
     };
-    void drawHetHubMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const;
+    void drawMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenScale) const;
     std::vector<Row> rows_;
     QStringList names_;
     QStringList throughputTicks_;

@@ -1,5 +1,7 @@
 #include "curves_view.h"
 
+#include "details/planner_display.h"
+
 #include "widgets/models/current_plan.h"
 #include "legend_swatch.h"
 #include "widgets/canvas/device_style.h"
@@ -151,14 +153,26 @@ void setupAxes(QCPAxis* x, QCPAxis* y)
     y->setNumberFormat(QStringLiteral("g"));
     y->setNumberPrecision(4);
 }
+// The curves a planner section of `plan` provides (Poplar's), or nullopt: the cost model's curves.
+std::optional<PlannerCurves> plannerCurvesOf(const Plan& plan)
+{
+    for (const auto& [section, object] : plan.details)
+        if (const PlannerDisplay* display = plannerDisplay(section); display && display->curves)
+            if (std::optional<PlannerCurves> c = display->curves(object, plan))
+                return c;
+    return std::nullopt;
+}
+
 } // namespace
 
 void CurvesView::setData(const Cluster& cluster, const CostModel& costs, const Plan* plan)
 {
     clear();
-    if (plan && plan->zero && plan->details.count("poplar") && setPoplarData(*plan))
-        return;
-    clear();
+    if (plan)
+        if (const std::optional<PlannerCurves> own = plannerCurvesOf(*plan)) {
+            setPlannerCurves(*own);
+            return;
+        }
     const int layers = costs.model().layerCount();
     if (layers <= 0 || cluster.nodes.empty())
         return;
@@ -316,37 +330,11 @@ QString CurvesView::toolTipAt(const QPointF& pos) const
 
 } // namespace hetplan
 
-// ---------------------------------------------------------------- Poplar plans
+// ---------------------------------------------------------------- a planner's own curves
 
 namespace hetplan {
 
 namespace {
-
-std::vector<double> numbers(const QJsonValue& v)
-{
-    std::vector<double> out;
-    for (const QJsonValue& x : v.toArray())
-        out.push_back(x.toDouble());
-    return out;
-}
-
-// The profiled points of one device of a "poplar" section as a Curve; empty sizes when malformed.
-CurvesView::Curve poplarCurve(const QJsonObject& device, const Profile& measured)
-{
-    CurvesView::Curve c;
-    c.device = device.value("device").toString().toStdString();
-    c.measured = measured.has(c.device, 1);
-    for (const QJsonValue& v : device.value("profiled").toArray()) {
-        const double b = v.toObject().value("micro_batch").toDouble(),
-                     sps = v.toObject().value("samples_per_second").toDouble();
-        if (!(b >= 1) || !(sps > 0) || (!c.sizes.empty() && b <= c.sizes.back()))
-            return {};
-        c.sizes.push_back(b);
-        c.samplesPerSecond.push_back(sps);
-    }
-    return c;
-}
-
 // A dotted vertical line at the largest micro-batch that fits, labelled near the top.
 void addFitLimit(QCustomPlot* p, const QColor& colour, int mbs, int row)
 {
@@ -362,73 +350,60 @@ void addFitLimit(QCustomPlot* p, const QColor& colour, int mbs, int row)
     label->setText(CurvesView::tr("largest that fits: %1").arg(mbs));
     label->setColor(palette::shade(colour, 0.35));
 }
-
 } // namespace
 
-bool CurvesView::setPoplarData(const Plan& plan)
+void CurvesView::setPlannerCurves(const PlannerCurves& curves)
 {
-    const QJsonObject d = plan.details.at("poplar");
-    const QJsonArray devices = d.value("devices").toArray();
-    for (const QJsonValue& v : devices)
-        if (Curve c = poplarCurve(v.toObject(), plan.profile); !c.sizes.empty())
-            curves_.push_back(std::move(c));
-    if (curves_.empty() || curves_.size() != size_t(devices.size()))
-        return false;
+    for (const PlannerCurve& c : curves.curves)
+        curves_.push_back({c.device, c.measured, c.sizes, c.samplesPerSecond, c.lineSizes, c.lineSamplesPerSecond});
     QCustomPlot* p = newPlot();
     xLo_ = 1e300;
     xHi_ = 0;
     yHi_ = 0;
-    for (int i = 0; i < devices.size(); ++i)
-        drawPoplarDevice(p, devices[i].toObject(), palette::seriesColor(i));
+    for (size_t i = 0; i < curves.curves.size(); ++i)
+        drawPlannerCurve(p, curves.curves[i], palette::seriesColor(int(i)));
     // Sizes the profiling found not to fit: crosses just above the axis, in the device's colour.
-    for (int i = 0; i < devices.size(); ++i) {
+    for (size_t i = 0; i < curves.curves.size(); ++i) {
+        const PlannerCurve& c = curves.curves[i];
         auto* crosses = addScatterGraph(
-            p, QCPScatterStyle(QCPScatterStyle::ssCross, QPen(palette::seriesColor(i), 2), Qt::NoBrush, 10));
-        for (double b : numbers(devices[i].toObject().value("out_of_memory"))) {
-            crosses->addData(b, yHi_ * 0.03 * (i + 1));
+            p, QCPScatterStyle(QCPScatterStyle::ssCross, QPen(palette::seriesColor(int(i)), 2), Qt::NoBrush, 10));
+        for (double b : c.outOfMemory) {
+            crosses->addData(b, yHi_ * 0.03 * double(i + 1));
             includeInXRange(b);
             ++outOfMemoryMarks_;
         }
-        addFitLimit(p, palette::seriesColor(i), devices[i].toObject().value("max_micro_batch").toInt(), i);
+        if (c.largestFitting > 0)
+            addFitLimit(p, palette::seriesColor(int(i)), c.largestFitting, int(i));
     }
     auto* profiled = new LegendSwatch(p->xAxis, p->yAxis, tr("profiled size"), {});
     profiled->setMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(60, 60, 60), Qt::white, 7));
     auto* chosen = new LegendSwatch(p->xAxis, p->yAxis, tr("chosen micro-batch"), {});
     chosen->setMarker(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.2), Qt::gray, 11));
-    auto* oom = new LegendSwatch(p->xAxis, p->yAxis, tr("does not fit in memory"), {});
-    oom->setMarker(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(60, 60, 60), 2), Qt::NoBrush, 9));
+    if (outOfMemoryMarks_ > 0) {
+        auto* oom = new LegendSwatch(p->xAxis, p->yAxis, tr("does not fit in memory"), {});
+        oom->setMarker(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(60, 60, 60), 2), Qt::NoBrush, 9));
+    }
     setupAxes(p->xAxis, p->yAxis);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     p->legend->setVisible(true);
     placeLegendInRow(p->legend, 0, 3);
-    const int stage = d.value("zero_stage").toInt(), asked = d.value("zero_stage_requested").toInt(stage);
-    const QString zero =
-        stage == asked ? tr("ZeRO-%1").arg(stage) : tr("ZeRO-%1 (escalated from ZeRO-%2)").arg(stage).arg(asked);
-    addTitle(tr("Poplar: throughput against micro-batch size"),
-             tr("%1, sequence %2 · profiled at %3 · spline through the profiled sizes")
-                 .arg(QString::fromStdString(plan.model.name))
-                 .arg(plan.job.sequenceLength)
-                 .arg(zero));
+    addTitle(curves.title, curves.subtitle);
     applyRanges(p->xAxis, p->yAxis);
     setHasContent(true);
     plannerCurves_ = true;
-    return true;
 }
 
-// One device of a Poplar plan: its spline (as Poplar sampled it), profiled points and chosen micro-batches.
-void CurvesView::drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, const QColor& colour)
+// One device of a planner's curves: its fitted line, profiled points and chosen micro-batches.
+void CurvesView::drawPlannerCurve(QCustomPlot* p, const PlannerCurve& curve, const QColor& colour)
 {
-    const auto it = std::find_if(curves_.begin(), curves_.end(), [&](const Curve& x) {
-        return x.device == device.value("device").toString().toStdString();
-    });
-    const Curve& curve = it == curves_.end() ? curves_.front() : *it;
     auto* line = p->addGraph(p->xAxis, p->yAxis);
-    line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(curve.device), sourceText(curve)));
+    const Curve shown{curve.device, curve.measured, {}, {}, {}, {}};
+    line->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(curve.device), sourceText(shown)));
     line->setPen(QPen(colour, 2));
     line->setAntialiased(true);
-    const std::vector<double> xs = numbers(device.value("spline").toObject().value("micro_batch"));
-    const std::vector<double> ys = numbers(device.value("spline").toObject().value("samples_per_second"));
-    if (xs.size() == ys.size() && !xs.empty()) {
+    const std::vector<double>& xs = curve.lineSizes;
+    const std::vector<double>& ys = curve.lineSamplesPerSecond;
+    if (!xs.empty()) {
         line->setData(QVector<double>(xs.begin(), xs.end()), QVector<double>(ys.begin(), ys.end()), true);
         yHi_ = std::max(yHi_, *std::max_element(ys.begin(), ys.end()));
         includeInXRange(xs.front());
@@ -440,11 +415,9 @@ void CurvesView::drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, con
     profiledPoints_ += int(curve.sizes.size());
     yHi_ = std::max(yHi_, *std::max_element(curve.samplesPerSecond.begin(), curve.samplesPerSecond.end()));
     includeInXRange(curve.sizes.front());
-    for (const QJsonValue& v : device.value("chosen").toArray()) {
-        const QJsonObject o = v.toObject();
-        addZeroMarker(p, colour, o.value("micro_batch").toInt(), o.value("samples_per_second").toDouble(),
-                      o.value("gpus").toInt());
-        includeInXRange(o.value("micro_batch").toDouble());
+    for (const PlannerCurve::Chosen& c : curve.chosen) {
+        addZeroMarker(p, colour, c.microBatch, c.samplesPerSecond, c.gpus);
+        includeInXRange(c.microBatch);
         ++markers_;
     }
 }

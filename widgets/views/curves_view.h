@@ -25,6 +25,9 @@ class QCPAxis;
 namespace hetplan {
 
 
+struct PlannerCurve;
+struct PlannerCurves;
+
 class CurvesView : public PlotView, public CurrentPlanView {
     Q_OBJECT
 public:
@@ -43,7 +46,7 @@ public:
     int markerCount() const { return markers_; }
     // Dots at profiled sizes: only measured curves have them (Poplar plans: the sizes Poplar profiled).
     int profiledPointCount() const { return profiledPoints_; }
-    int outOfMemoryMarkCount() const { return outOfMemoryMarks_; } // Poplar plans: sizes that did not fit
+    int outOfMemoryMarkCount() const { return outOfMemoryMarks_; } // a planner's curves: sizes that did not fit
     bool showsPlannerCurves() const { return plannerCurves_; }
 
 public slots:
@@ -56,9 +59,9 @@ private:
     void addCurveGraphs(QCustomPlot* p);
     void markZeroPlan(QCustomPlot* p, const Cluster& cluster, const ZeroPlan& zero, const CostModel& costs);
     void markPipelinePlan(QCustomPlot* p, int microBatch);
-    // Poplar plans: the curves from the plan's "poplar" section; false when it is missing or malformed.
-    bool setPoplarData(const Plan& plan);
-    void drawPoplarDevice(QCustomPlot* p, const QJsonObject& device, const QColor& colour);
+    // A planner's own curves (Poplar's), drawn instead of the cost model's.
+    void setPlannerCurves(const PlannerCurves& curves);
+    void drawPlannerCurve(QCustomPlot* p, const PlannerCurve& curve, const QColor& colour);
     void includeInXRange(double microBatch);
     void applyRanges(QCPAxis* x, QCPAxis* y) const;
 

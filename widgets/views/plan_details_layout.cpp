@@ -2,6 +2,7 @@
 
 #include "plan_details_format.h"
 #include "plan_details_sections.h"
+#include "details/planner_display.h"
 
 #include "core/base/qstrings.h"
 #include "core/planners/planner.h"
@@ -25,14 +26,8 @@ DetailsSection genericSection(const std::string& name, const QJsonObject& object
 
 DetailsSection sectionFor(const std::string& name, const QJsonObject& object, const Plan& plan)
 {
-    if (name == "ditto")
-        return details::dittoSection(object);
-    if (name == "oobleck")
-        return details::oobleckSection(object);
-    if (name == "hethub")
-        return details::hethubSection(object);
-    if (name == "hap")
-        return details::hapSection(object, plan);
+    if (const PlannerDisplay* display = plannerDisplay(name); display && display->details)
+        return display->details(object, plan);
     return genericSection(name, object);
 }
 

@@ -1,7 +1,8 @@
 // HetHub's section (core/planners/hethub/hethub_metrics.h): its metrics with units, the chosen layout and
 // stages, and each device type's homogeneous run behind the additive upper bound.
-#include "plan_details_format.h"
-#include "plan_details_sections.h"
+#include "planner_display.h"
+
+#include "widgets/views/plan_details_format.h"
 
 #include <QObject>
 
@@ -97,7 +98,7 @@ DetailsBlock hethubHomogeneous(const QJsonArray& runs)
 }
 } // namespace
 
-DetailsSection hethubSection(const QJsonObject& object)
+static DetailsSection hethubSection(const QJsonObject& object, const Plan&)
 {
     SectionReader r(object);
     DetailsSection s{QStringLiteral("hethub"), tr("HetHub"), {}};
@@ -110,5 +111,24 @@ DetailsSection hethubSection(const QJsonObject& object)
     addRest(s, r);
     return s;
 }
+
+// Eq. 3's additive upper bound and the uniform-split baseline (tokens per GPU-second in the section) as
+// cluster tokens/s, and the MFU (eq. 4).
+static ComparisonMarks hethubMarks(const QJsonObject& d, const Plan& plan)
+{
+    ComparisonMarks m;
+    const double gpus = double(plan.usedGpus().size());
+    if (d.contains(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")))
+        m.upperBoundTokens = d.value(QStringLiteral("additive_upper_bound_tokens_per_gpu_second")).toDouble() * gpus;
+    if (d.contains(QStringLiteral("uniform_split_tokens_per_gpu_second")))
+        m.uniformSplitTokens = d.value(QStringLiteral("uniform_split_tokens_per_gpu_second")).toDouble() * gpus;
+    if (d.contains(QStringLiteral("mfu")))
+        m.mfu = d.value(QStringLiteral("mfu")).toDouble();
+    m.upperBoundLegend = tr("HetHub additive upper bound (eq. 3)");
+    m.uniformSplitLegend = tr("HetHub uniform layer split");
+    return m;
+}
+
+PlannerDisplay hethubDisplay() { return {"hethub", hethubSection, hethubMarks, {}}; }
 
 } // namespace hetplan::details

@@ -2,9 +2,9 @@
 // template, the Oobleck templates of the virtual cluster) and oobleck (template table, T by stage count,
 // instance). Field names follow core/planners/ditto/ditto.cpp, core/planners/oobleck/oobleck.cpp and
 // core/planners/common/template_placement.cpp.
-#include "plan_details_sections.h"
+#include "planner_display.h"
 
-#include "plan_details_format.h"
+#include "widgets/views/plan_details_format.h"
 
 #include <QObject>
 
@@ -169,7 +169,7 @@ DetailsBlock oobleckInstance(const QJsonArray& instance)
 }
 } // namespace
 
-DetailsSection dittoSection(const QJsonObject& object)
+static DetailsSection dittoSection(const QJsonObject& object, const Plan&)
 {
     SectionReader r(object);
     DetailsSection s{QStringLiteral("ditto"), tr("Ditto"), {}};
@@ -185,7 +185,7 @@ DetailsSection dittoSection(const QJsonObject& object)
     return s;
 }
 
-DetailsSection oobleckSection(const QJsonObject& object)
+static DetailsSection oobleckSection(const QJsonObject& object, const Plan&)
 {
     SectionReader r(object);
     DetailsSection s{QStringLiteral("oobleck"), tr("Oobleck"), {}};
@@ -206,5 +206,9 @@ DetailsSection oobleckSection(const QJsonObject& object)
     addRest(s, r);
     return s;
 }
+
+PlannerDisplay dittoDisplay() { return {"ditto", dittoSection, {}, {}}; }
+
+PlannerDisplay oobleckDisplay() { return {"oobleck", oobleckSection, {}, {}}; }
 
 } // namespace hetplan::details

@@ -399,8 +399,10 @@ void MainWindow::onRunFinished()
         const PlanRef ref{activeRun_, best};
         const bool shownAlready = doc_->currentPlan() == ref;
         doc_->setCurrentPlan(ref);
-        if (shownAlready)
-            current_->refresh(); // the comparison view needs every result, not only the current plan
+        if (shownAlready) {
+            current_->refresh();   // the comparison view needs every result, not only the current plan
+            onCurrentPlanChanged(); // and the tree, rebuilt by each result, shows which one it is
+        }
         showMessage((cancelled ? tr("Run %1 cancelled — best plan so far by %2, %3 s per iteration")
                                : tr("Run %1 finished: best plan by %2, %3 s per iteration"))
                         .arg(activeRun_)

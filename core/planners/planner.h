@@ -46,8 +46,8 @@ std::string toString(StopReason r); // "", "cancelled", "time-limit" (the plan J
 //
 // Cancellation is C++20's stop tokens throughout: a run, a sweep and live re-planning each hold a
 // std::stop_source and give its token to the Progress of every search they start, so a request_stop()
-// reaches the search at its next poll (not at its next report). Simulations and HAP's LP take
-// stopToken().
+// reaches the search at its next poll (not at its next report). Simulations take stopToken(); HAP's LP
+// polls cancelled().
 class Progress {
 public:
     using Callback = std::function<void(double fraction, const std::string& text)>;

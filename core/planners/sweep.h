@@ -64,7 +64,7 @@ PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, co
 // Plans every (request, planner) pair on up to `threads` threads (0 = the hardware's count). Rows come
 // back in order: request by request, planners in the given order. `done` is called (serialised) after
 // each row with the number finished so far. A stop requested on `stop` (the GUI's Cancel) reaches the
-// searches under way at once (their Progress holds the token) and skips the rest: those rows come back
+// searches under way at their next poll (their Progress holds the token; no report needed) and skips the rest: those rows come back
 // with status "cancelled".
 // `perPlanner` adds each planner's own options to the requests' (the GUI's Run tab settings).
 using SweepProgress = std::function<void(int finished, int total, const SweepRow& row)>;

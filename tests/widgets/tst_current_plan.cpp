@@ -78,6 +78,35 @@ private slots:
         QVERIFY(current.error().isEmpty());
     }
 
+    void madeWhenAPlanIsCurrentAlready()
+    {
+        ProjectDocument doc;
+        const int id = seedRun(doc);
+        doc.setCurrentPlan(PlanRef{id, 0});
+        const CurrentPlan current(&doc);
+        QCOMPARE(current.plan()->planner, std::string("uniform"));
+        QCOMPARE(current.runPlans().size(), size_t(2));
+        QCOMPARE(current.failures().size(), size_t(1));
+    }
+
+    void unrelatedChangesRedrawNothing()
+    {
+        // Without a plan only the current cluster, model and job are drawn: a run added or an item renamed
+        // that is not current does not redraw.
+        ProjectDocument doc;
+        doc.loadExample("amp-het-cluster", "gpt2-amp");
+        CurrentPlan current(&doc);
+        QSignalSpy changed(&current, &CurrentPlan::changed);
+        doc.addRun(Run{0, "x", "y", "z", "", {}});
+        Cluster other;
+        other.name = "other";
+        doc.setCluster(other); // made current: drawn
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(current.cluster()->name, std::string("other"));
+        QVERIFY(doc.renameItem(ItemKind::Job, doc.job()->name, "renamed job")); // same job values
+        QCOMPARE(changed.count(), 1);
+    }
+
     void withoutAPlanTheCurrentClusterAndCosts()
     {
         ProjectDocument doc;

@@ -50,6 +50,10 @@ private slots:
     void canvasEditUndoThroughDocumentStack();
     void undoSurvivesSwitchingClusters();
     void undoingARenameOfAnotherCluster();
+    void treeRenamesBetweenCanvasSteps();
+    void canvasRenameRefusesATakenName();
+    void drawingOnTheEmptyCanvasAddsACluster();
+    void failedNodesChangedFollowsUndoAcrossClusters();
     void replacingTheProjectEndsHistory();
 };
 
@@ -309,6 +313,96 @@ void TestProjectDocument::undoingARenameOfAnotherCluster()
     const Cluster* r = doc->project().findCluster("renamed");
     QVERIFY(r && r->nodes[0].gpus == 3 && r->nodes[1].gpus == 5);
     QVERIFY(!doc->project().findCluster(a.name));
+}
+
+void TestProjectDocument::treeRenamesBetweenCanvasSteps()
+{
+    // Canvas step on A, A renamed in the project tree, canvas step on the renamed A, B shown: undo all three
+    // and redo them, each on the cluster it changed.
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const Cluster a = *doc->cluster();
+    Cluster b = test::triangle();
+    b.name = "lab";
+    doc->setCluster(b);
+    doc->setCurrentCluster(a.name);
+    doc->undoStack()->clear();
+    ClusterDocument* canvas = doc->clusterDocument();
+    doc->undoStack()->push(changeValue(canvas, 0, nodeField::gpus, 2));
+    QVERIFY(doc->renameItem(ItemKind::Cluster, a.name, "renamed"));
+    QCOMPARE(canvas->cluster().name, std::string("renamed"));
+    doc->undoStack()->push(changeValue(canvas, 1, nodeField::gpus, 6));
+    doc->setCurrentCluster("lab");
+    for (int i = 0; i < 3; ++i)
+        doc->undoStack()->undo();
+    QVERIFY(*doc->project().findCluster(a.name) == a);
+    QVERIFY(*doc->project().findCluster("lab") == b);
+    QVERIFY(!doc->project().findCluster("renamed"));
+    for (int i = 0; i < 3; ++i)
+        doc->undoStack()->redo();
+    const Cluster* r = doc->project().findCluster("renamed");
+    QVERIFY(r && r->nodes[0].gpus == 2 && r->nodes[1].gpus == 6);
+    QVERIFY(*doc->project().findCluster("lab") == b);
+}
+
+void TestProjectDocument::canvasRenameRefusesATakenName()
+{
+    // Cluster names are how canvas steps find their cluster: the canvas may not give one a taken name.
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    Cluster b = test::triangle();
+    b.name = "lab";
+    doc->setCluster(b);
+    doc->setCurrentCluster("amp-het-cluster");
+    const ClusterDocument* canvas = doc->clusterDocument();
+    QCOMPARE(canvas->checkClusterName("lab"), QStringLiteral("Another cluster is already called 'lab'."));
+    QVERIFY(canvas->checkClusterName("amp-het-cluster").isEmpty()); // its own name is fine
+    QVERIFY(canvas->checkClusterName("new name").isEmpty());
+    QVERIFY(!canvas->checkClusterName("  ").isEmpty());
+}
+
+void TestProjectDocument::drawingOnTheEmptyCanvasAddsACluster()
+{
+    // A new project has no cluster: the canvas holds an empty one with a free name, which the first edit
+    // adds to the project. Undo removes the node, not the cluster, so the project stays unsaved.
+    QObject owner;
+    auto* doc = new ProjectDocument(&owner);
+    doc->newProject();
+    QVERIFY(!doc->cluster());
+    ClusterEditor editor(doc->clusterDocument(), doc->undoStack());
+    QCOMPARE(editor.cluster().name, std::string("cluster"));
+    QVERIFY(editor.addNode(QStringLiteral("T4"), 4, QPointF(0, 0)));
+    QVERIFY(doc->cluster());
+    QCOMPARE(doc->cluster()->name, std::string("cluster"));
+    QCOMPARE(doc->cluster()->nodes.size(), size_t(1));
+    doc->undoStack()->undo();
+    QVERIFY(doc->cluster() && doc->cluster()->nodes.empty());
+    QVERIFY(doc->isDirty());
+    doc->undoStack()->redo();
+    QCOMPARE(doc->cluster()->nodes.size(), size_t(1));
+    QCOMPARE(doc->project().clusters.size(), size_t(1));
+}
+
+void TestProjectDocument::failedNodesChangedFollowsUndoAcrossClusters()
+{
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    const std::string a = doc->cluster()->name;
+    Cluster b = test::triangle();
+    b.name = "lab";
+    doc->setCluster(b);
+    doc->setCurrentCluster(a);
+    QSignalSpy failed(doc, &ProjectDocument::failedNodesChanged);
+    doc->undoStack()->push(changeValue(doc->clusterDocument(), 0, nodeField::markFailed, true));
+    QCOMPARE(failed.count(), 1);
+    doc->undoStack()->push(changeValue(doc->clusterDocument(), 0, nodeField::gpus, 3)); // not a failure
+    QCOMPARE(failed.count(), 1);
+    doc->setCurrentCluster("lab");
+    doc->undoStack()->undo();
+    doc->undoStack()->undo(); // the mark, undone on A, brought back onto the canvas
+    QCOMPARE(failed.count(), 2);
+    QCOMPARE(doc->currentCluster(), a);
+    QVERIFY(failedNodeNames(*doc->cluster()).empty());
 }
 
 void TestProjectDocument::replacingTheProjectEndsHistory()

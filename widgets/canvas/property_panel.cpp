@@ -369,8 +369,8 @@ void PropertyPanel::commitClusterName()
     const QString name = clusterName_->text().trimmed();
     if (name.toStdString() == current)
         return;
-    if (name.isEmpty()) {
-        showError(tr("The cluster name must not be empty."));
+    if (const QString why = doc_->checkClusterName(name); !why.isEmpty()) {
+        showError(why);
         const QSignalBlocker b(clusterName_);
         clusterName_->setText(qs(current));
         return;

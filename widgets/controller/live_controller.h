@@ -5,8 +5,8 @@
 //
 // Decisions:
 // - Coalescing: each change restarts a short debounce (kDebounceMs); the planners start when it runs out,
-//   on the inputs as they are then. A change while a live run searches cancels it (Progress::cancel via
-//   RunController::cancel); its results are dropped and the next run starts once it has wound down.
+//   on the inputs as they are then. A change while a live run searches cancels it (RunController::cancel,
+//   its stop source); its results are dropped and the next run starts once it has wound down.
 // - Only real input changes count: the inputs (cluster without node positions, model with its profile,
 //   job) are compared with those of the last change acted on, so adding runs, selecting plans or moving a
 //   node on the canvas does not re-plan. Switching Live on plans the inputs as they are.

@@ -20,6 +20,8 @@ ProjectDocument::ProjectDocument(QObject* parent)
 {
     connect(undo_, &QUndoStack::cleanChanged, this, &ProjectDocument::updateDirty);
     canvas_->setNavigator([this](const std::string& name) { setCurrentCluster(name); });
+    canvas_->setNameTaken(
+        [this](const std::string& name) { return name != currentCluster_ && hasItem(ItemKind::Cluster, name); });
     connect(canvas_, &ClusterDocument::edited, this, &ProjectDocument::takeCanvasEdit);
     // Connected first, so the canvas is up to date before anyone else hears of a change.
     connect(this, &ProjectDocument::changed, this, &ProjectDocument::showCurrentCluster);
@@ -234,6 +236,9 @@ void ProjectDocument::takeCanvasEdit()
     const bool failuresChanged = before && failedNodeNames(*before) != failedNodeNames(c);
     put<Cluster>(before ? currentCluster_ : c.name, c);
     currentCluster_ = c.name;
+    if (!before) // drawn on the empty canvas: a new cluster, which its steps' undo leaves (empty) in place
+        changedOutsideHistory_ = true;
+    updateDirty();
     emit changed();
     if (failuresChanged)
         emit failedNodesChanged();
@@ -241,9 +246,13 @@ void ProjectDocument::takeCanvasEdit()
 
 void ProjectDocument::showCurrentCluster()
 {
+    // Without a current cluster the canvas holds an empty one with a free name, which the first edit adds.
     const Cluster* c = cluster();
-    if (!(canvas_->cluster() == (c ? *c : Cluster{})))
-        canvas_->setCluster(c ? *c : Cluster{});
+    Cluster empty;
+    if (!c)
+        empty.name = uniqueName("cluster", [this](const std::string& n) { return hasItem(ItemKind::Cluster, n); });
+    if (!(canvas_->cluster() == (c ? *c : empty)))
+        canvas_->setCluster(c ? *c : empty);
 }
 
 // ---------------------------------------------------------------- managing items

@@ -37,6 +37,8 @@ void ClusterDocument::bringTo(const std::string& name)
 {
     if (name != cluster_.name && navigate_)
         navigate_(name);
+    // Names are unique in a project and one linear history restores each before the steps that use it.
+    Q_ASSERT(!navigate_ || cluster_.name == name);
 }
 
 void ClusterDocument::insertNode(int index, const Node& n)
@@ -145,6 +147,15 @@ int ClusterDocument::findNode(const std::string& name) const
         if (cluster_.nodes[i].name == name)
             return int(i);
     return -1;
+}
+
+QString ClusterDocument::checkClusterName(const QString& name) const
+{
+    if (name.trimmed().isEmpty())
+        return tr("The cluster name must not be empty.");
+    if (name.toStdString() != cluster_.name && nameTaken_ && nameTaken_(name.toStdString()))
+        return tr("Another cluster is already called '%1'.").arg(name);
+    return {};
 }
 
 QString ClusterDocument::checkNodeName(int index, const QString& name) const

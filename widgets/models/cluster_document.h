@@ -49,6 +49,8 @@ public:
     // when that cluster is held already, nothing happens: a document used alone has its one cluster.
     void bringTo(const std::string& name);
     void setNavigator(std::function<void(const std::string&)> navigate) { navigate_ = std::move(navigate); }
+    // Whether another cluster of the owner's is called `name` (cluster names are how steps find theirs).
+    void setNameTaken(std::function<bool(const std::string&)> taken) { nameTaken_ = std::move(taken); }
 
     // Mutators used by the undo commands. Each emits its fine-grained signal.
     void insertNode(int index, const Node& n);
@@ -68,6 +70,8 @@ public:
     int findNode(const std::string& name) const;                    // -1 if none
     // Empty if `name` is acceptable for node `index` (-1 = a new node), else the reason it is not.
     QString checkNodeName(int index, const QString& name) const;
+    // Likewise for the cluster's own name (not empty, not another cluster's).
+    QString checkClusterName(const QString& name) const;
     // "a100-0", "a100-1", ...: the first free name derived from the device type.
     std::string uniqueNodeName(const std::string& deviceType) const;
     // The name node `index` takes when its type becomes `deviceType`, so default names follow the type:
@@ -90,6 +94,7 @@ signals:
 private:
     Cluster cluster_;
     std::function<void(const std::string&)> navigate_;
+    std::function<bool(const std::string&)> nameTaken_;
 };
 
 // Lower-case stem of a node name for a device type: memory sizes are dropped and the remaining parts

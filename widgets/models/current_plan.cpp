@@ -16,13 +16,27 @@ CurrentPlan::CurrentPlan(ProjectDocument* doc, QObject* parent) : QObject(parent
     connect(doc, &ProjectDocument::changed, this, &CurrentPlan::onDocumentChanged);
     connect(doc, &ProjectDocument::currentChanged, this, &CurrentPlan::onDocumentChanged);
     readPlan();
+    const auto ref = doc_->currentPlan();
+    readRun(doc_->run(ref ? ref->runId : 0));
+}
+
+CurrentPlan::Inputs CurrentPlan::inputs() const
+{
+    Inputs in;
+    if (const Cluster* c = doc_->cluster())
+        in.cluster = *c;
+    if (const ProjectModel* m = doc_->model())
+        in.model = *m;
+    if (const NamedJob* j = doc_->job())
+        in.job = j->job;
+    return in;
 }
 
 void CurrentPlan::onDocumentChanged()
 {
     // With a plan everything shown comes from the plan's own copies; a change of the run it belongs to
-    // arrives as currentPlanChanged() or refresh().
-    if (!plan_)
+    // arrives as currentPlanChanged() or refresh(). Without one, only the current cluster, model and job.
+    if (!plan_ && !doc_->currentPlan() && inputs() != drawn_)
         refresh();
 }
 
@@ -42,6 +56,7 @@ void CurrentPlan::refresh()
 
 void CurrentPlan::readPlan()
 {
+    drawn_ = inputs();
     const auto ref = doc_->currentPlan();
     const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
     plan_.reset();

@@ -9,6 +9,7 @@
 // showRun() (the comparison lists why each planner failed) while the last plan stays in the other views.
 #include "core/cost/costmodel.h"
 #include "core/model/plan.h"
+#include "core/model/project.h"
 #include "core/sim/simulator.h"
 
 #include <QObject>
@@ -63,6 +64,15 @@ private:
     void readRun(const Run* run);
     void onDocumentChanged(); // without a plan the cluster or model drawn may have changed
 
+    // What the views draw without a plan: a change elsewhere in the project (a run, a rename) redraws nothing.
+    struct Inputs {
+        std::optional<Cluster> cluster;
+        std::optional<ProjectModel> model;
+        std::optional<Job> job;
+        bool operator==(const Inputs&) const = default;
+    };
+    Inputs inputs() const;
+
     ProjectDocument* doc_;
     std::optional<Plan> plan_;
     std::optional<SimResult> sim_;
@@ -73,6 +83,7 @@ private:
     QStringList runPlanLabels_;
     std::vector<PlannerFailure> failures_;
     std::optional<int> shownRun_;
+    Inputs drawn_; // the inputs read last
 };
 
 } // namespace hetplan

@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 namespace hetplan::fuzz {
@@ -130,17 +131,20 @@ void fuzzProfile(const ImportFormat& format, const std::uint8_t* data, std::size
     const std::string path = format.needs.directory
                                  ? writeInputDir(data, size, format.name == "oobleck" ? "mb1.json" : "mbs1_tmp1.json")
                                  : writeInput(data, size);
+    // The defaults, then each boolean option of the format turned on (amp-npy's GPT-2 folding).
+    std::vector<std::map<std::string, std::string>> variants{{}};
+    for (const OptionDecl& o : format.options)
+        if (o.type == OptionType::Bool)
+            variants.push_back({{o.key, "true"}});
     ImportOptions options;
     options.deviceType = "A100-40GB";
-    for (bool compact : {false, true}) {
-        options.ampCompactGpt2 = compact;
+    for (const auto& params : variants) {
+        options.params = params;
         try {
             const Profile p = importProfile(format.name, path, options);
             requireRoundTrip(p, [&](const QJsonObject& o) { return profileFromJson(o, path); }, "profile");
         } catch (const InputError&) {
         }
-        if (!format.needs.ampOptions)
-            break;
     }
 }
 

@@ -5,6 +5,8 @@
 #include "core/io/json_io.h"
 #include "core/model/device.h"
 
+#include <algorithm>
+#include <map>
 #include <ostream>
 
 namespace hetplan::cli {
@@ -18,6 +20,53 @@ std::string formatsNeeding(bool ImportNeeds::*what)
         if (f.needs.*what)
             names.push_back(f.name);
     return joinNames(names, ", ");
+}
+
+// `import --<key>` (underscores as dashes) for a format's declared option.
+std::string paramFlag(const std::string& key)
+{
+    std::string flag = key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+// One option (a flag for booleans) per key any format declares, its help from the declaration.
+void addFormatParams(CommandLine& cl)
+{
+    std::map<std::string, std::pair<OptionDecl, std::vector<std::string>>> byKey; // key → declaration, formats
+    for (const ImportFormat& f : ImporterRegistry::instance().formats())
+        for (const OptionDecl& o : f.options) {
+            auto& entry = byKey.try_emplace(o.key, o, std::vector<std::string>{}).first->second;
+            entry.second.push_back(f.name);
+        }
+    for (const auto& [key, entry] : byKey) {
+        const auto& [decl, formats] = entry;
+        const std::string help = decl.help + " (" + decl.typeName() + ", default " + decl.defaultValue + "), for " +
+                                 joinNames(formats, ", ") + ".";
+        if (decl.type == OptionType::Bool)
+            cl.addFlag(paramFlag(key), help);
+        else
+            cl.addOption(paramFlag(key), decl.type == OptionType::Int ? "N" : "X", help);
+    }
+}
+
+// The values given for the format's declared options; one given for an option the format does not
+// declare is an error naming the formats that take it.
+std::map<std::string, std::string> formatParams(const CommandLine& cl, const ImportFormat& format)
+{
+    std::map<std::string, std::string> params;
+    for (const ImportFormat& f : ImporterRegistry::instance().formats())
+        for (const OptionDecl& o : f.options) {
+            const std::string flag = paramFlag(o.key);
+            if (!cl.has(flag))
+                continue;
+            const auto own = std::find_if(format.options.begin(), format.options.end(),
+                                          [&](const OptionDecl& d) { return d.key == o.key; });
+            if (own == format.options.end())
+                throw InputError("--" + flag, "argument", "does not apply to --format " + format.name);
+            params[o.key] = own->check(own->type == OptionType::Bool ? "true" : cl.value(flag), "--" + flag);
+        }
+    return params;
 }
 
 void addImportOptions(CommandLine& cl)
@@ -44,10 +93,7 @@ void addImportOptions(CommandLine& cl)
     cl.addOption("precision", "P",
                  "Precision the measurements ran at: fp16, bf16 or fp32 (stored in the profile; a job in "
                  "another precision is refused).");
-    cl.addFlag("compact-gpt2", "Fold AMP's GPT-2 no-op entries (30 entries -> 26 layers), for " +
-                                   formatsNeeding(&ImportNeeds::ampOptions) + ".");
-    cl.addOption("backward-factor", "F",
-                 "Backward time = F x forward time, for " + formatsNeeding(&ImportNeeds::ampOptions) + ".", "2");
+    addFormatParams(cl);
     cl.setEpilogue("Formats:\n" + formatTable(formats));
 }
 
@@ -86,10 +132,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     opts.tp = cl.integer("tp");
     if (opts.tp < 1)
         throw InputError("--tp", "argument", "must be at least 1");
-    opts.ampBackwardFactor = cl.number("backward-factor");
-    if (!(opts.ampBackwardFactor > 0))
-        throw InputError("--backward-factor", "argument", "must be positive");
-    opts.ampCompactGpt2 = cl.flag("compact-gpt2");
+    opts.params = formatParams(cl, format);
     opts.model = cl.value("model");
     if (!cl.value("sequence").empty()) {
         opts.sequenceLength = cl.integer("sequence");

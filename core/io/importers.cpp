@@ -30,7 +30,10 @@ std::string detectFormat(const std::string& path)
 
 Profile importProfile(const std::string& format, const std::string& path, const ImportOptions& options)
 {
-    Profile p = ImporterRegistry::instance().get(format).read(path, options);
+    const ImportFormat& f = ImporterRegistry::instance().get(format);
+    ImportOptions resolved = options;
+    resolved.params = resolveOptions(f.options, options.params, "format '" + f.name + "'", "params");
+    Profile p = f.read(path, resolved);
     if (!options.model.empty())
         p.model = options.model;
     if (options.sequenceLength > 0)

@@ -2,10 +2,12 @@
 // Profile importers for other tools' measurement formats. Each validates its input and throws
 // InputError(file, field, reason) on anything malformed. All produce times in seconds, bytes in bytes.
 // The formats live in core/io/formats/, one file each, and register in ImporterRegistry.
+#include "core/base/options.h"
 #include "core/io/format_registry.h"
 #include "core/model/profile.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,11 +51,12 @@ Profile importAmpNpy(const std::string& path, const std::string& deviceType, int
 
 // Everything a caller (the CLI's `import`, the GUI) can tell the importers beyond the format and path.
 struct ImportOptions {
-    std::string deviceType;         // GPU type for formats that do not name it (oobleck, sailor, amp-npy)
-    int tp = 1;                     // tensor-parallel degree for formats that do not name it (amp-npy)
-    double ampBackwardFactor = 2.0; // amp-npy: backward = factor × forward
-    bool ampCompactGpt2 = false;    // amp-npy: fold AMP's GPT-2 no-op entries (30 entries -> 26 layers)
-    std::string model;              // if non-empty, stored as Profile::model
+    std::string deviceType; // GPU type for formats that do not name it (oobleck, sailor, amp-npy)
+    int tp = 1;             // tensor-parallel degree for formats that do not name it (amp-npy)
+    std::string model;      // if non-empty, stored as Profile::model
+    // The format's own options (ImportFormat::options) by key, as text; importProfile() resolves them
+    // (defaults filled in, values checked) before the format reads them.
+    std::map<std::string, std::string> params;
     // What the measurements ran at, recorded in the profile (Profile::sequenceLength / precision) when
     // given. None of the supported foreign formats states them, so no importer guesses; a profile without
     // them is used with a warning (core/cost/costmodel.h).
@@ -63,18 +66,25 @@ struct ImportOptions {
 
 // What a format needs beyond its path, so callers ask for exactly that (the CLI's checks, the dialog's fields).
 struct ImportNeeds {
-    bool directory = false;  // the input is a directory, not a file
-    bool device = false;     // the data does not name its GPU: ImportOptions::deviceType is required
-    bool tp = false;         // the data does not name its tensor-parallel degree: ImportOptions::tp applies
-    bool ampOptions = false; // ImportOptions::ampBackwardFactor and ampCompactGpt2 apply
+    bool directory = false; // the input is a directory, not a file
+    bool device = false;    // the data does not name its GPU: ImportOptions::deviceType is required
+    bool tp = false;        // the data does not name its tensor-parallel degree: ImportOptions::tp applies
 };
 
 struct ImportFormat : FileFormat {
+    // Gets `options` with params resolved against `this->options`.
     std::function<Profile(const std::string& path, const ImportOptions& options)> read = {};
     ImportNeeds needs = {};
     // Whether `path` looks like this format by its own signature (a magic number, a schema tag, a header, a
     // directory's file names), reading at most its first few kilobytes (Tiled's supportsFile). Never throws.
     std::function<bool(const std::string& path)> supports = {};
+    // The values only this format takes from the user, declared as planners declare theirs: the CLI makes
+    // an `import --<key>` option of each (underscores as dashes), the import dialog an editor.
+    std::vector<OptionDecl> options = {};
+    // Values of `options` to propose for an input at `path` meant for a model of `family` (empty when
+    // unknown), e.g. amp-npy folds AMP's GPT-2 entries for a GPT-2; the import dialog starts from them.
+    std::function<std::map<std::string, std::string>(const std::string& path, const std::string& family)> suggest =
+        {};
 };
 
 class ImporterRegistry : public FormatRegistry<ImportFormat> {
@@ -88,7 +98,8 @@ std::vector<std::string> formatsSupporting(const std::string& path);
 // asking for --format and naming the candidates.
 std::string detectFormat(const std::string& path);
 
-// Reads `path` with the registered format named `format` (an unknown name is InputError "--format").
+// Reads `path` with the registered format named `format` (an unknown name is InputError "--format"). A
+// param the format does not declare, or a bad value, is InputError("params", key, reason).
 Profile importProfile(const std::string& format, const std::string& path, const ImportOptions& options);
 
 // The same with only a device type and tensor-parallel degree for formats that do not name them.

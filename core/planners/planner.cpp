@@ -7,168 +7,24 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <charconv>
 #include <cmath>
-#include <iomanip>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace hetplan {
 
 // ---------------------------------------------------------------- options
 
-namespace {
-
-const std::string& resolved(const std::map<std::string, std::string>& options, const std::string& key)
-{
-    auto it = options.find(key);
-    if (it == options.end())
-        throw std::logic_error("planner option '" + key + "' is not declared (or options were not resolved)");
-    return it->second;
-}
-
-std::string formatNumber(double v)
-{
-    std::ostringstream os;
-    os << std::setprecision(12) << v;
-    return os.str();
-}
-
-// Whole-string parses: "3", "-2", "0.25", "1e-3"; no spaces, no trailing text, finite.
-bool parseInt(const std::string& s, long long& out)
-{
-    const char* end = s.data() + s.size();
-    auto [ptr, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && ptr == end && !s.empty();
-}
-
-bool parseReal(const std::string& s, double& out)
-{
-    const char* end = s.data() + s.size();
-    auto [ptr, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && ptr == end && !s.empty() && std::isfinite(out);
-}
-
-} // namespace
-
-const std::string& PlanRequest::option(const std::string& key) const { return resolved(options, key); }
-
-int PlanRequest::intOption(const std::string& key) const
-{
-    long long v = 0;
-    if (!parseInt(resolved(options, key), v))
-        throw std::logic_error("planner option '" + key + "' is not a resolved integer");
-    return int(v);
-}
-
-double PlanRequest::doubleOption(const std::string& key) const
-{
-    double v = 0;
-    if (!parseReal(resolved(options, key), v))
-        throw std::logic_error("planner option '" + key + "' is not a resolved number");
-    return v;
-}
-
-bool PlanRequest::boolOption(const std::string& key) const { return resolved(options, key) == "true"; }
-
-PlannerOption PlannerOption::integer(std::string key, std::string label, int def, int min, int max, std::string help)
-{
-    return {std::move(key),   OptionType::Int, std::to_string(def), double(min), double(max), {},
-            std::move(label), std::move(help)};
-}
-
-PlannerOption PlannerOption::real(std::string key, std::string label, double def, double min, double max,
-                                  std::string help)
-{
-    return {std::move(key), OptionType::Real, formatNumber(def), min, max, {}, std::move(label), std::move(help)};
-}
-
-PlannerOption PlannerOption::boolean(std::string key, std::string label, bool def, std::string help)
-{
-    return {std::move(key), OptionType::Bool, def ? "true" : "false", 0, 0, {}, std::move(label), std::move(help)};
-}
-
-PlannerOption PlannerOption::choice(std::string key, std::string label, std::string def,
-                                    std::vector<std::string> choices, std::string help)
-{
-    return {std::move(key),     OptionType::Choice, std::move(def), 0, 0,
-            std::move(choices), std::move(label),   std::move(help)};
-}
-
-std::string PlannerOption::typeName() const
-{
-    switch (type) {
-    case OptionType::Int: return "integer " + formatNumber(min) + ".." + formatNumber(max);
-    case OptionType::Real: return "number " + formatNumber(min) + ".." + formatNumber(max);
-    case OptionType::Bool: return "true|false";
-    case OptionType::Choice: {
-        std::string out;
-        for (const std::string& c : choices)
-            out += (out.empty() ? "" : "|") + c;
-        return out;
-    }
-    }
-    return {};
-}
-
-std::string PlannerOption::check(const std::string& value) const
-{
-    auto fail = [&](const std::string& why) -> std::string {
-        throw InputError("options", key, "expected " + typeName() + ", got '" + value + "'" + why);
-    };
-    switch (type) {
-    case OptionType::Int: {
-        long long v = 0;
-        if (!parseInt(value, v))
-            return fail("");
-        if (v < min || v > max)
-            return fail(" (out of range)");
-        return std::to_string(v);
-    }
-    case OptionType::Real: {
-        double v = 0;
-        if (!parseReal(value, v))
-            return fail("");
-        if (v < min || v > max)
-            return fail(" (out of range)");
-        return formatNumber(v);
-    }
-    case OptionType::Bool:
-        if (value == "true" || value == "1" || value == "yes")
-            return "true";
-        if (value == "false" || value == "0" || value == "no")
-            return "false";
-        return fail("");
-    case OptionType::Choice:
-        if (std::find(choices.begin(), choices.end(), value) == choices.end())
-            return fail("");
-        return value;
-    }
-    return fail("");
-}
+const std::string& PlanRequest::option(const std::string& key) const { return textOption(options, key); }
+int PlanRequest::intOption(const std::string& key) const { return hetplan::intOption(options, key); }
+double PlanRequest::doubleOption(const std::string& key) const { return hetplan::doubleOption(options, key); }
+bool PlanRequest::boolOption(const std::string& key) const { return hetplan::boolOption(options, key); }
 
 std::map<std::string, std::string> resolveOptions(const Planner& planner,
                                                   const std::map<std::string, std::string>& given)
 {
-    const std::vector<PlannerOption> declared = planner.options();
-    std::map<std::string, std::string> out;
-    for (const PlannerOption& o : declared)
-        out[o.key] = o.defaultValue;
-    for (const auto& [key, value] : given) {
-        auto it = std::find_if(declared.begin(), declared.end(), [&](const PlannerOption& o) { return o.key == key; });
-        if (it == declared.end()) {
-            std::string valid;
-            for (const PlannerOption& o : declared)
-                valid += (valid.empty() ? "" : ", ") + o.key;
-            throw InputError("options", fieldKey(key),
-                             "unknown option for planner '" + planner.name() + "' (" +
-                                 (valid.empty() ? std::string("it takes no options") : "valid: " + valid) + ")");
-        }
-        out[key] = it->check(value);
-    }
-    return out;
+    return resolveOptions(planner.options(), given, "planner '" + planner.name() + "'");
 }
 
 // ---------------------------------------------------------------- progress

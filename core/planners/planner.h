@@ -2,6 +2,7 @@
 // The one interface every planning method implements, the request it receives, progress/cancel, and the
 // registry through which the CLI and GUI find planners (so new planners appear without changes there).
 #include "core/cost/costmodel.h"
+#include "core/base/options.h"
 #include "core/model/plan.h"
 
 #include <chrono>
@@ -77,31 +78,9 @@ private:
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
-// A declared planner option: its type, default, range or choices, a label for the GUI and a one-line help.
-// Values travel as text (CLI --option key=value, plan JSON, project files); check() validates and
-// canonicalises one.
-enum class OptionType { Int, Real, Bool, Choice };
-
-struct PlannerOption {
-    std::string key;
-    OptionType type = OptionType::Int;
-    std::string defaultValue;         // canonical text of the default
-    double min = 0, max = 0;          // Int and Real: inclusive range
-    std::vector<std::string> choices; // Choice: the allowed values
-    std::string label;                // short human label ("Strategies re-scored")
-    std::string help;                 // one line
-
-    static PlannerOption integer(std::string key, std::string label, int def, int min, int max, std::string help);
-    static PlannerOption real(std::string key, std::string label, double def, double min, double max, std::string help);
-    static PlannerOption boolean(std::string key, std::string label, bool def, std::string help);
-    static PlannerOption choice(std::string key, std::string label, std::string def, std::vector<std::string> choices,
-                                std::string help);
-
-    // The canonical text of `value` ("1"/"true"/"yes" → "true"; " 3" is refused) or
-    // InputError("options", key, reason).
-    std::string check(const std::string& value) const;
-    std::string typeName() const; // "integer 1..1000", "true|false", "fast|paper", ...
-};
+// A planner's declared options (core/base/options.h): turned into CLI --option values, Run-tab editors and
+// the plan JSON's options.
+using PlannerOption = OptionDecl;
 
 class Planner {
 public:

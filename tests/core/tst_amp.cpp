@@ -220,7 +220,7 @@ private slots:
     {
         // h2's fixture in AMP's GPT-2 layout (30 entries, powers of two), folded to gpt2-amp's 26 layers.
         ImportOptions o;
-        o.ampCompactGpt2 = true;
+        o.params["compact_gpt2"] = "true";
         o.model = "gpt2-amp";
         o.deviceType = "T4";
         Profile prof = importProfile("amp-npy", test::fixture("profiles/amp/gpt2_30.npy"), o);
@@ -257,7 +257,7 @@ private slots:
                 ImportOptions o;
                 o.deviceType = device;
                 o.tp = mp;
-                o.ampCompactGpt2 = true;
+                o.params["compact_gpt2"] = "true";
                 o.model = "gpt2-amp";
                 prof.merge(importProfile("amp-npy", dir + "gpt2_" + file + "_" + std::to_string(mp) + ".npy", o));
             }

@@ -38,7 +38,9 @@ private slots:
         QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy", "metis"}));
         checkDeclarations(r);
         QVERIFY(r.get("oobleck").needs.directory && r.get("oobleck").needs.device);
-        QVERIFY(r.get("amp-npy").needs.tp && r.get("amp-npy").needs.ampOptions);
+        QVERIFY(r.get("amp-npy").needs.tp);
+        QCOMPARE(r.get("amp-npy").options.size(), size_t(2)); // backward_factor, compact_gpt2
+        QVERIFY(r.get("csv").options.empty());
         QVERIFY(!r.get("csv").needs.device && !r.get("native").needs.device);
         QCOMPARE(r.get("amp-npy").filter, std::string("*.npy"));
     }

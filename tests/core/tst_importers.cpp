@@ -374,7 +374,7 @@ private slots:
 
         ImportOptions o;
         o.deviceType = "T4";
-        o.ampCompactGpt2 = true;
+        o.params["compact_gpt2"] = "true";
         o.model = "gpt2-amp";
         const Profile p = importProfile("amp-npy", path, o);
         QCOMPARE(p.model, std::string("gpt2-amp"));
@@ -423,7 +423,7 @@ private slots:
             QVERIFY2(v[i] > 0.0035 && v[i] < 0.0045, qPrintable(QString::number(v[i])));
         ImportOptions o;
         o.deviceType = "V100-16GB";
-        o.ampCompactGpt2 = true;
+        o.params["compact_gpt2"] = "true";
         QCOMPARE(importProfile("amp-npy", path.toStdString(), o).layerCount(), 26);
     }
 

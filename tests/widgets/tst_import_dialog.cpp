@@ -63,14 +63,19 @@ private slots:
             if (c != combo)
                 device = c;
         const auto* tp = d.findChild<QSpinBox*>();
-        const auto* compact = d.findChild<QCheckBox*>();
-        QVERIFY(device && tp && compact);
+        QVERIFY(device && tp);
         d.findChild<QLineEdit*>("path")->setText("runs/gpt2/times.npy"); // a GPT-2 file: the fold can apply
         for (const ImportFormat& f : ImporterRegistry::instance().formats()) {
             combo->setCurrentIndex(combo->findData(QString::fromStdString(f.name)));
             QCOMPARE(device->isEnabled(), f.needs.device);
             QCOMPARE(tp->isEnabled(), f.needs.tp);
-            QCOMPARE(compact->isEnabled(), f.needs.ampOptions);
+            // One editor per option the format declares, and none of another format's.
+            int editors = 0;
+            for (QWidget* w : d.findChildren<QWidget*>())
+                editors += w->objectName().startsWith("param:");
+            QCOMPARE(editors, int(f.options.size()));
+            for (const OptionDecl& o : f.options)
+                QVERIFY(d.findChild<QWidget*>(QString::fromStdString("param:" + o.key)));
         }
     }
 
@@ -118,22 +123,26 @@ private slots:
     void gpt2FoldOnlyForAmpGpt2Files()
     {
         ImportDialog d;
-        auto* compact = d.findChild<QCheckBox*>();
+        using Params = std::map<std::string, std::string>;
+        const Params fold{{"compact_gpt2", "true"}};
         d.setInput("amp-npy", fixturePath("profiles/amp/gpt2_30.npy"), "T4", 1);
-        QVERIFY(d.foldOffered());
-        QVERIFY(compact->isEnabled() && compact->isChecked());
+        QCOMPARE(d.suggestedParams(), fold);
+        auto* compact = d.findChild<QCheckBox*>("param:compact_gpt2");
+        QVERIFY(compact && compact->isChecked());
         d.setInput("amp-npy", fixturePath("profiles/amp/small_v1.npy"), "T4", 1);
-        QVERIFY(!d.foldOffered()); // an AMP file of another model
-        QVERIFY(!compact->isEnabled() && !compact->isChecked());
+        QVERIFY(d.suggestedParams().empty()); // an AMP file of another model
+        QVERIFY(!compact->isChecked());       // back to the default
         QVERIFY2(d.tryImport(), qPrintable(d.error()));
         QCOMPARE(d.profile().layerCount(), 5); // not folded
         d.setInput("csv", "runs/gpt2/layer_times.csv", "T4", 1);
-        QVERIFY(!d.foldOffered()); // not an AMP file
-        // An AMP file whose path says nothing, for a GPT-2 model: offered.
+        QVERIFY(d.suggestedParams().empty()); // csv takes no options
+        QVERIFY(!d.findChild<QCheckBox*>("param:compact_gpt2"));
+        // An AMP file whose path says nothing, for a GPT-2 model: suggested.
         const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
         d.setTarget(&gpt2, nullptr);
         d.setInput("amp-npy", fixturePath("profiles/amp/small_v1.npy"), "T4", 1);
-        QVERIFY(d.foldOffered());
+        QCOMPARE(d.suggestedParams(), fold);
+        QVERIFY(d.findChild<QCheckBox*>("param:compact_gpt2")->isChecked());
     }
 
     void layerMismatchIsShownInlineAndKeepsTheDialogOpen()
@@ -148,7 +157,7 @@ private slots:
         // Folded (the default for a GPT-2 file): 26 entries against the model's 10.
         QVERIFY2(d.error().contains("layers: the profile has 26 layers, model 'toy' has 10"), qPrintable(d.error()));
         QVERIFY(d.error().startsWith(fixturePath("profiles/amp/gpt2_30.npy"))); // file: field: reason
-        d.findChild<QCheckBox*>()->setChecked(false);
+        d.findChild<QCheckBox*>("param:compact_gpt2")->setChecked(false);
         QVERIFY(!d.tryAccept());
         QVERIFY2(d.error().contains("has 30 layers") && d.error().contains("fold"), qPrintable(d.error()));
         // The label wraps inside a scroll area: a long message is never clipped.
@@ -158,7 +167,7 @@ private slots:
         // The right model: accepted.
         const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
         d.setTarget(&gpt2, nullptr);
-        d.findChild<QCheckBox*>()->setChecked(true);
+        d.findChild<QCheckBox*>("param:compact_gpt2")->setChecked(true);
         QVERIFY2(d.tryAccept(), qPrintable(d.error()));
         QCOMPARE(d.profile().layerCount(), gpt2.layerCount());
         QVERIFY(d.error().isEmpty());
@@ -184,7 +193,7 @@ private slots:
         const ModelSpec gpt2 = buildExampleModel("gpt2-amp");
         ImportOptions o;
         o.deviceType = "T4";
-        o.ampCompactGpt2 = true;
+        o.params["compact_gpt2"] = "true";
         const Profile existing = importProfile("amp-npy", test::fixture("profiles/amp/gpt2_30.npy"), o);
         QStringList asked;
         bool answer = false;

@@ -4,6 +4,7 @@
 #include "core/io/device_guess.h"
 #include "core/io/importers.h"
 #include "core/model/device.h"
+#include "option_editor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -46,6 +47,7 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     setWindowTitle(tr("Import profile"));
     setMinimumWidth(640);
     auto* form = new QFormLayout(this);
+    form_ = form;
     format_ = new QComboBox;
     format_->setObjectName("format");
     for (const ImportFormat& f : ImporterRegistry::instance().formats())
@@ -65,7 +67,6 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     deviceHint_->setVisible(false);
     tp_ = new QSpinBox;
     tp_->setRange(1, 64);
-    compact_ = new QCheckBox(tr("fold AMP's GPT-2 no-op entries (30 → 26 layers)"));
     error_ = new QLabel;
     error_->setObjectName("error");
     error_->setWordWrap(true);
@@ -79,7 +80,7 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent)
     deviceRow->addWidget(deviceHint_);
     form->addRow(tr("Measured on"), deviceRow);
     form->addRow(tr("Tensor parallel"), tp_);
-    form->addRow(QString(), compact_);
+    paramsRow_ = form->rowCount();
     form->addRow(scrolling(error_));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     form->addRow(buttons);
@@ -107,12 +108,39 @@ const ImportFormat* ImportDialog::format() const
     return ImporterRegistry::instance().find(format_->currentData().toString().toStdString());
 }
 
-bool ImportDialog::foldOffered() const
+ImportDialog::~ImportDialog() = default;
+
+std::map<std::string, std::string> ImportDialog::suggestedParams() const
 {
-    if (!format() || !format()->needs.ampOptions)
-        return false;
-    const QString path = path_->text().toLower();
-    return path.contains("gpt2") || path.contains("gpt-2") || (model_ && model_->arch.family == "gpt2");
+    if (!format() || !format()->suggest)
+        return {};
+    return format()->suggest(path_->text().toStdString(), model_ ? model_->arch.family : std::string());
+}
+
+std::map<std::string, std::string> ImportDialog::params() const
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : params_)
+        out[e->option().key] = e->value();
+    return out;
+}
+
+void ImportDialog::rebuildParams()
+{
+    for (int row = paramsRow_ + int(params_.size()) - 1; row >= paramsRow_; --row)
+        form_->removeRow(row); // deletes the row's label and editor widget
+    params_.clear();
+    suggested_.clear();
+    paramsFormat_ = format() ? format()->name : "";
+    if (!format())
+        return;
+    int row = paramsRow_;
+    for (const OptionDecl& o : format()->options) {
+        auto editor = std::make_unique<OptionEditor>(o, this);
+        editor->widget()->setObjectName(QStringLiteral("param:") + QString::fromStdString(o.key));
+        form_->insertRow(row++, QString::fromStdString(o.label), editor->widget());
+        params_.push_back(std::move(editor));
+    }
 }
 
 void ImportDialog::syncFields()
@@ -120,10 +148,17 @@ void ImportDialog::syncFields()
     const ImportNeeds needs = format() ? format()->needs : ImportNeeds{};
     device_->setEnabled(needs.device);
     tp_->setEnabled(needs.tp);
-    const bool offered = foldOffered();
-    if (offered != compact_->isEnabled())
-        compact_->setChecked(offered); // folding is the default where it applies, never elsewhere
-    compact_->setEnabled(offered);
+    if (paramsFormat_ != (format() ? format()->name : ""))
+        rebuildParams();
+    // A suggestion that changes (another path or model) is applied; what the user set otherwise stays.
+    const std::map<std::string, std::string> suggested = suggestedParams();
+    if (suggested == suggested_)
+        return;
+    for (const auto& e : params_) {
+        const auto it = suggested.find(e->option().key);
+        e->setValue(it != suggested.end() ? it->second : e->option().defaultValue);
+    }
+    suggested_ = suggested;
 }
 
 void ImportDialog::onPathEdited()
@@ -163,12 +198,24 @@ void ImportDialog::setInput(const QString& format, const QString& path, const QS
     tp_->setValue(tp);
 }
 
+// " (try: <help>?)" for each suggested value the import did not use, e.g. AMP's GPT-2 folding left off.
+std::string ImportDialog::untakenSuggestions(const std::map<std::string, std::string>& used) const
+{
+    std::string out;
+    for (const auto& [key, value] : suggestedParams())
+        if (auto it = used.find(key); it != used.end() && it->second != value)
+            for (const auto& e : params_)
+                if (e->option().key == key)
+                    out += " (try: " + e->option().help + "?)";
+    return out;
+}
+
 bool ImportDialog::tryImport()
 {
     ImportOptions o;
     o.deviceType = device_->currentText().toStdString();
     o.tp = tp_->value();
-    o.ampCompactGpt2 = compact_->isEnabled() && compact_->isChecked();
+    o.params = params();
     if (model_)
         o.model = model_->name;
     const std::string path = path_->text().toStdString();
@@ -178,7 +225,7 @@ bool ImportDialog::tryImport()
             throw InputError(path, "layers",
                              "the profile has " + std::to_string(p.layerCount()) + " layers, model '" + model_->name +
                                  "' has " + std::to_string(model_->layerCount()) +
-                                 (foldOffered() && !o.ampCompactGpt2 ? " (fold AMP's GPT-2 no-op entries?)" : ""));
+                                 untakenSuggestions(o.params));
         Profile merged = existing_;
         merged.merge(p); // another sequence length or precision than the measurements it has: refused here
         profile_ = std::move(p);

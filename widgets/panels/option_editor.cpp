@@ -25,7 +25,7 @@ int decimalsFor(double value)
     return 10;
 }
 
-OptionEditor::OptionEditor(PlannerOption option, QWidget* parent) : option_(std::move(option))
+OptionEditor::OptionEditor(OptionDecl option, QWidget* parent) : option_(std::move(option))
 {
     widget_ = create(parent);
     widget_->setObjectName(qs(option_.key));
@@ -72,6 +72,24 @@ std::string OptionEditor::text() const
     if (auto* b = qobject_cast<QCheckBox*>(widget_))
         return b->isChecked() ? "true" : "false";
     return qobject_cast<QComboBox*>(widget_)->currentText().toStdString();
+}
+
+void OptionEditor::setValue(const std::string& text)
+{
+    std::string v;
+    try {
+        v = option_.check(text);
+    } catch (const std::exception&) {
+        return;
+    }
+    if (auto* i = qobject_cast<QSpinBox*>(widget_))
+        i->setValue(qs(v).toInt());
+    else if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_))
+        r->setValue(qs(v).toDouble());
+    else if (auto* b = qobject_cast<QCheckBox*>(widget_))
+        b->setChecked(v == "true");
+    else if (auto* c = qobject_cast<QComboBox*>(widget_))
+        c->setCurrentText(qs(v));
 }
 
 // The editors only offer valid values, so check() only canonicalises here (e.g. a real's digits).

@@ -1,8 +1,8 @@
 #pragma once
-// The editor of one typed planner option in the Run tab: a QSpinBox (Int, within its range), a
-// QDoubleSpinBox (Real), a QCheckBox (Bool) or a QComboBox (Choice), starting at the option's default, with
-// its help as tooltip.
-#include "core/planners/planner.h"
+// The editor of one typed option (a planner's in the Run tab, a profile format's in the import dialog): a
+// QSpinBox (Int, within its range), a QDoubleSpinBox (Real), a QCheckBox (Bool) or a QComboBox (Choice),
+// starting at the option's default, with its help as tooltip.
+#include "core/base/options.h"
 
 #include <string>
 
@@ -12,19 +12,21 @@ namespace hetplan {
 
 class OptionEditor {
 public:
-    OptionEditor(PlannerOption option, QWidget* parent);
+    OptionEditor(OptionDecl option, QWidget* parent);
 
-    const PlannerOption& option() const { return option_; }
+    const OptionDecl& option() const { return option_; }
     QWidget* widget() const { return widget_; }
     // What the editor shows, as the option's canonical text (PlannerOption::check).
     std::string value() const;
     bool isDefault() const { return value() == option_.defaultValue; }
+    // Shows `text` (a value check() accepts; anything else is ignored).
+    void setValue(const std::string& text);
 
 private:
     QWidget* create(QWidget* parent) const;
     std::string text() const;
 
-    PlannerOption option_;
+    OptionDecl option_;
     QWidget* widget_;
 };
 

@@ -5,6 +5,7 @@
 #include "option_editor.h"
 
 #include "core/model/project.h"
+#include "core/planners/planner.h"
 
 #include <QElapsedTimer>
 #include <QWidget>

@@ -9,7 +9,10 @@
 #include "core/base/errors.h"
 #include "core/io/formats/import_util.h"
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
+#include <map>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -292,10 +295,25 @@ void registerAmpNpyImporter(ImporterRegistry& registry)
 {
     registry.add({{"amp-npy", "AMP known_cost .npy (forward seconds per layer at micro-batch 1)", "*.npy", ".npy"},
                   [](const std::string& path, const ImportOptions& o) {
-                      return importAmpNpy(path, o.deviceType, o.tp, o.ampBackwardFactor, o.ampCompactGpt2);
+                      return importAmpNpy(path, o.deviceType, o.tp, doubleOption(o.params, "backward_factor"),
+                                          boolOption(o.params, "compact_gpt2"));
                   },
-                  {.device = true, .tp = true, .ampOptions = true},
-                  [](const std::string& path) { return importutil::readHead(path, 6) == "\x93NUMPY"; }});
+                  {.device = true, .tp = true},
+                  [](const std::string& path) { return importutil::readHead(path, 6) == "\x93NUMPY"; },
+                  {OptionDecl::real("backward_factor", "Backward factor", 2.0, 0.1, 10,
+                                    "backward time = this × forward time (AMP uses 2)"),
+                   OptionDecl::boolean("compact_gpt2", "Fold AMP's GPT-2 no-op entries", false,
+                                       "fold AMP's GPT-2 no-op entries into their neighbours (30 entries -> 26 "
+                                       "layers)")},
+                  [](const std::string& path, const std::string& family) {
+                      // AMP's GPT-2 arrays carry no-op entries a GPT-2 model does not have.
+                      std::string p = path;
+                      std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+                      const bool gpt2 = family == "gpt2" || p.find("gpt2") != std::string::npos ||
+                                        p.find("gpt-2") != std::string::npos;
+                      return gpt2 ? std::map<std::string, std::string>{{"compact_gpt2", "true"}}
+                                  : std::map<std::string, std::string>{};
+                  }});
 }
 
 } // namespace hetplan

@@ -35,7 +35,10 @@ private slots:
     void builtinImporters()
     {
         const ImporterRegistry& r = ImporterRegistry::instance();
-        QCOMPARE(r.names(), (Names{"native", "csv", "oobleck", "sailor", "amp-npy", "metis"}));
+        // The formats the docs and examples use are there (a new format needs no change here).
+        for (const char* name : {"native", "csv", "oobleck", "sailor", "amp-npy", "metis"})
+            QVERIFY2(r.find(name), name);
+        QCOMPARE(r.names().front(), std::string("native")); // the dialog's first entry
         checkDeclarations(r);
         QVERIFY(r.get("oobleck").needs.directory && r.get("oobleck").needs.device);
         QVERIFY(r.get("amp-npy").needs.tp);

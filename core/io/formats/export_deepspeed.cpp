@@ -14,11 +14,6 @@ using namespace exportutil;
 
 namespace {
 
-bool hasMoeBlocks(const ModelSpec& m)
-{
-    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
-}
-
 // The numbers DeepSpeed takes from PipelineModule's arguments rather than from its config: written in our own
 // section, next to the launcher module that passes them.
 QJsonObject topologySection(const DeepSpeedShape& d)

@@ -14,10 +14,6 @@ using namespace exportutil;
 namespace {
 
 bool isTransformerBlock(LayerKind k) { return k == LayerKind::Transformer || k == LayerKind::MoE; }
-bool hasMoeBlocks(const ModelSpec& m)
-{
-    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
-}
 
 // One shell word. Single quotes keep everything literal but a NUL (bash cannot hold one) and control
 // characters (a terminal showing the script could act on them): those are refused, not quoted.

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the engine benchmarks (Google Benchmark). Every benchmark reports wall-clock milliseconds:
-// planners fan out over Qt's thread pool, so the calling thread's CPU time would understate them. A speed
+// planners fan out over threads (parallelFor), so the calling thread's CPU time would understate them. A speed
 // target, where there is one, is the benchmark's label ("target < 50 ms").
 #include <benchmark/benchmark.h>
 

@@ -7,7 +7,7 @@
 // - layer DP: solveLayerSplit walks the stage-time threshold downwards over the (max stage, Σ) Pareto
 //   front — O(k·L²) per step, a handful of steps — instead of filling the O(k·L·|M|·L) table of eq. 6-8;
 //   it stops as soon as (gas−1)·m_lb + Σ can no longer beat the best split found;
-// - eq. 4 on the split is O(#GPUs); candidates run in parallel on Qt's thread pool;
+// - eq. 4 on the split is O(#GPUs); candidates run in parallel (parallelFor);
 // - only the top-k (10) strategies are simulated.
 // For comparison the paper's own DP (option dp=paper) is timed too.
 #include "bench.h"

@@ -140,7 +140,6 @@ void MainWindow::buildPlanViews()
     connect(current_, &CurrentPlan::changed, this, [this] {
         if (current_->plan() && !current_->error().isEmpty())
             showMessage(tr("Cannot show this plan: %1").arg(current_->error()), true);
-        emit viewsUpdated();
     });
 }
 

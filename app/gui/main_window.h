@@ -57,7 +57,6 @@ public:
     void setLive(bool on);
     ClusterEditor* clusterEditor() const { return editor_; }
     // The plan views (tabs built from planViews(), in that order) and the one CurrentPlan they show.
-    const std::vector<QWidget*>& planViewWidgets() const { return planViews_; }
     CurrentPlan* currentPlan() const { return current_; }
     GanttView* gantt() const;
     StageMapView* stageMap() const;
@@ -89,7 +88,6 @@ public:
 
     // The project tree, its context menu's actions and File ▸ Import / Export JSON (main_window_project.cpp).
     QTreeView* projectTree() const { return tree_; }
-    ProjectTreeActions* treeActions() const { return treeActions_; }
     // Reads / writes a cluster, model or plan JSON file (the CLI's formats); false with the reason shown.
     bool importJsonFile(JsonItem kind, const QString& path);
     bool exportJsonFile(JsonItem kind, const QString& path);
@@ -104,7 +102,6 @@ public:
 
 signals:
     void runFinished();
-    void viewsUpdated();
 
 protected:
     void closeEvent(QCloseEvent* e) override;

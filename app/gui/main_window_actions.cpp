@@ -227,7 +227,7 @@ void MainWindow::onCurrentPlanChanged()
     const auto ref = doc_->currentPlan();
     if (!ref)
         return;
-    const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->result);
+    const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->resultIndex);
     if (idx.isValid())
         tree_->setCurrentIndex(idx);
 }

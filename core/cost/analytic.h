@@ -45,7 +45,7 @@ LinkParams analyticTpLink(const DeviceType& device, int tp);
 // Seconds of one pass's tensor-parallel all-reduces of `layer` (forward or backward: the same calls) over
 // `link`: Megatron issues kTpAllReducesPerPass separate all-reduces (attention output, MLP output; their
 // input-gradient twins in backward), each of half the layer's tpAllReduceBytes, and each one pays the
-// ring's bandwidth and latency terms plus a fixed per-call cost (kCollectiveCallSeconds, the framework's
+// ring's bandwidth and latency terms plus a fixed per-call cost (collectiveCallSeconds(), the framework's
 // host-side dispatch of the collective and NCCL's own launch latency). 0 when tp <= 1.
 constexpr int kTpAllReducesPerPass = 2;
 double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,

@@ -244,18 +244,5 @@ const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, 
             tightest = &cluster.nodes[size_t(n)];
     return *tightest;
 }
-Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device)
-{
-    std::vector<int> nodes;
-    for (size_t n = 0; n < cluster.nodes.size(); ++n)
-        if (cluster.nodes[n].deviceType == type)
-            nodes.push_back(int(n));
-    if (nodes.empty()) {
-        Node n;
-        n.deviceType = type;
-        return n;
-    }
-    return tightestNode(cluster, nodes, device);
-}
 
 } // namespace hetplan

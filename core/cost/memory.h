@@ -163,7 +163,5 @@ bool fitsMemory(double stagePeakBytes, const Node& node, const DeviceType& devic
 // memory (context + the communicators of a rank in every group): what a planner that sizes stages or batches
 // per device type must fit on, since any of them may be picked. `nodes` must not be empty.
 const Node& tightestNode(const Cluster& cluster, const std::vector<int>& nodes, const DeviceType& device);
-// tightestNode over the nodes of device type `type` in `cluster` (a default node of the type when none).
-Node tightestNodeOfType(const Cluster& cluster, const std::string& type, const DeviceType& device);
 
 } // namespace hetplan

@@ -7,9 +7,11 @@
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
 #include "core/sim/simulator.h"
+#include "core/sim/summary.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <algorithm>
@@ -129,7 +131,27 @@ private slots:
     void invalidDocumentsRejected();
     void validatorKeywords();
     void schemaProblemsReported();
+    void topLevelKeysAreNotPlannerSections();
 };
+
+void TestPlanSchema::topLevelKeysAreNotPlannerSections()
+{
+    // A planner's own section is any other lower-case key: the pattern must exclude every key the schema
+    // declares (it once missed "summary"), and a written plan's keys are all declared or sections.
+    const QJsonObject& s = planSchema();
+    const QJsonObject patterns = s.value("patternProperties").toObject();
+    QCOMPARE(patterns.size(), 1);
+    const QRegularExpression section(patterns.keys().front());
+    QVERIFY(section.isValid());
+    const QStringList declared = s.value("properties").toObject().keys();
+    for (const QString& key : declared)
+        QVERIFY2(!section.match(key).hasMatch(), qPrintable(key + " matches the planner-section pattern"));
+    QVERIFY(section.match("hethub").hasMatch() && section.match("poplar").hasMatch());
+    Plan plan = pipelinePlan();
+    plan.summary = summarize(plan, CostModel(plan.model, plan.job, plan.profile)); // "summary" written too
+    for (const QString& key : toJson(plan).keys())
+        QVERIFY2(declared.contains(key) || section.match(key).hasMatch(), qPrintable(key));
+}
 
 void TestPlanSchema::schemaLoads()
 {

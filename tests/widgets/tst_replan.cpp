@@ -173,7 +173,7 @@ private slots:
         // A new run: [0] the plan before, [1] the plan after, which is now current.
         const PlanRef after = *doc.currentPlan();
         QCOMPARE(after, done.at(0).at(1).value<PlanRef>());
-        QCOMPARE(after.result, 1);
+        QCOMPARE(after.resultIndex, 1);
         const Run* run = doc.run(after.runId);
         QCOMPARE(run->results.size(), size_t(2));
         QCOMPARE(*run->results[0].plan, original);

@@ -51,7 +51,6 @@ public:
     void setLink(const Link& link);
     // Whether the unified communicator routes this pair over the CPU path (drawn dashed, labelled).
     void setCpuPath(bool cpu);
-    bool cpuPath() const { return cpuPath_; }
     // Whether either end is marked failed (drawn dashed and faded).
     bool touchesFailedNode() const;
     NodeItem* endA() const { return a_; }

@@ -30,8 +30,6 @@ public:
     // Which item(s) to show; indices are the document's. Also re-reads the values from the document.
     void showSelection(const std::vector<int>& nodes, const std::vector<int>& links);
     QString errorText() const; // the last refused edit's reason ("" if none)
-    int shownNode() const { return node_; }
-    int shownLink() const { return link_; }
 
 private:
     QWidget* buildClusterPage();

@@ -19,7 +19,6 @@ public:
     explicit TabLabels(QTabWidget* tabs); // a child of `tabs`, watching its resizes
     // `page`'s tab gets `shortLabel` when space is short; its current text is its full label.
     void setShortLabel(QWidget* page, const QString& shortLabel);
-    bool usesShortLabels() const { return short_; }
     // Chooses the labels for the tab widget's current width (called on every resize).
     void fit();
 

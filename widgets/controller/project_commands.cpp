@@ -79,10 +79,10 @@ void RemoveResultCommand::redo()
     if (r && size_t(index_) < r->results.size())
         r->results.erase(r->results.begin() + index_);
     std::optional<PlanRef> plan = plan_;
-    if (plan && plan->runId == runId_ && plan->result == index_)
+    if (plan && plan->runId == runId_ && plan->resultIndex == index_)
         plan.reset();
-    else if (plan && plan->runId == runId_ && plan->result > index_)
-        --plan->result; // the results after it move up
+    else if (plan && plan->runId == runId_ && plan->resultIndex > index_)
+        --plan->resultIndex; // the results after it move up
     doc_->runsChanged(plan);
 }
 

@@ -68,7 +68,7 @@ private:
         if (after_)
             doc_->put<Item>(name_, item);
         const bool moved = makeCurrent_ && doc_->select(doc_->current(tag()), current);
-        doc_->announce(after_.has_value(), moved);
+        doc_->emitChanges(after_.has_value(), moved);
     }
 
     ProjectDocument* doc_;

@@ -89,7 +89,7 @@ ProjectSelection ProjectDocument::selection() const
     ProjectSelection s{currentCluster_, currentModel_, currentJob_};
     if (currentPlan_) {
         s.run = currentPlan_->runId;
-        s.result = currentPlan_->result;
+        s.result = currentPlan_->resultIndex;
     }
     return s;
 }
@@ -176,11 +176,11 @@ bool ProjectDocument::select(std::string& current, const std::string& name)
     return true;
 }
 
-void ProjectDocument::announce(bool data, bool selection)
+void ProjectDocument::emitChanges(bool itemsChanged, bool selectionChanged)
 {
-    if (data)
+    if (itemsChanged)
         emit changed();
-    if (selection)
+    if (selectionChanged)
         emit currentChanged();
 }
 
@@ -335,7 +335,7 @@ void ProjectDocument::restoreItems(const ItemsState& s)
     currentCluster_ = s.cluster;
     currentModel_ = s.model;
     currentJob_ = s.job;
-    announce(true, true);
+    emitChanges(true, true);
 }
 
 bool ProjectDocument::renameItem(ItemKind kind, const std::string& from, const std::string& to)
@@ -421,7 +421,7 @@ bool ProjectDocument::replaceRun(int runId, Run run, std::optional<int> current)
             std::optional<PlanRef> plan = currentPlan_;
             if (current)
                 plan = PlanRef{runId, *current};
-            else if (plan && plan->runId == runId && size_t(plan->result) >= r.results.size())
+            else if (plan && plan->runId == runId && size_t(plan->resultIndex) >= r.results.size())
                 plan.reset();
             runsChanged(plan);
             return true;
@@ -496,9 +496,9 @@ const Run* ProjectDocument::run(int runId) const
 const Plan* ProjectDocument::plan(const PlanRef& ref) const
 {
     const Run* r = run(ref.runId);
-    if (!r || ref.result < 0 || ref.result >= int(r->results.size()) || !r->results[ref.result].plan)
+    if (!r || ref.resultIndex < 0 || ref.resultIndex >= int(r->results.size()) || !r->results[ref.resultIndex].plan)
         return nullptr;
-    return &*r->results[ref.result].plan;
+    return &*r->results[ref.resultIndex].plan;
 }
 
 const Cluster* ProjectDocument::cluster() const { return project_.findCluster(currentCluster_); }

@@ -6,7 +6,8 @@
 // imports), so undoing back to the saved state makes the document clean again. Planner runs are results,
 // not edits: they are not undone, yet an unsaved run must not be lost on close. So isDirty() is
 // `!undoStack()->isClean() || changedOutsideHistory_`, where the flag is set by addRun / addRunResult
-// and cleared by save, open, new and loadExample. Deleting runs and results, on the other hand, is an undo step: a deleted run comes back.
+// and cleared by save, open, new and loadExample. Deleting runs and results, on the other hand, is an undo
+// step: a deleted run comes back.
 //
 // Managing items (renameItem / duplicateItem / removeItem) snapshots the three item lists and the current
 // names (ItemsState): undo puts back exactly what was there. Runs keep the cluster / model / job names they
@@ -35,7 +36,7 @@ class ClusterDocument;
 
 struct PlanRef {
     int runId = 0;
-    int result = 0;
+    int resultIndex = 0; // into the run's results
     bool operator==(const PlanRef&) const = default;
 };
 
@@ -158,18 +159,18 @@ private:
     void applySelection(const ProjectSelection& selection);
     ProjectSelection selection() const;
 
-    // What the item commands change, silently (they announce() once both parts are done): a named cluster,
+    // What the item commands change, silently (they call emitChanges() once both parts are done): a named cluster,
     // model or job put in place, replaced or (nullopt) removed; and which one is current.
     template <class Item>
     Item* find(const std::string& name);
     template <class Item>
     void put(const std::string& name, const std::optional<Item>& item);
     bool select(std::string& current, const std::string& name); // true if it changed
-    void announce(bool data, bool selection);
-    void restoreItems(const ItemsState& s); // ItemsCommand: puts the lists and current names back, announces
+    void emitChanges(bool itemsChanged, bool selectionChanged); // changed() and/or currentChanged()
+    void restoreItems(const ItemsState& s); // ItemsCommand: puts the lists and current names back, emits
     void pushItems(const QString& text, const ItemsState& after);
     std::vector<Run>& runs() { return project_.runs; }
-    void runsChanged(std::optional<PlanRef> currentPlan); // the run commands: announce, move the current plan
+    void runsChanged(std::optional<PlanRef> currentPlan); // the run commands: changed(), then the current plan moved
     // Pushes a PutItemCommand unless it would change nothing.
     template <class Item>
     void push(const QString& text, const std::string& name, std::optional<Item> after, bool makeCurrent);

@@ -69,7 +69,7 @@ bool ReplanController::start(const PlanRef& from)
     if (!run || !plan || !cluster)
         return false;
     from_ = from;
-    before_ = run->results.at(size_t(from.result));
+    before_ = run->results.at(size_t(from.resultIndex));
     cluster_ = cluster->name;
     failedText_ = joined(failedNodeNames(*cluster));
     const ProjectModel* model = doc_->project().findModel(run->model);
@@ -117,7 +117,8 @@ void ReplanController::onFinished(const Run& run)
     }
     // The project may have changed under the worker (another file opened, the run removed).
     const Run* from = doc_->run(from_.runId);
-    if (!from || size_t(from_.result) >= from->results.size() || !(from->results[size_t(from_.result)] == before_)) {
+    if (!from || size_t(from_.resultIndex) >= from->results.size() ||
+        !(from->results[size_t(from_.resultIndex)] == before_)) {
         emit replanFailed(tr("the project changed during the re-plan; nothing was changed"));
         return;
     }

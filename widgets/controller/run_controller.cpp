@@ -39,7 +39,7 @@ private:
 };
 } // namespace
 
-struct RunController::Shared {
+struct RunController::RunState {
     std::stop_source stop; // cancel(): every planner's Progress holds its token
     // Worker-side throttle: planners may report every iteration; the GUI needs a few updates a second.
     std::chrono::steady_clock::time_point lastReport{};
@@ -103,7 +103,7 @@ bool RunController::start(const std::vector<std::string>& planners, const PlanRe
     if (isRunning())
         return false;
     run_ = std::move(run);
-    shared_ = std::make_shared<Shared>();
+    shared_ = std::make_shared<RunState>();
     return worker_.start([this, planners, request, optionsPerPlanner,
                           shared = shared_](const WorkerThread::Post& post) {
         LowerThreadPriority lower; // the GUI thread wins when the cores are busy
@@ -131,7 +131,7 @@ RunController::Started RunController::starter(const WorkerThread::Post& post)
 }
 
 // Progress goes to the GUI thread too, at most every 25 ms (except the final report).
-RunController::Report RunController::reporter(const WorkerThread::Post& post, std::shared_ptr<Shared> shared)
+RunController::Report RunController::reporter(const WorkerThread::Post& post, std::shared_ptr<RunState> shared)
 {
     return [this, post, shared](double f, const std::string& text) {
         const auto now = std::chrono::steady_clock::now();
@@ -145,7 +145,7 @@ RunController::Report RunController::reporter(const WorkerThread::Post& post, st
 // The worker: the planners one after another, each result delivered as soon as it is ready; after a
 // cancel the remaining planners are delivered as cancelled without running.
 void RunController::runAll(const std::vector<std::string>& planners, const PlanRequest& request,
-                           const PlannerOptions& optionsPerPlanner, Shared& shared, const Deliver& deliver,
+                           const PlannerOptions& optionsPerPlanner, RunState& shared, const Deliver& deliver,
                            const Report& report, const Started& started)
 {
     const int n = int(planners.size());

@@ -38,18 +38,18 @@ signals:
     void finished(const hetplan::Run& run);
 
 private:
-    struct Shared;
+    struct RunState; // what the worker and the GUI thread share: the stop source, the report throttle
     using Deliver = std::function<void(RunResult)>;
     using Report = std::function<void(double fraction, const std::string& text)>;
     using Started = std::function<void(int index, const std::string& planner)>;
     Deliver deliverer(const WorkerThread::Post& post);
-    Report reporter(const WorkerThread::Post& post, std::shared_ptr<Shared> shared);
+    Report reporter(const WorkerThread::Post& post, std::shared_ptr<RunState> shared);
     Started starter(const WorkerThread::Post& post);
     static void runAll(const std::vector<std::string>& planners, const PlanRequest& request,
                        const PlannerOptions& optionsPerPlanner,
-                       Shared& shared, const Deliver& deliver, const Report& report, const Started& started);
+                       RunState& shared, const Deliver& deliver, const Report& report, const Started& started);
 
-    std::shared_ptr<Shared> shared_;
+    std::shared_ptr<RunState> shared_;
     WorkerThread worker_;
     Run run_;
 };

@@ -64,7 +64,7 @@ bool SweepController::start(std::vector<std::pair<SweepPoint, PlanRequest>> requ
     if (threads <= 0)
         threads = std::max(1, int(std::thread::hardware_concurrency()) - 1);
     cancelled_ = false;
-    shared_ = std::make_shared<Shared>();
+    shared_ = std::make_shared<SweepState>();
     auto shared = shared_;
     return worker_.start([this, shared, requests = std::move(requests), planners = std::move(planners), threads,
                           options = std::move(options)](const WorkerThread::Post& post) {

@@ -47,13 +47,13 @@ signals:
     void finished();
 
 private:
-    struct Shared {
+    struct SweepState { // what the worker and the GUI thread share
         std::stop_source stop;
         std::vector<SweepRow> rows;
     };
     void onWorkerDone();
 
-    std::shared_ptr<Shared> shared_;
+    std::shared_ptr<SweepState> shared_;
     WorkerThread worker_;
     std::vector<SweepRow> rows_;
     bool cancelled_ = false;

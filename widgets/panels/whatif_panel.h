@@ -51,7 +51,6 @@ public:
     // The planner names shown above the button (call when the Run tab's ticks change).
     void refreshPlanners();
 
-    QComboBox* parameterBox() const { return parameterBox_; }
     QLineEdit* valuesEdit() const { return valuesEdit_; }
     QLabel* errorLabel() const { return errorLabel_; }
     QLabel* plannersLabel() const { return plannersLabel_; }

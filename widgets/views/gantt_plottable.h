@@ -63,7 +63,6 @@ public:
     // The box under (key, value), allowing `keyTolerance` either side; nullptr if none.
     const GanttBox* boxAt(double key, double value, double keyTolerance) const;
     size_t boxCount() const { return count_; }
-    double keyEnd() const { return keyMax_; }
     // Rectangles painted by the last draw() (for tests and the performance note).
     size_t lastPainted() const { return painted_; }
 

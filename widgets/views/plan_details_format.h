@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the plan-details section builders (plan_details_layout.cpp, plan_details_sections.cpp):
+// Helpers shared by the plan-details section builders (plan_details_layout.cpp, plan_details_spmd.cpp and
+// the planner displays in details/):
 // a reader that hands out a section's keys and keeps what nobody read, number formats with units, and
 // the block constructors. Internal to the details view.
 #include "plan_details_layout.h"

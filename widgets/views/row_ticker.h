@@ -14,7 +14,6 @@ public:
     explicit RowTicker(QCPAxis* axis) : axis_(axis) {}
     void setTicks(std::vector<std::pair<double, QString>> ticks) { ticks_ = std::move(ticks); }
     const std::vector<std::pair<double, QString>>& ticks() const { return ticks_; }
-    int lastStride() const { return stride_; }
 
     void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision, QVector<double>& ticks,
                   QVector<double>* subTicks, QVector<QString>* tickLabels) override;

@@ -71,7 +71,7 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method, repair,
                                                [&] { return progress.stopReason() != StopReason::None; });
             repaired[i] = e.repaired;
-            s.bounds = e.bounds;
+            s.layerBounds = e.bounds;
             s.plannerCost = e.seconds;
             s.fitsMemory = e.fitsMemory;
             steps[i] = e.dpSteps;

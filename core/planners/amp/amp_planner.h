@@ -17,7 +17,7 @@
 // mbs) prefix sums computed once per run), one layer DP and O(N) for eq. 4. The DP is the threshold walk
 // of solveLayerSplit: O(k·L²) per point of the (max stage, Σ) Pareto front it visits — usually a handful —
 // against the paper's O(k·L⁴) table (dp=paper runs the paper's table, for checking). Candidates are
-// evaluated in parallel on Qt's global thread pool.
+// evaluated in parallel (parallelFor, core/base/parallel_for.h).
 #include "core/planners/planner.h"
 
 namespace hetplan {

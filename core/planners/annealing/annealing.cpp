@@ -43,7 +43,7 @@ std::vector<int> strategyKey(const Strategy& s)
     const Degrees d = s.placement.degrees;
     std::vector<int> k{d.pp, d.dp, d.tp, s.microBatchSize};
     k.insert(k.end(), s.placement.gpus.begin(), s.placement.gpus.end());
-    k.insert(k.end(), s.bounds.begin(), s.bounds.end());
+    k.insert(k.end(), s.layerBounds.begin(), s.layerBounds.end());
     return k;
 }
 
@@ -105,13 +105,13 @@ private:
         s.placement = *placed;
         const AmpEstimate e = amp_.evaluate(s.placement, s.microBatchSize, s.microBatches, LayerDpMethod::Fast, repair_,
                                             [this] { return progress_.stopReason() != StopReason::None; });
-        s.bounds = e.bounds;
+        s.layerBounds = e.bounds;
         s.plannerCost = e.seconds;
         s.fitsMemory = e.fitsMemory && !e.bounds.empty();
         return s;
     }
 
-    bool usable(const Strategy& s) const { return !s.bounds.empty() && (s.fitsMemory || keepInfeasible_); }
+    bool usable(const Strategy& s) const { return !s.layerBounds.empty() && (s.fitsMemory || keepInfeasible_); }
 
     // The start state: recorded if usable; the first usable state sets the temperature scale.
     void visit(Strategy s)

@@ -26,12 +26,12 @@ Plan finishSearch(std::vector<Strategy> strategies, const SearchTail& tail, cons
 {
     const size_t evaluated = strategies.size();
     std::erase_if(strategies,
-                  [&](const Strategy& s) { return s.bounds.empty() || (!s.fitsMemory && !tail.keepInfeasible); });
+                  [&](const Strategy& s) { return s.layerBounds.empty() || (!s.fitsMemory && !tail.keepInfeasible); });
     const size_t dropped = evaluated - strategies.size();
     // DeepSpeed refuses ZeRO-2/3 with pipeline parallelism, and so does the simulator: keep one-stage ones.
     const size_t beforeZero = strategies.size();
     if (req.job.zeroStage >= 2)
-        std::erase_if(strategies, [](const Strategy& s) { return s.bounds.size() > 2; });
+        std::erase_if(strategies, [](const Strategy& s) { return s.layerBounds.size() > 2; });
     const size_t droppedForZero = beforeZero - strategies.size();
     if (strategies.empty() && droppedForZero > 0 && stopped == StopReason::None)
         throw InfeasibleError(plannerName + ": ZeRO stage " + std::to_string(req.job.zeroStage) +

@@ -8,7 +8,7 @@ Plan strategyPlan(const Strategy& s, const Cluster& cluster, const ModelSpec& mo
     plan.cluster = cluster;
     plan.model = model;
     plan.job = job;
-    plan.pipelines.push_back(makePipeline(s.placement, s.microBatchSize, s.microBatches, s.bounds));
+    plan.pipelines.push_back(makePipeline(s.placement, s.microBatchSize, s.microBatches, s.layerBounds));
     plan.plannerEstimate = s.plannerCost;
     return plan;
 }
@@ -20,8 +20,8 @@ Candidate strategyCandidate(const Strategy& s)
     c.dp = s.placement.degrees.dp;
     c.tp = s.placement.degrees.tp;
     c.microBatchSize = s.microBatchSize;
-    for (size_t i = 0; i + 1 < s.bounds.size(); ++i)
-        c.layersPerStage.push_back(s.bounds[i + 1] - s.bounds[i]);
+    for (size_t i = 0; i + 1 < s.layerBounds.size(); ++i)
+        c.layersPerStage.push_back(s.layerBounds[i + 1] - s.layerBounds[i]);
     c.plannerCost = s.plannerCost;
     return c;
 }

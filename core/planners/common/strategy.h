@@ -11,9 +11,9 @@ namespace hetplan {
 struct Strategy {
     Placement placement;
     int microBatchSize = 1;
-    int microBatches = 1;    // gas
-    std::vector<int> bounds; // pp+1 layer boundaries
-    double plannerCost = 0;  // the planner's own estimate, seconds
+    int microBatches = 1;         // gas
+    std::vector<int> layerBounds; // pp+1 entries: stage i holds layers [layerBounds[i], layerBounds[i+1])
+    double plannerCost = 0;       // the planner's own estimate, seconds
     bool fitsMemory = true;
 };
 

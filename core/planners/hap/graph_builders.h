@@ -1,6 +1,6 @@
 #pragma once
 // Tensor programs of the example models, built op by op with the same parameters as the layer-level
-// ModelSpec of the same name (tests/core/tst_hap_graph.cpp checks the counts), plus a small MLP for tests.
+// ModelSpec of the same name (tests/core/tst_hap.cpp checks the counts), plus a small MLP for tests.
 #include "tensor_graph.h"
 
 #include "core/model/model.h"

@@ -19,7 +19,7 @@ Strategy leafStrategy(const Predictor& predictor, const std::vector<StageSlot>& 
         s.placement.gpus.insert(s.placement.gpus.end(), gpus.begin(), gpus.end());
     s.microBatchSize = c.microBatchSize;
     s.microBatches = c.microBatches;
-    s.bounds = predictor.bounds(order);
+    s.layerBounds = predictor.bounds(order);
     s.plannerCost = plannerCost;
     return s;
 }

@@ -54,8 +54,8 @@ Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progr
                 s.placement = megatronPlacement(req.cluster, d);
                 s.microBatchSize = mbs;
                 s.microBatches = gbs / (d.dp * mbs);
-                s.bounds = boundsFor(d.pp);
-                const AmpEstimate e = amp.estimate(s.placement, mbs, s.microBatches, s.bounds);
+                s.layerBounds = boundsFor(d.pp);
+                const AmpEstimate e = amp.estimate(s.placement, mbs, s.microBatches, s.layerBounds);
                 if (!e.fitsMemory)
                     continue;
                 s.plannerCost = e.seconds;

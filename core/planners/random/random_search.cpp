@@ -47,8 +47,8 @@ Plan RandomSearchPlanner::plan(const PlanRequest& req, const CostModel& costs, P
         s.microBatchSize = mbsChoices[std::uniform_int_distribution<size_t>(0, mbsChoices.size() - 1)(rng)];
         s.microBatches = gbs / (d.dp * s.microBatchSize);
         s.placement = randomPlacement(req.cluster, d, rng, !crossNodeTp);
-        s.bounds = randomBounds(layers, d.pp, rng);
-        const AmpEstimate e = amp.estimate(s.placement, s.microBatchSize, s.microBatches, s.bounds);
+        s.layerBounds = randomBounds(layers, d.pp, rng);
+        const AmpEstimate e = amp.estimate(s.placement, s.microBatchSize, s.microBatches, s.layerBounds);
         s.plannerCost = e.seconds;
         s.fitsMemory = e.fitsMemory;
         drawn.push_back(std::move(s));

@@ -28,6 +28,25 @@ ProjectDocument* exampleDocument(QObject* parent)
     return doc;
 }
 
+Cluster labCluster()
+{
+    Cluster lab = test::triangle();
+    lab.name = "lab";
+    return lab;
+}
+
+// The example project plus labCluster(), the example's cluster current again and the history empty: two
+// clusters to switch between.
+ProjectDocument* twoClusterDocument(QObject* parent)
+{
+    ProjectDocument* doc = exampleDocument(parent);
+    const std::string a = doc->cluster()->name;
+    doc->setCluster(labCluster());
+    doc->setCurrentCluster(a);
+    doc->undoStack()->clear();
+    return doc;
+}
+
 Job withBatch(int gbs)
 {
     Job j;
@@ -246,13 +265,9 @@ void TestProjectDocument::canvasEditUndoThroughDocumentStack()
 void TestProjectDocument::undoSurvivesSwitchingClusters()
 {
     QObject owner;
-    ProjectDocument* doc = exampleDocument(&owner);
+    ProjectDocument* doc = twoClusterDocument(&owner);
     const Cluster a = *doc->cluster();
-    Cluster b = test::triangle();
-    b.name = "lab";
-    doc->setCluster(b); // one step; "lab" is current
-    doc->setCurrentCluster(a.name);
-    doc->undoStack()->clear(); // start from a clean history with both clusters in the project
+    const Cluster b = labCluster();
     ClusterEditor editor(doc->clusterDocument(), doc->undoStack());
 
     // Edit a node of A, switch to B, edit a node there, switch back to A.
@@ -290,12 +305,9 @@ void TestProjectDocument::undoingARenameOfAnotherCluster()
 {
     // A canvas step may rename its cluster: the steps before and after it still find theirs.
     QObject owner;
-    ProjectDocument* doc = exampleDocument(&owner);
+    ProjectDocument* doc = twoClusterDocument(&owner);
     const Cluster a = *doc->cluster();
-    Cluster b = test::triangle();
-    b.name = "lab";
-    doc->setCluster(b);
-    doc->setCurrentCluster(a.name);
+    const Cluster b = labCluster();
     ClusterDocument* canvas = doc->clusterDocument();
     doc->undoStack()->push(changeValue(canvas, 0, nodeField::gpus, 3));
     doc->undoStack()->push(changeValue(canvas, 0, clusterField::name, std::string("renamed")));
@@ -320,13 +332,9 @@ void TestProjectDocument::treeRenamesBetweenCanvasSteps()
     // Canvas step on A, A renamed in the project tree, canvas step on the renamed A, B shown: undo all three
     // and redo them, each on the cluster it changed.
     QObject owner;
-    ProjectDocument* doc = exampleDocument(&owner);
+    ProjectDocument* doc = twoClusterDocument(&owner);
     const Cluster a = *doc->cluster();
-    Cluster b = test::triangle();
-    b.name = "lab";
-    doc->setCluster(b);
-    doc->setCurrentCluster(a.name);
-    doc->undoStack()->clear();
+    const Cluster b = labCluster();
     ClusterDocument* canvas = doc->clusterDocument();
     doc->undoStack()->push(changeValue(canvas, 0, nodeField::gpus, 2));
     QVERIFY(doc->renameItem(ItemKind::Cluster, a.name, "renamed"));
@@ -349,11 +357,7 @@ void TestProjectDocument::canvasRenameRefusesATakenName()
 {
     // Cluster names are how canvas steps find their cluster: the canvas may not give one a taken name.
     QObject owner;
-    ProjectDocument* doc = exampleDocument(&owner);
-    Cluster b = test::triangle();
-    b.name = "lab";
-    doc->setCluster(b);
-    doc->setCurrentCluster("amp-het-cluster");
+    ProjectDocument* doc = twoClusterDocument(&owner);
     const ClusterDocument* canvas = doc->clusterDocument();
     QCOMPARE(canvas->checkClusterName("lab"), QStringLiteral("Another cluster is already called 'lab'."));
     QVERIFY(canvas->checkClusterName("amp-het-cluster").isEmpty()); // its own name is fine
@@ -386,12 +390,8 @@ void TestProjectDocument::drawingOnTheEmptyCanvasAddsACluster()
 void TestProjectDocument::failedNodesChangedFollowsUndoAcrossClusters()
 {
     QObject owner;
-    ProjectDocument* doc = exampleDocument(&owner);
+    ProjectDocument* doc = twoClusterDocument(&owner);
     const std::string a = doc->cluster()->name;
-    Cluster b = test::triangle();
-    b.name = "lab";
-    doc->setCluster(b);
-    doc->setCurrentCluster(a);
     QSignalSpy failed(doc, &ProjectDocument::failedNodesChanged);
     doc->undoStack()->push(changeValue(doc->clusterDocument(), 0, nodeField::markFailed, true));
     QCOMPARE(failed.count(), 1);

@@ -6,7 +6,6 @@
 #include "core/io/examples.h"
 #include "core/io/exporters.h"
 #include "core/io/json_io.h"
-#include "core/sim/simulator.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
 #include "widgets/common/gui_errors.h"

@@ -6,7 +6,6 @@
 #include "core/model/device.h"
 #include "option_editor.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>

@@ -22,7 +22,6 @@
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
-class QCheckBox;
 class QFormLayout;
 class QLabel;
 

@@ -44,13 +44,17 @@ std::string formatTable(const Registry& registry)
     return table(rows);
 }
 
-// The options of a planning request (plan and compare): --cluster, --model, --job, --gbs, --seq, --zero,
+// The options of a planning request (plan and compare): --cluster, --model, --job, the job's flags,
 // --profile, --option, --seed, --time-limit.
 void addRequestOptions(CommandLine& cl);
-// --framework and --sequence-parallel (Job::framework, Job::sequenceParallel), and applying them to a job
-// (validated; errors name `file`).
-void addFrameworkOptions(CommandLine& cl);
-void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file);
+// The job's flags (jobFields(): --gbs, --zero, --framework, ...; only those of `keys` when given), and
+// applying the ones given to a job. A value outside its field's range is an InputError naming the flag; the
+// caller validates the whole job.
+void addJobOptions(CommandLine& cl, const std::vector<std::string>& keys = {});
+void applyJobOptions(const CommandLine& a, Job& job, const std::vector<std::string>& keys = {});
+// The job fields `simulate` may change on a written plan: they change how the plan's sends and products run,
+// not its shape.
+inline const std::vector<std::string> kFrameworkJobKeys{"framework", "sequence_parallel", "tf32"};
 // Warns when the job asks for sequence parallelism and no stage of the plan has tp > 1 (a no-op).
 void warnIdleSequenceParallel(const Plan& plan, std::ostream& err);
 PlanRequest requestFromArgs(const CommandLine& a);

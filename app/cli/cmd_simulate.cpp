@@ -32,12 +32,13 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
                      std::to_string(kMaxTimelineEvents) +
                      " events: a plan with more (millions of micro-batches) is refused (exit 2).");
     cl.addOption("out", "FILE", "Write the re-scored plan JSON here.");
-    addFrameworkOptions(cl); // override the plan's job: score the same plan under another framework's sends
+    addJobOptions(cl, kFrameworkJobKeys); // score the same plan under another framework's sends
     if (!cl.parse(argv, out))
         return Ok;
     const std::string path = cl.get("plan");
     Plan plan = readPlan(path);
-    applyFrameworkOptions(cl, plan.job, path);
+    applyJobOptions(cl, plan.job, kFrameworkJobKeys);
+    plan.job.validate(path);
     // The simulator and the summary name the plan "plan"; here it is the plan file.
     return withPlanFile(path, [&] { return simulatePlan(cl, path, plan, out, err); });
 }

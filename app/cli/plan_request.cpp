@@ -5,6 +5,7 @@
 #include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
+#include "core/model/job_fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,29 +15,60 @@
 
 namespace hetplan::cli {
 
-void addFrameworkOptions(CommandLine& cl)
+namespace {
+bool selected(const FieldSpec<Job>& f, const std::vector<std::string>& keys)
 {
-    cl.addOption("framework", "NAME",
-                 "Whose pipeline sends to model: megatron-core (whole tensor per tensor-parallel rank), "
-                 "megatron-legacy (Megatron-DeepSpeed: 1/tp each, all-gathered by the receiver) or deepspeed-pipe "
-                 "(the same, DeepSpeed's partitioned pipe) (default: the job's, else megatron-core).");
-    cl.addFlag("sequence-parallel", "Megatron's sequence parallelism: pipeline sends of (s/tp, b, h) per rank.");
-    cl.addFlag("no-tf32", "fp32 jobs: matrix products on the CUDA cores, as plain PyTorch runs them (TF32 off).");
+    return !f.flag.empty() && (keys.empty() || std::find(keys.begin(), keys.end(), f.decl.key) != keys.end());
 }
 
-void applyFrameworkOptions(const CommandLine& a, Job& job, const std::string& file)
+std::string metavar(const OptionDecl& d)
 {
-    if (a.has("framework")) {
-        const std::string fw = a.get("framework");
-        if (!parseFramework(fw, job.framework))
-            throw InputError("--framework", "framework",
-                             "expected megatron-core, megatron-legacy or deepspeed-pipe, got " + quotedInput(fw));
+    switch (d.type) {
+    case OptionType::Int: return "N";
+    case OptionType::Real: return "NUMBER";
+    case OptionType::Choice: return d.typeName();
+    case OptionType::Bool: break;
     }
-    if (a.flag("sequence-parallel"))
-        job.sequenceParallel = true;
-    if (a.flag("no-tf32"))
-        job.tf32 = false;
-    job.validate(file);
+    return {};
+}
+
+// A job field's flag: the job file's value wins over the default and the flag over both.
+std::string flagHelp(const FieldSpec<Job>& f)
+{
+    const OptionDecl& d = f.decl;
+    if (d.type == OptionType::Bool)
+        return d.help + (d.defaultValue == "true" ? " (turns " + d.key + " off)." : ".");
+    std::string help = d.help;
+    if (!f.unit.empty())
+        help += ", in " + f.unit;
+    if (d.type != OptionType::Choice)
+        help += ", " + fields_detail::numberText(d.min) + "-" + fields_detail::numberText(d.max);
+    return help + " (default: the job's, else " + (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) + ").";
+}
+} // namespace
+
+void addJobOptions(CommandLine& cl, const std::vector<std::string>& keys)
+{
+    for (const FieldSpec<Job>& f : jobFields()) {
+        if (!selected(f, keys))
+            continue;
+        if (f.decl.type == OptionType::Bool)
+            cl.addFlag(f.flag, flagHelp(f));
+        else
+            cl.addOption(f.flag, metavar(f.decl), flagHelp(f));
+    }
+}
+
+void applyJobOptions(const CommandLine& a, Job& job, const std::vector<std::string>& keys)
+{
+    for (const FieldSpec<Job>& f : jobFields()) {
+        if (!selected(f, keys) || !a.has(f.flag))
+            continue;
+        if (f.decl.type == OptionType::Bool) // the flag sets the opposite of the default
+            f.setNumber(job, fields_detail::defaultNumber(f.decl) != 0 ? 0 : 1);
+        else
+            setFieldText(f, job, a.get(f.flag), "--" + f.flag);
+    }
 }
 
 void warnIdleSequenceParallel(const Plan& plan, std::ostream& err)
@@ -56,13 +88,7 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("cluster", "FILE|example:NAME", "The cluster: a cluster JSON file or a bundled example.");
     cl.addOption("model", "FILE|example:NAME", "The model: a model JSON file or a bundled example.");
     cl.addOption("job", "FILE", "Job JSON (batch, sequence, precision, ZeRO, schedule); the flags below override it.");
-    cl.addOption("gbs", "N", "Global batch size (default: the job's, else 32).");
-    cl.addOption("seq", "N", "Sequence length (default: the job's, else the model's).");
-    cl.addOption("zero", "K", "ZeRO stage 0-3 (default: the job's, else 0).");
-    cl.addOption("memory-margin", "FRACTION",
-                 "Share of every GPU's memory a plan leaves free on top of what the memory model counts "
-                 "(allocator fragmentation), 0-0.5 (default: the job's, else 0).");
-    addFrameworkOptions(cl);
+    addJobOptions(cl);
     cl.addOption("profile", "FILE|example:NAME",
                  "Measured profile JSON or a bundled example profile, e.g. example:gpt2-xl-ditto (repeatable; later "
                  "files win).");
@@ -80,35 +106,19 @@ Job jobFromArgs(const CommandLine& a)
     Job job;
     if (a.has("job"))
         job = readJob(a.get("job"));
-    if (a.has("gbs")) {
-        job.globalBatchSize = a.integer("gbs");
-        if (job.globalBatchSize < 1 || job.globalBatchSize > kMaxBatch)
-            throw InputError("--gbs", "global_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
+    applyJobOptions(a, job);
+    try {
+        job.validate("job"); // a rule across fields (sequence parallelism on DeepSpeed's engine)
+    } catch (const InputError& e) {
+        throw withJobSource(e, a); // names the flag or the file that set the field
     }
-    if (a.has("zero")) {
-        job.zeroStage = a.integer("zero");
-        if (job.zeroStage < 0 || job.zeroStage > 3)
-            throw InputError("--zero", "zero_stage", "must be 0, 1, 2 or 3");
-    }
-    if (a.has("memory-margin")) {
-        job.memoryMargin = a.number("memory-margin");
-        if (!(job.memoryMargin >= 0 && job.memoryMargin <= 0.5))
-            throw InputError("--memory-margin", "memory_margin", "must be a fraction between 0 and 0.5");
-    }
-    applyFrameworkOptions(a, job, "--framework");
     return job;
 }
 
 // The sequence length asked for: --seq, else the job file's if it names one, else 0 (the model's).
 int sequenceFromArgs(const CommandLine& a, const Job& job)
 {
-    if (a.has("seq")) {
-        const int seq = a.integer("seq");
-        if (seq < 1)
-            throw InputError("--seq", "sequence_length", "must be at least 1");
-        return seq;
-    }
-    if (a.has("job") && readJsonFile(a.get("job")).contains("sequence_length"))
+    if (a.has("seq") || (a.has("job") && readJsonFile(a.get("job")).contains("sequence_length")))
         return job.sequenceLength;
     return 0;
 }
@@ -150,14 +160,13 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
 
 std::string jobFieldSource(const CommandLine& a, const std::string& field)
 {
-    static const std::map<std::string, std::string> flags{
-        {"global_batch_size", "gbs"}, {"sequence_length", "seq"}, {"zero_stage", "zero"}, {"memory_margin", "memory-margin"}};
-    const auto flag = flags.find(field);
-    if (flag != flags.end() && a.has(flag->second))
-        return "--" + flag->second;
+    const FieldSpec<Job>* f = findField(jobFields(), field);
+    const std::string flag = f && !f->flag.empty() ? "--" + f->flag : std::string();
+    if (!flag.empty() && a.has(f->flag))
+        return flag;
     if (a.has("job"))
         return a.get("job");
-    return flag != flags.end() ? "--" + flag->second : std::string("--job"); // a default value
+    return flag.empty() ? std::string("--job") : flag; // a default value
 }
 
 InputError withJobSource(const InputError& e, const CommandLine& a)

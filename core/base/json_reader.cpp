@@ -104,7 +104,12 @@ JsonReader JsonReader::element(const QJsonArray& a, const std::string& key, int 
 
 void JsonReader::allowOnly(std::initializer_list<const char*> keys) const
 {
-    std::set<std::string> ok(keys.begin(), keys.end());
+    allowOnly(std::vector<std::string>(keys.begin(), keys.end()));
+}
+
+void JsonReader::allowOnly(const std::vector<std::string>& keys) const
+{
+    const std::set<std::string> ok(keys.begin(), keys.end());
     for (auto it = o_.begin(); it != o_.end(); ++it)
         if (!ok.count(it.key().toStdString()))
             fail(it.key().toStdString(), "unknown field");

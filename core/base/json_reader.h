@@ -9,6 +9,7 @@
 #include <QJsonValue>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hetplan {
 
@@ -46,6 +47,7 @@ public:
     JsonReader element(const QJsonArray& a, const std::string& key, int i) const;
     // Rejects keys other than the given ones (typos in hand-written files should not pass silently).
     void allowOnly(std::initializer_list<const char*> keys) const;
+    void allowOnly(const std::vector<std::string>& keys) const;
 
 private:
     QJsonObject o_;

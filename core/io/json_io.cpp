@@ -1,7 +1,10 @@
 // JSON readers/writers for cluster, model, job and profile. Plans are in plan_json.cpp.
 #include "json_io.h"
 
+#include "core/base/json_fields.h"
 #include "core/base/json_reader.h"
+#include "core/model/job_fields.h"
+#include "core/model/layer_fields.h"
 #include "core/base/qstrings.h"
 
 #include "core/base/errors.h"
@@ -174,8 +177,8 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
 // ---------------------------------------------------------------- model
 
 namespace {
-// The analytic profile's work list of a layer (optional keys; absent when the layer has none).
-void writeLayerWork(QJsonObject& j, const LayerSpec& l)
+// The analytic profile's matmul list of a layer (absent when the layer has none).
+void writeMatmuls(QJsonObject& j, const LayerSpec& l)
 {
     if (!l.matmuls.empty()) {
         QJsonArray mms;
@@ -189,19 +192,20 @@ void writeLayerWork(QJsonObject& j, const LayerSpec& l)
         }
         j["matmuls"] = mms;
     }
-    if (l.memoryBytesSharded > 0)
-        j["memory_bytes_sharded"] = l.memoryBytesSharded;
-    if (l.memoryBytesReplicated > 0)
-        j["memory_bytes_replicated"] = l.memoryBytesReplicated;
-    if (l.kernels > 0)
-        j["kernels"] = l.kernels;
-    if (l.attentionScoreBytes > 0)
-        j["attention_score_bytes"] = l.attentionScoreBytes;
-    if (l.fusedAttention)
-        j["fused_attention"] = true;
 }
 
-void readLayerWork(const JsonReader& l, LayerSpec& s)
+// Every key a layer may have: its name, the table's scalars and the matmul list.
+const std::vector<std::string>& layerKeys()
+{
+    static const std::vector<std::string> keys = [] {
+        std::vector<std::string> k = fieldKeys(layerFields());
+        k.insert(k.end(), {"name", "matmuls"});
+        return k;
+    }();
+    return keys;
+}
+
+void readMatmuls(const JsonReader& l, LayerSpec& s)
 {
     if (l.has("matmuls")) {
         const QJsonArray mms = l.array("matmuls");
@@ -220,11 +224,6 @@ void readLayerWork(const JsonReader& l, LayerSpec& s)
             s.matmuls.push_back(mm);
         }
     }
-    s.memoryBytesSharded = l.number("memory_bytes_sharded", 0);
-    s.memoryBytesReplicated = l.number("memory_bytes_replicated", 0);
-    s.kernels = l.number("kernels", 0);
-    s.attentionScoreBytes = l.number("attention_score_bytes", 0);
-    s.fusedAttention = l.boolean("fused_attention", false);
 }
 } // namespace
 
@@ -257,19 +256,8 @@ QJsonObject toJson(const ModelSpec& m)
     for (const LayerSpec& l : m.layers) {
         QJsonObject j;
         j["name"] = qs(l.name);
-        j["kind"] = qs(toString(l.kind));
-        j["params"] = l.params;
-        j["forward_flops"] = l.forwardFlops;
-        j["output_bytes"] = l.outputBytes;
-        j["activation_bytes_sharded"] = l.activationBytesSharded;
-        j["activation_bytes_replicated"] = l.activationBytesReplicated;
-        j["input_bytes"] = l.inputBytes;
-        j["weight_bytes_moved"] = l.weightBytesMoved;
-        j["tensor_parallel"] = l.tensorParallel;
-        j["tp_allreduce_bytes"] = l.tpAllReduceBytes;
-        if (l.expertAllToAllBytes > 0)
-            j["expert_alltoall_bytes"] = l.expertAllToAllBytes;
-        writeLayerWork(j, l);
+        writeFields(j, l, layerFields());
+        writeMatmuls(j, l);
         layers.append(j);
     }
     o["layers"] = layers;
@@ -307,21 +295,10 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
     for (int i = 0; i < layers.size(); ++i) {
         JsonReader l = r.element(layers, "layers", i);
         LayerSpec s;
+        l.allowOnly(layerKeys());
         s.name = l.string("name", "layer" + std::to_string(i));
-        const std::string kind = l.string("kind", "other");
-        if (!parseLayerKind(kind, s.kind))
-            l.fail("kind", "unknown layer kind '" + kind + "'");
-        s.params = l.number("params");
-        s.forwardFlops = l.number("forward_flops");
-        s.outputBytes = l.number("output_bytes", 0);
-        s.activationBytesSharded = l.number("activation_bytes_sharded", 0);
-        s.activationBytesReplicated = l.number("activation_bytes_replicated", 0);
-        s.inputBytes = l.number("input_bytes", 0);
-        s.weightBytesMoved = l.number("weight_bytes_moved", 0);
-        s.tensorParallel = l.boolean("tensor_parallel", true);
-        s.tpAllReduceBytes = l.number("tp_allreduce_bytes", 0);
-        s.expertAllToAllBytes = l.number("expert_alltoall_bytes", 0);
-        readLayerWork(l, s);
+        readFields(l, s, layerFields());
+        readMatmuls(l, s);
         m.layers.push_back(s);
     }
     // Not stated: untied when the head carries its own vocabulary matrix, else the family's convention
@@ -337,59 +314,33 @@ ModelSpec modelFromJson(const QJsonObject& o, const std::string& file)
 
 QJsonObject toJson(const Job& j)
 {
-    return QJsonObject{{"global_batch_size", j.globalBatchSize},
-                       {"sequence_length", j.sequenceLength},
-                       {"precision", qs(toString(j.precision))},
-                       {"optimizer_state_bytes_per_param", j.optimizerStateBytesPerParam},
-                       {"zero_stage", j.zeroStage},
-                       {"schedule", qs(toString(j.schedule))},
-                       {"recompute", j.recompute},
-                       {"tf32", j.tf32},
-                       {"backward_factor", j.backwardFactor},
-                       {"memory_margin", j.memoryMargin},
-                       {"framework", qs(toString(j.framework))},
-                       {"sequence_parallel", j.sequenceParallel}};
+    QJsonObject o;
+    writeFields(o, j, jobFields());
+    return o;
 }
 
 Job jobFromJson(const QJsonObject& o, const std::string& file, Job j)
 {
-    const JsonReader r =
-        documentReader(o, file, "hetplan.job/1",
-                       {"schema", "global_batch_size", "sequence_length", "precision", "optimizer_state_bytes_per_param",
-                        "optimizer_bytes_per_param", "zero_stage", "schedule", "recompute", "tf32", "backward_factor", "memory_margin",
-                        "framework", "sequence_parallel"});
-    j.globalBatchSize = r.integer("global_batch_size", j.globalBatchSize);
-    j.sequenceLength = r.integer("sequence_length", j.sequenceLength);
-    const std::string prec = r.string("precision", toString(j.precision));
-    if (!parsePrecision(prec, j.precision))
-        r.fail("precision", "expected fp16, bf16 or fp32, got '" + prec + "'");
-    if (r.has("optimizer_bytes_per_param") && r.has("optimizer_state_bytes_per_param"))
-        r.fail("optimizer_bytes_per_param",
-               "give optimizer_state_bytes_per_param (the optimizer's own states, Adam: 8) or the older "
-               "optimizer_bytes_per_param, not both");
-    if (r.has("optimizer_bytes_per_param")) {
+    std::vector<std::string> keys = fieldKeys(jobFields());
+    keys.insert(keys.end(), {"schema", kLegacyOptimizerKey});
+    JsonReader r(o, file);
+    r.allowOnly(keys);
+    requireSchema(r, "hetplan.job/1");
+    readFields(r, j, jobFields());
+    if (r.has(kLegacyOptimizerKey)) {
         // The older field: the mixed-precision optimizer's share, fp32 master copy included.
-        const double legacy = r.number("optimizer_bytes_per_param");
+        if (r.has("optimizer_state_bytes_per_param"))
+            r.fail(kLegacyOptimizerKey,
+                   "give optimizer_state_bytes_per_param (the optimizer's own states, Adam: 8) or the older "
+                   "optimizer_bytes_per_param, not both");
+        const double legacy = r.number(kLegacyOptimizerKey);
         if (!(legacy >= 0) || !(legacy <= 1028))
-            r.fail("optimizer_bytes_per_param", "must be between 0 and 1028");
+            r.fail(kLegacyOptimizerKey, "must be between 0 and 1028");
         j.legacyOptimizerBytesPerParam = legacy;
         j.optimizerStateBytesPerParam = std::max(0.0, legacy - 4);
     } else {
-        j.optimizerStateBytesPerParam = r.number("optimizer_state_bytes_per_param", j.optimizerStateBytesPerParam);
         j.legacyOptimizerBytesPerParam = -1;
     }
-    j.zeroStage = r.integer("zero_stage", j.zeroStage);
-    const std::string sched = r.string("schedule", toString(j.schedule));
-    if (!parseSchedule(sched, j.schedule))
-        r.fail("schedule", "expected 1f1b or gpipe, got '" + sched + "'");
-    j.recompute = r.boolean("recompute", j.recompute);
-    j.tf32 = r.boolean("tf32", j.tf32);
-    j.backwardFactor = r.number("backward_factor", j.backwardFactor);
-    j.memoryMargin = r.number("memory_margin", j.memoryMargin);
-    const std::string fw = r.string("framework", toString(j.framework));
-    if (!parseFramework(fw, j.framework))
-        r.fail("framework", "expected megatron-core, megatron-legacy or deepspeed-pipe, got '" + fw + "'");
-    j.sequenceParallel = r.boolean("sequence_parallel", j.sequenceParallel);
     j.validate(file);
     return j;
 }

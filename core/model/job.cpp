@@ -1,8 +1,7 @@
 #include "job.h"
 
 #include "core/base/errors.h"
-
-#include <cmath>
+#include "job_fields.h"
 
 namespace hetplan {
 
@@ -67,21 +66,8 @@ bool parseFramework(const std::string& s, Framework& out)
 
 void Job::validate(const std::string& file) const
 {
-    // Upper bounds keep every derived count (micro-batches, samples, events) far from overflow.
-    if (globalBatchSize <= 0 || globalBatchSize > kMaxBatch)
-        throw InputError(file, "global_batch_size", "must be between 1 and " + std::to_string(kMaxBatch));
-    if (sequenceLength <= 0 || sequenceLength > kMaxBatch)
-        throw InputError(file, "sequence_length", "must be between 1 and " + std::to_string(kMaxBatch));
-    if (zeroStage < 0 || zeroStage > 3)
-        throw InputError(file, "zero_stage", "must be 0, 1, 2 or 3");
-    if (!(optimizerStateBytesPerParam >= 0) || !(optimizerStateBytesPerParam <= 1024))
-        throw InputError(file, legacyOptimizerBytesPerParam >= 0 ? "optimizer_bytes_per_param"
-                                                                 : "optimizer_state_bytes_per_param",
-                         "must be between 0 and 1024");
-    if (!(backwardFactor > 0) || !(backwardFactor <= 100))
-        throw InputError(file, "backward_factor", "must be positive and at most 100");
-    if (!(memoryMargin >= 0) || !(memoryMargin <= 0.5))
-        throw InputError(file, "memory_margin", "must be a fraction of GPU memory between 0 and 0.5");
+    // The ranges (jobFields) keep every derived count (micro-batches, samples, events) far from overflow.
+    checkFields(*this, jobFields(), file);
     if (sequenceParallel && framework == Framework::DeepSpeedPipe)
         throw InputError(file, "sequence_parallel",
                          "DeepSpeed's pipeline engine has no Megatron sequence parallelism; use framework "

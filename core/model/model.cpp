@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "layer_fields.h"
+
 #include "core/base/errors.h"
 
 #include <algorithm>
@@ -117,23 +119,7 @@ void ModelSpec::validate(const std::string& file) const
     for (size_t i = 0; i < layers.size(); ++i) {
         const LayerSpec& l = layers[i];
         const std::string f = "layers[" + std::to_string(i) + "]";
-        auto check = [&](double v, const char* field) {
-            if (!std::isfinite(v) || v < 0)
-                throw InputError(file, f + "." + field, "must be a finite non-negative number");
-        };
-        check(l.params, "params");
-        check(l.forwardFlops, "forward_flops");
-        check(l.outputBytes, "output_bytes");
-        check(l.activationBytesSharded, "activation_bytes_sharded");
-        check(l.activationBytesReplicated, "activation_bytes_replicated");
-        check(l.inputBytes, "input_bytes");
-        check(l.weightBytesMoved, "weight_bytes_moved");
-        check(l.tpAllReduceBytes, "tp_allreduce_bytes");
-        check(l.expertAllToAllBytes, "expert_alltoall_bytes");
-        check(l.memoryBytesSharded, "memory_bytes_sharded");
-        check(l.memoryBytesReplicated, "memory_bytes_replicated");
-        check(l.attentionScoreBytes, "attention_score_bytes");
-        check(l.kernels, "kernels");
+        checkFields(l, layerFields(), file, f + ".");
         for (size_t k = 0; k < l.matmuls.size(); ++k) {
             const MatMul& mm = l.matmuls[k];
             for (double v : {mm.m, mm.n, mm.k, mm.batch})

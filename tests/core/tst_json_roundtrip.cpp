@@ -345,7 +345,7 @@ private slots:
         QJsonObject o = toJson(Job{});
         o["framework"] = "megatron";
         QCOMPARE(errorFor(o), bad + ": framework: expected megatron-core, megatron-legacy or deepspeed-pipe, got "
-                                    "'megatron'");
+                                    "\"megatron\"");
         o["tf32"] = 1;
         QVERIFY(errorFor(o).startsWith(bad + ": tf32: "));
         o.remove("tf32");

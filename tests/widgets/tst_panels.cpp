@@ -105,7 +105,7 @@ private slots:
         p.findChild<QComboBox*>(QStringLiteral("framework"))->setCurrentIndex(int(Framework::DeepSpeedPipe));
         QCOMPARE(spy.count(), 2);
         QVERIFY(spy.back().front().value<Job>().framework == Framework::DeepSpeedPipe);
-        p.findChild<QCheckBox*>(QStringLiteral("sequenceParallel"))->setChecked(false);
+        p.findChild<QCheckBox*>(QStringLiteral("sequence_parallel"))->setChecked(false);
         QCOMPARE(spy.count(), 3);
         QVERIFY(!spy.back().front().value<Job>().sequenceParallel);
         // TF32 is on by default and unticking it is an edit. It only matters to fp32 jobs: greyed out for fp16.

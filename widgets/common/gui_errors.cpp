@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/qstrings.h"
+#include "core/model/job_fields.h"
 #include "core/planners/planner.h"
 
 #include <QCoreApplication>
@@ -13,29 +14,6 @@ namespace hetplan {
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("GuiErrors", text); }
-
-// Job fields: JSON name, CLI flag name, the Job panel's label.
-struct JobField {
-    const char* json;
-    const char* flag;
-    const char* label;
-};
-const JobField kJobFields[] = {
-    {"global_batch_size", "gbs", QT_TRANSLATE_NOOP("GuiErrors", "Global batch size")},
-    {"sequence_length", "seq", QT_TRANSLATE_NOOP("GuiErrors", "Sequence length")},
-    {"precision", "precision", QT_TRANSLATE_NOOP("GuiErrors", "Precision")},
-    {"zero_stage", "zero", QT_TRANSLATE_NOOP("GuiErrors", "ZeRO stage")},
-    {"schedule", "schedule", QT_TRANSLATE_NOOP("GuiErrors", "Schedule")},
-    {"recompute", "recompute", QT_TRANSLATE_NOOP("GuiErrors", "Activation recomputation")},
-    {"tf32", "no-tf32", QT_TRANSLATE_NOOP("GuiErrors", "TF32")},
-    {"backward_factor", "backward-factor", QT_TRANSLATE_NOOP("GuiErrors", "Backward factor")},
-    {"optimizer_state_bytes_per_param", "optimizer-state-bytes",
-     QT_TRANSLATE_NOOP("GuiErrors", "Optimizer states (bytes/param)")},
-    {"optimizer_bytes_per_param", "optimizer-bytes", QT_TRANSLATE_NOOP("GuiErrors", "Optimizer state")},
-    {"memory_margin", "memory-margin", QT_TRANSLATE_NOOP("GuiErrors", "Memory margin")},
-    {"framework", "framework", QT_TRANSLATE_NOOP("GuiErrors", "Framework")},
-    {"sequence_parallel", "sequence-parallel", QT_TRANSLATE_NOOP("GuiErrors", "Sequence parallelism")},
-};
 
 std::string withoutDashes(const std::string& name)
 {
@@ -66,11 +44,11 @@ QString placeOf(const std::string& file)
 
 QString jobFieldLabel(const std::string& field)
 {
-    const std::string name = withoutDashes(field);
-    for (const JobField& f : kJobFields)
-        if (name == f.json || name == f.flag)
-            return tr(f.label);
-    return {};
+    std::string name = withoutDashes(field);
+    if (name == kLegacyOptimizerKey)
+        name = "optimizer_state_bytes_per_param";
+    const FieldSpec<Job>* f = findField(jobFields(), name);
+    return f ? qs(f->decl.label) : QString();
 }
 
 QString plannerOptionLabel(const std::string& planner, const std::string& key)

@@ -1,21 +1,22 @@
 #pragma once
-// Job settings form: global batch, sequence length, precision, ZeRO stage, schedule, recomputation,
-// backward factor. Emits jobEdited() on every user change (not on setJob()).
+// Job settings form, one editor per row of the job's field table (jobFields(): batch, sequence, precision,
+// ZeRO, schedule, ...), labelled as error messages name them. Emits jobEdited() on every user change (not
+// on setJob()).
 #include "core/model/job.h"
 
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
-class QDoubleSpinBox;
-class QSpinBox;
+#include <vector>
 
 namespace hetplan {
+
+class OptionEditor;
 
 class JobPanel : public QWidget {
     Q_OBJECT
 public:
     explicit JobPanel(QWidget* parent = nullptr);
+    ~JobPanel() override;
     void setJob(const Job& job);
     Job job() const;
 
@@ -24,18 +25,8 @@ signals:
 
 private:
     void emitEdited();
-    QSpinBox* gbs_;
-    QSpinBox* seq_;
-    QComboBox* precision_;
-    QComboBox* zero_;
-    QComboBox* schedule_;
-    QCheckBox* recompute_;
-    QCheckBox* tf32_;
-    QDoubleSpinBox* backward_;
-    QDoubleSpinBox* optimizer_;
-    QComboBox* framework_;       // Framework's order
-    QCheckBox* sequenceParallel_;
-    QDoubleSpinBox* margin_; // percent in the panel, a fraction in the job
+    QWidget* editor(const std::string& key) const;
+    std::vector<OptionEditor> editors_; // jobFields()' order
     bool updating_ = false;
 };
 

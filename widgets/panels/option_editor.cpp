@@ -25,42 +25,47 @@ int decimalsFor(double value)
     return 10;
 }
 
-OptionEditor::OptionEditor(OptionDecl option, QWidget* parent) : option_(std::move(option))
+OptionEditor::OptionEditor(OptionDecl option, QWidget* parent, FieldLook look)
+    : option_(std::move(option)), look_(std::move(look))
 {
     widget_ = create(parent);
     widget_->setObjectName(qs(option_.key));
     widget_->setToolTip(qs(option_.help));
+    setValue(option_.defaultValue);
 }
 
 QWidget* OptionEditor::create(QWidget* parent) const
 {
-    const QString def = qs(option_.defaultValue);
+    const bool labelledInts = option_.type == OptionType::Int && !look_.valueLabels.empty();
+    if (option_.type == OptionType::Choice || labelledInts) {
+        // Items show the label and hold the canonical value.
+        auto* box = new QComboBox(parent);
+        const size_t n = labelledInts ? size_t(option_.max - option_.min + 1) : option_.choices.size();
+        for (size_t i = 0; i < n; ++i) {
+            const std::string value =
+                labelledInts ? std::to_string(int(option_.min) + int(i)) : option_.choices[i];
+            box->addItem(qs(i < look_.valueLabels.size() ? look_.valueLabels[i] : value), qs(value));
+        }
+        return box;
+    }
+    const QString suffix = qs(look_.unit);
     switch (option_.type) {
     case OptionType::Int: {
         auto* box = new QSpinBox(parent);
         box->setRange(clampToInt(option_.min), clampToInt(option_.max));
-        box->setValue(def.toInt());
+        box->setSuffix(suffix);
         return box;
     }
     case OptionType::Real: {
         auto* box = new QDoubleSpinBox(parent);
-        box->setDecimals(decimalsFor(def.toDouble())); // before the value: the box rounds to its decimals
-        box->setRange(option_.min, option_.max);
-        box->setValue(def.toDouble());
+        box->setRange(option_.min * look_.scale, option_.max * look_.scale);
+        box->setSuffix(suffix);
         return box;
     }
-    case OptionType::Bool: {
-        auto* box = new QCheckBox(parent);
-        box->setChecked(option_.defaultValue == "true");
-        return box;
-    }
+    case OptionType::Bool:
     case OptionType::Choice: break;
     }
-    auto* box = new QComboBox(parent);
-    for (const std::string& c : option_.choices)
-        box->addItem(qs(c));
-    box->setCurrentText(def);
-    return box;
+    return new QCheckBox(parent);
 }
 
 std::string OptionEditor::text() const
@@ -68,10 +73,10 @@ std::string OptionEditor::text() const
     if (auto* i = qobject_cast<QSpinBox*>(widget_))
         return std::to_string(i->value());
     if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_))
-        return QString::number(r->value(), 'g', 12).toStdString();
+        return QString::number(r->value() / look_.scale, 'g', 12).toStdString();
     if (auto* b = qobject_cast<QCheckBox*>(widget_))
         return b->isChecked() ? "true" : "false";
-    return qobject_cast<QComboBox*>(widget_)->currentText().toStdString();
+    return qobject_cast<QComboBox*>(widget_)->currentData().toString().toStdString();
 }
 
 void OptionEditor::setValue(const std::string& text)
@@ -82,14 +87,30 @@ void OptionEditor::setValue(const std::string& text)
     } catch (const std::exception&) {
         return;
     }
-    if (auto* i = qobject_cast<QSpinBox*>(widget_))
+    if (auto* i = qobject_cast<QSpinBox*>(widget_)) {
         i->setValue(qs(v).toInt());
-    else if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_))
-        r->setValue(qs(v).toDouble());
-    else if (auto* b = qobject_cast<QCheckBox*>(widget_))
+    } else if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_)) {
+        // Twelve significant digits: 0.07 shown as 7 %, not 7.000000000000001 %.
+        const double shown = QString::number(qs(v).toDouble() * look_.scale, 'g', 12).toDouble();
+        r->setDecimals(std::max(r->decimals(), decimalsFor(shown))); // before the value: the box rounds
+        r->setValue(shown);
+    } else if (auto* b = qobject_cast<QCheckBox*>(widget_)) {
         b->setChecked(v == "true");
+    } else if (auto* c = qobject_cast<QComboBox*>(widget_)) {
+        c->setCurrentIndex(c->findData(qs(v)));
+    }
+}
+
+void OptionEditor::onChanged(const std::function<void()>& f) const
+{
+    if (auto* i = qobject_cast<QSpinBox*>(widget_))
+        QObject::connect(i, &QSpinBox::valueChanged, i, f);
+    else if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_))
+        QObject::connect(r, &QDoubleSpinBox::valueChanged, r, f);
+    else if (auto* b = qobject_cast<QCheckBox*>(widget_))
+        QObject::connect(b, &QCheckBox::toggled, b, f);
     else if (auto* c = qobject_cast<QComboBox*>(widget_))
-        c->setCurrentText(qs(v));
+        QObject::connect(c, &QComboBox::currentIndexChanged, c, f);
 }
 
 // The editors only offer valid values, so check() only canonicalises here (e.g. a real's digits).

@@ -32,18 +32,19 @@ std::string metavar(const OptionDecl& d)
     return {};
 }
 
-// A job field's flag: the job file's value wins over the default and the flag over both.
+// "<help> (1-10000000 samples; default: the job's, else 32)." A job file's value wins over the default, the
+// flag over both.
 std::string flagHelp(const FieldSpec<Job>& f)
 {
     const OptionDecl& d = f.decl;
     if (d.type == OptionType::Bool)
         return d.help + (d.defaultValue == "true" ? " (turns " + d.key + " off)." : ".");
-    std::string help = d.help;
-    if (!f.unit.empty())
-        help += ", in " + f.unit;
+    std::string range;
     if (d.type != OptionType::Choice)
-        help += ", " + fields_detail::numberText(d.min) + "-" + fields_detail::numberText(d.max);
-    return help + " (default: the job's, else " + (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) + ").";
+        range = fields_detail::numberText(d.min) + "-" + fields_detail::numberText(d.max) +
+                (f.unit.empty() ? "" : " " + f.unit) + "; ";
+    return d.help + " (" + range + "default: the job's, else " + (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) +
+           ").";
 }
 } // namespace
 

@@ -8,6 +8,8 @@ namespace hetplan::fields_detail {
 
 std::string numberText(double v)
 {
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        return std::to_string((long long)v); // 10000000, not 1e+07
     char buf[32];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
     return ec == std::errc() ? std::string(buf, end) : std::string("nan");

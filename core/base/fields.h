@@ -75,7 +75,7 @@ namespace fields_detail {
 std::string rangeProblem(const OptionDecl& decl, double v);
 // "expected fp16, bf16 or fp32, got 'x'"
 std::string choiceProblem(const OptionDecl& decl, const std::string& got);
-// Shortest text that reads back as `v` ("32", "0.1", "1e+21").
+// Shortest text that reads back as `v`, whole numbers in full ("10000000", "0.1", "1e+21").
 std::string numberText(double v);
 // Strict whole-string parses (as OptionDecl::check): false on anything else.
 bool parseNumber(const OptionDecl& decl, const std::string& s, double& out);

@@ -29,6 +29,13 @@ Profile profileFromJson(const QJsonObject& o, const std::string& file);
 // Plan JSON (hetplan.plan/1), including its inputs.
 QJsonObject toJson(const Plan& p);
 Plan planFromJson(const QJsonObject& o, const std::string& file);
+// The plan document's own top-level keys, and whether every plan has it; any other key holding an object is a
+// planner's section (Plan::details).
+struct PlanKey {
+    const char* key;
+    bool required;
+};
+const std::vector<PlanKey>& planKeys();
 
 // Files. Reading reports a missing file or bad JSON as InputError(path, "", reason). Writing goes through
 // writeOutputFile (core/base/output_file.h): a regular file is replaced atomically (temporary file +

@@ -423,20 +423,17 @@ ZeroPlan zeroFromJson(const JsonReader& z, const Plan& p, const GpuIndex& ix, co
 
 namespace {
 
-// The plan's own top-level keys; any other key holding an object is a planner's section (Plan::details).
-const std::set<QString>& planKeys()
+bool isPlanKey(const QString& key)
 {
-    static const std::set<QString> keys{
-        "schema", "planner",    "options",   "cluster", "model", "job",   "estimate", "planner_estimate",
-        "summary", "search", "candidates", "pipelines", "zero",    "spmd",  "ranks", "inputs"};
-    return keys;
+    const std::string k = key.toStdString();
+    return std::any_of(planKeys().begin(), planKeys().end(), [&](const PlanKey& p) { return k == p.key; });
 }
 
 std::map<std::string, QJsonObject> detailsFromJson(const JsonReader& r)
 {
     std::map<std::string, QJsonObject> out;
     for (auto it = r.object().begin(); it != r.object().end(); ++it) {
-        if (planKeys().count(it.key()))
+        if (isPlanKey(it.key()))
             continue;
         const std::string key = it.key().toStdString();
         if (!it.value().isObject())
@@ -447,6 +444,16 @@ std::map<std::string, QJsonObject> detailsFromJson(const JsonReader& r)
 }
 
 } // namespace
+
+const std::vector<PlanKey>& planKeys()
+{
+    static const std::vector<PlanKey> keys{
+        {"schema", true},   {"planner", true},    {"options", false},    {"cluster", true},
+        {"model", true},    {"job", true},        {"estimate", true},    {"planner_estimate", false},
+        {"summary", false}, {"search", false},    {"candidates", false}, {"pipelines", false},
+        {"zero", false},    {"spmd", false},      {"ranks", true},       {"inputs", true}};
+    return keys;
+}
 
 QJsonObject toJson(const Plan& p)
 {
@@ -483,7 +490,7 @@ QJsonObject toJson(const Plan& p)
         inputs["profile"] = toJson(p.profile);
     o["inputs"] = inputs;
     for (const auto& [key, section] : p.details) {
-        if (planKeys().count(qs(key)))
+        if (isPlanKey(qs(key)))
             throw std::logic_error("planner section '" + key + "' would overwrite the plan's own key");
         o[qs(key)] = section;
     }

@@ -53,7 +53,6 @@ std::vector<FieldSpec<Job>> makeJobFields()
     t.push_back(memberField(&Job::backwardFactor,
                             D::real("backward_factor", "Backward factor", 2.0, 0.01, 100,
                                     "Analytic backward time as a multiple of forward"))
-                    .in("x forward")
                     .cli("backward-factor"));
     t.push_back(memberField(&Job::optimizerStateBytesPerParam,
                             D::real("optimizer_state_bytes_per_param", "Optimizer states", 8, 0, 1024,

@@ -6,6 +6,7 @@
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
+#include "core/model/job_fields.h"
 #include "core/model/model.h"
 #include "core/planners/planner.h"
 
@@ -53,6 +54,41 @@ private slots:
             QVERIFY2(QRegularExpression("^[a-z-]+  +\\S").match(line).hasMatch(), qPrintable(line));
         QVERIFY(planners.out.contains(QRegularExpression("^deepspeed-zero  +Baseline", QRegularExpression::MultilineOption)));
         QVERIFY(runCli({"list", "devices"}).out.contains("MI300X"));
+    }
+
+    void jobFlagsComeFromTheFieldTable()
+    {
+        // Every job field with a flag is in plan's help, and the flags set the job the plan carries: each
+        // expected value below is the flag's argument (or a switch's opposite of Job{}).
+        const CliResult help = runCli({"plan", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        for (const FieldSpec<Job>& f : jobFields())
+            if (!f.flag.empty())
+                QVERIFY2(help.out.contains(QString::fromStdString("--" + f.flag)), f.flag.c_str());
+        const QString plan = path("flags-plan.json");
+        CliResult r = runCli({"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp",
+                              "--gbs", "16", "--precision", "bf16", "--schedule", "gpipe", "--recompute",
+                              "--backward-factor", "2.5", "--optimizer-state-bytes", "4", "--memory-margin", "0.05",
+                              "--zero", "1", "--framework", "megatron-legacy", "--sequence-parallel",
+                              "--planner", "uniform", "--quiet", "--out", plan});
+        QCOMPARE(r.exitCode, 0);
+        const Job j = readPlan(plan.toStdString()).job;
+        QCOMPARE(j.globalBatchSize, 16);
+        QVERIFY(j.precision == Precision::BF16 && j.schedule == Schedule::GPipe && j.recompute);
+        QCOMPARE(j.backwardFactor, 2.5);
+        QCOMPARE(j.optimizerStateBytesPerParam, 4.0);
+        QCOMPARE(j.memoryMargin, 0.05);
+        QCOMPARE(j.zeroStage, 1);
+        QVERIFY(j.framework == Framework::MegatronLegacy && j.sequenceParallel);
+        // A value outside the field's range is refused at the flag, with the field's range.
+        r = runCli({"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--backward-factor",
+                    "0", "--planner", "uniform", "--out", path("never.json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--backward-factor: backward_factor: must be between 0.01 and 100"), qPrintable(r.err));
+        r = runCli({"plan", "--cluster", "example:amp-homogeneous", "--model", "example:gpt2-amp", "--schedule",
+                    "zb", "--planner", "uniform", "--out", path("never.json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--schedule: schedule: expected 1f1b or gpipe, got \"zb\""), qPrintable(r.err));
     }
 
     void planSimulateExport()

@@ -6,6 +6,8 @@
 #include "core/base/errors.h"
 #include "core/io/json_io.h"
 #include "core/io/schema_validate.h"
+#include "core/model/job_fields.h"
+#include "core/model/layer_fields.h"
 #include "core/sim/simulator.h"
 #include "core/sim/summary.h"
 
@@ -15,6 +17,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace hetplan;
 using namespace hetplan::simtest;
@@ -132,7 +135,94 @@ private slots:
     void validatorKeywords();
     void schemaProblemsReported();
     void topLevelKeysAreNotPlannerSections();
+    void planKeysAreTheSchemas();
+    void jobFieldsAreTheSchemas();
+    void layerFieldsAreTheSchemas();
 };
+
+namespace {
+QStringList sorted(QStringList l)
+{
+    l.sort();
+    return l;
+}
+
+// The table row and the schema's property agree on type, range and choices.
+template <class T>
+void compareWithSchema(const FieldSpec<T>& f, const QJsonObject& prop)
+{
+    const QString key = QString::fromStdString(f.decl.key);
+    switch (f.decl.type) {
+    case OptionType::Int: QCOMPARE(prop.value("type").toString(), QString("integer")); break;
+    case OptionType::Real: QCOMPARE(prop.value("type").toString(), QString("number")); break;
+    case OptionType::Bool: QCOMPARE(prop.value("type").toString(), QString("boolean")); break;
+    case OptionType::Choice: {
+        QStringList choices;
+        for (const std::string& c : f.decl.choices)
+            choices << QString::fromStdString(c);
+        QCOMPARE(prop.value("enum").toVariant().toStringList(), choices);
+        return;
+    }
+    }
+    if (f.decl.type == OptionType::Bool)
+        return;
+    QVERIFY2(prop.contains("minimum"), qPrintable(key));
+    QCOMPARE(prop.value("minimum").toDouble(), f.decl.min);
+    if (std::isfinite(f.decl.max))
+        QCOMPARE(prop.value("maximum").toDouble(), f.decl.max);
+    else
+        QVERIFY2(!prop.contains("maximum"), qPrintable(key));
+}
+
+template <class T>
+void compareTableWithSchema(const std::vector<FieldSpec<T>>& fields, const QJsonObject& def,
+                            const QStringList& otherKeys)
+{
+    const QJsonObject props = def.value("properties").toObject();
+    QStringList keys = otherKeys, required;
+    for (const FieldSpec<T>& f : fields) {
+        keys << QString::fromStdString(f.decl.key);
+        if (f.required)
+            required << QString::fromStdString(f.decl.key);
+        compareWithSchema(f, props.value(QString::fromStdString(f.decl.key)).toObject());
+    }
+    QCOMPARE(sorted(props.keys()), sorted(keys));
+    QCOMPARE(sorted(def.value("required").toVariant().toStringList()), sorted(required));
+}
+} // namespace
+
+void TestPlanSchema::planKeysAreTheSchemas()
+{
+    // The reader's key list (what is not a planner's section) and the schema's properties are the same set,
+    // and so are the keys every plan must have.
+    const QJsonObject& s = planSchema();
+    QStringList keys, required;
+    for (const PlanKey& k : planKeys()) {
+        keys << k.key;
+        if (k.required)
+            required << k.key;
+    }
+    QCOMPARE(sorted(s.value("properties").toObject().keys()), sorted(keys));
+    QCOMPARE(sorted(s.value("required").toVariant().toStringList()), sorted(required));
+}
+
+void TestPlanSchema::jobFieldsAreTheSchemas()
+{
+    // Besides the table: the version tag and the older optimizer key the reader still accepts.
+    const QJsonObject job = planSchema().value("$defs").toObject().value("job").toObject();
+    compareTableWithSchema(jobFields(), job, {"schema", kLegacyOptimizerKey});
+}
+
+void TestPlanSchema::layerFieldsAreTheSchemas()
+{
+    const QJsonObject layer = planSchema()
+                                  .value("$defs").toObject()
+                                  .value("modelSpec").toObject()
+                                  .value("properties").toObject()
+                                  .value("layers").toObject()
+                                  .value("items").toObject();
+    compareTableWithSchema(layerFields(), layer, {"name", "matmuls"});
+}
 
 void TestPlanSchema::topLevelKeysAreNotPlannerSections()
 {

@@ -2,7 +2,10 @@
 // a readable error without closing the dialog.
 #include "testutil.h"
 
+#include "core/base/errors.h"
 #include "core/io/examples.h"
+#include "core/model/job_fields.h"
+#include "widgets/common/gui_errors.h"
 #include "core/planners/planner.h"
 #include "widgets/models/profile_table.h"
 #include "widgets/panels/import_dialog.h"
@@ -13,6 +16,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -118,6 +123,41 @@ private slots:
         j.precision = Precision::FP32;
         p.setJob(j);
         QVERIFY(tf32->isEnabled());
+    }
+
+    void jobPanelHasARowPerJobField()
+    {
+        // One editor per field of the table, named by its key and labelled as error messages name it; a job
+        // with every field away from its default survives setJob → job (the memory margin is shown in per
+        // cent: 7 %, stored as 0.07).
+        JobPanel p;
+        auto* form = qobject_cast<QFormLayout*>(p.layout());
+        QVERIFY(form);
+        QCOMPARE(form->rowCount(), int(jobFields().size()));
+        for (int i = 0; i < form->rowCount(); ++i) {
+            const FieldSpec<Job>& f = jobFields()[i];
+            QWidget* editor = form->itemAt(i, QFormLayout::FieldRole)->widget();
+            QCOMPARE(editor->objectName(), QString::fromStdString(f.decl.key));
+            auto* label = qobject_cast<QLabel*>(form->itemAt(i, QFormLayout::LabelRole)->widget());
+            QCOMPARE(label->text(), guiErrorText(InputError("job", f.decl.key, "x")).section(" (Job panel)", 0, 0));
+        }
+        Job j;
+        j.globalBatchSize = 96;
+        j.sequenceLength = 512;
+        j.precision = Precision::FP32;
+        j.optimizerStateBytesPerParam = 4.5;
+        j.zeroStage = 3;
+        j.schedule = Schedule::GPipe;
+        j.recompute = true;
+        j.tf32 = false;
+        j.backwardFactor = 1.75;
+        j.memoryMargin = 0.07;
+        j.framework = Framework::MegatronLegacy;
+        j.sequenceParallel = true;
+        p.setJob(j);
+        QCOMPARE(p.job(), j);
+        QCOMPARE(p.findChild<QDoubleSpinBox*>(QStringLiteral("memory_margin"))->value(), 7.0);
+        QCOMPARE(p.findChild<QComboBox*>(QStringLiteral("zero_stage"))->currentText(), QStringLiteral("3 — + parameters"));
     }
 
     void runPanelListsTheRegistryAndItsOptions()

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <regex>
@@ -23,76 +22,7 @@ namespace hetplan {
 
 namespace {
 
-// ---- Which keywords a schema may use -------------------------------------------------------------------
-
-// What a keyword's value is, for the keywords valijson checks that mean the same in draft 7 and draft
-// 2020-12 (plus annotations, valid anywhere and checked by nobody). Anything else is Unknown.
-enum class Keyword { Unknown, Annotation, Leaf, Subschema, SubschemaMap, SubschemaList };
-
-Keyword keywordKind(const QString& key)
-{
-    static const std::map<QString, Keyword> kinds = [] {
-        std::map<QString, Keyword> k;
-        for (const char* a : {"$schema", "$id", "title", "description", "$comment", "default", "examples", "readOnly",
-                              "writeOnly", "deprecated"})
-            k[a] = Keyword::Annotation;
-        for (const char* l : {"type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-                              "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-                              "uniqueItems", "maxProperties", "minProperties", "required", "$ref"})
-            k[l] = Keyword::Leaf;
-        for (const char* o :
-             {"items", "additionalProperties", "not", "propertyNames", "contains", "if", "then", "else"})
-            k[o] = Keyword::Subschema;
-        for (const char* m : {"properties", "patternProperties", "$defs"})
-            k[m] = Keyword::SubschemaMap;
-        for (const char* l : {"allOf", "anyOf", "oneOf"})
-            k[l] = Keyword::SubschemaList;
-        return k;
-    }();
-    const auto it = kinds.find(key);
-    return it == kinds.end() ? Keyword::Unknown : it->second;
-}
-
-void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<SchemaViolation>& out);
-
-// One keyword of a schema object at `at`.
-void lintKeyword(const QString& key, const QJsonValue& value, bool besideRef, const std::string& at,
-                 std::vector<SchemaViolation>& out)
-{
-    const std::string here = at + "/" + key.toStdString();
-    const Keyword kind = keywordKind(key);
-    if (kind == Keyword::Annotation || key == "$ref")
-        return;
-    if (besideRef) {
-        // Draft 7 (valijson) ignores a $ref's siblings where 2020-12 applies them too.
-        out.push_back({here, "keyword '" + key.toStdString() + "' beside $ref would be ignored"});
-    } else if (key == "items" && value.isArray()) {
-        out.push_back({here, "a list of item schemas is not supported (draft 2020-12 calls it prefixItems)"});
-    } else if (kind == Keyword::Subschema) {
-        lintSchema(value, here, out);
-    } else if (kind == Keyword::SubschemaMap) {
-        const QJsonObject map = value.toObject();
-        for (auto it = map.begin(); it != map.end(); ++it)
-            lintSchema(it.value(), here + "/" + it.key().toStdString(), out);
-    } else if (kind == Keyword::SubschemaList) {
-        const QJsonArray list = value.toArray();
-        for (int i = 0; i < list.size(); ++i)
-            lintSchema(list.at(i), here + "/" + std::to_string(i), out);
-    } else if (kind == Keyword::Unknown) {
-        out.push_back({here, "schema keyword '" + key.toStdString() + "' is not supported by this validator"});
-    }
-}
-
-// Reports keywords the validator would ignore or read differently from draft 2020-12. Paths start with
-// "#" (locations in the schema, not the instance).
-void lintSchema(const QJsonValue& schema, const std::string& at, std::vector<SchemaViolation>& out)
-{
-    if (!schema.isObject())
-        return; // a boolean schema, or a malformed one that the parser reports
-    const QJsonObject o = schema.toObject();
-    for (auto it = o.begin(); it != o.end(); ++it)
-        lintKeyword(it.key(), it.value(), o.contains("$ref"), at, out);
-}
+constexpr const char* kDraft7 = "http://json-schema.org/draft-07/schema#";
 
 // ---- Compiling and running -----------------------------------------------------------------------------
 
@@ -104,7 +34,12 @@ struct CompiledSchema {
 std::unique_ptr<CompiledSchema> compile(const QJsonObject& schema)
 {
     auto c = std::make_unique<CompiledSchema>();
-    lintSchema(schema, "#", c->problems);
+    // valijson applies draft 7's rules; a schema written for another draft could mean checks it does not make
+    // (a keyword beside $ref, prefixItems), so only draft-07 schemas are taken.
+    if (schema.value("$schema").toString() != kDraft7) {
+        c->problems.push_back({"#/$schema", "expected \"" + std::string(kDraft7) + "\" (this validator checks draft 7)"});
+        return c;
+    }
     try {
         valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
         parser.populateSchema(valijson::adapters::QtJsonAdapter(schema), c->schema);

@@ -1,7 +1,7 @@
 #pragma once
-// JSON Schema validation with valijson (draft 7 semantics). hetplan's schemas declare draft 2020-12 and use
-// only keywords that mean the same in both drafts; validateJson reports any other keyword (and any keyword
-// beside a $ref, which draft 7 ignores) so a schema never silently claims a check that is not made.
+// JSON Schema validation with valijson. hetplan's schemas declare draft 7, the draft valijson checks, so a
+// schema means to any other draft-7 validator what it means here; a schema declaring another draft is refused
+// (located at "#/$schema") rather than checked by rules it was not written for.
 #include <QJsonObject>
 #include <QJsonValue>
 
@@ -12,12 +12,12 @@ namespace hetplan {
 
 struct SchemaViolation {
     // Location in the instance, JSON pointer-like ("/pipelines/0/stages/1/gpus", "/" for the root); a
-    // problem with the schema itself is located in the schema instead ("#/$defs/stage").
+    // problem with the schema itself is located in the schema instead ("#/definitions/stage").
     std::string path;
     std::string message;
 };
 
-// Validates `instance` against `schema` (the root, whose $defs resolve the $refs). Returns every violation
+// Validates `instance` against `schema` (the root, whose definitions resolve the $refs). Returns every violation
 // found (empty = valid).
 std::vector<SchemaViolation> validateJson(const QJsonValue& instance, const QJsonObject& schema);
 

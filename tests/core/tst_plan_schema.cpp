@@ -1,6 +1,6 @@
 // The plan JSON Schema (resources/schema/plan.schema.json) and the validator that checks it (valijson):
 // every plan toJson(Plan) writes validates; malformed documents are rejected at the offending field with a
-// reason; schemas using keywords the validator would not check as draft 2020-12 means are refused.
+// reason; a schema declaring a draft other than the one the validator checks (7) is refused.
 #include "simfixtures.h"
 
 #include "core/base/errors.h"
@@ -209,14 +209,14 @@ void TestPlanSchema::planKeysAreTheSchemas()
 void TestPlanSchema::jobFieldsAreTheSchemas()
 {
     // Besides the table: the version tag and the older optimizer key the reader still accepts.
-    const QJsonObject job = planSchema().value("$defs").toObject().value("job").toObject();
+    const QJsonObject job = planSchema().value("definitions").toObject().value("job").toObject();
     compareTableWithSchema(jobFields(), job, {"schema", kLegacyOptimizerKey});
 }
 
 void TestPlanSchema::layerFieldsAreTheSchemas()
 {
     const QJsonObject layer = planSchema()
-                                  .value("$defs").toObject()
+                                  .value("definitions").toObject()
                                   .value("modelSpec").toObject()
                                   .value("properties").toObject()
                                   .value("layers").toObject()
@@ -246,8 +246,8 @@ void TestPlanSchema::topLevelKeysAreNotPlannerSections()
 void TestPlanSchema::schemaLoads()
 {
     const QJsonObject& s = planSchema();
-    QCOMPARE(s.value("$schema").toString(), QString("https://json-schema.org/draft/2020-12/schema"));
-    QVERIFY(s.value("$defs").toObject().contains("stage"));
+    QCOMPARE(s.value("$schema").toString(), QString("http://json-schema.org/draft-07/schema#"));
+    QVERIFY(s.value("definitions").toObject().contains("stage"));
     // The schema itself only uses keywords the validator checks: an empty document gets instance
     // violations (missing properties), none located in the schema ("#...").
     const std::vector<SchemaViolation> v = validateJson(QJsonObject(), s);
@@ -344,16 +344,17 @@ void TestPlanSchema::invalidDocumentsRejected()
 void TestPlanSchema::validatorKeywords()
 {
     const QJsonObject schema = QJsonDocument::fromJson(R"({
+        "$schema": "http://json-schema.org/draft-07/schema#",
         "type": "object",
         "properties": {
-            "a": { "$ref": "#/$defs/pos" },
+            "a": { "$ref": "#/definitions/pos" },
             "b": { "type": "array", "items": { "enum": ["x", "y"] }, "maxItems": 2 },
             "c": { "const": 7 },
             "d": { "type": "number", "exclusiveMinimum": 0 },
             "e": false
         },
         "additionalProperties": { "type": "boolean" },
-        "$defs": { "pos": { "type": "integer", "minimum": 1 } }
+        "definitions": { "pos": { "type": "integer", "minimum": 1 } }
     })")
                                    .object();
     QVERIFY(
@@ -374,26 +375,30 @@ void TestPlanSchema::validatorKeywords()
 
 void TestPlanSchema::schemaProblemsReported()
 {
-    // A 2020-12 keyword valijson does not know, a keyword beside $ref (ignored by draft 7), a list of item
-    // schemas (draft 7's tuple form) and an unresolvable $ref: each refuses the schema, located in it.
-    const QJsonObject odd = QJsonDocument::fromJson(R"({
-        "unevaluatedProperties": false,
-        "properties": {
-            "x": { "$ref": "#/$defs/pos", "maximum": 3 },
-            "y": { "items": [{ "type": "string" }] },
-            "w": { "$ref": "#/$defs/missing" }
-        },
+    // A schema written for another draft (2020-12 applies a $ref's siblings; draft 7 ignores them) or for
+    // none is refused at its $schema, and an unresolvable $ref at the root: nothing is checked by rules the
+    // schema was not written for.
+    const QJsonObject instance = QJsonDocument::fromJson(R"({"x": 5})").object();
+    const QJsonObject later = QJsonDocument::fromJson(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "properties": { "x": { "$ref": "#/$defs/pos", "maximum": 3 } },
         "$defs": { "pos": { "type": "integer", "minimum": 1 } }
     })")
-                                .object();
-    const auto w = validateJson(QJsonDocument::fromJson(R"({"x": 1})").object(), odd);
-    QCOMPARE(int(w.size()), 4);
-    QVERIFY(hasViolation(w, "#/unevaluatedProperties", "not supported"));
-    QVERIFY(hasViolation(w, "#/properties/x/maximum", "beside $ref"));
-    QVERIFY(hasViolation(w, "#/properties/y/items", "prefixItems"));
-    QVERIFY(hasViolation(w, "#", "invalid schema"));
-    // Draft 7 keywords with the same meaning in 2020-12 are checked, not just accepted.
+                                  .object();
+    auto w = validateJson(instance, later);
+    QCOMPARE(int(w.size()), 1);
+    QVERIFY(hasViolation(w, "#/$schema", "draft 7"));
+    w = validateJson(instance, QJsonDocument::fromJson(R"({"type": "object"})").object());
+    QVERIFY(hasViolation(w, "#/$schema", "draft 7"));
+    const QJsonObject dangling = QJsonDocument::fromJson(R"({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": { "w": { "$ref": "#/definitions/missing" } }
+    })")
+                                     .object();
+    QVERIFY(hasViolation(validateJson(instance, dangling), "#", "invalid schema"));
+    // Draft 7 keywords are checked, not just accepted.
     const QJsonObject rich = QJsonDocument::fromJson(R"({
+        "$schema": "http://json-schema.org/draft-07/schema#",
         "properties": { "n": { "type": "string", "pattern": "^[a-z]+$" }, "k": { "oneOf": [{ "type": "integer" },
                         { "type": "string" }] } }
     })")

@@ -20,12 +20,13 @@ const std::string kFixture = "profiles/native/hetplan-profile.json";
 
 QJsonObject fixtureJson() { return readJsonFile(fixture(kFixture)); }
 
-// The plan schema's profile definition as a schema of its own (its $refs resolve in the same $defs; a $ref
-// may not stand beside other keywords, hence the allOf).
+// The plan schema's profile definition as a schema of its own (its $refs resolve in the same definitions;
+// draft 7 ignores a $ref's sibling keywords, hence the allOf).
 QJsonObject profileSchema()
 {
-    return QJsonObject{{"allOf", QJsonArray{QJsonObject{{"$ref", "#/$defs/profile"}}}},
-                       {"$defs", planSchema()["$defs"]}};
+    return QJsonObject{{"$schema", planSchema()["$schema"]},
+                       {"allOf", QJsonArray{QJsonObject{{"$ref", "#/definitions/profile"}}}},
+                       {"definitions", planSchema()["definitions"]}};
 }
 } // namespace
 

@@ -21,7 +21,7 @@ std::string optionName(const std::string& arg)
 CommandLine::CommandLine(std::string usage, const std::string& summary)
     : parser_(std::make_unique<QCommandLineParser>()), usage_(std::move(usage))
 {
-    parser_->setApplicationDescription(qs(summary));
+    parser_->setApplicationDescription(toQString(summary));
     // Only long options exist, so "-help" means --help rather than -h -e -l -p.
     parser_->setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     addFlag("help", "Show this help and exit.");
@@ -35,20 +35,20 @@ void CommandLine::addOption(const std::string& name, const std::string& valueNam
         const bool period = !text.empty() && text.back() == '.';
         text = text.substr(0, text.size() - period) + " (default: " + defaultValue + ")" + (period ? "." : "");
     }
-    parser_->addOption(QCommandLineOption(qs(name), qs(text), qs(valueName), qs(defaultValue)));
+    parser_->addOption(QCommandLineOption(toQString(name), toQString(text), toQString(valueName), toQString(defaultValue)));
     takesValue_[name] = true;
 }
 
 void CommandLine::addFlag(const std::string& name, const std::string& description)
 {
     parser_->addOption(
-        QCommandLineOption(name == "help" ? QStringList{"h", "help"} : QStringList{qs(name)}, qs(description)));
+        QCommandLineOption(name == "help" ? QStringList{"h", "help"} : QStringList{toQString(name)}, toQString(description)));
     takesValue_[name] = false;
 }
 
 void CommandLine::addPositional(const std::string& name, const std::string& description, bool rest)
 {
-    parser_->addPositionalArgument(qs(name), qs(description), qs(rest ? name + " [...]" : name));
+    parser_->addPositionalArgument(toQString(name), toQString(description), toQString(rest ? name + " [...]" : name));
     if (rest)
         parser_->setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
     positionalAllowed_ = true;
@@ -58,7 +58,7 @@ bool CommandLine::parse(const std::vector<std::string>& argv, std::ostream& out)
 {
     QStringList args{"hetplan-cli"}; // QCommandLineParser skips the program name
     for (const std::string& a : argv)
-        args << qs(a);
+        args << toQString(a);
     const bool ok = parser_->parse(args);
     if (parser_->isSet("help")) {
         out << help();
@@ -113,12 +113,12 @@ std::string CommandLine::get(const std::string& name) const
     return v;
 }
 
-std::string CommandLine::value(const std::string& name) const { return parser_->value(qs(name)).toStdString(); }
+std::string CommandLine::value(const std::string& name) const { return parser_->value(toQString(name)).toStdString(); }
 
 std::vector<std::string> CommandLine::all(const std::string& name) const
 {
     std::vector<std::string> out;
-    for (const QString& v : parser_->values(qs(name)))
+    for (const QString& v : parser_->values(toQString(name)))
         out.push_back(v.toStdString());
     return out;
 }

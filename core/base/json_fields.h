@@ -34,12 +34,12 @@ void writeFields(QJsonObject& j, const T& o, const std::vector<FieldSpec<T>>& fi
     for (const FieldSpec<T>& f : fields) {
         if (!f.writeDefault && holdsDefault(f, o))
             continue;
-        const QString key = qs(f.decl.key);
+        const QString key = toQString(f.decl.key);
         switch (f.decl.type) {
         case OptionType::Int: j[key] = qint64(f.number(o)); break;
         case OptionType::Real: j[key] = f.number(o); break;
         case OptionType::Bool: j[key] = f.number(o) != 0; break;
-        case OptionType::Choice: j[key] = qs(f.text(o)); break;
+        case OptionType::Choice: j[key] = toQString(f.text(o)); break;
         }
     }
 }

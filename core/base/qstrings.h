@@ -7,6 +7,6 @@
 
 namespace hetplan {
 
-inline QString qs(const std::string& s) { return QString::fromStdString(s); }
+inline QString toQString(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace hetplan

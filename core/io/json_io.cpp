@@ -50,9 +50,9 @@ QJsonObject toJson(const Cluster& c)
 {
     QJsonObject o;
     o["schema"] = "hetplan.cluster/1";
-    o["name"] = qs(c.name);
+    o["name"] = toQString(c.name);
     if (!c.description.empty())
-        o["description"] = qs(c.description);
+        o["description"] = toQString(c.description);
     o["intra_latency"] = c.intraLatency;
     o["inter_latency"] = c.interLatency;
     o["cpu_intra_bandwidth"] = c.cpuIntraBandwidth;
@@ -60,8 +60,8 @@ QJsonObject toJson(const Cluster& c)
     QJsonArray nodes;
     for (const Node& n : c.nodes) {
         QJsonObject j;
-        j["name"] = qs(n.name);
-        j["device"] = qs(n.deviceType);
+        j["name"] = toQString(n.name);
+        j["device"] = toQString(n.deviceType);
         j["gpus"] = n.gpus;
         if (n.intraBandwidth > 0)
             j["intra_bandwidth"] = n.intraBandwidth;
@@ -90,7 +90,7 @@ QJsonObject toJson(const Cluster& c)
         QJsonArray links;
         for (const Link& l : c.links)
             links.append(
-                QJsonObject{{"a", qs(l.a)}, {"b", qs(l.b)}, {"bandwidth", l.bandwidth}, {"latency", l.latency}});
+                QJsonObject{{"a", toQString(l.a)}, {"b", toQString(l.b)}, {"bandwidth", l.bandwidth}, {"latency", l.latency}});
         o["links"] = links;
     }
     return o;
@@ -183,7 +183,7 @@ void writeMatmuls(QJsonObject& j, const LayerSpec& l)
     if (!l.matmuls.empty()) {
         QJsonArray mms;
         for (const MatMul& mm : l.matmuls) {
-            QJsonObject o{{"m", mm.m}, {"n", mm.n}, {"k", mm.k}, {"tp_split", qs(toString(mm.split))}};
+            QJsonObject o{{"m", mm.m}, {"n", mm.n}, {"k", mm.k}, {"tp_split", toQString(toString(mm.split))}};
             if (mm.batch != 1)
                 o["batch"] = mm.batch;
             if (mm.perSampleBatch)
@@ -231,9 +231,9 @@ QJsonObject toJson(const ModelSpec& m)
 {
     QJsonObject o;
     o["schema"] = "hetplan.model/1";
-    o["name"] = qs(m.name);
+    o["name"] = toQString(m.name);
     const ModelArch& a = m.arch;
-    QJsonObject arch{{"family", qs(a.family)}, {"layers", a.layers},   {"hidden", a.hidden},
+    QJsonObject arch{{"family", toQString(a.family)}, {"layers", a.layers},   {"hidden", a.hidden},
                      {"heads", a.heads},       {"ffn", a.ffn},         {"vocab", a.vocab},
                      {"sequence", a.sequence}, {"experts", a.experts}, {"bytes_per_param", a.bytesPerParam}};
     if (a.kvHeads > 0)
@@ -255,7 +255,7 @@ QJsonObject toJson(const ModelSpec& m)
     QJsonArray layers;
     for (const LayerSpec& l : m.layers) {
         QJsonObject j;
-        j["name"] = qs(l.name);
+        j["name"] = toQString(l.name);
         writeFields(j, l, layerFields());
         writeMatmuls(j, l);
         layers.append(j);
@@ -354,11 +354,11 @@ QJsonArray measuredOnJson(const std::map<std::string, DeviceMeasurement>& measur
 {
     QJsonArray out;
     for (const auto& [device, m] : measuredOn) {
-        QJsonObject j{{"device", qs(device)}};
+        QJsonObject j{{"device", toQString(device)}};
         for (const auto& [key, value] : {std::pair{"hardware", &m.hardware}, std::pair{"tool", &m.tool},
                                          std::pair{"software", &m.software}})
             if (!value->empty())
-                j[key] = qs(*value);
+                j[key] = toQString(*value);
         if (!m.maxMicroBatch.empty()) {
             QJsonArray limits;
             for (const auto& [tp, mbs] : m.maxMicroBatch)
@@ -405,12 +405,12 @@ QJsonObject toJson(const Profile& p)
 {
     QJsonObject o;
     o["schema"] = "hetplan.profile/1";
-    o["model"] = qs(p.model);
-    o["source"] = qs(p.source);
+    o["model"] = toQString(p.model);
+    o["source"] = toQString(p.source);
     if (p.sequenceLength > 0)
         o["sequence_length"] = p.sequenceLength;
     if (p.precision)
-        o["precision"] = qs(toString(*p.precision));
+        o["precision"] = toQString(toString(*p.precision));
     QJsonArray tables;
     for (const auto& [k, layers] : p.tables()) {
         QJsonArray ls;
@@ -425,7 +425,7 @@ QJsonObject toJson(const Profile& p)
             ls.append(j);
         }
         tables.append(
-            QJsonObject{{"device", qs(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch}, {"layers", ls}});
+            QJsonObject{{"device", toQString(k.deviceType)}, {"tp", k.tp}, {"micro_batch", k.microBatch}, {"layers", ls}});
     }
     o["tables"] = tables;
     if (!p.measuredOn.empty())

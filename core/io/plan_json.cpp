@@ -67,7 +67,7 @@ QJsonArray gpuNames(const GpuIndex& ix, const std::vector<int>& gpus)
 {
     QJsonArray a;
     for (int g : gpus)
-        a.append(qs(ix.name(g)));
+        a.append(toQString(ix.name(g)));
     return a;
 }
 
@@ -149,11 +149,11 @@ QJsonObject costToJson(const Estimate& est)
                            {"dollars_per_million_tokens", est.cost->dollarsPerMillionTokens}};
     QJsonObject c{{"dollars_per_hour", QJsonValue::Null},
                   {"dollars_per_million_tokens", QJsonValue::Null},
-                  {"unknown_because", qs(costUnknownReason(est))}};
+                  {"unknown_because", toQString(costUnknownReason(est))}};
     if (!est.unpricedDeviceTypes.empty()) {
         QJsonArray types;
         for (const std::string& t : est.unpricedDeviceTypes)
-            types.append(qs(t));
+            types.append(toQString(t));
         c["unpriced_device_types"] = types;
     }
     return c;
@@ -168,12 +168,12 @@ QJsonObject estimateToJson(const Plan& p, const GpuIndex& ix)
                     {"feasible", p.estimate.feasible}};
     QJsonObject mem;
     for (const auto& [g, bytes] : p.estimate.peakMemoryBytes)
-        mem[qs(ix.name(g))] = bytes;
+        mem[toQString(ix.name(g))] = bytes;
     est["peak_memory_bytes"] = mem;
     if (!p.estimate.memory.empty()) {
         QJsonObject parts;
         for (const auto& [g, m] : p.estimate.memory)
-            parts[qs(ix.name(g))] = gpuMemoryToJson(m);
+            parts[toQString(ix.name(g))] = gpuMemoryToJson(m);
         est["memory_breakdown"] = parts;
     }
     est["cost"] = costToJson(p.estimate);
@@ -182,8 +182,8 @@ QJsonObject estimateToJson(const Plan& p, const GpuIndex& ix)
         for (const auto& [name, verdict] : p.estimate.frameworks) {
             QJsonArray reasons;
             for (const std::string& why : verdict.reasons)
-                reasons.append(qs(why));
-            fw[qs(name)] = QJsonObject{{"ok", verdict.ok}, {"reasons", reasons}};
+                reasons.append(toQString(why));
+            fw[toQString(name)] = QJsonObject{{"ok", verdict.ok}, {"reasons", reasons}};
         }
         est["frameworks"] = fw;
     }
@@ -194,9 +194,9 @@ QJsonObject searchToJson(const SearchStats& st)
 {
     QJsonObject search{{"seconds", st.seconds}, {"candidates", double(st.candidates)}};
     for (const auto& [k, v] : st.extra)
-        search[qs(k)] = v;
+        search[toQString(k)] = v;
     if (!st.stopped.empty())
-        search["stopped"] = qs(st.stopped);
+        search["stopped"] = toQString(st.stopped);
     return search;
 }
 
@@ -242,7 +242,7 @@ QJsonObject zeroToJson(const ZeroPlan& z, const GpuIndex& ix)
 {
     QJsonArray gpus;
     for (const ZeroGpu& g : z.gpus)
-        gpus.append(QJsonObject{{"gpu", qs(ix.name(g.gpu))},
+        gpus.append(QJsonObject{{"gpu", toQString(ix.name(g.gpu))},
                                 {"micro_batch_size", g.microBatchSize},
                                 {"accumulation_steps", g.accumulationSteps},
                                 {"last_micro_batch_size", g.lastMicroBatchSize}});
@@ -254,8 +254,8 @@ QJsonArray ranksToJson(const Plan& p, const GpuIndex& ix)
     QJsonArray ranks;
     for (const RankInfo& r : p.ranks())
         ranks.append(QJsonObject{{"rank", r.rank},
-                                 {"gpu", qs(ix.name(r.gpu))},
-                                 {"host", qs(r.host)},
+                                 {"gpu", toQString(ix.name(r.gpu))},
+                                 {"host", toQString(r.host)},
                                  {"local_rank", r.localRank}});
     return ranks;
 }
@@ -459,15 +459,15 @@ QJsonObject toJson(const Plan& p)
 {
     QJsonObject o;
     o["schema"] = "hetplan.plan/1";
-    o["planner"] = qs(p.planner);
+    o["planner"] = toQString(p.planner);
     if (!p.options.empty()) {
         QJsonObject opts;
         for (const auto& [k, v] : p.options)
-            opts[qs(k)] = qs(v);
+            opts[toQString(k)] = toQString(v);
         o["options"] = opts;
     }
-    o["cluster"] = qs(p.cluster.name);
-    o["model"] = qs(p.model.name);
+    o["cluster"] = toQString(p.cluster.name);
+    o["model"] = toQString(p.model.name);
     o["job"] = toJson(p.job);
     const GpuIndex gpus(p.cluster);
     o["estimate"] = estimateToJson(p, gpus);
@@ -490,9 +490,9 @@ QJsonObject toJson(const Plan& p)
         inputs["profile"] = toJson(p.profile);
     o["inputs"] = inputs;
     for (const auto& [key, section] : p.details) {
-        if (isPlanKey(qs(key)))
+        if (isPlanKey(toQString(key)))
             throw std::logic_error("planner section '" + key + "' would overwrite the plan's own key");
-        o[qs(key)] = section;
+        o[toQString(key)] = section;
     }
     return o;
 }

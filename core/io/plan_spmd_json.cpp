@@ -17,7 +17,7 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
 {
     QJsonArray prog, ratios;
     for (const std::string& line : sp.program)
-        prog.append(qs(line));
+        prog.append(toQString(line));
     for (const auto& row : sp.shardingRatios) {
         QJsonArray r;
         for (double v : row)
@@ -28,16 +28,16 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
     if (!sp.segments.empty()) {
         QJsonArray segs;
         for (const std::string& n : sp.segments)
-            segs.append(qs(n));
+            segs.append(toQString(n));
         o["segments"] = segs;
     }
     if (!sp.instructions.empty()) {
         QJsonArray ins;
         for (const SpmdInstruction& i : sp.instructions) {
-            QJsonObject j{{"kind", qs(toString(i.kind))}, {"segment", i.segment}, {"group", qs(i.group)},
+            QJsonObject j{{"kind", toQString(toString(i.kind))}, {"segment", i.segment}, {"group", toQString(i.group)},
                           {"backward", i.backward}, {"bytes", i.bytes}};
             if (i.kind == SpmdInstruction::Kind::Collective)
-                j["collective"] = qs(i.collective);
+                j["collective"] = toQString(i.collective);
             if (i.fromSegment >= 0)
                 j["from_segment"] = i.fromSegment;
             if (i.dimension >= 0)
@@ -58,7 +58,7 @@ QJsonObject spmdToJson(const SpmdPlan& sp)
             QJsonArray shards;
             for (long long v : d.shards)
                 shards.append(double(v));
-            dims.append(QJsonObject{{"label", qs(d.label)},
+            dims.append(QJsonObject{{"label", toQString(d.label)},
                                     {"size", double(d.size)},
                                     {"segment", d.segment},
                                     {"shards", shards}});

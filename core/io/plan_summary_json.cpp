@@ -15,7 +15,7 @@ namespace {
 QJsonObject stageToJson(const StageSummary& st)
 {
     return QJsonObject{{"layers", QJsonArray{st.firstLayer, st.endLayer}},
-                       {"device_type", qs(st.deviceType)},
+                       {"device_type", toQString(st.deviceType)},
                        {"tensor_parallel", st.tensorParallel},
                        {"data_parallel", st.dataParallel},
                        {"gpus", st.gpus}};
@@ -34,7 +34,7 @@ QJsonObject pipelineToJson(const PipelineSummary& p)
 
 QJsonObject deviceTypeToJson(const DeviceTypeSummary& d)
 {
-    return QJsonObject{{"device_type", qs(d.deviceType)},
+    return QJsonObject{{"device_type", toQString(d.deviceType)},
                        {"gpus", d.gpus},
                        {"compute_share", d.computeShare},
                        {"communication_share", d.communicationShare},
@@ -135,12 +135,12 @@ QJsonObject summaryToJson(const PlanSummary& s)
     for (const DeviceTypeSummary& d : s.deviceTypes)
         types.append(deviceTypeToJson(d));
     const Bottleneck& b = s.bottleneck;
-    QJsonObject bottleneck{{"text", qs(b.text)}, {"device_type", qs(b.deviceType)}, {"share", b.share}};
+    QJsonObject bottleneck{{"text", toQString(b.text)}, {"device_type", toQString(b.deviceType)}, {"share", b.share}};
     if (b.stage >= 0) {
         bottleneck["pipeline"] = b.pipeline;
         bottleneck["stage"] = b.stage;
     }
-    QJsonObject o{{"kind", qs(s.kind)},
+    QJsonObject o{{"kind", toQString(s.kind)},
                   {"pp", s.pp},
                   {"dp", s.dp},
                   {"tp", s.tp},

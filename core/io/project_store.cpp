@@ -434,7 +434,7 @@ void writeSelection(const Conn& c, const ProjectSelection& sel)
         {"selected_model", sel.model},
         {"selected_job", sel.job},
         {"selected_run", sel.run > 0 ? std::to_string(sel.run) : std::string()},
-        {"selected_result", sel.result >= 0 ? std::to_string(sel.result) : std::string()},
+        {"selected_result", sel.resultIndex >= 0 ? std::to_string(sel.resultIndex) : std::string()},
     };
     for (const auto& [key, value] : rows)
         if (!value.empty())

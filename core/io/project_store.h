@@ -50,7 +50,7 @@ int projectSchemaVersion(); // the version saveProject writes
 struct ProjectSelection {
     std::string cluster, model, job; // names; "" = none
     int run = 0;                     // run id; 0 = none
-    int result = -1;                 // index in that run's results; -1 = none
+    int resultIndex = -1;            // index in that run's results; -1 = none
     bool operator==(const ProjectSelection&) const = default;
 };
 

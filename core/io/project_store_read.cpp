@@ -175,7 +175,7 @@ ProjectSelection readSelection(const Conn& c)
         else if (key == "selected_run")
             sel.run = intOr(value, sel.run);
         else if (key == "selected_result")
-            sel.result = intOr(value, sel.result);
+            sel.resultIndex = intOr(value, sel.resultIndex);
     }
     return sel;
 }

@@ -135,7 +135,7 @@ const DeviceCatalog& DeviceCatalog::builtin()
     // Function-local static: initialised once, thread-safe since C++11.
     static const DeviceCatalog catalog = [] {
         const std::string path = ":/devices.json";
-        QFile f(qs(path));
+        QFile f(toQString(path));
         if (!f.open(QIODevice::ReadOnly))
             throw std::runtime_error("built-in device catalog " + path + " is missing from the binary");
         QJsonParseError err;
@@ -153,24 +153,24 @@ QJsonObject toJson(const DeviceType& d)
 {
     // Quantities as bare numbers in SI base units so that reading back is exact.
     QJsonObject o;
-    o["name"] = qs(d.name);
+    o["name"] = toQString(d.name);
     if (!d.aliases.empty()) {
         QJsonArray a;
         for (const std::string& s : d.aliases)
-            a.append(qs(s));
+            a.append(toQString(s));
         o["aliases"] = a;
     }
-    o["vendor"] = qs(d.vendor);
+    o["vendor"] = toQString(d.vendor);
     o["peak_flops"] = d.peakFlops;
     o["memory"] = d.memoryBytes;
     o["memory_bandwidth"] = d.memoryBandwidth;
     if (!d.intraNodeLink.empty())
-        o["intra_node_link"] = qs(d.intraNodeLink);
+        o["intra_node_link"] = toQString(d.intraNodeLink);
     o["intra_node_bandwidth"] = d.intraNodeBandwidth;
     o["efficiency_max"] = d.effMax;
     o["efficiency_half_batch"] = d.effHalfBatch;
     if (!d.source.empty())
-        o["source"] = qs(d.source);
+        o["source"] = toQString(d.source);
     if (d.peakFlopsFp32 > 0)
         o["peak_flops_fp32"] = d.peakFlopsFp32;
     if (d.peakFlopsFp32CudaCores > 0 && d.peakFlopsFp32CudaCores != d.peakFlopsFp32)
@@ -179,18 +179,18 @@ QJsonObject toJson(const DeviceType& d)
     o["memory_efficiency"] = d.memoryEfficiency;
     o["launch_overhead"] = d.launchOverhead;
     if (!d.calibration.empty())
-        o["calibration"] = qs(d.calibration);
+        o["calibration"] = toQString(d.calibration);
     if (!d.pcieP2p)
         o["pcie_p2p"] = false;
     o["runtime_overhead"] = d.runtimeOverheadBytes;
     if (!d.runtimeOverheadSource.empty())
-        o["runtime_overhead_source"] = qs(d.runtimeOverheadSource);
+        o["runtime_overhead_source"] = toQString(d.runtimeOverheadSource);
     if (d.pricePerGpuHour)
         o["price_per_gpu_hour"] = *d.pricePerGpuHour;
     if (!d.priceSource.empty())
-        o["price_source"] = qs(d.priceSource);
+        o["price_source"] = toQString(d.priceSource);
     if (!d.priceDate.empty())
-        o["price_date"] = qs(d.priceDate);
+        o["price_date"] = toQString(d.priceDate);
     return o;
 }
 

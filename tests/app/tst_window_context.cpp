@@ -193,7 +193,7 @@ private slots:
         QCOMPARE(doc->currentModel(), saved.model);
         QCOMPARE(doc->currentJob(), saved.job);
         QVERIFY(doc->currentPlan());
-        QCOMPARE(*doc->currentPlan(), (PlanRef{saved.run, saved.result}));
+        QCOMPARE(*doc->currentPlan(), (PlanRef{saved.run, saved.resultIndex}));
         QCOMPARE(w.runPanel()->context(), QStringLiteral("amp-homogeneous · bert-base · gbs 16 · seq 512"));
         // The Run tab shows the selected run (two planners), the views its selected plan.
         QCOMPARE(w.runPanel()->results()->topLevelItemCount(), resultsOfRun1);

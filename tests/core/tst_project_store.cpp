@@ -102,7 +102,7 @@ private slots:
         QVERIFY(loadProject(p, &back) == sample);
         QCOMPARE(back.run, 0);
         QCOMPARE(back.cluster, std::string("hethub-pair"));
-        QCOMPARE(back.result, 1);
+        QCOMPARE(back.resultIndex, 1);
     }
 
     void fileIdentityAndOutsideQueries()

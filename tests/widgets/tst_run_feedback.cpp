@@ -164,7 +164,7 @@ private slots:
         QTreeWidgetItem* row = panel.results()->topLevelItem(0);
         QCOMPARE(row->toolTip(6), QString::fromStdString(longReason));
         panel.results()->setCurrentItem(row);
-        QCOMPARE(panel.details()->toPlainText(), QStringLiteral("data-parallel — error\n") + qs(longReason));
+        QCOMPARE(panel.details()->toPlainText(), QStringLiteral("data-parallel — error\n") + toQString(longReason));
     }
 
     void comparisonListsPlannersWithoutAPlan()
@@ -195,7 +195,7 @@ private slots:
     }
 
 private:
-    static QString qs(const std::string& s) { return QString::fromStdString(s); }
+    static QString toQString(const std::string& s) { return QString::fromStdString(s); }
 };
 
 QTEST_MAIN(TestRunFeedback)

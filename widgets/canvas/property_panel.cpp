@@ -41,7 +41,7 @@ QString priceToolTip(const DeviceType* d)
 {
     if (!d)
         return {};
-    const QString where = QStringLiteral("%1 (%2)").arg(qs(d->priceSource), qs(d->priceDate));
+    const QString where = QStringLiteral("%1 (%2)").arg(toQString(d->priceSource), toQString(d->priceDate));
     if (!d->pricePerGpuHour)
         return PropertyPanel::tr("No catalog price: %1. Set your price per GPU-hour to get plan costs.").arg(where);
     return PropertyPanel::tr("0 = the catalog price, $%1 per GPU-hour: %2").arg(*d->pricePerGpuHour, 0, 'f', 3).arg(where);
@@ -149,7 +149,7 @@ QWidget* PropertyPanel::buildNodePage()
     nodeType_ = new QComboBox(w);
     nodeType_->setObjectName(QStringLiteral("nodeDeviceType"));
     for (const DeviceType& d : DeviceCatalog::builtin().all())
-        nodeType_->addItem(qs(d.name));
+        nodeType_->addItem(toQString(d.name));
     nodeGpus_ = new QSpinBox(w);
     nodeGpus_->setObjectName(QStringLiteral("nodeGpus"));
     nodeGpus_->setRange(1, 64);
@@ -257,19 +257,19 @@ void PropertyPanel::refresh()
     if (node_ >= 0) {
         const Node& n = doc_->node(node_);
         const DeviceType* d = DeviceCatalog::builtin().find(n.deviceType);
-        nodeName_->setText(qs(n.name));
-        nodeType_->setCurrentIndex(nodeType_->findText(qs(n.deviceType)));
+        nodeName_->setText(toQString(n.name));
+        nodeType_->setCurrentIndex(nodeType_->findText(toQString(n.deviceType)));
         nodeGpus_->setValue(n.gpus);
         nodeIntra_->setValue(n.intraBandwidth / kGB);
         nodeIntra_->setToolTip(
-            d ? tr("0 = the device's default, %1 (%2)").arg(formatGBps(d->intraNodeBandwidth), qs(d->intraNodeLink))
+            d ? tr("0 = the device's default, %1 (%2)").arg(formatGBps(d->intraNodeBandwidth), toQString(d->intraNodeLink))
               : QString());
         nodeNic_->setValue(n.nicBandwidth / kGbit);
         nodeComm_->setCurrentIndex(n.communicator == Communicator::CpuEthernet ? 1 : 0);
         nodePrice_->setValue(n.pricePerGpuHour > 0 ? n.pricePerGpuHour : 0);
         nodePrice_->setToolTip(priceToolTip(d));
         nodeInfo_->setText(d ? tr("%1 %2 · %3 GB and %4 TFLOPS per GPU\nNode total: %5 GB, %6 TFLOPS")
-                                   .arg(qs(d->vendor), deviceStyle(d->name).family)
+                                   .arg(toQString(d->vendor), deviceStyle(d->name).family)
                                    .arg(d->memoryBytes / (1u << 30), 0, 'f', 0)
                                    .arg(d->peakFlops / 1e12, 0, 'f', 1)
                                    .arg(n.gpus * d->memoryBytes / (1u << 30), 0, 'f', 0)
@@ -278,12 +278,12 @@ void PropertyPanel::refresh()
         if (n.failed) // the state has no editor of its own: say it where the node's facts are
             nodeInfo_->setText(nodeInfo_->text() +
                                tr("\n\nFailed: planning leaves this node out (right-click it: Mark healthy)"));
-        title_->setText(n.failed ? tr("Node %1 (failed)").arg(qs(n.name)) : tr("Node %1").arg(qs(n.name)));
+        title_->setText(n.failed ? tr("Node %1 (failed)").arg(toQString(n.name)) : tr("Node %1").arg(toQString(n.name)));
         showPage(nodePage_);
     } else if (link_ >= 0) {
         const Link& l = doc_->link(link_);
         title_->setText(tr("Link"));
-        linkEnds_->setText(QStringLiteral("%1 ↔ %2").arg(qs(l.a), qs(l.b)));
+        linkEnds_->setText(QStringLiteral("%1 ↔ %2").arg(toQString(l.a), toQString(l.b)));
         linkBw_->setValue(l.bandwidth / kGbit);
         linkLat_->setValue(l.latency / kMicro);
         showPage(linkPage_);
@@ -296,7 +296,7 @@ void PropertyPanel::refresh()
     } else {
         const Cluster& c = doc_->cluster();
         title_->setText(tr("Cluster"));
-        clusterName_->setText(qs(c.name));
+        clusterName_->setText(toQString(c.name));
         intraLat_->setValue(c.intraLatency / kMicro);
         interLat_->setValue(c.interLatency / kMicro);
         cpuIntraBw_->setValue(c.cpuIntraBandwidth / kGB);
@@ -304,7 +304,7 @@ void PropertyPanel::refresh()
         QString info =
             tr("%1 node(s), %2 GPU(s), %3 explicit link(s).").arg(c.nodes.size()).arg(c.gpuCount()).arg(c.links.size());
         if (!c.description.empty())
-            info += QStringLiteral("\n\n") + qs(c.description);
+            info += QStringLiteral("\n\n") + toQString(c.description);
         clusterInfo_->setText(info);
         showPage(clusterPage_);
     }
@@ -330,7 +330,7 @@ void PropertyPanel::commitNodeName()
     if (!why.isEmpty()) {
         showError(why);
         const QSignalBlocker b(nodeName_);
-        nodeName_->setText(qs(doc_->node(node_).name)); // back to the name the node really has
+        nodeName_->setText(toQString(doc_->node(node_).name)); // back to the name the node really has
         return;
     }
     pushChange(node_, nodeField::name, name.toStdString());
@@ -352,7 +352,7 @@ void PropertyPanel::commitDeviceType()
     const std::string newName = doc_->nameForNewType(node_, to->name);
     const bool macro = bandwidthFollows || !newName.empty();
     if (macro)
-        undo_->beginMacro(stepText(nodeField::deviceType.text, qs(n.name), {}));
+        undo_->beginMacro(stepText(nodeField::deviceType.text, toQString(n.name), {}));
     const int index = node_; // the panel refreshes (and may re-read the selection) after each step
     pushChange(index, nodeField::deviceType, to->name);
     if (bandwidthFollows)
@@ -372,7 +372,7 @@ void PropertyPanel::commitClusterName()
     if (const QString why = doc_->checkClusterName(name); !why.isEmpty()) {
         showError(why);
         const QSignalBlocker b(clusterName_);
-        clusterName_->setText(qs(current));
+        clusterName_->setText(toQString(current));
         return;
     }
     pushChange(0, clusterField::name, name.toStdString());

@@ -12,7 +12,7 @@ namespace hetplan {
 AddLinkCommand::AddLinkCommand(ClusterDocument* doc, const Link& link, QUndoCommand* parent)
     : ClusterCommand(doc, parent), link_(link), index_(doc->linkCount())
 {
-    setText(commandText("Link %1–%2").arg(qs(link.a), qs(link.b)));
+    setText(commandText("Link %1–%2").arg(toQString(link.a), toQString(link.b)));
 }
 
 void AddLinkCommand::apply() { doc_->insertLink(index_, link_); }

@@ -16,7 +16,7 @@ namespace hetplan {
 AddNodeCommand::AddNodeCommand(ClusterDocument* doc, const Node& node, QUndoCommand* parent)
     : ClusterCommand(doc, parent), node_(node), index_(doc->nodeCount())
 {
-    setText(commandText("Add node %1").arg(qs(node.name)));
+    setText(commandText("Add node %1").arg(toQString(node.name)));
 }
 
 void AddNodeCommand::apply() { doc_->insertNode(index_, node_); }
@@ -45,9 +45,9 @@ RemoveItemsCommand::RemoveItemsCommand(ClusterDocument* doc, const std::vector<i
         if (l >= 0 && l < doc->linkCount())
             links_.emplace_back(l, doc->link(l));
     if (nodes_.size() == 1 && links_.empty())
-        setText(commandText("Delete node %1").arg(qs(nodes_.front().second.name)));
+        setText(commandText("Delete node %1").arg(toQString(nodes_.front().second.name)));
     else if (nodes_.empty() && links_.size() == 1)
-        setText(commandText("Delete link %1–%2").arg(qs(links_.front().second.a), qs(links_.front().second.b)));
+        setText(commandText("Delete link %1–%2").arg(toQString(links_.front().second.a), toQString(links_.front().second.b)));
     else
         setText(commandText("Delete %1 node(s) and %2 link(s)").arg(nodes_.size()).arg(links_.size()));
 }
@@ -79,7 +79,7 @@ MoveNodesCommand::MoveNodesCommand(ClusterDocument* doc, std::vector<int> nodes,
     newPos_.resize(nodes_.size());
     for (int n : nodes_)
         oldPos_.emplace_back(doc->node(n).x, doc->node(n).y);
-    setText(nodes_.size() == 1 ? commandText("Move %1").arg(qs(doc->node(nodes_.front()).name))
+    setText(nodes_.size() == 1 ? commandText("Move %1").arg(toQString(doc->node(nodes_.front()).name))
                                : commandText("Move %1 nodes").arg(nodes_.size()));
 }
 

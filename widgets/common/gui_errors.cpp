@@ -48,7 +48,7 @@ QString jobFieldLabel(const std::string& field)
     if (name == kLegacyOptimizerKey)
         name = "optimizer_state_bytes_per_param";
     const FieldSpec<Job>* f = findField(jobFields(), name);
-    return f ? qs(f->decl.label) : QString();
+    return f ? toQString(f->decl.label) : QString();
 }
 
 QString plannerOptionLabel(const std::string& planner, const std::string& key)
@@ -56,8 +56,8 @@ QString plannerOptionLabel(const std::string& planner, const std::string& key)
     if (const auto p = PlannerRegistry::instance().create(planner))
         for (const PlannerOption& o : p->options())
             if (o.key == key)
-                return qs(o.label);
-    return qs(key);
+                return toQString(o.label);
+    return toQString(key);
 }
 
 QString withoutCliFlags(const QString& text)
@@ -89,20 +89,20 @@ QString withoutCliFlags(const QString& text)
 
 QString guiErrorText(const InputError& e, const std::string& planner)
 {
-    const QString reason = withoutCliFlags(qs(e.reason()));
+    const QString reason = withoutCliFlags(toQString(e.reason()));
     if (const QString label = jobFieldLabel(e.field());
         !label.isEmpty() && (e.file() == "job" || e.file().rfind("--", 0) == 0))
         return tr("%1 (Job panel): %2").arg(label, reason);
     if (e.file() == "options") {
         const QString option = plannerOptionLabel(planner, e.field());
         return planner.empty() ? tr("Option “%1”: %2").arg(option, reason)
-                               : tr("Option “%1” of %2 (Run tab): %3").arg(option, qs(planner), reason);
+                               : tr("Option “%1” of %2 (Run tab): %3").arg(option, toQString(planner), reason);
     }
     if (const QString place = placeOf(e.file()); !place.isEmpty())
         return e.field().empty() || e.field() == withoutDashes(e.file())
                    ? tr("%1: %2").arg(place, reason)
-                   : tr("%1, %2: %3").arg(place, qs(e.field()), reason);
-    return withoutCliFlags(qs(e.what()));
+                   : tr("%1, %2: %3").arg(place, toQString(e.field()), reason);
+    return withoutCliFlags(toQString(e.what()));
 }
 
 QString guiErrorText(const std::exception& e, const std::string& planner)

@@ -80,8 +80,8 @@ void ProjectDocument::applySelection(const ProjectSelection& s)
         currentModel_ = s.model;
     if (project_.findJob(s.job))
         currentJob_ = s.job;
-    if (s.run > 0 && plan(PlanRef{s.run, s.result}))
-        currentPlan_ = PlanRef{s.run, s.result};
+    if (s.run > 0 && plan(PlanRef{s.run, s.resultIndex}))
+        currentPlan_ = PlanRef{s.run, s.resultIndex};
 }
 
 ProjectSelection ProjectDocument::selection() const
@@ -89,7 +89,7 @@ ProjectSelection ProjectDocument::selection() const
     ProjectSelection s{currentCluster_, currentModel_, currentJob_};
     if (currentPlan_) {
         s.run = currentPlan_->runId;
-        s.result = currentPlan_->resultIndex;
+        s.resultIndex = currentPlan_->resultIndex;
     }
     return s;
 }

@@ -67,9 +67,9 @@ ExamplePicker::ExamplePicker(QWidget* parent) : QDialog(parent)
 void ExamplePicker::fillClusters()
 {
     for (const ExampleClusterInfo& e : exampleClusterInfos()) {
-        auto* it = new QTreeWidgetItem(clusters_, {qs(e.name), QString::number(e.gpus), qs(e.description)});
+        auto* it = new QTreeWidgetItem(clusters_, {toQString(e.name), QString::number(e.gpus), toQString(e.description)});
         it->setTextAlignment(kGpus, Qt::AlignRight | Qt::AlignVCenter);
-        it->setToolTip(kDescription, qs(e.description));
+        it->setToolTip(kDescription, toQString(e.description));
     }
     clusters_->resizeColumnToContents(kName);
     clusters_->resizeColumnToContents(kGpus);
@@ -78,7 +78,7 @@ void ExamplePicker::fillClusters()
 void ExamplePicker::fillModels()
 {
     for (const std::string& n : exampleModelNames())
-        models_->addItem(qs(n), modelSummary(buildExampleModel(n)));
+        models_->addItem(toQString(n), modelSummary(buildExampleModel(n)));
 }
 
 void ExamplePicker::showSelected()
@@ -98,10 +98,10 @@ std::string ExamplePicker::model() const { return models_->currentText().toStdSt
 
 void ExamplePicker::select(const std::string& cluster, const std::string& model)
 {
-    const auto found = clusters_->findItems(qs(cluster), Qt::MatchExactly, kName);
+    const auto found = clusters_->findItems(toQString(cluster), Qt::MatchExactly, kName);
     if (!found.isEmpty())
         clusters_->setCurrentItem(found.front());
-    models_->setCurrentText(qs(model));
+    models_->setCurrentText(toQString(model));
     showSelected();
 }
 

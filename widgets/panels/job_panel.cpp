@@ -15,7 +15,7 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     for (const FieldSpec<Job>& f : jobFields()) {
         // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
         editors_.emplace_back(f.decl, this, f.look);
-        form->addRow(qs(f.decl.label), editors_.back().widget());
+        form->addRow(toQString(f.decl.label), editors_.back().widget());
         editors_.back().onChanged([this] { emitEdited(); });
     }
     setJob(Job{});

@@ -29,8 +29,8 @@ OptionEditor::OptionEditor(OptionDecl option, QWidget* parent, FieldLook look)
     : option_(std::move(option)), look_(std::move(look))
 {
     widget_ = create(parent);
-    widget_->setObjectName(qs(option_.key));
-    widget_->setToolTip(qs(option_.help));
+    widget_->setObjectName(toQString(option_.key));
+    widget_->setToolTip(toQString(option_.help));
     setValue(option_.defaultValue);
 }
 
@@ -44,11 +44,11 @@ QWidget* OptionEditor::create(QWidget* parent) const
         for (size_t i = 0; i < n; ++i) {
             const std::string value =
                 labelledInts ? std::to_string(int(option_.min) + int(i)) : option_.choices[i];
-            box->addItem(qs(i < look_.valueLabels.size() ? look_.valueLabels[i] : value), qs(value));
+            box->addItem(toQString(i < look_.valueLabels.size() ? look_.valueLabels[i] : value), toQString(value));
         }
         return box;
     }
-    const QString suffix = qs(look_.unit);
+    const QString suffix = toQString(look_.unit);
     switch (option_.type) {
     case OptionType::Int: {
         auto* box = new QSpinBox(parent);
@@ -88,16 +88,16 @@ void OptionEditor::setValue(const std::string& text)
         return;
     }
     if (auto* i = qobject_cast<QSpinBox*>(widget_)) {
-        i->setValue(qs(v).toInt());
+        i->setValue(toQString(v).toInt());
     } else if (auto* r = qobject_cast<QDoubleSpinBox*>(widget_)) {
         // Twelve significant digits: 0.07 shown as 7 %, not 7.000000000000001 %.
-        const double shown = QString::number(qs(v).toDouble() * look_.scale, 'g', 12).toDouble();
+        const double shown = QString::number(toQString(v).toDouble() * look_.scale, 'g', 12).toDouble();
         r->setDecimals(std::max(r->decimals(), decimalsFor(shown))); // before the value: the box rounds
         r->setValue(shown);
     } else if (auto* b = qobject_cast<QCheckBox*>(widget_)) {
         b->setChecked(v == "true");
     } else if (auto* c = qobject_cast<QComboBox*>(widget_)) {
-        c->setCurrentIndex(c->findData(qs(v)));
+        c->setCurrentIndex(c->findData(toQString(v)));
     }
 }
 

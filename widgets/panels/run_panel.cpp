@@ -129,15 +129,15 @@ void RunPanel::setChecked(const std::vector<std::string>& planners)
 
 void RunPanel::addPlanner(const Planner& planner)
 {
-    auto* item = new QTreeWidgetItem(planners_, {qs(planner.name()), QString(), qs(planner.description())});
+    auto* item = new QTreeWidgetItem(planners_, {toQString(planner.name()), QString(), toQString(planner.description())});
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(0, Qt::Unchecked);
-    item->setToolTip(2, qs(planner.description()));
+    item->setToolTip(2, toQString(planner.description()));
     std::vector<OptionEditor>& editors = editors_[planner.name()];
     for (const PlannerOption& o : planner.options()) {
-        auto* row = new QTreeWidgetItem(item, {qs(o.label), QString(), qs(o.help)});
+        auto* row = new QTreeWidgetItem(item, {toQString(o.label), QString(), toQString(o.help)});
         // The key and its type are what the CLI's --option key=value takes.
-        const QString tip = QStringLiteral("%1\n%2 = %3").arg(qs(o.help), qs(o.key), qs(o.typeName()));
+        const QString tip = QStringLiteral("%1\n%2 = %3").arg(toQString(o.help), toQString(o.key), toQString(o.typeName()));
         row->setToolTip(0, tip);
         row->setToolTip(2, tip);
         editors.emplace_back(o, planners_);

@@ -15,7 +15,7 @@ namespace hetplan {
 namespace {
 DetailsSection genericSection(const std::string& name, const QJsonObject& object)
 {
-    DetailsSection s{qs(name), qs(name), {}};
+    DetailsSection s{toQString(name), toQString(name), {}};
     DetailsBlock b;
     b.kind = DetailsBlock::Kind::Tree;
     b.heading = QObject::tr("Values the planner wrote");
@@ -80,24 +80,24 @@ QStringList plannerOptionItems(const std::string& planner, const std::map<std::s
         const auto it = rest.find(o.key);
         if (it == rest.end())
             continue;
-        const QString value = o.type != OptionType::Bool ? qs(it->second)
+        const QString value = o.type != OptionType::Bool ? toQString(it->second)
                               : it->second == "true"     ? QObject::tr("yes")
                                                          : QObject::tr("no");
-        out << qs(o.label) + QLatin1Char(' ') + value;
+        out << toQString(o.label) + QLatin1Char(' ') + value;
         rest.erase(it);
     }
     for (const auto& [key, value] : rest)
-        out << qs(key) + QLatin1Char(' ') + qs(value);
+        out << toQString(key) + QLatin1Char(' ') + toQString(value);
     return out;
 }
 
 PlanDetailsLayout layoutPlanDetails(const Plan& plan)
 {
     PlanDetailsLayout layout;
-    const QString planner = plan.planner.empty() ? QObject::tr("plan") : qs(plan.planner);
+    const QString planner = plan.planner.empty() ? QObject::tr("plan") : toQString(plan.planner);
     layout.summary = plan.cluster.name.empty()
                          ? planner
-                         : QObject::tr("%1 on %2 · %3").arg(planner, qs(plan.cluster.name), qs(plan.model.name));
+                         : QObject::tr("%1 on %2 · %3").arg(planner, toQString(plan.cluster.name), toQString(plan.model.name));
     if (const QStringList items = plannerOptionItems(plan.planner, plan.options); !items.isEmpty())
         layout.options = QObject::tr("Options: %1").arg(items.join(QStringLiteral(" · ")));
     if (plan.spmd && !plan.spmd->program.empty())

@@ -36,8 +36,8 @@ QString instructionWork(const SpmdInstruction& ins)
     case SpmdInstruction::Kind::Compute:
         return tr("compute %1FLOP").arg(siPrefixed(ins.flops)) + (ins.sharded ? shard : tr(", replicated"));
     case SpmdInstruction::Kind::Collective:
-        return (ins.fromSegment >= 0 ? tr("%1 from segment %2 %3B").arg(qs(ins.collective)).arg(ins.fromSegment)
-                                     : tr("%1 %2B").arg(qs(ins.collective)))
+        return (ins.fromSegment >= 0 ? tr("%1 from segment %2 %3B").arg(toQString(ins.collective)).arg(ins.fromSegment)
+                                     : tr("%1 %2B").arg(toQString(ins.collective)))
             .arg(siPrefixed(ins.bytes));
     }
     return {};
@@ -78,10 +78,10 @@ DetailsBlock ratioTable(const SpmdPlan& spmd, const Cluster& cluster)
     const auto types = gpusByType(cluster, gpus);
     QStringList columns{tr("Segment"), tr("Name")};
     for (const auto& [type, list] : types)
-        columns << tr("%1 ×%2").arg(qs(type)).arg(list.size());
+        columns << tr("%1 ×%2").arg(toQString(type)).arg(list.size());
     DetailsBlock b = table(tr("Sharding ratios per segment (share of a sharded tensor per GPU)"), columns);
     for (size_t s = 0; s < spmd.shardingRatios.size(); ++s) {
-        QStringList row{QString::number(s), s < spmd.segments.size() ? qs(spmd.segments[s]) : QString()};
+        QStringList row{QString::number(s), s < spmd.segments.size() ? toQString(spmd.segments[s]) : QString()};
         for (const auto& entry : types)
             row << ratioCell(spmd.shardingRatios[s], entry.second);
         b.rows.push_back(row);
@@ -138,7 +138,7 @@ QStringList instructionPrefixes(const SpmdPlan& spmd)
             line += QStringLiteral("%1 [%2] %3  %4  ")
                         .arg(ins.backward ? QLatin1Char('B') : QLatin1Char('F'))
                         .arg(ins.segment)
-                        .arg(qs(ins.group).leftJustified(groupWidth), instructionWork(ins).leftJustified(workWidth));
+                        .arg(toQString(ins.group).leftJustified(groupWidth), instructionWork(ins).leftJustified(workWidth));
         }
         out << line;
     }
@@ -154,7 +154,7 @@ QString spmdProgramText(const SpmdPlan& spmd, const Cluster& cluster)
                          "the work, then the instruction with its sharding property and collective.")};
     const QStringList prefixes = instructionPrefixes(spmd);
     for (int i = 0; i < int(spmd.program.size()); ++i)
-        lines << prefixes[i] + qs(spmd.program[i]);
+        lines << prefixes[i] + toQString(spmd.program[i]);
     if (!spmd.shardingRatios.empty())
         lines << QString() << tr("# Sharding ratios per segment, by device type")
               << alignedTable(ratioTable(spmd, cluster));

@@ -252,7 +252,7 @@ QString PlanDetailsView::currentSectionText() const
 void PlanDetailsView::showSummary(const Plan* plan)
 {
     const std::optional<PlanSummary> s = plan ? summaryOfPlan(*plan) : std::nullopt;
-    const std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost, qs(costUnknownReason(plan->estimate))) : std::vector<SummaryRow>{};
+    const std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost, toQString(costUnknownReason(plan->estimate))) : std::vector<SummaryRow>{};
     summaryTable_->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         summaryTable_->setItem(r, 0, new QTableWidgetItem(rows[r].label));

@@ -24,7 +24,7 @@ QString layerSplit(const PlanSummary& s)
     for (const PipelineSummary& p : s.pipelines) {
         QStringList stages;
         for (const StageSummary& st : p.stages) {
-            QString t = QStringLiteral("[%1,%2) %3").arg(st.firstLayer).arg(st.endLayer).arg(qs(st.deviceType));
+            QString t = QStringLiteral("[%1,%2) %3").arg(st.firstLayer).arg(st.endLayer).arg(toQString(st.deviceType));
             if (st.tensorParallel > 1)
                 t += QStringLiteral(" tp%1").arg(st.tensorParallel);
             if (st.dataParallel > 1)
@@ -67,7 +67,7 @@ std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<Pl
     if (s.bubbleFraction)
         rows.push_back({QObject::tr("Pipeline bubble"), percent(*s.bubbleFraction), *s.bubbleFraction, false});
     for (const DeviceTypeSummary& d : s.deviceTypes) {
-        const QString type = qs(d.deviceType);
+        const QString type = toQString(d.deviceType);
         rows.push_back({QObject::tr("%1 time (%2 GPUs)").arg(type).arg(d.gpus),
                         QObject::tr("compute %1 · communication %2 · idle %3")
                             .arg(percent(d.computeShare), percent(d.communicationShare), percent(d.idleShare)),
@@ -78,7 +78,7 @@ std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<Pl
                                  gigabytes(d.memoryCapacityBytes)),
                         d.headroomBytes, false});
     }
-    rows.push_back({QObject::tr("Bottleneck"), qs(s.bottleneck.text), 0, false});
+    rows.push_back({QObject::tr("Bottleneck"), toQString(s.bottleneck.text), 0, false});
     if (cost) {
         rows.push_back({QObject::tr("Cost per hour"), QStringLiteral("$%1").arg(cost->dollarsPerHour, 0, 'f', 2),
                         cost->dollarsPerHour, true});

@@ -49,7 +49,7 @@ QJsonObject metadata(const char* name, int pid, int tid, QJsonObject args)
 void nameNode(const Cluster& c, int node, QJsonArray& events)
 {
     const Node& n = c.nodes[node];
-    events.append(metadata("process_name", node, 0, {{"name", qs(n.name + " (" + n.deviceType + ")")}}));
+    events.append(metadata("process_name", node, 0, {{"name", toQString(n.name + " (" + n.deviceType + ")")}}));
     events.append(metadata("process_sort_index", node, 0, {{"sort_index", node}}));
 }
 
@@ -61,7 +61,7 @@ void nameLane(const Cluster& c, int gpu, int track, size_t lane, QJsonArray& eve
     if (lane > 0)
         name += " #" + std::to_string(lane + 1);
     const int node = c.gpu(gpu).node;
-    events.append(metadata("thread_name", node, tid, {{"name", qs(name)}}));
+    events.append(metadata("thread_name", node, tid, {{"name", toQString(name)}}));
     events.append(metadata("thread_sort_index", node, tid, {{"sort_index", gpu * 64 + track * 32 + int(lane)}}));
 }
 
@@ -75,7 +75,7 @@ QJsonObject completeEvent(const Cluster& c, const Item& it, int gpu, int track, 
     if (e.microBatch >= 0)
         args["micro_batch"] = e.microBatch;
     return QJsonObject{{"ph", "X"},
-                       {"name", qs(name)},
+                       {"name", toQString(name)},
                        {"cat", track ? "communication" : "compute"},
                        {"pid", c.gpu(gpu).node},
                        {"tid", int(2 * c.gpuCount() * lane) + gpu * 2 + track},
@@ -114,7 +114,7 @@ QJsonObject chromeTrace(const Plan& plan, const SimResult& result)
     return QJsonObject{
         {"traceEvents", events},
         {"displayTimeUnit", "ms"},
-        {"otherData", QJsonObject{{"planner", qs(plan.planner)}, {"iteration_seconds", result.iterationSeconds}}}};
+        {"otherData", QJsonObject{{"planner", toQString(plan.planner)}, {"iteration_seconds", result.iterationSeconds}}}};
 }
 
 void registerChromeTraceExporter(ExporterRegistry& registry)

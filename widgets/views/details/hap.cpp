@@ -32,7 +32,7 @@ DetailsBlock hapClassRatios(const QJsonArray& ratios, const QJsonArray& classes,
     DetailsBlock b = table(tr("Load balance: ratio per GPU of each class (eq. 3)"), columns);
     for (int s = 0; s < int(ratios.size()); ++s) {
         const bool named = plan.spmd && s < int(plan.spmd->segments.size());
-        QStringList row{QString::number(s), named ? qs(plan.spmd->segments[s]) : QString()};
+        QStringList row{QString::number(s), named ? toQString(plan.spmd->segments[s]) : QString()};
         for (const QJsonValue& v : ratios[s].toArray())
             row << number(v.toDouble());
         b.rows.push_back(row);

@@ -50,7 +50,7 @@ std::string outcome(const ScaleRun& run, const Plan& plan, const std::string& no
 {
     const std::string limit =
         run.timeLimitSeconds > 0 ? "time limit " + std::to_string(int(run.timeLimitSeconds)) + " s" : "";
-    const std::string stopped = plan.search.stopped.empty() ? "" : "stopped: " + plan.search.stopped;
+    const std::string stopped = plan.search.stopped == StopReason::None ? "" : "stopped: " + toString(plan.search.stopped);
     const std::string result = noPlan.empty() ? stopped : noPlan;
     return limit.empty() || result.empty() ? limit + result : limit + ", " + result;
 }

@@ -97,7 +97,7 @@ Outcome runOne(const std::string& planner, const PlanRequest& request, double ti
         o.kind = Outcome::Kind::Plan;
         o.simulated = r.iterationSeconds;
         o.feasible = r.feasible;
-        o.stoppedEarly = !plan.search.stopped.empty();
+        o.stoppedEarly = plan.search.stopped != StopReason::None;
         if (plan.plannerEstimate && (planner == "ditto" || planner == "exhaustive"))
             o.objective = *plan.plannerEstimate;
     } catch (const InfeasibleError& e) {

@@ -89,7 +89,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
                 out << "-";
             out << std::setprecision(0) << std::setw(14) << p.estimate.tokensPerSecond << std::setprecision(2)
                 << std::setw(12) << p.search.seconds * 1e3 << "  " << (p.estimate.feasible ? "ok" : "over memory")
-                << (p.search.stopped.empty() ? "" : ", stopped (" + p.search.stopped + "): best so far") << "\n";
+                << (p.search.stopped == StopReason::None ? "" : ", stopped (" + toString(p.search.stopped) + "): best so far") << "\n";
             plans.append(toJson(p));
             done.push_back(std::move(p));
             continue;

@@ -200,9 +200,9 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     for (const auto& [section, details] : plan.details) // a planner's own warnings (details.<planner>.warnings)
         for (const QJsonValue& w : details.value("warnings").toArray())
             err << "warning: " << section << ": " << escapeControls(w.toString().toStdString()) << "\n";
-    if (!plan.search.stopped.empty())
+    if (plan.search.stopped != StopReason::None)
         err << "note: " << planner << " stopped early ("
-            << (plan.search.stopped == "cancelled" ? "cancelled" : "time limit")
+            << (plan.search.stopped == StopReason::Cancelled ? "cancelled" : "time limit")
             << "): this is the best plan it found so far\n";
     if (cl.has("out"))
         writeJsonFile(cl.get("out"), toJson(plan));

@@ -195,8 +195,8 @@ QJsonObject searchToJson(const SearchStats& st)
     QJsonObject search{{"seconds", st.seconds}, {"candidates", double(st.candidates)}};
     for (const auto& [k, v] : st.extra)
         search[toQString(k)] = v;
-    if (!st.stopped.empty())
-        search["stopped"] = toQString(st.stopped);
+    if (st.stopped != StopReason::None)
+        search["stopped"] = toQString(toString(st.stopped));
     return search;
 }
 
@@ -332,9 +332,9 @@ SearchStats searchFromJson(const JsonReader& s)
         } else if (key == "candidates") {
             st.candidates = (long long)s.number(key);
         } else if (key == "stopped") {
-            st.stopped = s.string(key);
-            if (st.stopped != "cancelled" && st.stopped != "time-limit")
-                s.fail(key, "expected \"cancelled\" or \"time-limit\", got \"" + st.stopped + "\"");
+            const std::string why = s.string(key);
+            if (!parseStopReason(why, st.stopped))
+                s.fail(key, "expected \"cancelled\" or \"time-limit\", got " + quotedInput(why));
         } else {
             st.extra[key] = s.number(key);
         }

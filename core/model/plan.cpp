@@ -6,6 +6,26 @@
 
 namespace hetplan {
 
+std::string toString(StopReason r)
+{
+    switch (r) {
+    case StopReason::None: return "";
+    case StopReason::Cancelled: return "cancelled";
+    case StopReason::TimeLimit: return "time-limit";
+    }
+    return "";
+}
+
+bool parseStopReason(const std::string& s, StopReason& out)
+{
+    for (StopReason r : {StopReason::Cancelled, StopReason::TimeLimit})
+        if (s == toString(r)) {
+            out = r;
+            return true;
+        }
+    return false;
+}
+
 std::string toString(SpmdInstruction::Kind k)
 {
     switch (k) {

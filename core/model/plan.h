@@ -130,11 +130,16 @@ struct Estimate {
     bool operator==(const Estimate&) const = default;
 };
 
+// Why a search ended before it was done; its plan is then the best found so far.
+enum class StopReason { None, Cancelled, TimeLimit };
+std::string toString(StopReason r); // "", "cancelled", "time-limit" (the plan JSON's search.stopped)
+bool parseStopReason(const std::string& s, StopReason& out); // "cancelled" or "time-limit"
+
 struct SearchStats {
     double seconds = 0;
     long long candidates = 0;
     std::map<std::string, double> extra; // planner-specific counters (e.g. dropped_for_memory)
-    std::string stopped;                 // "" | "cancelled" | "time-limit": the best found so far
+    StopReason stopped = StopReason::None;
     bool operator==(const SearchStats&) const = default;
 };
 

@@ -51,16 +51,6 @@ void Progress::report(double fraction, const std::string& text) const
         cb_(std::clamp(fraction, 0.0, 1.0), text);
 }
 
-std::string toString(StopReason r)
-{
-    switch (r) {
-    case StopReason::None: return "";
-    case StopReason::Cancelled: return "cancelled";
-    case StopReason::TimeLimit: return "time-limit";
-    }
-    return "";
-}
-
 StopReason Progress::stopReason() const
 {
     if (source_.stop_requested())
@@ -192,7 +182,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     // (simulation, then the timeline summary) takes longer than a cancel may. A search stopped by the
     // cancel returns its best so far, scored, as promised.
     const auto dropIfCancelled = [&] {
-        if (plan.search.stopped.empty() && progress.stopReason() == StopReason::Cancelled)
+        if (plan.search.stopped == StopReason::None && progress.stopReason() == StopReason::Cancelled)
             throw CancelledError("cancelled");
     };
     dropIfCancelled();
@@ -213,7 +203,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
                                         worstMemoryMisfit(plan, costs) + ")");
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
-    plan.summary = summarize(plan, costs, plan.search.stopped.empty() ? progress.stopToken() : std::stop_token{});
+    plan.summary = summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
     progress.report(1, "done");
     return plan;
 }

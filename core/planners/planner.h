@@ -37,10 +37,6 @@ struct PlanRequest {
     bool boolOption(const std::string& key) const;
 };
 
-// Why a search stopped early: the user cancelled it or the request's time limit passed.
-enum class StopReason { None, Cancelled, TimeLimit };
-std::string toString(StopReason r); // "", "cancelled", "time-limit" (the plan JSON's search.stopped)
-
 // Progress reporting and cooperative cancellation. Planners call report() now and then. Searches that can
 // return their best so far poll stopReason() and wind down; code that cannot calls checkpoint(), which
 // throws CancelledError when stopped.

@@ -47,7 +47,7 @@ void checkWholeResult(const RunResult& r, const std::string& planner)
     if (r.plan) {
         r.plan->validate("plan"); // throws on a half-made plan
         QVERIFY(r.plan->estimate.iterationSeconds > 0);
-        QCOMPARE(r.status == RunStatus::Cancelled, r.plan->search.stopped == "cancelled");
+        QCOMPARE(r.status == RunStatus::Cancelled, r.plan->search.stopped == StopReason::Cancelled);
     } else {
         QVERIFY(r.status != RunStatus::Ok);
         QVERIFY(!r.message.empty());
@@ -120,7 +120,7 @@ private slots:
         result.planner = name;
         try {
             result.plan = runPlanner(name, req, progress);
-            result.status = result.plan->search.stopped == "cancelled" ? RunStatus::Cancelled : RunStatus::Ok;
+            result.status = result.plan->search.stopped == StopReason::Cancelled ? RunStatus::Cancelled : RunStatus::Ok;
         } catch (const CancelledError& e) {
             result.status = RunStatus::Cancelled;
             result.message = e.what();

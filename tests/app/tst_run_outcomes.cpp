@@ -43,7 +43,7 @@ public:
         }
         if (!keepsPlan_)
             progress.checkpoint(); // throws CancelledError
-        best.search.stopped = toString(progress.stopReason());
+        best.search.stopped = progress.stopReason();
         return best;
     }
 
@@ -123,7 +123,7 @@ private slots:
         const RunResult& r = w.document()->project().runs.back().results.back();
         QCOMPARE(toString(r.status), std::string("cancelled"));
         QVERIFY(r.plan);
-        QCOMPARE(r.plan->search.stopped, std::string("cancelled"));
+        QVERIFY(r.plan->search.stopped == StopReason::Cancelled);
         // The kept plan is the current one and the views show it.
         QVERIFY(w.document()->currentPlan());
         QCOMPARE(w.document()->currentPlan()->runId, runId);

@@ -685,7 +685,7 @@ private slots:
         CountingStop stop{searchPolls + extraPolls};
         const BalancedProgram b = optimize(ctx, 8, stop.fn());
         QCOMPARE(stop.polls, stop.stopAt);
-        QCOMPARE(b.stoppedBy, std::string("stopped"));
+        QVERIFY(b.stoppedBy == LoopEnd::Stopped);
         QCOMPARE(b.rounds, 1);
         QVERIFY(b.trace.empty()); // no LP finished
         QVERIFY(b.ratios.perGpu == ctx.ratios);
@@ -706,7 +706,7 @@ private slots:
         const PlanRequest req = vggOnV100AndP100("vgg19", 128);
         Progress unstopped;
         const Plan full = runPlanner("hap", req, unstopped);
-        QVERIFY(full.search.stopped.empty());
+        QVERIFY(full.search.stopped == StopReason::None);
         const QJsonObject fullHap = full.details.at("hap");
         QVERIFY(fullHap["rounds"].toInt() >= 2); // else there is no round 2 to stop at
         const QJsonArray trace = fullHap["cost_trace"].toArray();
@@ -718,7 +718,7 @@ private slots:
                 cancelAtRound2.cancel();
         });
         const Plan stopped = runPlanner("hap", req, cancelAtRound2);
-        QCOMPARE(stopped.search.stopped, std::string("cancelled"));
+        QVERIFY(stopped.search.stopped == StopReason::Cancelled);
         QCOMPARE(stopped.details.at("hap")["rounds"].toInt(), 1);
         QCOMPARE(stopped.details.at("hap")["stopped_by"].toString(), QString("stopped"));
         QCOMPARE(stopped.plannerEstimate, round1);
@@ -728,7 +728,7 @@ private slots:
                 cancelAtRound1.cancel();
         });
         const Plan atStart = runPlanner("hap", req, cancelAtRound1);
-        QCOMPARE(atStart.search.stopped, std::string("cancelled"));
+        QVERIFY(atStart.search.stopped == StopReason::Cancelled);
         QCOMPARE(atStart.plannerEstimate, trace.at(0).toDouble());
     }
 
@@ -740,10 +740,10 @@ private slots:
         const Program first = synthesize(ctx);
         const BalancedProgram b = optimize(ctx, 8);
         qInfo("proportional %.6g s, balanced %.6g s after %d rounds (%s)", first.cost, b.ratios.seconds, b.rounds,
-              b.stoppedBy.c_str());
+              toString(b.stoppedBy).c_str());
         QVERIFY(b.ratios.seconds <= first.cost * (1 + 1e-12));
         QVERIFY(b.rounds >= 1 && b.rounds <= 8);
-        QVERIFY(b.stoppedBy == "converged" || b.stoppedBy == "oscillation" || b.stoppedBy == "round limit");
+        QVERIFY(b.stoppedBy != LoopEnd::Stopped && b.stoppedBy != LoopEnd::FixedRatios);
         QVERIFY(std::abs(costTerms(ctx, b.program).evaluate(b.ratios.perGpu) - b.ratios.seconds) < 1e-9);
         QVERIFY(checkProgram(g, lower(ctx, b.program)).ok);
     }

@@ -191,7 +191,7 @@ private slots:
             else
                 QFAIL(reason.c_str());
         }
-        QVERIFY(plan.search.stopped.empty());
+        QVERIFY(plan.search.stopped == StopReason::None);
     }
 
     // Every planner's plan on every bundled example it accepts leaves the planner as a file would: it loads
@@ -354,7 +354,7 @@ private slots:
         auto worker = std::async(std::launch::async, [&] {
             try {
                 const Plan p = runPlanner(planner.toStdString(), req, progress);
-                return p.search.stopped.empty() ? std::string("finished") : "best so far (" + p.search.stopped + ")";
+                return p.search.stopped == StopReason::None ? std::string("finished") : "best so far (" + toString(p.search.stopped) + ")";
             } catch (const CancelledError&) {
                 return std::string("cancelled before any plan");
             } catch (const InfeasibleError&) {

@@ -11,7 +11,7 @@
 //   job) are compared with those of the last change acted on, so adding runs, selecting plans or moving a
 //   node on the canvas does not re-plan. Switching Live on plans the inputs as they are.
 // - Slow planners are guarded by a time limit (kTimeLimitSeconds per planner): a search that reaches it
-//   returns its best plan so far (search.stopped = "time-limit"), as any time-limited search does.
+//   returns its best plan so far (search.stopped = TimeLimit), as any time-limited search does.
 // - Storage: the project holds one live run. The first live result adds a run; later ones replace that
 //   run's results in place (same id, ProjectDocument::replaceRun, not an undo step, like any run), so the
 //   project does not grow by a run per edit. The live run is saved with the project as an ordinary run; to

@@ -78,11 +78,11 @@ void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
     try {
         result.plan = runPlanner(result.planner, req, progress);
         // A stopped search keeps its best plan so far; a cancel still reads as a cancel.
-        const std::string& stopped = result.plan->search.stopped;
-        result.status = stopped == "cancelled" ? RunStatus::Cancelled : RunStatus::Ok;
-        if (!stopped.empty())
-            result.message =
-                (stopped == "cancelled" ? "cancelled" : "time limit reached") + std::string(" — best plan so far");
+        const StopReason stopped = result.plan->search.stopped;
+        result.status = stopped == StopReason::Cancelled ? RunStatus::Cancelled : RunStatus::Ok;
+        if (stopped != StopReason::None)
+            result.message = (stopped == StopReason::Cancelled ? "cancelled" : "time limit reached") +
+                             std::string(" — best plan so far");
     } catch (const InfeasibleError& e) {
         result.status = RunStatus::Infeasible;
         result.message = guiErrorText(e, result.planner).toStdString();

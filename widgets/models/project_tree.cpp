@@ -18,8 +18,8 @@ QString resultSummary(const RunResult& r)
     if (!r.plan)
         return QString::fromStdString(toString(r.status));
     QString s = QString::number(r.plan->estimate.iterationSeconds, 'f', 3) + " s/iter";
-    if (!r.plan->search.stopped.empty())
-        s += r.plan->search.stopped == "cancelled" ? ", cancelled — best so far" : ", time limit — best so far";
+    if (r.plan->search.stopped != StopReason::None)
+        s += r.plan->search.stopped == StopReason::Cancelled ? ", cancelled — best so far" : ", time limit — best so far";
     if (!r.plan->estimate.feasible)
         s += ", over memory";
     return s;

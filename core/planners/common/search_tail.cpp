@@ -79,7 +79,7 @@ Plan finishSearch(std::vector<Strategy> strategies, const SearchTail& tail, cons
     if (droppedForZero > 0)
         best.search.extra["dropped_for_zero"] = double(droppedForZero);
     best.search.extra["simulated"] = double(simulated);
-    best.search.stopped = toString(stopped);
+    best.search.stopped = stopped;
     return best;
 }
 

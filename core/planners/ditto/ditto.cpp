@@ -396,7 +396,7 @@ Plan DittoPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
     } catch (const CancelledError&) {
         if (!best)
             throw;
-        best->plan.search.stopped = toString(progress.stopReason());
+        best->plan.search.stopped = progress.stopReason();
         return std::move(best->plan);
     }
     if (!best)

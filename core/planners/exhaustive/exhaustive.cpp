@@ -36,7 +36,7 @@ Plan exactAt(const PlanRequest& req, const CostModel& costs, Progress& progress,
                              std::to_string(mbs) + ")");
     const ExactResult r = exactPipeline(sc, available, req.job, &progress);
     Plan plan;
-    plan.search.stopped = toString(r.stopped);
+    plan.search.stopped = r.stopped;
     if (r.stages.empty())
         return plan;
     // The search counts GPUs per type, not per node: a template whose tensor-parallel groups do not fit
@@ -100,7 +100,7 @@ Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Pro
             throw CancelledError("exhaustive: stopped before any pipeline was found");
         throw InfeasibleError("exhaustive: no pipeline of these GPUs fits the model in memory");
     }
-    best->search.stopped = toString(progress.stopReason());
+    best->search.stopped = progress.stopReason();
     QJsonObject details = best->details["exhaustive"];
     details["tried"] = tried;
     best->details["exhaustive"] = details;

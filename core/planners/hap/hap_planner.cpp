@@ -332,7 +332,7 @@ QJsonObject details(const BalancedProgram& b, const SynthesisContext& ctx, const
     }
     QJsonObject o;
     o["rounds"] = b.rounds;
-    o["stopped_by"] = QString::fromStdString(b.stoppedBy);
+    o["stopped_by"] = QString::fromStdString(toString(b.stoppedBy));
     o["cost_trace"] = trace;
     o["device_classes"] = classes;
     o["class_ratios"] = ratios;
@@ -408,7 +408,7 @@ BalancedProgram dataParallelProgram(SynthesisContext ctx, bool proportional, con
     }
     b.ratios = {ctx.ratios, b.program.cost};
     b.rounds = 1;
-    b.stoppedBy = "fixed ratios";
+    b.stoppedBy = LoopEnd::FixedRatios;
     return b;
 }
 
@@ -532,7 +532,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         b = {};
         b.ratios.seconds = std::numeric_limits<double>::infinity();
     }
-    const bool stopped = b.stoppedBy == "stopped";
+    const bool stopped = b.stoppedBy == LoopEnd::Stopped;
     // Data parallelism is inside HAP's space (every op sharded on the batch), so HAP never does worse than
     // it: the two data-parallel programs are built too and the fastest simulated plan that fits is kept.
     // This also rescues the case where the A*, pricing time only, picks a program whose replicated
@@ -581,7 +581,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     plan.details["hap"] = section;
     plan.search.candidates = st.generated;
     if (stopped)
-        plan.search.stopped = toString(progress.stopReason());
+        plan.search.stopped = progress.stopReason();
     return plan;
 }
 

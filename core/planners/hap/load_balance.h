@@ -51,11 +51,16 @@ std::vector<double> proportionalRatios(const std::vector<DeviceClass>& classes);
 // largest ratios get one unit each and the rest none.
 std::vector<long long> roundShards(const std::vector<double>& ratios, long long length);
 
+// Why the synthesize + balance loop ended: the ratios stopped changing, they came back to an earlier
+// round's, the round limit, `stop` said so, or the ratios were given (no loop).
+enum class LoopEnd { Converged, Oscillation, RoundLimit, Stopped, FixedRatios };
+std::string toString(LoopEnd e); // the plan's hap.stopped_by: "converged", ..., "fixed ratios"
+
 struct BalancedProgram {
     Program program;
     Ratios ratios;
-    int rounds = 0;            // synthesize + balance rounds run
-    std::string stoppedBy;     // "converged", "oscillation", "round limit", "stopped" (`stop` said so)
+    int rounds = 0; // synthesize + balance rounds run
+    LoopEnd stoppedBy = LoopEnd::RoundLimit;
     std::vector<double> trace; // t(Q, B) after each round
 };
 

@@ -69,6 +69,18 @@ void keepIfBetter(BalancedProgram& best, const Program& q, const Ratios& b)
 
 } // namespace
 
+std::string toString(LoopEnd e)
+{
+    switch (e) {
+    case LoopEnd::Converged: return "converged";
+    case LoopEnd::Oscillation: return "oscillation";
+    case LoopEnd::RoundLimit: return "round limit";
+    case LoopEnd::Stopped: return "stopped";
+    case LoopEnd::FixedRatios: return "fixed ratios";
+    }
+    return "round limit";
+}
+
 BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::function<bool()>& stop, SynthesisStats* stats,
                          const MemoryLimit* memory, const std::function<void(int)>& onRound,
                          const BalancedProgram* start)
@@ -76,7 +88,7 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
     ctx.ratios.assign(ctx.ratioSegments(), proportionalRatios(ctx.classes));
     BalancedProgram best;
     best.ratios.seconds = std::numeric_limits<double>::infinity();
-    best.stoppedBy = "round limit";
+    best.stoppedBy = LoopEnd::RoundLimit;
     if (start && !start->program.steps.empty() && !start->ratios.perGpu.empty()) {
         // B(0) = the start's ratios in every segment; the start pair is kept first if it fits memory.
         ctx.ratios.assign(ctx.ratioSegments(), start->ratios.perGpu.front());
@@ -98,7 +110,7 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
             stats->pruned += st.pruned;
         }
         if (q.steps.empty()) { // stopped before a complete program
-            best.stoppedBy = "stopped";
+            best.stoppedBy = LoopEnd::Stopped;
             break;
         }
         best.rounds = round + 1;
@@ -119,7 +131,7 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
             const Ratios asSynthesized = unbalanced(ctx, q, memory);
             if (std::isfinite(asSynthesized.seconds))
                 keepIfBetter(best, q, asSynthesized);
-            best.stoppedBy = "stopped";
+            best.stoppedBy = LoopEnd::Stopped;
             break;
         }
         if (std::isfinite(b.seconds))
@@ -127,12 +139,12 @@ BalancedProgram optimize(SynthesisContext ctx, int maxRounds, const std::functio
         keepIfBetter(best, q, b);
         const std::string sig = signature(q);
         if (std::find(seen.begin(), seen.end(), sig) != seen.end()) {
-            best.stoppedBy = sameRatios(b.perGpu, ctx.ratios) ? "converged" : "oscillation";
+            best.stoppedBy = sameRatios(b.perGpu, ctx.ratios) ? LoopEnd::Converged : LoopEnd::Oscillation;
             break;
         }
         seen.push_back(sig);
         if (sameRatios(b.perGpu, ctx.ratios)) {
-            best.stoppedBy = "converged";
+            best.stoppedBy = LoopEnd::Converged;
             break;
         }
         ctx.ratios = b.perGpu;

@@ -33,19 +33,19 @@ Plan HetHubPlanner::plan(const PlanRequest& req, const CostModel& costs, Progres
     settings.orderBudget = req.intOption("order_budget");
     hethub::SearchResult result = hethub::searchHetHub(req, costs, progress, settings);
     QJsonObject details;
-    if (req.boolOption("metrics") && result.plan.search.stopped.empty()) {
+    if (req.boolOption("metrics") && result.plan.search.stopped == StopReason::None) {
         try {
             details = hethub::hethubDetails(result, req, costs, progress, settings);
         } catch (const CancelledError&) {
-            result.plan.search.stopped = toString(progress.stopReason());
+            result.plan.search.stopped = progress.stopReason();
         }
     }
     if (details.isEmpty()) { // no metrics asked for (or stopped): the layout and eq. 2 / 4 are cheap
         details["tokens_per_gpu_second"] = hethub::tokensPerGpuSecond(result.plan);
         details["mfu"] = hethub::modelFlopsUtilization(result.plan, costs);
     }
-    if (progress.stopReason() != StopReason::None && result.plan.search.stopped.empty())
-        result.plan.search.stopped = toString(progress.stopReason());
+    if (progress.stopReason() != StopReason::None && result.plan.search.stopped == StopReason::None)
+        result.plan.search.stopped = progress.stopReason();
     if (const std::string w =
             hethub::dataParallelWarning(req.cluster, req.model, result.groups, req.job.globalBatchSize);
         !w.empty())

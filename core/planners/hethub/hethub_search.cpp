@@ -118,7 +118,7 @@ SearchResult searchHetHub(const PlanRequest& req, const CostModel& costs, const 
             out.order = leaves[i].order;
             break;
         }
-    if (settings.bestOrder && out.plan.search.stopped.empty()) {
+    if (settings.bestOrder && out.plan.search.stopped == StopReason::None) {
         const Predictor predictor(req.cluster, costs, out.groups, out.config);
         auto [order, plan] =
             bestOrdering(predictor, req, costs, out.order, size_t(settings.orderBudget), out.orderingsTried, &progress);

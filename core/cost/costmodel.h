@@ -1,14 +1,7 @@
 #pragma once
 // The one place planners and the simulator get layer times from: measured profile entries win, the analytic
-// generator fills the rest. Thread-safe for concurrent readers.
-//
-// A measured profile means what it measured (docs/architecture.md, "Measured profiles"):
-// * a time measured at tp > 1 already contains the tensor-parallel all-reduces: none is added on top;
-// * with full recomputation the backward also re-runs the forward: the measured forward is added to it;
-// * a profile measured at another sequence length is rescaled per layer, the linear part of its FLOPs
-//   with the tokens and attention's score part (QK^T, AV) with their square, with a warning; its measured
-//   activation memory is then not used (the model's is);
-// * a profile measured in another precision is refused (no rule turns fp32 times into fp16 times).
+// generator fills the rest. Thread-safe for concurrent readers. How a measured entry is used at another
+// tp, with recomputation, at another sequence length or precision: docs/architecture.md, "Measured profiles".
 #include "analytic.h"
 #include "memory.h"
 #include "collectives.h"

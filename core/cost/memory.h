@@ -1,45 +1,13 @@
 #pragma once
-// What one GPU holds during training (docs/architecture.md, "The memory model"). What users compare a
-// prediction with is nvidia-smi / torch.cuda.max_memory_reserved, so the model counts what the process
-// reserves, per framework:
-//   peak = weights + gradients + optimizer            (model states)
-//        + activations in flight
+// What one GPU holds during training, counted as the process reserves it (what nvidia-smi and
+// torch.cuda.max_memory_reserved show). Each term's derivation, per framework and ZeRO stage, is in
+// docs/architecture.md, "The memory model":
+//   peak = weights + gradients + optimizer            (model states; ZeRO shards them)
+//        + activations in flight                      (Korthikanti et al. 2022; recomputation keeps inputs)
 //        + gradient buffer                            (the framework's gradient-reduction buffer)
-//        + allocator reserve                          (backward transients the caching allocator keeps)
+//        + allocator reserve                          (the largest layer's backward transients)
 //        + communicator buffers                       (NCCL, per communicator the rank belongs to)
-//        + context                                    (CUDA context + library workspaces: the catalog's or
-//                                                      the node's runtime_overhead)
-// * Model states per parameter follow Megatron-LM's own accounting (docs/source/api-guide/dist_optimizer.md,
-//   "theoretical number of bytes per parameter", d = data-parallel size):
-//       fp16 params, fp16 grads : 20 bytes   (distributed optimizer: 4 + 16/d)
-//       bf16 params, fp32 grads : 18 bytes   (6 + 12/d)   -- Megatron accumulates bf16 grads in fp32
-//       fp32 params, fp32 grads : 16 bytes   (8 + 8/d)
-//   i.e. weights + gradients + what the optimizer holds (fp32 master copy when the weights are 16-bit, an
-//   fp32 copy of 16-bit gradients, the optimizer's own states: Adam's two fp32 moments). ZeRO-1 / the
-//   distributed optimizer shards the optimizer part, ZeRO-2 also the gradients, ZeRO-3 also the weights.
-// * Activations per micro-batch follow Korthikanti et al. 2022 (the LayerSpec byte counts). A stage keeps
-//   one micro-batch's activations per micro-batch in flight. With full recomputation it keeps only each
-//   layer's input per micro-batch in flight, plus one layer's full activations once (the layer being
-//   recomputed during a backward), not once per micro-batch.
-// * Gradient buffer. Megatron (core and legacy) keeps gradients in one contiguous DDP buffer (fp32 for
-//   bf16, the parameter dtype otherwise) that the all-reduce works on in place: that buffer IS the
-//   gradients line, nothing is added. DeepSpeed's engine without ZeRO (and its pipeline engine) flattens
-//   the gradients into a new tensor of up to 5e8 elements per bucket before all-reducing it
-//   (buffered_allreduce_fallback / MEMORY_OPT_ALLREDUCE_SIZE), in the reduction's dtype; ZeRO-1/2/3 with
-//   contiguous_gradients (on by default) allocate the reduce bucket (reduce_bucket_size = 5e8 elements, the
-//   parameter dtype) whatever the model's size. Both exist at dp 1 too.
-// * Allocator reserve: back-propagating a layer creates a gradient for each tensor it saved, each the
-//   size of that tensor, freed layer by layer; at most one layer's worth exists at a time, and the caching
-//   allocator keeps those blocks reserved. Counted once per stage as the stage's largest layer's full
-//   activations of one micro-batch. Fragmentation between blocks is not derivable from defaults; the job's
-//   memory_margin is for it.
-// * Communicator buffers: NCCL gives every ring-connected communicator of more than one rank, per channel,
-//   one connection's buffers for its three protocols (Simple NCCL_BUFFSIZE 4 MiB, LL 512 KiB, LL128
-//   4.6875 MiB); point-to-point sends use Simple buffers of 8 steps x the chunk (512 KiB) on 2 channels per
-//   peer. Channels: NCCL's per-channel NVLink bandwidth (20 GB/s) into the node's GPU-to-GPU bandwidth,
-//   between NCCL's 2 and 32. Which communicators a rank has follows the framework (RankGroups).
-// * The context (CUDA context, cuBLAS workspaces) is a per-device catalog figure (`runtime_overhead`),
-//   replaced by a node's `runtime_overhead` override; the modelled terms above are added to it whatever it is.
+//        + context                                    (runtime_overhead: the catalog's or the node's)
 #include "core/model/cluster.h"
 #include "core/model/device.h"
 #include "core/model/gpu_memory.h"

@@ -6,11 +6,8 @@ namespace hetplan {
 
 enum class Precision { FP16, BF16, FP32 };
 enum class Schedule { OneFOneB, GPipe };
-// The training framework whose pipeline point-to-point traffic the simulator models (docs/architecture.md,
-// "Pipeline boundary sends"): per tensor-parallel rank, Megatron-core sends the whole (s, b, h) boundary
-// activation (and gradient back), or (s/tp, b, h) with sequence parallelism; legacy Megatron-LM /
-// Megatron-DeepSpeed (scatter_gather_tensors_in_pipeline) and DeepSpeed's pipeline engine (pipe_partitioned,
-// grad_partitioned) send 1/tp of it and the receiving tensor-parallel group all-gathers it inside its node.
+// The training framework whose pipeline point-to-point traffic the simulator models: what each sends per
+// tensor-parallel rank is in core/cost/pipeline_p2p.h, why in docs/architecture.md ("Pipeline boundary sends").
 enum class Framework { MegatronCore, MegatronLegacy, DeepSpeedPipe };
 
 // Largest global batch / sequence length accepted (keeps derived counts far from integer overflow).

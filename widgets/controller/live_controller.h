@@ -1,24 +1,9 @@
 #pragma once
-// Live re-planning: with Live on, every change of what planning would run on (the
-// current cluster, model, profile or job: an edit, its undo or redo, or another item made current) re-runs
-// the Run tab's ticked planners on the worker thread (a RunController of its own) and publishes the plans.
-//
-// Decisions:
-// - Coalescing: each change restarts a short debounce (kDebounceMs); the planners start when it runs out,
-//   on the inputs as they are then. A change while a live run searches cancels it (RunController::cancel,
-//   its stop source); its results are dropped and the next run starts once it has wound down.
-// - Only real input changes count: the inputs (cluster without node positions, model with its profile,
-//   job) are compared with those of the last change acted on, so adding runs, selecting plans or moving a
-//   node on the canvas does not re-plan. Switching Live on plans the inputs as they are.
-// - Slow planners are guarded by a time limit (kTimeLimitSeconds per planner): a search that reaches it
-//   returns its best plan so far (search.stopped = TimeLimit), as any time-limited search does.
-// - Storage: the project holds one live run. The first live result adds a run; later ones replace that
-//   run's results in place (same id, ProjectDocument::replaceRun, not an undo step, like any run), so the
-//   project does not grow by a run per edit. The live run is saved with the project as an ordinary run; to
-//   keep a live plan beside later ones, run the planners (F5), which records a run of its own. A new,
-//   opened or example project starts without a live run.
-// - A live run that gives no plan changes nothing shown (failed() says why); the live run keeps its
-//   results from before.
+// Live re-planning: with Live on, every change of what planning would run on (the current cluster, model,
+// profile or job: an edit, its undo or redo, or another item made current) re-runs the Run tab's ticked
+// planners on the worker thread (a RunController of its own) and publishes the plans as one live run.
+// The decisions (debounce, what counts as a change, the time limit, storage) are in docs/architecture.md,
+// "Live re-planning".
 #include "project_document.h"
 
 #include "core/planners/planner.h"

@@ -1,23 +1,8 @@
 #pragma once
-// Re-planning after node failures: when a node of the current cluster is marked failed or
-// healthy again, the current plan is planned again on the worker thread with the same planner and the same
-// options on the cluster as it is now (runPlanner leaves failed nodes out, as `--without` does), handing
-// the plan's own sections over as PlanRequest::reuse so oobleck and ditto re-instantiate the templates they
-// stored instead of searching again.
-//
-// Decisions:
-// - The outcome is a new Run of two results, the plan before (a copy of the result re-planned from) and the
-//   plan after, and the plan after becomes current. Every view then follows without special cases: the
-//   Gantt chart and the stage map show the new plan, the comparison shows before and after side by side,
-//   the Run tab lists both with their iteration times, and the pair is saved with the project.
-// - A re-plan that finds no plan (the remaining GPUs do not fit the model, no node left, an error) changes
-//   nothing: no run is added, the plan before stays current, replanFailed() says why. The failed mark stays
-//   (it is the user's edit, undoable like any other).
-// - A request while a re-plan runs is remembered; the running one is then dropped when it ends and the
-//   last request runs on the cluster as it is by then (marking two nodes quickly gives one re-plan for both).
-// - The re-plan reads the model and job from the plan re-planned from (what it was made for), the measured
-//   profile from the project's model of that name (the plan keeps only the types it used, and a recovered
-//   node may bring another type back), and the default seed, as the Run tab does.
+// Re-planning after node failures: when a node of the current cluster is marked failed or healthy again,
+// the current plan is planned again on the worker thread with the same planner and options on the cluster
+// as it is now, its own sections handed over as PlanRequest::reuse. The outcome (a new run of the plans
+// before and after), coalescing and failure handling: docs/architecture.md, "Failed nodes and re-planning".
 #include "project_document.h"
 
 #include "core/planners/planner.h"

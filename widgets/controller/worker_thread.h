@@ -1,12 +1,7 @@
 #pragma once
 // One background job on a std::thread whose messages reach the GUI thread through a mailbox: the worker
-// posts closures under a std::mutex, and a GUI-thread timer runs them, in order, while the job is going.
-//
-// Why not QtConcurrent::run + queued QMetaObject::invokeMethod: that hand-off is ordered only by Qt's own
-// event-queue mutex, a futex inside libQt6Core that ThreadSanitizer cannot see in Debian's (uninstrumented)
-// Qt, so `make check-sanitize` reported every GUI run as a race. Here every edge is a std::thread start or
-// join or a std::mutex, which TSan sees, and no Qt object is touched from the worker. The timer's period
-// (kPollMs) bounds the delivery latency; the worker's own progress is throttled to 25 ms anyway.
+// posts closures under a std::mutex, and a GUI-thread timer (kPollMs) runs them, in order, while the job is
+// going. No Qt object is touched from the worker. Why not QtConcurrent: docs/architecture.md, "The desktop app".
 #include <QObject>
 #include <QTimer>
 

@@ -23,6 +23,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QScrollArea>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -87,7 +88,11 @@ void MainWindow::buildDocks()
     jobPanel_ = new JobPanel;
     auto* jobDock = new QDockWidget(tr("Job"), this);
     jobDock->setObjectName("JobDock");
-    jobDock->setWidget(jobPanel_);
+    auto* jobScroll = new QScrollArea; // a short window scrolls the form rather than squashing its rows
+    jobScroll->setWidget(jobPanel_);
+    jobScroll->setWidgetResizable(true);
+    jobScroll->setFrameShape(QFrame::NoFrame);
+    jobDock->setWidget(jobScroll);
     addDockWidget(Qt::RightDockWidgetArea, jobDock);
     resetLayout();
 }

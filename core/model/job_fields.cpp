@@ -45,7 +45,7 @@ std::vector<FieldSpec<Job>> makeJobFields()
                                        "forward again in backward"))
                     .cli("recompute"));
     t.push_back(memberField(&Job::tf32,
-                            D::boolean("tf32", "TF32", true,
+                            D::boolean("tf32", "TF32 for fp32 products", true,
                                        "fp32 jobs on NVIDIA Ampere and later: NVIDIA's PyTorch containers run "
                                        "matrix products on the TF32 tensor cores; plain PyTorch leaves TF32 off "
                                        "and runs them on the CUDA cores"))

@@ -138,8 +138,11 @@ private slots:
             const FieldSpec<Job>& f = jobFields()[i];
             QWidget* editor = form->itemAt(i, QFormLayout::FieldRole)->widget();
             QCOMPARE(editor->objectName(), QString::fromStdString(f.decl.key));
-            auto* label = qobject_cast<QLabel*>(form->itemAt(i, QFormLayout::LabelRole)->widget());
-            QCOMPARE(label->text(), guiErrorText(InputError("job", f.decl.key, "x")).section(" (Job panel)", 0, 0));
+            // A switch carries its label itself; other rows have it beside them.
+            const QString shown = f.decl.type == OptionType::Bool
+                                      ? qobject_cast<QCheckBox*>(editor)->text()
+                                      : qobject_cast<QLabel*>(form->itemAt(i, QFormLayout::LabelRole)->widget())->text();
+            QCOMPARE(shown, guiErrorText(InputError("job", f.decl.key, "x")).section(" (Job panel)", 0, 0));
         }
         Job j;
         j.globalBatchSize = 96;

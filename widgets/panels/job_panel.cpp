@@ -4,6 +4,8 @@
 #include "core/model/job_fields.h"
 #include "option_editor.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFormLayout>
 
 namespace hetplan {
@@ -15,7 +17,19 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
     for (const FieldSpec<Job>& f : jobFields()) {
         // The labels are the ones error messages use (gui_errors.h), so an error names the field seen here.
         editors_.emplace_back(f.decl, this, f.look);
-        form->addRow(toQString(f.decl.label), editors_.back().widget());
+        QWidget* w = editors_.back().widget();
+        // A drop-down as wide as its longest label ("3 — + parameters") would push its row onto two lines.
+        if (auto* box = qobject_cast<QComboBox*>(w)) {
+            box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            box->setMinimumContentsLength(6);
+        }
+        // A switch carries its label, as check boxes do, which keeps a narrow dock to one line per row.
+        if (auto* box = qobject_cast<QCheckBox*>(w)) {
+            box->setText(toQString(f.decl.label));
+            form->addRow(QString(), w);
+        } else {
+            form->addRow(toQString(f.decl.label), w);
+        }
         editors_.back().onChanged([this] { emitEdited(); });
     }
     setJob(Job{});

@@ -271,6 +271,18 @@ void MainWindow::buildActions()
     run->addAction(tr("&Run Planners"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
     run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), runner_, &RunController::cancel);
     buildLive(run);
+    // The tree's context menu has the same action; here it is visible without knowing where to right-click.
+    run->addSeparator();
+    QAction* compare = run->addAction(tr("Compare the Two &Selected Plans"), this, [this] {
+        const std::vector<PlanRef> refs = selectedPlans();
+        if (refs.size() == 2)
+            comparePlans(refs[0], refs[1]);
+        else
+            showMessage(tr("Select two plans (Ctrl-click two results in the project tree) to compare them."), true);
+    });
+    compare->setObjectName("compareSelected");
+    compare->setStatusTip(tr("Ctrl-click two results in the project tree, then compare them side by side"));
+    connect(run, &QMenu::aboutToShow, compare, [this, compare] { compare->setEnabled(selectedPlans().size() == 2); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);

@@ -226,8 +226,10 @@ void MainWindow::onCurrentPlanChanged()
     const auto ref = doc_->currentPlan();
     if (!ref)
         return;
+    // A click in the tree already made the row current, with whatever selection its modifiers gave (a
+    // Ctrl-click adds to it); only a plan made current elsewhere (a run, undo) moves the tree's selection.
     const QModelIndex idx = treeModel_->resultIndex(ref->runId, ref->resultIndex);
-    if (idx.isValid())
+    if (idx.isValid() && idx != tree_->currentIndex())
         tree_->setCurrentIndex(idx);
 }
 

@@ -135,15 +135,34 @@ private slots:
         };
         find({});
         QCOMPARE(results.size(), size_t(2));
-        QItemSelectionModel* sel = w.projectTree()->selectionModel();
-        sel->select(results[0], QItemSelectionModel::ClearAndSelect);
+        // Real clicks: a plain click, then a Ctrl-click. Clicking a result makes its plan current, which once
+        // re-selected the clicked row alone and dropped the first.
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTreeView* tree = w.projectTree();
+        auto click = [&](int i, Qt::KeyboardModifiers mods) {
+            const QModelIndex index = results[size_t(i)];
+            QTest::mouseClick(tree->viewport(), Qt::LeftButton, mods, tree->visualRect(index).center());
+            results.clear();
+            find({}); // the indexes again, in case the tree was rebuilt
+        };
+        click(0, Qt::NoModifier);
+        QCOMPARE(w.selectedPlans().size(), size_t(1));
         QMenu* one = w.treeMenu(results[0]);
         QVERIFY(one);
         QAction* compareOne = one->findChild<QAction*>("comparePlans");
         QVERIFY(compareOne && !compareOne->isEnabled()); // one plan selected: nothing to compare with
         delete one;
-        sel->select(results[1], QItemSelectionModel::Select); // Ctrl-click
+        click(1, Qt::ControlModifier);
         QCOMPARE(w.selectedPlans().size(), size_t(2));
+        QCOMPARE(*w.document()->currentPlan(), (PlanRef{run, 1})); // the Ctrl-clicked plan is shown
+        // The Run menu has the comparison too, enabled when two plans are selected.
+        QAction* fromMenu = w.findChild<QAction*>("compareSelected");
+        QVERIFY(fromMenu);
+        for (QMenu* m : w.menuBar()->findChildren<QMenu*>())
+            if (m->actions().contains(fromMenu))
+                emit m->aboutToShow();
+        QVERIFY(fromMenu->isEnabled());
         QMenu* menu = w.treeMenu(results[1]);
         QAction* compare = menu->findChild<QAction*>("comparePlans");
         QVERIFY(compare && compare->isEnabled());

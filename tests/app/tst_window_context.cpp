@@ -91,16 +91,17 @@ private slots:
         job.globalBatchSize = 64;
         job.sequenceLength = 2048;
         w.document()->setJob({"default", job});
-        const QString edited = QStringLiteral("amp-het-cluster · gpt2-amp · gbs 64 · seq 2048");
+        // gpt2-amp is built for 1024 tokens: the line says so beside the job's 2048.
+        const QString edited = QStringLiteral("amp-het-cluster · gpt2-amp · gbs 64 · seq 2048 (the model's own: 1024)");
         QCOMPARE(w.runPanel()->context(), edited);
         QVERIFY(w.windowTitle().contains(edited));
         w.document()->undoStack()->undo();
         QCOMPARE(w.runPanel()->context(), start);
         QVERIFY(w.windowTitle().contains(start));
 
-        // Another model, and its undo.
+        // Another model, and its undo: the job follows the model's own length (bert-base: 512) in the same step.
         w.document()->addModel(ProjectModel{buildExampleModel("bert-base"), {}});
-        QCOMPARE(w.runPanel()->context(), QStringLiteral("amp-het-cluster · bert-base · gbs 32 · seq 1024"));
+        QCOMPARE(w.runPanel()->context(), QStringLiteral("amp-het-cluster · bert-base · gbs 32 · seq 512"));
         w.document()->undoStack()->undo();
         QCOMPARE(w.runPanel()->context(), start);
 

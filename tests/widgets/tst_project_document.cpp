@@ -63,6 +63,7 @@ private slots:
     void jobEditsOfOneFieldMerge();
     void profileImportUndoRedo();
     void modelChoiceUndoRedo();
+    void jobFollowsTheModelsSequence();
     void newClusterUndoRedo();
     void dirtyFollowsUndoBackToClean();
     void runsDirtyWithoutUndoSteps();
@@ -172,6 +173,30 @@ void TestProjectDocument::modelChoiceUndoRedo()
     doc->undoStack()->redo();
     QCOMPARE(doc->project().models.back().model.name, std::string("bert-base"));
     QCOMPARE(doc->currentModel(), std::string("bert-base"));
+}
+
+void TestProjectDocument::jobFollowsTheModelsSequence()
+{
+    // gpt2-amp is built for 1024 tokens and the example's job has 1024; llama2-7b is built for 4096.
+    QObject owner;
+    ProjectDocument* doc = exampleDocument(&owner);
+    QCOMPARE(doc->job()->job.sequenceLength, 1024);
+    doc->addModel({buildExampleModel("llama2-7b"), {}});
+    QCOMPARE(doc->job()->job.sequenceLength, 4096); // followed: the user had not chosen another length
+    QCOMPARE(doc->undoStack()->count(), 1);          // one step for both
+    QVERIFY(!doc->contextText().contains("own"));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->currentModel(), std::string("gpt2-amp"));
+    QCOMPARE(doc->job()->job.sequenceLength, 1024);
+    doc->undoStack()->redo();
+    QCOMPARE(doc->job()->job.sequenceLength, 4096);
+    // A length the user chose stays; the context line then shows the model's own.
+    NamedJob chosen = *doc->job();
+    chosen.job.sequenceLength = 2048;
+    doc->setJob(chosen);
+    doc->chooseModel("gpt2-amp");
+    QCOMPARE(doc->job()->job.sequenceLength, 2048);
+    QVERIFY2(doc->contextText().contains("seq 2048 (the model's own: 1024)"), qPrintable(doc->contextText()));
 }
 
 void TestProjectDocument::newClusterUndoRedo()

@@ -208,13 +208,44 @@ void ProjectDocument::setJob(const NamedJob& j)
 
 void ProjectDocument::addModel(const ProjectModel& m)
 {
-    push<ProjectModel>(tr("Add model %1").arg(QString::fromStdString(m.model.name)), m.model.name, m, true);
+    const QString text = tr("Add model %1").arg(QString::fromStdString(m.model.name));
+    withJobFollowing(m.model, text, [&] { push<ProjectModel>(text, m.model.name, m, true); });
 }
 
 void ProjectDocument::chooseModel(const std::string& name)
 {
-    if (find<ProjectModel>(name))
-        push<ProjectModel>(tr("Choose model %1").arg(QString::fromStdString(name)), name, std::nullopt, true);
+    const ProjectModel* m = find<ProjectModel>(name);
+    if (!m)
+        return;
+    const QString text = tr("Choose model %1").arg(QString::fromStdString(name));
+    withJobFollowing(m->model, text, [&] { push<ProjectModel>(text, name, std::nullopt, true); });
+}
+
+// A model built for one sequence length (the examples: llama2-7b 4096) takes the current job with it, unless
+// the user chose the job's length: it still equals the previous model's, or the default when that model
+// states none. Returns the length to set, 0 for none.
+int ProjectDocument::sequenceToFollow(const ModelSpec& next) const
+{
+    const NamedJob* j = job();
+    if (!j || next.arch.sequence <= 0 || j->job.sequenceLength == next.arch.sequence)
+        return 0;
+    const int before = model() && model()->model.arch.sequence > 0 ? model()->model.arch.sequence : Job{}.sequenceLength;
+    return j->job.sequenceLength == before ? next.arch.sequence : 0;
+}
+
+void ProjectDocument::withJobFollowing(const ModelSpec& next, const QString& text, const std::function<void()>& step)
+{
+    const int sequence = sequenceToFollow(next);
+    if (sequence <= 0) {
+        step();
+        return;
+    }
+    NamedJob j = *job();
+    j.job.sequenceLength = sequence;
+    undo_->beginMacro(text); // one undo step: the model and the job's length
+    step();
+    push<NamedJob>(tr("Edit job %1").arg(QString::fromStdString(j.name)), j.name, j, true);
+    undo_->endMacro();
 }
 
 void ProjectDocument::setProfile(const std::string& model, const Profile& p)
@@ -509,8 +540,13 @@ QString ProjectDocument::contextText() const
 {
     QStringList parts{cluster() ? QString::fromStdString(cluster()->name) : tr("no cluster"),
                       model() ? QString::fromStdString(model()->model.name) : tr("no model")};
-    if (const NamedJob* j = job())
+    if (const NamedJob* j = job()) {
         parts << tr("gbs %1").arg(j->job.globalBatchSize) << tr("seq %1").arg(j->job.sequenceLength);
+        // A length other than the model's own is easy to miss (an example is rebuilt for it, an imported
+        // model keeps its own): say so.
+        if (const ProjectModel* m = model(); m && m->model.arch.sequence > 0 && m->model.arch.sequence != j->job.sequenceLength)
+            parts.back() += tr(" (the model's own: %1)").arg(m->model.arch.sequence);
+    }
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -89,6 +89,8 @@ public:
     void setJob(const NamedJob& j);            // likewise; consecutive edits of one field merge
     void addModel(const ProjectModel& m);      // likewise
     void chooseModel(const std::string& name); // makes a model the project has current
+    // addModel and chooseModel make the current job follow the model's own sequence length in the same undo
+    // step when the user had not chosen another (sequenceToFollow).
     void setProfile(const std::string& model, const Profile& p);
 
     // Managing items (the project tree's menu): one undo step each, false / "" (and no step) when the item
@@ -140,6 +142,8 @@ signals:
     void failedNodesChanged(); // a canvas step (or its undo) marked nodes of the current cluster failed or healthy
 
 private:
+    int sequenceToFollow(const ModelSpec& next) const;
+    void withJobFollowing(const ModelSpec& next, const QString& text, const std::function<void()>& step);
     template <class Item>
     friend class PutItemCommand;
     friend class ItemsCommand;

@@ -7,6 +7,7 @@
 
 #include "app/gui/main_window.h"
 #include "core/planners/sweep.h"
+#include "widgets/common/palette.h"
 #include "widgets/controller/live_controller.h"
 #include "widgets/controller/sweep_controller.h"
 #include "widgets/panels/run_panel.h"
@@ -16,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -111,7 +113,7 @@ private slots:
                 QCOMPARE(plot->graph(g)->data()->at(i)->key, double(16 << i));
                 const SweepRow& row = expected[size_t(i * 2 + g)];
                 if (row.status == RunStatus::Ok && row.feasible)
-                    QCOMPARE(plot->graph(g)->data()->at(i)->value, row.iterationSeconds);
+                    QCOMPARE(plot->graph(g)->data()->at(i)->value, row.iterationSeconds * 1e3); // ms
                 else
                     QVERIFY(std::isnan(plot->graph(g)->data()->at(i)->value));
             }
@@ -127,7 +129,7 @@ private slots:
             QCOMPARE(panel.controller()->rows()[size_t(r)].iterationSeconds, row.iterationSeconds);
             if (row.status == RunStatus::Ok && row.feasible) {
                 ++withPlan;
-                QCOMPARE(table->item(r, 2)->text(), QString::number(row.iterationSeconds, 'f', 4));
+                QCOMPARE(table->item(r, 2)->text(), QString::number(row.iterationSeconds * 1e3, 'f', 1));
                 QVERIFY(table->item(r, 5)->toolTip().isEmpty());
             } else {
                 QVERIFY(!row.error.empty());
@@ -210,6 +212,75 @@ private slots:
         w.runPanel()->setChecked({});
         QVERIFY(!panel.startSweep());
         QVERIFY(panel.errorLabel()->text().contains("Tick at least one planner"));
+    }
+
+    void runSweepOnlyForValuesThatRun()
+    {
+        MainWindow w;
+        openAmp(w, {"amp"});
+        WhatIfPanel& panel = *w.whatIf();
+        panel.refreshPlanners();
+        panel.setParameter("gbs");
+        panel.valuesEdit()->setText("16,abc");
+        QVERIFY(!panel.runButton()->isEnabled()); // not a click that silently does nothing
+        QVERIFY(panel.runButton()->toolTip().contains("Correct the values"));
+        panel.valuesEdit()->setText("16,32");
+        QVERIFY(panel.runButton()->isEnabled());
+
+        // Another parameter starts from values that suit it, and the batch sizes come back with gbs.
+        panel.setParameter("zero");
+        QCOMPARE(panel.valuesEdit()->text(), QString("0,1,2,3"));
+        QVERIFY(!panel.errorLabel()->isVisibleTo(&panel) && panel.runButton()->isEnabled());
+        panel.setParameter("without");
+        QCOMPARE(panel.valuesEdit()->text(), QString("none,p3-0")); // the cluster's first node
+        QVERIFY(panel.runButton()->isEnabled());
+        panel.setParameter("gbs");
+        QCOMPARE(panel.valuesEdit()->text(), QString("16,32"));
+
+        // A node name is checked as typed, in this tab's words, with the names to choose from.
+        panel.setParameter("without");
+        panel.valuesEdit()->setText("none,16");
+        QVERIFY(!panel.runButton()->isEnabled());
+        const QString error = panel.errorLabel()->text();
+        QVERIFY2(error.startsWith("Without node: ") && error.contains("'16'"), qPrintable(error));
+        QVERIFY2(!error.contains("What-if without") && error.contains("(nodes: p3-0, p3-1, p3-2, g4dn-0)"),
+                 qPrintable(error));
+        // ... and the field completes node names after the last comma.
+        QCompleter* completer = panel.valuesEdit()->completer();
+        QVERIFY(completer);
+        completer->setCompletionPrefix("g4");
+        QCOMPARE(completer->currentCompletion(), QString("none,g4dn-0")); // the earlier values kept
+        QCOMPARE(completer->splitPath("none,g4"), QStringList{"g4"});
+
+        w.runPanel()->setChecked({});
+        panel.refreshPlanners();
+        panel.valuesEdit()->setText("none");
+        QVERIFY(!panel.runButton()->isEnabled());
+        QVERIFY(panel.runButton()->toolTip().contains("Tick at least one planner"));
+    }
+
+    void withoutSweepDrawsBarsInEachPlannersOwnColour()
+    {
+        MainWindow w;
+        openAmp(w, {"amp", "megatron"});
+        WhatIfPanel& panel = *w.whatIf();
+        QVERIFY(runSweepIn(panel, "without", "none,g4dn-0"));
+        QCustomPlot* plot = panel.view()->plot();
+        QCOMPARE(plot->plottableCount(), 2);
+        QCOMPARE(plot->graphCount(), 0); // categories: no lines across them
+        const auto* amp = qobject_cast<QCPBars*>(plot->plottable(0));
+        QVERIFY(amp && amp->name() == "amp");
+        QCOMPARE(amp->brush().color(), palette::plannerColor("amp"));
+        QCOMPARE(amp->dataCount(), 2);
+        QCOMPARE(amp->data()->at(0)->value, panel.controller()->rows()[0].iterationSeconds * 1e3);
+
+        // A sweep of megatron alone: megatron keeps its colour (it is the first series now).
+        w.runPanel()->setChecked({"megatron"});
+        QVERIFY(runSweepIn(panel, "without", "none"));
+        const auto* megatron = qobject_cast<QCPBars*>(panel.view()->plot()->plottable(0));
+        QVERIFY(megatron && megatron->name() == "megatron");
+        QCOMPARE(megatron->brush().color(), palette::plannerColor("megatron"));
+        QVERIFY(palette::plannerColor("megatron") != palette::plannerColor("amp"));
     }
 
     void cancelStopsTheSweep()

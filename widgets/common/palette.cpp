@@ -1,7 +1,13 @@
 #include "palette.h"
 
+#include "core/planners/planner.h"
+
+#include <QPixmap>
+
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <vector>
 
 namespace hetplan::palette {
 
@@ -38,6 +44,22 @@ QColor tableau10(int i)
 QColor stageColor(int stage) { return okabeIto(stage); }
 QColor microBatchColor(int microBatch) { return tableau10(microBatch); }
 QColor seriesColor(int series) { return tableau10(series); }
+
+QColor plannerColor(const std::string& planner)
+{
+    static const std::vector<std::string> names = PlannerRegistry::instance().names();
+    const auto it = std::find(names.begin(), names.end(), planner);
+    // An unknown name (a plan file from a newer version) still gets a stable colour from its text.
+    const int i = it != names.end() ? int(it - names.begin()) : int(std::hash<std::string>{}(planner) % 20);
+    return i < 10 ? tableau10(i) : shade(tableau10(i), 0.4);
+}
+
+QIcon plannerIcon(const std::string& planner)
+{
+    QPixmap square(12, 12);
+    square.fill(plannerColor(planner));
+    return QIcon(square);
+}
 
 QColor tint(const QColor& c, double amount) { return mix(c, Qt::white, amount); }
 QColor shade(const QColor& c, double amount) { return mix(c, Qt::black, amount); }

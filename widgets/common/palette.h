@@ -4,6 +4,9 @@
 // (a longer cycle). Neutral greys for communication, unused GPUs and backgrounds.
 #include <QBrush>
 #include <QColor>
+#include <QIcon>
+
+#include <string>
 
 namespace hetplan::palette {
 
@@ -15,7 +18,13 @@ QColor tableau10(int i);
 
 QColor stageColor(int stage);           // Okabe–Ito
 QColor microBatchColor(int microBatch); // Tableau 10
-QColor seriesColor(int series);         // Tableau 10 (device types, planners' series)
+QColor seriesColor(int series);         // Tableau 10 (device types, series that are not planners)
+// One colour per planner wherever planners are drawn (What-if lines, speed curves, the project tree's
+// swatches): fixed by the planner's place in the registry's list, so a planner keeps its colour whatever
+// else ran beside it. Tableau 10, then its colours darkened for the planners past the tenth.
+QColor plannerColor(const std::string& planner);
+// A small square of plannerColor() for item views' decoration role.
+QIcon plannerIcon(const std::string& planner);
 
 // Mixes `c` towards white by `amount` (0 = unchanged, 1 = white).
 QColor tint(const QColor& c, double amount);

@@ -1,5 +1,8 @@
 #include "project_tree.h"
 
+#include "widgets/common/palette.h"
+#include "widgets/controller/replan_controller.h"
+
 namespace hetplan {
 
 namespace {
@@ -23,6 +26,27 @@ QString resultSummary(const RunResult& r)
     if (!r.plan->estimate.feasible)
         s += ", over memory";
     return s;
+}
+
+QStringList resultNames(const Run& run)
+{
+    // Results of one planner on different node sets (a re-plan after a node failure) are told apart by
+    // their node set, as the Comparison tab labels them: "amp, 12 GPUs without g4dn-0".
+    std::vector<Plan> plans;
+    for (const RunResult& r : run.results)
+        if (r.plan)
+            plans.push_back(*r.plan);
+    const QStringList sets = nodeSetLabels(plans);
+    QStringList names;
+    int planIndex = 0;
+    for (const RunResult& r : run.results) {
+        QString name = QString::fromStdString(r.planner);
+        if (r.plan && !sets.isEmpty())
+            name = QString(sets[planIndex]).replace(QLatin1Char('\n'), QStringLiteral(", "));
+        planIndex += r.plan ? 1 : 0;
+        names << name;
+    }
+    return names;
 }
 
 ProjectTreeModel::ProjectTreeModel(QObject* parent) : QStandardItemModel(parent)
@@ -61,9 +85,11 @@ void ProjectTreeModel::rebuild(const Project& p)
             TreeKind::Run);
         run->setData(r.id, kRoleRun);
         run->setToolTip(QString::fromStdString(r.started));
+        const QStringList names = resultNames(r);
         for (size_t i = 0; i < r.results.size(); ++i) {
             const RunResult& res = r.results[i];
-            auto* it = makeItem(QString::fromStdString(res.planner) + " — " + resultSummary(res), TreeKind::Result);
+            auto* it = makeItem(names[int(i)] + " — " + resultSummary(res), TreeKind::Result);
+            it->setIcon(palette::plannerIcon(res.planner));
             it->setData(r.id, kRoleRun);
             it->setData(int(i), kRoleResult);
             if (!res.message.empty())

@@ -26,5 +26,8 @@ public:
 
 // "0.292 s", "infeasible", ... — the short status a result shows in lists.
 QString resultSummary(const RunResult& r);
+// The name each result of `run` goes by in lists: its planner, or where one run holds plans on different
+// node sets (a re-plan after a node failure) the planner and its node set, "amp, 12 GPUs without g4dn-0".
+QStringList resultNames(const Run& run);
 
 } // namespace hetplan

@@ -2,6 +2,7 @@
 
 #include "core/base/qstrings.h"
 #include "core/planners/planner.h"
+#include "widgets/common/palette.h"
 #include "widgets/models/project_tree.h"
 #include "widgets/views/view_util.h"
 
@@ -130,6 +131,7 @@ void RunPanel::setChecked(const std::vector<std::string>& planners)
 void RunPanel::addPlanner(const Planner& planner)
 {
     auto* item = new QTreeWidgetItem(planners_, {toQString(planner.name()), QString(), toQString(planner.description())});
+    item->setIcon(0, palette::plannerIcon(planner.name()));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(0, Qt::Unchecked);
     item->setToolTip(2, toQString(planner.description()));
@@ -294,6 +296,7 @@ void RunPanel::showRun(const Run& run)
         }
         cols << QString::fromStdString(r.message);
         auto* it = new QTreeWidgetItem(results_, cols);
+        it->setIcon(kPlanner, palette::plannerIcon(r.planner));
         it->setData(0, kRoleRun, run.id);
         it->setData(0, kRoleResult, int(i));
         it->setToolTip(kMessage, cols.back()); // long messages: whole in the tooltip and the details pane

@@ -5,6 +5,7 @@
 #include "widgets/controller/sweep_controller.h"
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStringListModel>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -36,11 +38,13 @@ const Parameter kParameters[] = {
     {"without", QT_TRANSLATE_NOOP("WhatIfPanel", "Without node"), "none,NODE,..."},
 };
 
-// The sweep's reason in GUI words: the field named as this tab names it, no CLI flags.
+// The sweep's reason in GUI words: the field named as this tab names it, no CLI flags and no internal
+// source names (a node check reports from "What-if without").
 QString errorText(const InputError& e)
 {
+    const std::string prefix = std::string(kSource) + " ";
     for (const Parameter& p : kParameters)
-        if (e.field() == p.axis) {
+        if (e.field() == p.axis || e.file() == prefix + p.axis) {
             const std::string& r = e.reason();
             const QString reason = r == "no values given"
                                        ? WhatIfPanel::tr("enter one or more values separated by commas")
@@ -48,6 +52,28 @@ QString errorText(const InputError& e)
             return WhatIfPanel::tr("%1: %2").arg(WhatIfPanel::tr(p.label), reason);
         }
     return guiErrorText(e);
+}
+
+// Completes the last of the comma-separated values from a list (the cluster's node names).
+class LastValueCompleter : public QCompleter {
+public:
+    using QCompleter::QCompleter;
+    QStringList splitPath(const QString& path) const override { return {path.section(',', -1).trimmed()}; }
+    QString pathFromIndex(const QModelIndex& index) const override
+    {
+        const QString typed = widget() ? static_cast<QLineEdit*>(widget())->text() : QString();
+        const int comma = typed.lastIndexOf(',');
+        return typed.left(comma + 1) + QCompleter::pathFromIndex(index);
+    }
+};
+
+QStringList nodeNames(const Cluster& cluster)
+{
+    QStringList names;
+    for (const Node& n : cluster.nodes)
+        if (!n.failed)
+            names << QString::fromStdString(n.name);
+    return names;
 }
 
 QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft | Qt::AlignVCenter)
@@ -93,6 +119,10 @@ QWidget* WhatIfPanel::buildForm()
     valuesEdit_->setObjectName("WhatIfValues");
     valuesEdit_->setText("16,32,64");
     valuesEdit_->setToolTip(tr("The values to plan at, separated by commas; every ticked planner plans each one"));
+    nodeNames_ = new QStringListModel(form);
+    auto* completer = new LastValueCompleter(nodeNames_, form);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    valuesEdit_->setCompleter(completer);
     errorLabel_ = new QLabel(form);
     errorLabel_->setObjectName("WhatIfError");
     errorLabel_->setStyleSheet("color: #b00020");
@@ -120,7 +150,7 @@ QWidget* WhatIfPanel::buildForm()
     grid->addRow(QString(), buttons);
 
     connect(parameterBox_, &QComboBox::currentIndexChanged, this, &WhatIfPanel::onParameterChanged);
-    connect(valuesEdit_, &QLineEdit::textChanged, this, [this] { checkedAxis(); });
+    connect(valuesEdit_, &QLineEdit::textChanged, this, &WhatIfPanel::updateRunButton);
     connect(valuesEdit_, &QLineEdit::returnPressed, this, &WhatIfPanel::startSweep);
     connect(runButton_, &QPushButton::clicked, this, &WhatIfPanel::startSweep);
     connect(cancelButton_, &QPushButton::clicked, this, &WhatIfPanel::cancelSweep);
@@ -132,7 +162,7 @@ void WhatIfPanel::buildTable()
     table_ = new QTableWidget(0, 6, this);
     table_->setObjectName("WhatIfTable");
     table_->setHorizontalHeaderLabels(
-        {tr("Value"), tr("Planner"), tr("Iteration (s)"), tr("Tokens/s"), tr("$ / M tokens"), tr("Result")});
+        {tr("Value"), tr("Planner"), tr("Iteration (ms)"), tr("Tokens/s"), tr("$ / M tokens"), tr("Result")});
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // compact: more rows in view
     table_->horizontalHeader()->setStretchLastSection(true);
@@ -151,7 +181,24 @@ void WhatIfPanel::onParameterChanged()
 {
     const int i = std::max(0, parameterBox_->currentIndex());
     valuesEdit_->setPlaceholderText(tr("e.g. %1").arg(kParameters[i].example));
-    checkedAxis();
+    // Values typed for the previous parameter rarely suit this one (a batch size is no node name): start
+    // from a sweep that runs, the user's own values for this parameter if they were set before.
+    const QString axis = QString::fromLatin1(kParameters[i].axis);
+    valuesEdit_->setText(typedValues_.value(axis, defaultValues(kParameters[i].axis)));
+    updateRunButton();
+}
+
+QString WhatIfPanel::defaultValues(const std::string& axis) const
+{
+    const auto base = requestSource_ ? requestSource_() : std::nullopt;
+    if (axis == "without") {
+        const QStringList nodes = base ? nodeNames(base->cluster) : QStringList{};
+        return nodes.isEmpty() ? QStringLiteral("none") : QStringLiteral("none,") + nodes.front();
+    }
+    for (const Parameter& p : kParameters)
+        if (axis == p.axis)
+            return QString::fromLatin1(p.example);
+    return {};
 }
 
 void WhatIfPanel::showError(const QString& text)
@@ -164,16 +211,39 @@ std::optional<SweepAxis> WhatIfPanel::checkedAxis()
 {
     // No spaces in the parser's grammar; "16, 32" is what people type.
     const QString values = valuesEdit_->text().remove(' ');
+    typedValues_[parameterBox_->currentData().toString()] = valuesEdit_->text();
     try {
         const SweepAxis parsed = parseSweepAxis(parameter() + "=" + values.toStdString(), kSource);
         std::vector<SweepAxis> axes;
         addSweepAxis(axes, parsed, kSource); // refuses a value given twice
+        const auto base = requestSource_ ? requestSource_() : std::nullopt;
+        if (base && parsed.name == "without")
+            sweepRequestsFor(*base, parsed, kSource); // the node names, as typed rather than on Run
         showError({});
         return axes.front();
     } catch (const InputError& e) {
-        showError(errorText(e));
+        QString text = errorText(e);
+        const auto base = requestSource_ ? requestSource_() : std::nullopt;
+        if (base && parameter() == "without")
+            text += tr(" (nodes: %1)").arg(nodeNames(base->cluster).join(", "));
+        showError(text);
         return std::nullopt;
     }
+}
+
+void WhatIfPanel::updateRunButton()
+{
+    if (isRunning())
+        return;
+    const auto base = requestSource_ ? requestSource_() : std::nullopt;
+    nodeNames_->setStringList(base ? nodeNames(base->cluster) : QStringList{});
+    const bool valid = checkedAxis().has_value();
+    const bool planners = plannerSource_ && !plannerSource_().empty();
+    runButton_->setEnabled(valid && planners && base);
+    runButton_->setToolTip(!valid      ? tr("Correct the values first (the reason is under the field)")
+                           : !planners ? tr("Tick at least one planner in the Run tab")
+                           : !base     ? tr("The project needs a cluster and a model before a sweep")
+                                       : tr("Plan every value with every ticked planner"));
 }
 
 void WhatIfPanel::refreshPlanners()
@@ -184,6 +254,7 @@ void WhatIfPanel::refreshPlanners()
         names << QString::fromStdString(p);
     plannersLabel_->setText(names.isEmpty() ? tr("none ticked: tick planners in the Run tab")
                                             : tr("%1 (ticked in the Run tab, with its options)").arg(names.join(", ")));
+    updateRunButton();
 }
 
 bool WhatIfPanel::startSweep()
@@ -230,6 +301,8 @@ void WhatIfPanel::setRunning(bool running)
     runButton_->setEnabled(!running);
     cancelButton_->setEnabled(running);
     progress_->setVisible(running);
+    if (!running)
+        updateRunButton();
 }
 
 void WhatIfPanel::onProgress(int finished, int total)
@@ -268,7 +341,7 @@ void WhatIfPanel::fillTable(const std::vector<SweepRow>& rows)
         const QList<QTableWidgetItem*> items{
             cell(value),
             cell(QString::fromStdString(r.planner)),
-            cell(hasPlan || r.iterationSeconds > 0 ? number(r.iterationSeconds, 4) : "–", right),
+            cell(hasPlan || r.iterationSeconds > 0 ? number(r.iterationSeconds * 1e3, 1) : "–", right),
             cell(hasPlan ? number(r.tokensPerSecond, 0) : "–", right),
             cell(hasPlan && r.cost ? number(r.cost->dollarsPerMillionTokens, 3) : "–", right),
             cell(result)};

@@ -8,6 +8,7 @@
 #include "core/planners/sweep.h"
 #include "widgets/views/whatif_view.h"
 
+#include <QHash>
 #include <QWidget>
 
 #include <functional>
@@ -19,6 +20,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QStringListModel;
 class QPushButton;
 class QTableWidget;
 
@@ -71,6 +73,10 @@ private:
     void buildTable();
     void showError(const QString& text);
     void onParameterChanged();
+    // Run sweep is enabled only for values that would run (its tooltip says why not).
+    void updateRunButton();
+    // A sweep of `axis` that runs on the current project: the example values, "none,<first node>".
+    QString defaultValues(const std::string& axis) const;
     void onProgress(int finished, int total);
     void onFinished();
     void fillTable(const std::vector<SweepRow>& rows);
@@ -89,6 +95,8 @@ private:
     QProgressBar* progress_ = nullptr;
     WhatIfView* view_ = nullptr;
     QTableWidget* table_ = nullptr;
+    QStringListModel* nodeNames_ = nullptr; // the values field's completions
+    QHash<QString, QString> typedValues_;   // the values last typed per parameter
     WhatIfView::Sweep pending_; // what is being swept, shown when the rows arrive
 };
 

@@ -37,7 +37,7 @@ QString WhatIfView::metricLabel(Metric metric)
 {
     switch (metric) {
     case Metric::IterationTime:
-        return tr("Simulated iteration time (s)");
+        return tr("Simulated iteration time (ms)");
     case Metric::TokensPerSecond:
         return tr("Tokens per second");
     case Metric::DollarsPerMillionTokens:
@@ -66,7 +66,7 @@ double WhatIfView::value(const SweepRow& row, Metric metric)
         return kNaN;
     switch (metric) {
     case Metric::IterationTime:
-        return row.iterationSeconds;
+        return row.iterationSeconds * 1e3; // ms, as the Comparison tab and the Gantt chart
     case Metric::TokensPerSecond:
         return row.tokensPerSecond;
     case Metric::DollarsPerMillionTokens:
@@ -113,16 +113,33 @@ void WhatIfView::redraw()
     }
     QCustomPlot* p = newPlot();
     double yMax = 0;
+    // Node sets are categories, not a scale: bars side by side per node left out; numbers get lines.
+    const bool categories = axis.name == "without";
+    auto* group = categories ? new QCPBarsGroup(p) : nullptr;
     for (size_t k = 0; k < planners; ++k) {
-        auto* line = p->addGraph(p->xAxis, p->yAxis);
-        line->setName(QString::fromStdString(sweep_.planners[k]));
-        const QColor colour = palette::seriesColor(int(k));
-        line->setPen(QPen(colour, 2));
-        line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
-        line->setAntialiased(true);
+        const QColor colour = palette::plannerColor(sweep_.planners[k]);
+        QCPBars* bars = nullptr;
+        QCPGraph* line = nullptr;
+        if (categories) {
+            bars = new QCPBars(p->xAxis, p->yAxis);
+            bars->setName(QString::fromStdString(sweep_.planners[k]));
+            bars->setWidth(0.8 / double(planners));
+            bars->setBarsGroup(group);
+            bars->setPen(QPen(palette::shade(colour, 0.3), 1));
+            bars->setBrush(colour);
+        } else {
+            line = p->addGraph(p->xAxis, p->yAxis);
+            line->setName(QString::fromStdString(sweep_.planners[k]));
+            line->setPen(QPen(colour, 2));
+            line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
+            line->setAntialiased(true);
+        }
         for (size_t i = 0; i < n; ++i) { // rows: combination by combination, planners in order
             const double y = value(sweep_.rows[i * planners + k], metric_);
-            line->addData(xOf(i), y); // NaN: a gap in the line
+            if (line)
+                line->addData(xOf(i), y); // NaN: a gap in the line
+            else if (std::isfinite(y))
+                bars->addData(xOf(i), y); // no bar: no plan
             if (std::isfinite(y))
                 yMax = std::max(yMax, y);
         }
@@ -139,7 +156,7 @@ void WhatIfView::redraw()
     p->xAxis->setScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     p->xAxis->setLabel(axisLabel(axis.name) + (logScale ? tr(" (log scale)") : QString()));
     const double pad = logScale ? 1.25 : 0;
-    const double linPad = std::max(0.5, (xHi - xLo) * 0.06);
+    const double linPad = categories ? 0.6 : std::max(0.5, (xHi - xLo) * 0.06);
     p->xAxis->setRange(logScale ? xLo / pad : xLo - linPad, logScale ? xHi * pad : xHi + linPad);
     p->yAxis->setLabel(metricLabel(metric_));
     p->yAxis->setNumberFormat(QStringLiteral("g"));
@@ -158,30 +175,45 @@ void WhatIfView::redraw()
 
 QString WhatIfView::toolTipAt(const QPointF& pos) const
 {
-    const QCustomPlot* p = plot();
+    auto* p = const_cast<QCustomPlot*>(plot()); // plottable(k) has no const overload; nothing is changed
     if (isEmpty() || !p)
         return {};
-    const size_t planners = sweep_.planners.size();
-    for (int g = 0; g < p->graphCount(); ++g)
-        for (auto it = p->graph(g)->data()->constBegin(); it != p->graph(g)->data()->constEnd(); ++it) {
+    // Plottables are added planner by planner, so plottable k is planner k's line or bars.
+    for (int k = 0; k < p->plottableCount(); ++k) {
+        if (auto* bars = qobject_cast<QCPBars*>(p->plottable(k))) {
+            QVariant details;
+            const double d = bars->selectTest(pos, false, &details);
+            const QCPDataSelection hit = details.value<QCPDataSelection>();
+            if (d >= 0 && d < p->selectionTolerance() && !hit.isEmpty())
+                return rowToolTip(bars->data()->at(hit.dataRange().begin())->key, size_t(k));
+            continue;
+        }
+        const auto* graph = qobject_cast<QCPGraph*>(p->plottable(k));
+        if (!graph)
+            continue;
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
             if (!std::isfinite(it->value))
                 continue;
             const QPointF at(p->xAxis->coordToPixel(it->key), p->yAxis->coordToPixel(it->value));
-            if (std::hypot(at.x() - pos.x(), at.y() - pos.y()) > kHoverPixels)
-                continue;
-            // The graph keeps its data sorted by x; the values may have been given in any order.
-            size_t i = 0;
-            while (i + 1 < sweep_.axis.values.size() && xOf(i) != it->key)
-                ++i;
-            const SweepRow& row = sweep_.rows[i * planners + size_t(g)];
-            return tr("%1 at %2 = %3\n%4 s per iteration · %5 tokens/s%6")
-                .arg(QString::fromStdString(row.planner), axisLabel(sweep_.axis.name),
-                     QString::fromStdString(sweep_.axis.values[i]))
-                .arg(row.iterationSeconds, 0, 'f', 4)
-                .arg(row.tokensPerSecond, 0, 'f', 0)
-                .arg(row.cost ? tr(" · $%1 per M tokens").arg(row.cost->dollarsPerMillionTokens, 0, 'f', 3) : QString());
+            if (std::hypot(at.x() - pos.x(), at.y() - pos.y()) <= kHoverPixels)
+                return rowToolTip(it->key, size_t(k));
         }
+    }
     return {};
+}
+
+QString WhatIfView::rowToolTip(double x, size_t planner) const
+{
+    // The plot keeps its data sorted by x; the values may have been given in any order.
+    size_t i = 0;
+    while (i + 1 < sweep_.axis.values.size() && xOf(i) != x)
+        ++i;
+    const SweepRow& row = sweep_.rows[i * sweep_.planners.size() + planner];
+    return tr("%1 at %2 = %3\n%4 ms per iteration · %5 tokens/s%6")
+        .arg(QString::fromStdString(row.planner), axisLabel(sweep_.axis.name), QString::fromStdString(sweep_.axis.values[i]))
+        .arg(row.iterationSeconds * 1e3, 0, 'f', 1)
+        .arg(row.tokensPerSecond, 0, 'f', 0)
+        .arg(row.cost ? tr(" · $%1 per M tokens").arg(row.cost->dollarsPerMillionTokens, 0, 'f', 3) : QString());
 }
 
 } // namespace hetplan

@@ -1,9 +1,10 @@
 #pragma once
 // The What-if tab's plot: one line per planner over the swept parameter's values (x ticks at exactly the
-// values swept; log scale for batch and sequence when they span 4× or more, categories for a node left
-// out), y the chosen metric: simulated iteration time, tokens/s or $ per million tokens. A combination a
-// planner found no plan for (or one that does not fit memory) leaves a gap in its line; the table below the
-// plot (WhatIfPanel) says why.
+// values swept; log scale for batch and sequence when they span 4× or more), or bars side by side per node
+// left out (categories); y the chosen metric: simulated iteration time in ms, tokens/s or $ per million
+// tokens. A combination a planner found no plan for (or one that does not fit memory) leaves a gap in its
+// line (no bar); the table below the plot (WhatIfPanel) says why. Planners keep their colour
+// (palette::plannerColor) from sweep to sweep and in every other view.
 #include "plot_view.h"
 
 #include "core/planners/sweep.h"
@@ -49,6 +50,8 @@ private:
     void redraw();
     // Where value `i` of the axis sits on the x axis: the number itself, or its index for a node name.
     double xOf(size_t i) const;
+    // The hover text for the row at x of planner number `planner`.
+    QString rowToolTip(double x, size_t planner) const;
 
     Sweep sweep_;
     Metric metric_ = Metric::IterationTime;

@@ -6,7 +6,9 @@
 #include "app/gui/main_window.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/common/palette.h"
 #include "widgets/controller/replan_controller.h"
+#include "widgets/models/project_tree.h"
 #include "widgets/views/comparison_view.h"
 #include "widgets/views/gantt_view.h"
 #include "widgets/views/stage_map_view.h"
@@ -16,6 +18,7 @@
 #include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
+#include <QTreeView>
 #include <QTest>
 #include <QUndoStack>
 
@@ -93,6 +96,14 @@ private slots:
         // The comparison shows the plan before and after, named by their nodes.
         QCOMPARE(w.comparison()->names(), (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
         QVERIFY2(w.lastMessage().startsWith("Re-planned with ditto without rtx4090-0"), qPrintable(w.lastMessage()));
+        // The project tree names them the same way (both results are ditto's), with ditto's colour.
+        const auto* tree = static_cast<const ProjectTreeModel*>(w.projectTree()->model());
+        const QModelIndex before = tree->resultIndex(after.runId, 0), replanned = tree->resultIndex(after.runId, 1);
+        QVERIFY2(tree->data(before).toString().startsWith("ditto, 22 GPUs — "), qPrintable(tree->data(before).toString()));
+        QVERIFY2(tree->data(replanned).toString().startsWith("ditto, 20 GPUs without rtx4090-0 — "),
+                 qPrintable(tree->data(replanned).toString()));
+        const QIcon icon = tree->data(replanned, Qt::DecorationRole).value<QIcon>();
+        QCOMPARE(icon.pixmap(12, 12).toImage().pixelColor(6, 6), palette::plannerColor("ditto"));
         saveScreenshot(w, nodeIndex(w, "rtx4090-0"));
 
         // Undo (the document's one stack) marks it healthy again, which re-plans on all 22 GPUs.

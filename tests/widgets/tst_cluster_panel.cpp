@@ -59,6 +59,11 @@ void TestClusterPanel::panelEditsNode()
     QCOMPARE(ed.undoStack()->count(), 1);
     auto* nic = child<QDoubleSpinBox>(panel, "nodeNicBandwidth");
     QCOMPARE(nic->value(), 100.0); // 12.5e9 bytes/s = 100 Gbps
+    // Written as the node's card writes it: no trailing zeros, the same rounding.
+    QCOMPARE(nic->text(), QStringLiteral("100 Gbps"));
+    QCOMPARE(formatGbps(12.5e9), QStringLiteral("100 Gbps"));
+    QCOMPARE(formatGBps(21.25e9), QStringLiteral("21.25 GB/s")); // 170 Gbps of NVLink, as amp-het-cluster says
+    QCOMPARE(formatGBps(21.254e9), QStringLiteral("21.25 GB/s"));
     nic->setValue(200);
     QCOMPARE(ed.cluster().nodes[0].nicBandwidth, 25e9);
     auto* comm = child<QComboBox>(panel, "nodeCommunicator");

@@ -115,9 +115,10 @@ void TestPlanPair::detailsShowSummary()
     // No parameters or activations: each GPU holds the V100's 0.75 GiB context (805,306,368 B) and NCCL
     // buffers: the 4-stage pipeline's model-parallel ring at NCCL's 32 channels (the node's unbounded
     // bandwidth) × 9,633,792 B = 308,281,344 B, plus 8 MiB of p2p buffers per neighbour, two for the middle
-    // stages: peak 1,130,364,928 B of 17,179,869,184, so 16,049,504,256 B = 16.0 GB are free.
+    // stages: peak 1,130,364,928 B (1.05 GiB) of 17,179,869,184 (16 GiB), so 16,049,504,256 B = 14.95 GiB
+    // are free. Binary units, as the stage map and nvidia-smi write them.
     QCOMPARE(t->item(tableRow(t, "V100-16GB memory headroom"), 1)->text(),
-             QStringLiteral("16.0 GB (peak 1.1 GB of 17.2 GB)"));
+             QStringLiteral("14.9 GiB (peak 1.1 GiB of 16.0 GiB)"));
     view.clear();
     QVERIFY(!t->isVisibleTo(&view));
 }

@@ -70,7 +70,7 @@ DevicePalette::DevicePalette(QWidget* parent) : QWidget(parent)
         const DeviceStyle st = deviceStyle(d.name);
         it->setText(0, QString::fromStdString(d.name));
         it->setIcon(0, swatch(st.color));
-        it->setText(1, QStringLiteral("%1 GB").arg(d.memoryBytes / (1024.0 * 1024 * 1024), 0, 'f', 0));
+        it->setText(1, QStringLiteral("%1 GiB").arg(d.memoryBytes / (1024.0 * 1024 * 1024), 0, 'f', 0));
         it->setText(2, QString::number(d.peakFlops / 1e12, 'f', d.peakFlops < 1e14 ? 1 : 0));
         it->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         it->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);

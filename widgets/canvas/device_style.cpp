@@ -89,10 +89,22 @@ double height(int gpus) { return header + pad + gpuRows(gpus) * gpuSlot + 6 + te
 
 namespace hetplan {
 
-QString formatGbps(double bytesPerSecond) { return QStringLiteral("%1 Gbps").arg(bytesPerSecond * 8 / 1e9, 0, 'g', 4); }
+QString trimmedNumber(double value, int decimals)
+{
+    QString text = QString::number(value, 'f', decimals);
+    if (text.contains(QLatin1Char('.'))) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(QLatin1Char('.')))
+            text.chop(1);
+    }
+    return text;
+}
 
-QString formatGBps(double bytesPerSecond) { return QStringLiteral("%1 GB/s").arg(bytesPerSecond / 1e9, 0, 'g', 4); }
+QString formatGbps(double bytesPerSecond) { return trimmedNumber(bytesPerSecond * 8 / 1e9, 2) + QStringLiteral(" Gbps"); }
 
-QString formatMicroseconds(double seconds) { return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'g', 4); }
+QString formatGBps(double bytesPerSecond) { return trimmedNumber(bytesPerSecond / 1e9, 2) + QStringLiteral(" GB/s"); }
+
+QString formatMicroseconds(double seconds) { return trimmedNumber(seconds * 1e6, 2) + QStringLiteral(" µs"); }
 
 } // namespace hetplan

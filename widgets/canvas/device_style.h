@@ -34,7 +34,10 @@ double height(int gpus);
 } // namespace hetplan
 
 namespace hetplan {
-// Short labels for the canvas and the panel ("100 Gbps", "300 GB/s", "20 µs").
+// Short labels for the canvas and the panel ("100 Gbps", "21.25 GB/s", "20 µs"). The cards and the
+// Properties panel write numbers alike: at most two decimals, no trailing zeros. Networks (NICs, links) in
+// Gbps as NICs are sold and cluster files are written; inside a node in GB/s as NVLink and PCIe are quoted.
+QString trimmedNumber(double value, int decimals);
 QString formatGbps(double bytesPerSecond);
 QString formatGBps(double bytesPerSecond);
 QString formatMicroseconds(double seconds);

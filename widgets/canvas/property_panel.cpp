@@ -24,9 +24,16 @@ namespace hetplan {
 
 namespace {
 
+// A spin box that writes its value as the canvas cards do (trimmedNumber: "10 Gbps", not "10.00 Gbps").
+class TrimmedSpinBox : public QDoubleSpinBox {
+public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+    QString textFromValue(double value) const override { return trimmedNumber(value, decimals()); }
+};
+
 QDoubleSpinBox* numberBox(QWidget* parent, const char* name, double lo, double hi, int decimals, const QString& suffix)
 {
-    auto* b = new QDoubleSpinBox(parent);
+    auto* b = new TrimmedSpinBox(parent);
     b->setObjectName(QLatin1String(name));
     b->setRange(lo, hi);
     b->setDecimals(decimals);
@@ -154,9 +161,9 @@ QWidget* PropertyPanel::buildNodePage()
     nodeGpus_->setObjectName(QStringLiteral("nodeGpus"));
     nodeGpus_->setRange(1, 64);
     nodeGpus_->setKeyboardTracking(false);
-    nodeIntra_ = numberBox(w, "nodeIntraBandwidth", 0, 1e4, 1, QStringLiteral(" GB/s"));
+    nodeIntra_ = numberBox(w, "nodeIntraBandwidth", 0, 1e4, 2, QStringLiteral(" GB/s"));
     nodeIntra_->setSpecialValueText(tr("device default"));
-    nodeNic_ = numberBox(w, "nodeNicBandwidth", 0.1, 1e5, 1, QStringLiteral(" Gbps"));
+    nodeNic_ = numberBox(w, "nodeNicBandwidth", 0.1, 1e5, 2, QStringLiteral(" Gbps"));
     nodePrice_ = numberBox(w, "nodePricePerGpuHour", 0, 1000, 3, tr(" per GPU-hour"));
     nodePrice_->setPrefix(QStringLiteral("$"));
     nodePrice_->setSpecialValueText(tr("catalog price"));
@@ -268,7 +275,7 @@ void PropertyPanel::refresh()
         nodeComm_->setCurrentIndex(n.communicator == Communicator::CpuEthernet ? 1 : 0);
         nodePrice_->setValue(n.pricePerGpuHour > 0 ? n.pricePerGpuHour : 0);
         nodePrice_->setToolTip(priceToolTip(d));
-        nodeInfo_->setText(d ? tr("%1 %2 · %3 GB and %4 TFLOPS per GPU\nNode total: %5 GB, %6 TFLOPS")
+        nodeInfo_->setText(d ? tr("%1 %2 · %3 GiB and %4 TFLOPS per GPU\nNode total: %5 GiB, %6 TFLOPS")
                                    .arg(toQString(d->vendor), deviceStyle(d->name).family)
                                    .arg(d->memoryBytes / (1u << 30), 0, 'f', 0)
                                    .arg(d->peakFlops / 1e12, 0, 'f', 1)

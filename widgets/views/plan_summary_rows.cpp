@@ -1,6 +1,7 @@
 #include "plan_summary_rows.h"
 
 #include "plan_details_format.h"
+#include "view_util.h"
 
 #include "core/base/qstrings.h"
 #include "core/sim/summary.h"
@@ -15,7 +16,7 @@ namespace hetplan {
 namespace {
 
 using details::percent; // "40.8 %", as the planner sections write shares
-QString gigabytes(double bytes) { return QString::number(bytes / 1e9, 'f', 1) + QStringLiteral(" GB"); }
+QString gigabytes(double bytes) { return viewutil::formatGiB(bytes) + QStringLiteral(" GiB"); } // as the stage map
 
 // "[0,12) T4 · [12,24) A100 tp2" per pipeline; several pipelines one per line.
 QString layerSplit(const PlanSummary& s)

@@ -48,7 +48,7 @@ int estimateMax(const CostModel& costs, const Job& job, int stage, int ranks, co
 std::string gigabytes(double bytes)
 {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0); // binary, as nvidia-smi and the app
     return buf;
 }
 

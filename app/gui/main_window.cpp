@@ -213,6 +213,8 @@ void MainWindow::connectPanels()
     connect(modelPanel_, &ModelPanel::exampleModelChosen, this, &MainWindow::onExampleModelChosen);
     connect(modelPanel_, &ModelPanel::profileImported, this, &MainWindow::onProfileImported);
     connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::startRun);
+    connect(runPanel_, &RunPanel::plannersTicked, this,
+            [this](const std::vector<std::string>& ticked) { doc_->setTickedPlanners(ticked); });
     connect(runPanel_, &RunPanel::cancelRequested, runner_, &RunController::cancel);
     connect(cancel_, &QToolButton::clicked, runner_, &RunController::cancel);
     connect(runPanel_, &RunPanel::resultActivated, this, &MainWindow::onResultActivated);

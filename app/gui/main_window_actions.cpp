@@ -240,6 +240,10 @@ void MainWindow::onProjectReplaced()
     const auto ref = doc_->currentPlan();
     const Run* run = ref ? doc_->run(ref->runId) : nullptr;
     runPanel_->showRun(run ? *run : Run{});
+    // The file's ticks; a project without any (new, an example, an older file) keeps the ones shown.
+    if (doc_->tickedPlanners())
+        runPanel_->setChecked(*doc_->tickedPlanners());
+    doc_->setTickedPlanners(runPanel_->checkedPlanners());
     treeModel_->rebuild(doc_->project());
     tree_->expandAll();
     fitProjectTree();
@@ -358,6 +362,7 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
     run.id = activeRun_;
     doc_->setCurrentPlan(std::nullopt);
     runPanel_->setChecked(planners); // the Run tab shows what is running
+    doc_->setTickedPlanners(planners);
     runPanel_->showRun(run);
     runPanel_->setRunning(true);
     progress_->setValue(0);

@@ -439,6 +439,12 @@ void writeSelection(const Conn& c, const ProjectSelection& sel)
     for (const auto& [key, value] : rows)
         if (!value.empty())
             meta.t(key).t(value).run();
+    if (sel.planners) { // written even when empty: "nothing ticked" is the user's choice, not a default
+        std::string joined;
+        for (const std::string& p : *sel.planners)
+            joined += (joined.empty() ? "" : ",") + p;
+        meta.t("ticked_planners").t(joined).run();
+    }
 }
 
 void writeProject(const Conn& c, const Project& p, const ProjectSelection& selection)

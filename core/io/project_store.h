@@ -15,7 +15,8 @@
 //   meta(key, value)                            'content_sha256': hash over every other table's rows;
 //                                               'selected_cluster', 'selected_model', 'selected_job',
 //                                               'selected_run', 'selected_result': what the user had
-//                                               selected (ProjectSelection; absent in older files)
+//                                               selected; 'ticked_planners': the Run tab's ticks,
+//                                               comma-separated (ProjectSelection; absent in older files)
 // Items are stored as their JSON documents (the same readers/writers as the CLI's files, so they
 // round-trip exactly), with the names repeated in indexed columns for outside tools (sqlite3, scripts).
 //
@@ -36,7 +37,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hetplan {
 
@@ -51,6 +54,8 @@ struct ProjectSelection {
     std::string cluster, model, job; // names; "" = none
     int run = 0;                     // run id; 0 = none
     int resultIndex = -1;            // index in that run's results; -1 = none
+    // The Run tab's ticked planners; nullopt = the file has none saved (older files): the app's defaults.
+    std::optional<std::vector<std::string>> planners;
     bool operator==(const ProjectSelection&) const = default;
 };
 

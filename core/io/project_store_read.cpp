@@ -176,6 +176,11 @@ ProjectSelection readSelection(const Conn& c)
             sel.run = intOr(value, sel.run);
         else if (key == "selected_result")
             sel.resultIndex = intOr(value, sel.resultIndex);
+        else if (key == "ticked_planners") { // names only tick what the registry has (RunPanel::setChecked)
+            sel.planners.emplace();
+            for (const QString& name : value.split(',', Qt::SkipEmptyParts))
+                sel.planners->push_back(name.toStdString());
+        }
     }
     return sel;
 }

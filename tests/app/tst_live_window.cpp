@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -97,6 +98,38 @@ private slots:
             w.tabs()->setCurrentWidget(w.runPanel());
             QVERIFY(w.grab().save(QDir(dir).filePath("live-replan.png")));
         }
+        w.setLive(false);
+    }
+
+    void openingAProjectWithLiveOnRaisesNoError()
+    {
+        // Live left on from the last session; the user opens a project and has not edited anything yet.
+        QSettings().setValue("run/live", true);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("nothing-ticked.hetplan");
+        {
+            MainWindow earlier;
+            earlier.setInteractive(false);
+            earlier.setLive(false);
+            earlier.openExample("amp-het-cluster", "gpt2-amp");
+            earlier.runPanel()->setChecked({});
+            earlier.document()->setTickedPlanners({}); // saved with nothing ticked: Live could plan nothing
+            earlier.document()->saveAs(path);
+        }
+        QSettings().setValue("run/live", true);
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.isLive());
+        w.openFile(path);
+        QVERIFY(w.runPanel()->checkedPlanners().empty()); // the file's ticks
+        QTest::qWait(3 * LiveController::kDebounceMs);
+        QVERIFY(!w.live()->isRunning() && !w.live()->isScheduled());
+        QVERIFY2(!w.lastMessageIsError(), qPrintable(w.lastMessage()));
+        QVERIFY(w.document()->project().runs.empty());
+        // The user's own edit is what Live answers, and then it says why it cannot plan.
+        setBatch(*w.document(), 64);
+        QTest::qWait(3 * LiveController::kDebounceMs);
+        QVERIFY(w.lastMessageIsError() && w.lastMessage().contains("tick at least one planner"));
         w.setLive(false);
     }
 

@@ -28,6 +28,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
+#include <QSignalSpy>
 #include <QTreeView>
 #include <QUndoStack>
 
@@ -71,6 +73,41 @@ private slots:
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
         QCoreApplication::setOrganizationName("hetplan-tests");
         QCoreApplication::setApplicationName("tst_project_window");
+    }
+
+    void firstRunPlansTheDefaultsAndTicksAreSavedWithTheProject()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("ticks.hetplan");
+        {
+            MainWindow w;
+            w.setInteractive(false);
+            // A new user's first F5 plans (no red "tick a planner"): AMP, its baseline and the reference.
+            QCOMPARE(w.runPanel()->checkedPlanners(), (std::vector<std::string>{"amp", "megatron", "uniform"}));
+            w.openExample("amp-het-cluster", "gpt2-amp");
+            QSignalSpy finished(&w, &MainWindow::runFinished);
+            emit w.runPanel()->runRequested();
+            QVERIFY(finished.wait(60000));
+            QVERIFY2(!w.lastMessageIsError(), qPrintable(w.lastMessage()));
+            QCOMPARE(w.document()->project().runs.back().results.size(), size_t(3));
+            // The user's ticks (a click on a box, as the Run tab's tree reports it) go with the project.
+            QTreeWidget* planners = w.runPanel()->findChild<QTreeWidget*>("plannerList");
+            QVERIFY(planners);
+            for (int i = 0; i < planners->topLevelItemCount(); ++i)
+                if (planners->topLevelItem(i)->text(0) == "hethub" || planners->topLevelItem(i)->text(0) == "uniform")
+                    planners->topLevelItem(i)->setCheckState(
+                        0, planners->topLevelItem(i)->text(0) == "hethub" ? Qt::Checked : Qt::Unchecked);
+            QCOMPARE(*w.document()->tickedPlanners(), (std::vector<std::string>{"amp", "hethub", "megatron"}));
+            w.document()->saveAs(path);
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        w.runPanel()->setChecked({"poplar"}); // whatever another project had ticked
+        w.openFile(path);
+        QCOMPARE(w.runPanel()->checkedPlanners(), (std::vector<std::string>{"amp", "hethub", "megatron"}));
+        // A project without saved ticks (new, an example) keeps what is ticked.
+        w.openExample("ditto-ex3", "gpt2-xl");
+        QCOMPARE(w.runPanel()->checkedPlanners(), (std::vector<std::string>{"amp", "hethub", "megatron"}));
     }
 
     void contextMenuOffersWhatEachItemAllows()

@@ -96,6 +96,17 @@ private slots:
         ProjectSelection none{"stale", "stale", "stale", 3, 3};
         QVERIFY(loadProject(savedSample("unselected.hetplan"), &none) == sample);
         QVERIFY(none == ProjectSelection{});
+        QVERIFY(!none.planners); // no ticks saved: the app's defaults apply
+
+        // The Run tab's ticks: a list, and an empty one is kept as "nothing ticked", not "none saved".
+        for (const std::vector<std::string>& ticks : {std::vector<std::string>{"amp", "hethub"}, std::vector<std::string>{}}) {
+            ProjectSelection ticked;
+            ticked.planners = ticks;
+            saveProject(sample, path("ticked.hetplan"), ticked);
+            ProjectSelection read;
+            QVERIFY(loadProject(path("ticked.hetplan"), &read) == sample);
+            QVERIFY(read.planners && *read.planners == ticks);
+        }
 
         // Edited by hand (outside the checksum): a run id that is not a number is dropped, the rest stays.
         sql(p, "UPDATE meta SET value = 'seven' WHERE key = 'selected_run';");

@@ -115,7 +115,9 @@ void LiveController::onProjectReplaced()
 {
     dropRunning();
     runId_ = 0; // the live run of the project before is gone
-    scheduled_.reset();
+    // Opening a project is not an edit: Live plans the user's next change (or is switched on), not what the
+    // file holds, so an opened project never greets the user with a Live failure they did not cause.
+    scheduled_ = currentInputs();
 }
 
 void LiveController::dropRunning()

@@ -64,6 +64,7 @@ void ProjectDocument::pickDefaults()
     currentModel_ = project_.models.empty() ? "" : project_.models.front().model.name;
     currentJob_ = project_.jobs.empty() ? "" : project_.jobs.front().name;
     currentPlan_.reset();
+    ticked_.reset();
     for (auto it = project_.runs.rbegin(); it != project_.runs.rend() && !currentPlan_; ++it)
         for (size_t i = 0; i < it->results.size(); ++i)
             if (it->results[i].plan) {
@@ -82,6 +83,7 @@ void ProjectDocument::applySelection(const ProjectSelection& s)
         currentJob_ = s.job;
     if (s.run > 0 && plan(PlanRef{s.run, s.resultIndex}))
         currentPlan_ = PlanRef{s.run, s.resultIndex};
+    ticked_ = s.planners;
 }
 
 ProjectSelection ProjectDocument::selection() const
@@ -91,6 +93,7 @@ ProjectSelection ProjectDocument::selection() const
         s.run = currentPlan_->runId;
         s.resultIndex = currentPlan_->resultIndex;
     }
+    s.planners = ticked_;
     return s;
 }
 

@@ -123,6 +123,10 @@ public:
     void setCurrentJob(const std::string& n);
     std::optional<PlanRef> currentPlan() const { return currentPlan_; }
     void setCurrentPlan(std::optional<PlanRef> ref);
+    // The Run tab's ticked planners, saved with the file like the selection (nullopt: none saved yet, the
+    // Run tab's defaults apply). Setting them marks nothing modified: they are a choice, not content.
+    const std::optional<std::vector<std::string>>& tickedPlanners() const { return ticked_; }
+    void setTickedPlanners(std::vector<std::string> planners) { ticked_ = std::move(planners); }
     const Plan* plan(const PlanRef& ref) const;
     const Run* run(int runId) const;
     const Cluster* cluster() const; // current ones (nullptr if none)
@@ -193,6 +197,7 @@ private:
     bool dirty_ = false; // last value dirtyChanged() announced
     std::string currentCluster_, currentModel_, currentJob_;
     std::optional<PlanRef> currentPlan_;
+    std::optional<std::vector<std::string>> ticked_;
 };
 
 } // namespace hetplan

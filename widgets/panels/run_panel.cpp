@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTimer>
 #include <QTreeWidget>
@@ -35,11 +36,17 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(context_);
     auto* split = new QSplitter(Qt::Vertical);
     planners_ = new QTreeWidget;
+    planners_->setObjectName("plannerList");
     planners_->setHeaderLabels({tr("Planner / option"), tr("Value"), tr("Description")});
     planners_->setRootIsDecorated(true);
     for (const std::string& name : PlannerRegistry::instance().names())
         addPlanner(*PlannerRegistry::instance().create(name));
     planners_->expandAll();
+    setChecked(defaultPlanners());
+    connect(planners_, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* it, int column) {
+        if (!it->parent() && column == 0)
+            emit plannersTicked(checkedPlanners());
+    });
     planners_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     planners_->header()->setSectionResizeMode(1, QHeaderView::Fixed);
     planners_->header()->resizeSection(1, 150);
@@ -121,6 +128,7 @@ void RunPanel::setLive(bool on) { live_->setChecked(on); }
 
 void RunPanel::setChecked(const std::vector<std::string>& planners)
 {
+    const QSignalBlocker quiet(planners_);
     for (int i = 0; i < planners_->topLevelItemCount(); ++i) {
         QTreeWidgetItem* it = planners_->topLevelItem(i);
         const bool on = std::find(planners.begin(), planners.end(), it->text(0).toStdString()) != planners.end();

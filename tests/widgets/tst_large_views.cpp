@@ -25,10 +25,12 @@
 #include <QAction>
 #include <QFile>
 #include <QImage>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
+#include <QWheelEvent>
 #include <QXmlStreamReader>
 
 #include <cmath>
@@ -225,6 +227,67 @@ private slots:
         snapshot(view, QStringLiteral("gantt-256"));
     }
 
+    // Grouping by mouse and the row scroll bar, as a user meets them on 256 GPUs.
+    void ganttGroupsByMouseAndScrollsItsRows256()
+    {
+        GanttView view;
+        view.resize(320, 160); // laid out small first (a hidden tab), then shown at its real size
+        view.setPlan(scale256_, sim256_);
+        showAt(view, 1000, 600);
+        QTest::qWait(50);
+        // Every stage keeps its row label once the view has its size, not every other one.
+        QCOMPARE(view.plot()->yAxis->tickVectorLabels().size(), 4);
+
+        // A double-click on a row that stands for 64 replicas: one row already, nothing to collapse, and
+        // nothing stored that would change what the menu offers later.
+        const auto y = [&view] { return view.plot()->yAxis; }; // each rebuild makes a new plot
+        const QPoint onStage0(500, int(y()->coordToPixel(view.layout().groups[0].rows[0].top + 0.5)));
+        QTest::mouseDClick(view.plot(), Qt::LeftButton, {}, onStage0);
+        QVERIFY(view.layoutOptions().collapsed.empty());
+        QCOMPARE(view.rowCount(), 4);
+
+        // "Show identical replicas one by one" shows them even when the group was collapsed before.
+        view.setGroupSeparated(QStringLiteral("s1"), true);
+        view.setGroupCollapsed(QStringLiteral("s1"), true);
+        QCOMPARE(view.rowCount(), 4);
+        view.setGroupSeparated(QStringLiteral("s1"), true);
+        QCOMPARE(view.rowCount(), 3 + 64);
+        // "Every replica" means every row: collapsed groups open too.
+        view.setGroupCollapsed(QStringLiteral("s1"), true);
+        QAction* every = nullptr;
+        for (QAction* a : view.toolBar()->actions())
+            if (a->text() == QStringLiteral("Every replica"))
+                every = a;
+        QVERIFY(every);
+        every->trigger();
+        QCOMPARE(view.rowCount(), 256);
+        QVERIFY(view.layoutOptions().collapsed.empty());
+
+        // 256 rows in a 600-pixel view are not stripes: the rows keep about 12 pixels, a scroll bar reaches
+        // the rest, and scrolling it to the end shows the last row.
+        const auto rowPixels = [&] {
+            const auto rows = view.layout().rows();
+            return std::abs(y()->coordToPixel(rows[1]->top) - y()->coordToPixel(rows[0]->top));
+        };
+        QVERIFY2(rowPixels() >= 8, qPrintable(QString::number(rowPixels())));
+        QScrollBar* bar = view.rowScrollBar();
+        QVERIFY(bar && bar->isVisible());
+        bar->setValue(bar->maximum());
+        QVERIFY(std::abs(y()->range().upper - (view.layout().valueEnd + ganttgeom::groupGap)) < 0.05);
+        view.resetZoom();
+        QVERIFY(!bar->isVisible());
+
+        // Ctrl+wheel zooms the rows for that step only; the next keys and wheel zoom time again.
+        view.zoomRowsIn();
+        QVERIFY(bar->isVisible());
+        QWheelEvent wheel(QPointF(500, 300), view.plot()->mapToGlobal(QPointF(500, 300)), {}, QPoint(0, 120),
+                          Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(view.plot(), &wheel);
+        QCoreApplication::processEvents();
+        QCOMPARE(view.plot()->axisRect()->rangeZoom(), Qt::Orientations(Qt::Horizontal));
+        every->trigger();
+    }
+
     void ganttGroupsOn1024Gpus()
     {
         GanttView view;
@@ -327,11 +390,13 @@ private slots:
         QCoreApplication::sendEvent(view.plot(), &ctrlWheel);
         QVERIFY2(view.rowZoom() > 1.01, qPrintable(QString::number(view.rowZoom())));
         QCOMPARE(view.plot()->xAxis->range(), time);
-        // The row zoom survives regrouping.
+        // The row zoom survives regrouping, or grows where the rows would otherwise be thinner than 8 pixels.
         const double zoom = view.rowZoom();
         view.setGroupCollapsed(QStringLiteral("s0"), true);
         QCOMPARE(view.rowCount(), 193);
-        QVERIFY(std::abs(view.rowZoom() - zoom) < 1e-9 || view.rowZoom() == 1.0);
+        QVERIFY(view.rowZoom() >= zoom - 1e-9);
+        const QCPAxis* regrouped = view.plot()->yAxis;
+        QVERIFY(std::abs(regrouped->coordToPixel(1.68) - regrouped->coordToPixel(0)) >= 8 - 1e-6);
         view.resetZoom();
         QCOMPARE(view.rowZoom(), 1.0);
     }

@@ -206,7 +206,15 @@ private slots:
         QSignalSpy updated(&live, &LiveController::updated);
         doc.loadExample("ditto-ex3", "gpt2-xl");
         QCOMPARE(live.liveRunId(), 0);
-        QVERIFY(updated.wait(30000)); // Live stays on: the new project is planned
+        // Opening is not an edit: Live waits for the user's next change (no run, so no failure the user
+        // did not cause), then plans the new project.
+        QVERIFY(!live.isScheduled());
+        QTest::qWait(3 * LiveController::kDebounceMs);
+        QVERIFY(!live.isRunning() && updated.isEmpty() && doc.project().runs.empty());
+        Job job = doc.job()->job;
+        job.globalBatchSize *= 2;
+        doc.setJob({doc.job()->name, job});
+        QVERIFY(updated.wait(30000)); // Live stays on
         QCOMPARE(doc.project().runs.size(), size_t(1));
         QCOMPARE(doc.run(live.liveRunId())->cluster, std::string("ditto-ex3"));
     }

@@ -276,6 +276,18 @@ void GanttPlottable::drawBox(QCPPainter* painter, const QRectF& box, const Gantt
     if (fm.horizontalAdvance(text) + 4 <= box.width()) {
         painter->setPen(st.text);
         painter->drawText(box, Qt::AlignCenter, text);
+    } else if (label >= 10 && box.width() >= 9) {
+        // Two digits in a box made for one: a smaller font, so micro-batches past the ninth keep their
+        // number where the colours have started over.
+        QFont small = painter->font();
+        small.setPixelSize(std::max(6, fm.height() * 3 / 4));
+        if (QFontMetrics(small).horizontalAdvance(text) + 2 <= box.width()) {
+            const QFont before = painter->font();
+            painter->setFont(small);
+            painter->setPen(st.text);
+            painter->drawText(box, Qt::AlignCenter, text);
+            painter->setFont(before);
+        }
     }
 }
 

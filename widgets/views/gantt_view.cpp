@@ -12,7 +12,9 @@
 
 #include <QMenu>
 #include <QMouseEvent>
+#include <QScrollBar>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QToolBar>
 #include <QWheelEvent>
 
@@ -78,7 +80,8 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle,
     };
     // SPMD compute is drawn per op group, not per micro-batch: no micro-batch colours to explain.
     if (needs.microBatches) {
-        auto* colours = new LegendSwatch(x, y, GanttView::tr("colour = micro-batch"), {});
+        auto* colours = new LegendSwatch(x, y, GanttView::tr("colour = micro-batch (10 colours, then again; "
+                                                            "the number tells)"), {});
         colours->setStripes({palette::microBatchColor(0), palette::microBatchColor(1), palette::microBatchColor(2),
                              palette::microBatchColor(3), palette::microBatchColor(4)});
     }
@@ -90,7 +93,7 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle,
     if (needs.optimizer)
         new LegendSwatch(x, y, GanttView::tr("optimizer"), styles[kOptimizer].fill);
     if (needs.send)
-        swatch(GanttView::tr("p2p send"), kSend);
+        swatch(GanttView::tr("p2p send (thin row under its GPU)"), kSend);
     if (needs.collective)
         swatch(GanttView::tr("collective"), kCollective);
     if (idle) {
@@ -131,6 +134,10 @@ GanttView::GanttView(QWidget* parent)
     connect(everyReplica_, &QAction::toggled, this, [this](bool on) {
         GanttLayoutOptions o = options_;
         o.mergeIdentical = !on;
+        if (on) { // every replica means every row: nothing stays collapsed or drawn once
+            o.collapsed.clear();
+            o.separated.clear();
+        }
         setLayoutOptions(o);
     });
     criticalPath_ = toolBar()->addAction(tr("Critical path"));
@@ -218,6 +225,8 @@ void GanttView::setGroupSeparated(const QString& key, bool separated)
 {
     GanttLayoutOptions o = options_;
     setMember(o.separated, key, separated);
+    if (separated) // asked to see the replicas: a collapsed group would still show one row
+        setMember(o.collapsed, key, false);
     setLayoutOptions(o);
 }
 
@@ -267,7 +276,43 @@ void GanttView::rebuild()
     p->plotLayout()->update(QCPLayoutElement::upPreparation);
     p->plotLayout()->update(QCPLayoutElement::upMargins);
     p->plotLayout()->update(QCPLayoutElement::upLayout);
+    keepRowsReadable();
     setHasContent(true);
+    syncRowScroll();
+}
+
+void GanttView::keepRowsReadable()
+{
+    // Hundreds of rows in one view are stripes: zoom the rows so each keeps about 12 pixels and let the
+    // scroll bar reach the rest (only for a view on screen, whose height is real).
+    using namespace ganttgeom;
+    const double height = plot()->axisRect()->height();
+    if (!isVisible() || height < 100)
+        return;
+    const double rowPixels = (computeHeight + trackGap + commHeight + gpuGap) * height / fullValueSize();
+    if (rowPixels < 8)
+        setRowZoom(12 / rowPixels);
+}
+
+QScrollBar* GanttView::rowScrollBar() const { return rowScroll_; }
+
+void GanttView::syncRowScroll()
+{
+    QScrollBar* bar = rowScroll_;
+    if (!bar || !gantt_)
+        return;
+    const double lo = -ganttgeom::groupGap, full = fullValueSize();
+    const QCPRange r = plot()->yAxis->range();
+    const double k = 10000.0 / full; // scroll bar steps per axis unit
+    const QSignalBlocker quiet(bar);
+    bar->setRange(0, int(std::lround((full - r.size()) * k)));
+    bar->setPageStep(int(std::lround(r.size() * k)));
+    bar->setSingleStep(std::max(1, int(k * (ganttgeom::computeHeight + ganttgeom::commHeight + ganttgeom::gpuGap))));
+    bar->setValue(int(std::lround((r.lower - lo) * k)));
+    const QRect a = plot()->axisRect()->rect();
+    const int w = bar->sizeHint().width();
+    bar->setGeometry(plot()->width() - w, a.top(), w, a.height());
+    bar->setVisible(r.size() < full * 0.999); // only while the rows are zoomed in
 }
 
 // Time runs along x, the rows down y, labelled by their GPUs.
@@ -293,6 +338,24 @@ void GanttView::setUpAxes(QCustomPlot* p)
     QFont tickFont = p->font();
     tickFont.setPointSizeF(8);
     y->setTickLabelFont(tickFont);
+    // What the row labels' short forms mean, where the rows are stages ("P1 s0 r2 × 4 · node-0/3 (A100)").
+    if (!layout_.stageText.empty()) {
+        const bool pipelines = !layout_.stageBase.empty() && layout_.stageBase.size() > 1;
+        y->setLabel((pipelines ? tr("P pipeline · ") : QString()) +
+                    tr("s stage · r replica · × N: N identical replicas drawn once"));
+    }
+    QFont labelFont = p->font();
+    labelFont.setPointSizeF(8);
+    y->setLabelFont(labelFont);
+    y->setLabelColor(QColor(90, 90, 90));
+    // The ticker thins labels for the axis height it last saw; the first layout at a new size comes after
+    // the ticks were made, so draw once more with the height the rows really have.
+    const QWeakPointer<RowTicker> weak = ticker;
+    connect(p, &QCustomPlot::afterLayout, p, [p, weak] {
+        const auto t = weak.toStrongRef();
+        if (t && std::abs(t->pixelsUsed() - p->axisRect()->height()) > 0.5)
+            p->replot(QCustomPlot::rpQueuedReplot);
+    });
 }
 
 // The wheel zooms time, Ctrl+wheel the rows; a drag pans both (the rows only while zoomed in). A double
@@ -308,17 +371,33 @@ void GanttView::setUpInteraction(QCustomPlot* p)
     p->axisRect()->setRangeZoomAxes(x, y);
     // QCustomPlot emits mouseWheel before the axis rect zooms: pick the direction for this step.
     connect(p, &QCustomPlot::mouseWheel, this, [p](QWheelEvent* e) {
-        p->axisRect()->setRangeZoom(e->modifiers() & Qt::ControlModifier ? Qt::Vertical : Qt::Horizontal);
+        if (!(e->modifiers() & Qt::ControlModifier))
+            return;
+        // This step only: Ctrl+= / Ctrl+- and the next plain wheel zoom time again.
+        p->axisRect()->setRangeZoom(Qt::Vertical);
+        QTimer::singleShot(0, p, [p] { p->axisRect()->setRangeZoom(Qt::Horizontal); });
     });
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &GanttView::clampRange);
     connect(y, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &GanttView::clampValueRange);
     connect(p, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
         const QString key = groupKeyAt(e->position());
-        if (!key.isEmpty())
+        if (canToggleCollapse(key))
             setGroupCollapsed(key, !options_.collapsed.count(key));
     });
     p->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(p, &QWidget::customContextMenuRequested, this, &GanttView::showGroupMenu);
+    // Taller rows leave some out of view: a scroll bar beside the rows reaches them (the plot owns it).
+    rowScroll_ = new QScrollBar(Qt::Vertical, p);
+    rowScroll_->setObjectName(QStringLiteral("ganttRowScroll"));
+    rowScroll_->hide();
+    connect(rowScroll_, &QScrollBar::valueChanged, this, [this, p](int value) {
+        const double size = p->yAxis->range().size();
+        const double lower = -ganttgeom::groupGap + value * fullValueSize() / 10000.0;
+        p->yAxis->setRange(lower, lower + size);
+        p->replot(QCustomPlot::rpQueuedReplot);
+    });
+    connect(y, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &GanttView::syncRowScroll);
+    connect(p, &QCustomPlot::afterLayout, this, &GanttView::syncRowScroll);
 }
 
 void GanttView::showGroupMenu(const QPoint& pos)
@@ -332,7 +411,7 @@ void GanttView::showGroupMenu(const QPoint& pos)
     menu.addSection(group->title);
     const bool collapsed = options_.collapsed.count(key) > 0;
     QAction* collapse = menu.addAction(collapsed ? tr("Expand to all rows") : tr("Collapse to one row"));
-    collapse->setEnabled(collapsed || group->rows.size() > 1);
+    collapse->setEnabled(canToggleCollapse(key));
     QAction* separate = nullptr;
     if (group->canMerge())
         separate = menu.addAction(group->merged ? tr("Show identical replicas one by one")
@@ -344,9 +423,19 @@ void GanttView::showGroupMenu(const QPoint& pos)
         setGroupSeparated(key, group->merged);
 }
 
+bool GanttView::canToggleCollapse(const QString& key) const
+{
+    // A group showing one row has nothing to collapse; a collapsed one can always expand.
+    for (const GanttGroupLayout& g : layout_.groups)
+        if (g.key == key)
+            return options_.collapsed.count(key) > 0 || g.rows.size() > 1;
+    return false;
+}
+
 QString GanttView::groupKeyAt(const QPointF& pixel) const
 {
-    if (!gantt_)
+    // Rows answer inside the chart and on their labels; the title, legend and time axis belong to none.
+    if (!gantt_ || pixel.y() < plot()->axisRect()->top() || pixel.y() > plot()->axisRect()->bottom())
         return {};
     const double value = plot()->yAxis->pixelToCoord(pixel.y());
     for (const GanttGroupLayout& g : layout_.groups)

@@ -10,6 +10,8 @@
 #include "plot_view.h"
 #include "plan_view.h"
 
+#include <QPointer>
+
 #include <vector>
 
 namespace hetplan {
@@ -18,6 +20,7 @@ class GanttPlottable;
 struct GanttBox;
 }
 class QAction;
+class QScrollBar;
 class QCPRange;
 class QCustomPlot;
 namespace hetplan {
@@ -62,6 +65,8 @@ public:
 
     // Vertical zoom: 1 = every row in view; 4 = a quarter of the rows' height in view, each row 4× taller.
     double rowZoom() const;
+    // The scroll bar beside the rows, shown while they are zoomed in (nullptr before a plan).
+    QScrollBar* rowScrollBar() const;
     void setRowZoom(double factor);
 
     // The toolbar's "Critical path" toggle: outline the chain that sets the iteration time, dim the rest.
@@ -85,10 +90,14 @@ private:
     QString idleText(const GanttBox& gap) const;
     void clampValueRange(const QCPRange& range);
     void showGroupMenu(const QPoint& pos);
+    bool canToggleCollapse(const QString& key) const;
+    void keepRowsReadable();
+    void syncRowScroll(); // the scroll bar beside the rows follows the row range
     double fullValueSize() const;
     double axisSpan() const; // layout_.span, or the minimum time span if longer (axis units)
 
     GanttPlottable* gantt_ = nullptr;
+    QPointer<QScrollBar> rowScroll_;
     QAction* everyReplica_ = nullptr; // toolbar toggle: the inverse of options_.mergeIdentical
     QAction* criticalPath_ = nullptr; // toolbar toggle: options_.criticalPath
     Plan plan_;

@@ -14,6 +14,8 @@ void RowTicker::generate(const QCPRange& range, const QLocale&, QChar, int, QVec
     if (tickLabels)
         tickLabels->clear();
 
+    if (axis_)
+        pixelsUsed_ = axis_->orientation() == Qt::Vertical ? axis_->axisRect()->height() : axis_->axisRect()->width();
     std::vector<int> visible;
     for (int i = 0; i < int(ticks_.size()); ++i)
         if (range.contains(ticks_[i].first))

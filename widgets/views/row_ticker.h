@@ -14,6 +14,8 @@ public:
     explicit RowTicker(QCPAxis* axis) : axis_(axis) {}
     void setTicks(std::vector<std::pair<double, QString>> ticks) { ticks_ = std::move(ticks); }
     const std::vector<std::pair<double, QString>>& ticks() const { return ticks_; }
+    // The axis length in pixels the last labels were thinned for.
+    double pixelsUsed() const { return pixelsUsed_; }
 
     void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision, QVector<double>& ticks,
                   QVector<double>* subTicks, QVector<QString>* tickLabels) override;
@@ -22,6 +24,7 @@ private:
     QPointer<QCPAxis> axis_;
     std::vector<std::pair<double, QString>> ticks_; // sorted by position
     int stride_ = 1;
+    double pixelsUsed_ = -1;
 };
 
 } // namespace hetplan

@@ -311,7 +311,8 @@ void MainWindow::resetLayout()
     auto* tree = findChild<QDockWidget*>("ProjectDock");
     auto* props = findChild<QDockWidget*>("PropertiesDock");
     if (tree && props)
-        resizeDocks({tree, props}, {260, width() >= 1280 ? 320 : 260}, Qt::Horizontal); // 260: fits 1024 px
+        // At 1024 pixels the narrower docks leave the tabs and the canvas about 600 pixels: every tab on the bar.
+        resizeDocks({tree, props}, {width() >= 1280 ? 260 : 190, width() >= 1280 ? 320 : 230}, Qt::Horizontal);
 }
 
 void MainWindow::restoreSettings()
@@ -400,20 +401,6 @@ void MainWindow::updateContext()
     updateTitle();
 }
 
-void MainWindow::fitProjectTree()
-{
-    auto* dock = findChild<QDockWidget*>("ProjectDock");
-    if (!dock || !isVisible() || dock->isHidden() || dock->isFloating())
-        return;
-    // QTreeView's override (indentation included) is protected; QAbstractItemView's declaration is public.
-    const int column = static_cast<const QAbstractItemView*>(tree_)->sizeHintForColumn(0);
-    const int needed = column + 2 * tree_->frameWidth() + tree_->verticalScrollBar()->sizeHint().width() +
-                       2 * style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, dock);
-    const int wanted = std::min(needed, width() / 3);
-    if (dock->width() < wanted)
-        resizeDocks({dock}, {wanted}, Qt::Horizontal);
-}
-
 void MainWindow::showEvent(QShowEvent* e)
 {
     // First launch: no saved geometry and nobody sized the window, so its size hint (about 780×490) would
@@ -432,7 +419,6 @@ void MainWindow::showEvent(QShowEvent* e)
     QTimer::singleShot(0, this, [this, firstLaunch] {
         if (firstLaunch)
             resetLayout();
-        fitProjectTree();
     });
 }
 

@@ -175,7 +175,6 @@ private:
     // A new, opened or example project: no view keeps the previous one's run or plan.
     void onProjectReplaced();
     // Widens the project dock (up to a third of the window) when its longest name would be cut off.
-    void fitProjectTree();
     // Undo/Redo tool buttons with fixed text ("Undo"/"Redo"): the step's name goes to the tooltip, so
     // the buttons after them do not move when it changes.
     void addUndoButtons(QToolBar* toolBar);

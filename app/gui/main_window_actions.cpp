@@ -207,8 +207,7 @@ void MainWindow::exportPlan(const QString& format)
 void MainWindow::onDocumentChanged()
 {
     treeModel_->rebuild(doc_->project());
-    tree_->expandAll();
-    fitProjectTree(); // a new run or a renamed item may be longer than the dock is wide
+    tree_->expandAll(); // the dock keeps its width: long rows are elided, whole in their tooltips
     onCurrentChanged();
 }
 
@@ -246,7 +245,6 @@ void MainWindow::onProjectReplaced()
     doc_->setTickedPlanners(runPanel_->checkedPlanners());
     treeModel_->rebuild(doc_->project());
     tree_->expandAll();
-    fitProjectTree();
 }
 
 void MainWindow::onTreeActivated(const QModelIndex& index)

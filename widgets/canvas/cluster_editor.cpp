@@ -46,7 +46,7 @@ ClusterEditor::ClusterEditor(ClusterDocument* document, QUndoStack* undoStack, Q
     split->addWidget(view_);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({240, 760});
+    split->setSizes({200, 800});
     buildToolBar();
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);

@@ -74,9 +74,10 @@ DevicePalette::DevicePalette(QWidget* parent) : QWidget(parent)
         it->setText(2, QString::number(d.peakFlops / 1e12, 'f', d.peakFlops < 1e14 ? 1 : 0));
         it->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         it->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
-        it->setToolTip(0, tr("%1 %2 (%3)\nIntra-node: %4 %5\nDrag onto the canvas to add a node.")
+        it->setToolTip(0, tr("%1 %2 (%3): %4, %5 TFLOPS\nIntra-node: %6 %7\nDrag onto the canvas to add a node.")
                               .arg(QString::fromStdString(d.vendor), QString::fromStdString(d.name), st.family,
-                                   QString::fromStdString(d.intraNodeLink), formatGBps(d.intraNodeBandwidth)));
+                                   it->text(1), it->text(2), QString::fromStdString(d.intraNodeLink),
+                                   formatGBps(d.intraNodeBandwidth)));
     }
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -104,7 +105,7 @@ DevicePalette::DevicePalette(QWidget* parent) : QWidget(parent)
     lay->addWidget(tree_, 1);
     lay->addLayout(form);
     lay->addWidget(add_);
-    setMinimumWidth(220); // "A100-80GB-PCIe", memory and TFLOPS still fit; the canvas needs the width more
+    setMinimumWidth(170); // names elide before the canvas loses room; whole names in the tooltips
 
     connect(add_, &QPushButton::clicked, this, [this] {
         if (!currentDeviceType().isEmpty())
@@ -131,5 +132,11 @@ void DevicePalette::setCurrentDeviceType(const QString& name)
 int DevicePalette::gpusPerNode() const { return gpus_->value(); }
 
 void DevicePalette::setGpusPerNode(int n) { gpus_->setValue(n); }
+
+void DevicePalette::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    tree_->setColumnHidden(2, width() < 250);
+}
 
 } // namespace hetplan

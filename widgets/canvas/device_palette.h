@@ -23,6 +23,11 @@ public:
 signals:
     void addRequested(const QString& deviceType, int gpus);
 
+protected:
+    // A narrow palette (a small screen, where the canvas comes first) drops the TFLOPS column so the
+    // device names stay readable; the tooltips keep every figure.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     QTreeWidget* tree_;
     QSpinBox* gpus_;

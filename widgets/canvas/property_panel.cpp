@@ -103,7 +103,7 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(scroll);
-    setMinimumWidth(250);
+    setMinimumWidth(220); // the form wraps its labels above the fields: a narrow dock leaves the canvas room
     refresh();
 }
 

@@ -49,6 +49,20 @@ QStringList resultNames(const Run& run)
     return names;
 }
 
+namespace {
+// The dock keeps its width and long rows are elided: each row's tooltip starts with its whole text.
+void addWholeTextTips(QStandardItem* parent)
+{
+    for (int r = 0; r < parent->rowCount(); ++r) {
+        QStandardItem* it = parent->child(r);
+        const QString tip = it->toolTip();
+        if (!tip.startsWith(it->text()))
+            it->setToolTip(tip.isEmpty() ? it->text() : it->text() + QLatin1Char('\n') + tip);
+        addWholeTextTips(it);
+    }
+}
+} // namespace
+
 ProjectTreeModel::ProjectTreeModel(QObject* parent) : QStandardItemModel(parent)
 {
     setHorizontalHeaderLabels({tr("Project")});
@@ -102,6 +116,7 @@ void ProjectTreeModel::rebuild(const Project& p)
     }
     for (QStandardItem* group : {clusters, models, jobs, runs})
         appendRow(group);
+    addWholeTextTips(invisibleRootItem());
 }
 
 QModelIndex ProjectTreeModel::resultIndex(int runId, int result) const

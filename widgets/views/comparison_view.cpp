@@ -228,6 +228,14 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
     throughputTicks_ = withMetricLines(ticks);
     drawTokensPanel(p, panels.tokens, throughputTicks_);
     drawSearchPanel(p, panels.search, ticks);
+    // The values over the bars fit the panels' real widths, known once the plot is laid out.
+    connect(p, &QCustomPlot::afterLayout, p, [this, p] {
+        bool changed = false;
+        for (QCPAxisRect* rect : p->axisRects())
+            changed |= fitValueLabels(rect);
+        if (changed)
+            p->replot(QCustomPlot::rpQueuedReplot);
+    });
 
     p->legend->setVisible(true);
     placeLegendInRow(p->legend, 0, 4);
@@ -356,7 +364,7 @@ void ComparisonView::drawCostPanel(QCustomPlot* p, QCPAxisRect* rect, const QStr
     for (int i = 0; i < int(rows_.size()); ++i) {
         const std::optional<PlanCost>& c = rows_[i].cost;
         const double v = c ? c->dollarsPerMillionTokens : 0;
-        costLabels_ << (c ? QStringLiteral("$") + QString::number(v, 'g', 3) : tr("no price"));
+        costLabels_ << (c ? QString::number(v, 'g', 3) : tr("no price")); // the axis says $ per M tokens
         if (c)
             cost->addData(i, v);
         maxCost = std::max(maxCost, v);
@@ -405,7 +413,7 @@ void ComparisonView::drawMarks(QCustomPlot* p, QCPAxisRect* rect, double tokenSc
         line->start->setCoords(i - 0.4, value * tokenScale);
         line->end->setCoords(i + 0.4, value * tokenScale);
         line->setPen(QPen(QColor(40, 40, 40), 1.5, style));
-        valueLabel(p, rect, i + 0.3, value * tokenScale, text, QColor(70, 70, 70));
+        line->setObjectName(text); // named for tests; the legend says what the line style means
     };
     QString boundLegend, baselineLegend; // the first plan's that has one
     for (int i = 0; i < int(rows_.size()); ++i) {
@@ -452,7 +460,7 @@ void ComparisonView::drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QS
     search->setBaseValue(base);
     for (int i = 0; i < n; ++i) {
         search->addData(i, ms[i]);
-        valueLabel(p, rect, i, ms[i], viewutil::formatDuration(rows_[i].searchSeconds));
+        valueLabel(p, rect, i, ms[i], QString::number(ms[i], 'g', 2)); // the axis says ms
     }
     rect->axis(QCPAxis::atLeft)->setRange(base, std::pow(10.0, std::ceil(std::log10(hi) + 0.35)));
 }
@@ -474,8 +482,48 @@ void ComparisonView::adaptToSize(const QSize& size)
     const bool cost = rects.size() == 4;
     const double top = (cost ? (size.width() - 12) / 2.6 : size.width()) - 90.0;
     const double lower = (size.width() - 12) / 2.0 - 90.0;
-    for (int i = 0; i < int(rects.size()); ++i)
-        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > (i == 0 && !cost ? top : std::min(top, lower)) ? -30 : 0);
+    for (int i = 0; i < int(rects.size()); ++i) {
+        const double width = i == 0 && !cost ? top : std::min(top, lower);
+        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > width ? -30 : 0);
+    }
+}
+
+bool ComparisonView::fitValueLabels(QCPAxisRect* rect) const
+{
+    // The labels over the bars of one panel, left to right: each takes its place at the usual size, or a
+    // smaller one, where it runs into no label placed before it and stays inside the panel; a label with
+    // no such place is left to the tooltip. Labels at different heights may share the width.
+    std::vector<QCPItemText*> labels;
+    for (int i = 0; i < plot()->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot()->item(i)); t && t->clipAxisRect() == rect)
+            labels.push_back(t);
+    if (labels.empty() || rect->width() <= 0)
+        return false;
+    std::sort(labels.begin(), labels.end(),
+              [](QCPItemText* a, QCPItemText* b) { return a->position->key() < b->position->key(); });
+    std::vector<QRectF> placed;
+    bool changed = false;
+    for (QCPItemText* t : labels) {
+        const QFont before = t->font();
+        const bool wasVisible = t->visible();
+        bool fits = false;
+        for (double points : {7.5, 6.5}) {
+            QFont f = t->font();
+            f.setPointSizeF(points);
+            t->setFont(f);
+            const QRectF box =
+                QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized().adjusted(-1, 0, 1, 0);
+            fits = box.left() >= rect->left() - 1 && box.right() <= rect->right() + 1 &&
+                   std::none_of(placed.begin(), placed.end(), [&](const QRectF& p) { return p.intersects(box); });
+            if (fits) {
+                placed.push_back(box);
+                break;
+            }
+        }
+        t->setVisible(fits);
+        changed |= t->font() != before || fits != wasVisible;
+    }
+    return changed;
 }
 
 void ComparisonView::resetZoom()

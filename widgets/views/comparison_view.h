@@ -50,6 +50,9 @@ protected:
 private:
     void collectRows(const std::vector<Plan>& plans, const QStringList& labels);
     QStringList tickNames() const; // names_, with the plans that do not fit memory marked
+    // Shrinks (or, if still too wide, hides) the value labels of one panel to the room between its bars
+    // at the panel's laid-out width; true if a label changed.
+    bool fitValueLabels(QCPAxisRect* rect) const;
     QStringList withMetricLines(const QStringList& ticks) const;
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;

@@ -171,6 +171,11 @@ PlanDetailsView::PlanDetailsView(QWidget* parent) : QWidget(parent)
     summaryTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     summaryTable_->horizontalHeader()->setStretchLastSection(true);
     summaryTable_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    summaryTable_->setWordWrap(true);
+    connect(summaryTable_->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+        if (column == 1)
+            QMetaObject::invokeMethod(this, &PlanDetailsView::fitSummaryHeight, Qt::QueuedConnection);
+    });
     addCopyAction(summaryTable_);
     layout->addWidget(summaryHeading_);
     layout->addWidget(summaryTable_);
@@ -256,15 +261,24 @@ void PlanDetailsView::showSummary(const Plan* plan)
     summaryTable_->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         summaryTable_->setItem(r, 0, new QTableWidgetItem(rows[r].label));
-        summaryTable_->setItem(r, 1, new QTableWidgetItem(rows[r].value));
+        auto* value = new QTableWidgetItem(rows[r].value);
+        value->setToolTip(rows[r].value);
+        summaryTable_->setItem(r, 1, value);
     }
+    fitSummaryHeight();
+    summaryHeading_->setVisible(!rows.empty());
+    summaryTable_->setVisible(!rows.empty());
+}
+
+// Rows as high as their wrapped text at the column's current width (the Bottleneck sentence takes two lines
+// in a narrow window); called again whenever the value column changes width.
+void PlanDetailsView::fitSummaryHeight()
+{
     summaryTable_->resizeRowsToContents();
     int height = summaryTable_->horizontalHeader()->sizeHint().height() + 2 * summaryTable_->frameWidth();
     for (int r = 0; r < summaryTable_->rowCount(); ++r)
         height += summaryTable_->rowHeight(r);
     summaryTable_->setFixedHeight(height);
-    summaryHeading_->setVisible(!rows.empty());
-    summaryTable_->setVisible(!rows.empty());
 }
 
 QString PlanDetailsView::summaryText() const { return summary_->text(); }

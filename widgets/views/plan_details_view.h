@@ -37,6 +37,7 @@ private:
     void showMessage(const QString& text);
     void copySection();
     void showSummary(const Plan* plan);
+    void fitSummaryHeight();
 
     QLabel* summary_;
     QLabel* summaryHeading_;

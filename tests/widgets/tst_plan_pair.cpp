@@ -110,6 +110,9 @@ void TestPlanPair::detailsShowSummary()
     // Stage 3 computes 8 × 1.5 s of 14.25 s.
     QCOMPARE(t->item(tableRow(t, "Bottleneck"), 1)->text(),
              QStringLiteral("stage 3 on V100-16GB is the slowest stage: 84 % of the iteration"));
+    // The job's ZeRO stage beside the degrees it shards over (the job's default: nothing sharded).
+    QCOMPARE(tableRow(t, "ZeRO stage"), tableRow(t, "Degrees") + 1);
+    QCOMPARE(t->item(tableRow(t, "ZeRO stage"), 1)->text(), QStringLiteral("0 — nothing sharded"));
     // Idle 27 of the 4 × 14.25 = 57 GPU-seconds of the forward/backward phase.
     QCOMPARE(t->item(tableRow(t, "Pipeline bubble"), 1)->text(), QStringLiteral("47.4 %"));
     // No parameters or activations: each GPU holds the V100's 0.75 GiB context (805,306,368 B) and NCCL

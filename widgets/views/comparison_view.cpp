@@ -227,6 +227,7 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
         drawCostPanel(p, panels.cost, ticks);
     throughputTicks_ = withMetricLines(ticks);
     drawTokensPanel(p, panels.tokens, throughputTicks_);
+    tokensRect_ = panels.tokens;
     drawSearchPanel(p, panels.search, ticks);
     // The values over the bars fit the panels' real widths, known once the plot is laid out.
     connect(p, &QCustomPlot::afterLayout, p, [this, p] {
@@ -484,8 +485,20 @@ void ComparisonView::adaptToSize(const QSize& size)
     const double lower = (size.width() - 12) / 2.0 - 90.0;
     for (int i = 0; i < int(rects.size()); ++i) {
         const double width = i == 0 && !cost ? top : std::min(top, lower);
-        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(need > width ? -30 : 0);
+        const bool tilt = need > width;
+        rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(tilt ? -30 : 0);
+        if (rects[i] == tokensRect_) // tilted, the metric line under a name would run into the next names
+            setTickTexts(rects[i], tilt ? names_ : throughputTicks_);
     }
+}
+
+void ComparisonView::setTickTexts(QCPAxisRect* rect, const QStringList& texts)
+{
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(rect->axis(QCPAxis::atBottom)->ticker());
+    if (!ticker || texts.size() != ticker->ticks().size())
+        return;
+    for (int i = 0; i < texts.size(); ++i)
+        ticker->addTick(i, texts[i]); // replaces the text at key i
 }
 
 bool ComparisonView::fitValueLabels(QCPAxisRect* rect) const

@@ -11,6 +11,8 @@
 
 #include "core/model/plan.h"
 
+#include <QPointer>
+
 #include <optional>
 #include <vector>
 
@@ -53,6 +55,7 @@ private:
     // Shrinks (or, if still too wide, hides) the value labels of one panel to the room between its bars
     // at the panel's laid-out width; true if a label changed.
     bool fitValueLabels(QCPAxisRect* rect) const;
+    static void setTickTexts(QCPAxisRect* rect, const QStringList& texts);
     QStringList withMetricLines(const QStringList& ticks) const;
     void drawTimePanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
     void drawTokensPanel(QCustomPlot* p, QCPAxisRect* rect, const QStringList& ticks) const;
@@ -73,6 +76,7 @@ private:
     QStringList names_;
     QStringList throughputTicks_;
     QStringList costLabels_;
+    QPointer<QCPAxisRect> tokensRect_; // the throughput panel, whose ticks may carry a metric line
     QStringList failureLines_;
     QLabel* failureList_;
 };

@@ -252,12 +252,30 @@ QString PlanDetailsView::currentSectionText() const
     return detailsSectionText(layout_.sections[i]);
 }
 
+namespace {
+QString zeroStageText(int stage)
+{
+    switch (stage) {
+    case 0: return PlanDetailsView::tr("0 — nothing sharded");
+    case 1: return PlanDetailsView::tr("1 — optimizer states sharded over data parallelism");
+    case 2: return PlanDetailsView::tr("2 — optimizer states and gradients sharded");
+    default: return PlanDetailsView::tr("3 — optimizer states, gradients and parameters sharded");
+    }
+}
+} // namespace
+
 // The summary table as high as its rows (a layer split of several pipelines takes several lines), so it
 // never scrolls; hidden when there is no plan or its summary cannot be computed.
 void PlanDetailsView::showSummary(const Plan* plan)
 {
     const std::optional<PlanSummary> s = plan ? summaryOfPlan(*plan) : std::nullopt;
-    const std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost, toQString(costUnknownReason(plan->estimate))) : std::vector<SummaryRow>{};
+    std::vector<SummaryRow> rows = s ? summaryRows(*s, plan->estimate.cost, toQString(costUnknownReason(plan->estimate))) : std::vector<SummaryRow>{};
+    if (s) { // what each data-parallel copy shards, beside the degrees it shards over
+        const auto degrees = std::find_if(rows.begin(), rows.end(),
+                                          [](const SummaryRow& r) { return r.label == QObject::tr("Degrees"); });
+        rows.insert(degrees == rows.end() ? rows.end() : degrees + 1,
+                    {tr("ZeRO stage"), zeroStageText(plan->job.zeroStage), 0, false});
+    }
     summaryTable_->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         summaryTable_->setItem(r, 0, new QTableWidgetItem(rows[r].label));

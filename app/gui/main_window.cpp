@@ -245,7 +245,10 @@ void MainWindow::buildActions()
     QMenu* exp = file->addMenu(tr("&Export Plan"));
     for (const ExportFormat& f : ExporterRegistry::instance().formats())
         exp->addAction(QString::fromStdString(f.description) + "…", this,
-                       [this, name = QString::fromStdString(f.name)] { exportPlan(name); });
+                       [this, name = QString::fromStdString(f.name)] { exportPlan(name); })
+            ->setData(QString::fromStdString(f.name));
+    exp->setToolTipsVisible(true); // a greyed-out format says why
+    connect(exp, &QMenu::aboutToShow, this, [this, exp] { updateExportMenu(exp); });
     buildJsonMenus(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);

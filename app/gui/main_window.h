@@ -132,6 +132,8 @@ private:
     void openExampleDialog();
     void newCluster();
     void exportPlan(const QString& format);
+    // Export Plan's formats: greyed out, with the reason as tooltip, where the current plan cannot have one.
+    void updateExportMenu(QMenu* menu);
 
     void onDocumentChanged();
     void onCurrentChanged();

@@ -159,6 +159,27 @@ void MainWindow::newCluster()
         tr("New cluster %1: drag device types from the palette onto the canvas").arg(QString::fromStdString(c.name)));
 }
 
+void MainWindow::updateExportMenu(QMenu* menu)
+{
+    const auto ref = doc_->currentPlan();
+    const Plan* plan = ref ? doc_->plan(*ref) : nullptr;
+    for (QAction* a : menu->actions()) {
+        const ExportFormat* f = ExporterRegistry::instance().find(a->data().toString().toStdString());
+        QString why = plan ? QString() : tr("No plan selected: run a planner first");
+        // A launch file the plan's kind cannot have (ZeRO batches for a pipeline plan, a pipeline launch for
+        // a ZeRO plan): its writer refuses; such files are small, so a trial write tells before the dialog.
+        if (plan && f && f->launches) {
+            try {
+                f->write(*plan);
+            } catch (const std::exception& e) {
+                why = guiErrorText(e);
+            }
+        }
+        a->setEnabled(why.isEmpty());
+        a->setToolTip(why.isEmpty() ? a->text().chopped(1) : why);
+    }
+}
+
 void MainWindow::exportPlan(const QString& format)
 {
     const auto ref = doc_->currentPlan();

@@ -353,6 +353,28 @@ private slots:
         for (const QAction* a : menu->actions())
             shown << a->text();
         QCOMPARE(shown, expected);
+
+        // Before a plan, nothing to export; after a pipeline plan, the ZeRO-only file is greyed out and says
+        // why, while the plan JSON and Megatron's launch are there to choose.
+        const auto action = [&](const char* format) {
+            for (QAction* a : menu->actions())
+                if (a->data().toString() == format)
+                    return a;
+            return static_cast<QAction*>(nullptr);
+        };
+        emit menu->aboutToShow();
+        QVERIFY(!action("plan")->isEnabled() && action("plan")->toolTip().contains("run a planner"));
+        w.setInteractive(false);
+        w.openExample("amp-het-cluster", "gpt2-amp");
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QVERIFY(w.runPlanners({"megatron"}));
+        QVERIFY(finished.wait(60000));
+        emit menu->aboutToShow();
+        QVERIFY(action("plan")->isEnabled());
+        QVERIFY(action("megatron-launch")->isEnabled());
+        QAction* ranks = action("deepspeed-ranks");
+        QVERIFY(ranks && !ranks->isEnabled());
+        QVERIFY2(!ranks->toolTip().isEmpty() && !ranks->toolTip().startsWith("Per-rank"), qPrintable(ranks->toolTip()));
     }
 };
 

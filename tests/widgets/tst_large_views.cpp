@@ -14,6 +14,7 @@
 #include "core/planners/planner.h"
 #include "core/sim/simulator.h"
 #include "widgets/canvas/device_style.h"
+#include "widgets/common/palette.h"
 #include "widgets/views/curves_view.h"
 #include "widgets/views/export_dialog.h"
 #include "widgets/views/gantt_styles.h"
@@ -286,6 +287,19 @@ private slots:
         QCoreApplication::processEvents();
         QCOMPARE(view.plot()->axisRect()->rangeZoom(), Qt::Orientations(Qt::Horizontal));
         every->trigger();
+    }
+
+    // Colours that must be told apart: a stage and the stage eight after it (the Okabe-Ito cycle), and any
+    // two planners (one colour per planner across the app).
+    void coloursStayDistinct()
+    {
+        for (int s = 0; s < 16; ++s)
+            QVERIFY2(deltaE76(palette::stageColor(s), palette::stageColor(s + 8)) > 15, qPrintable(QString::number(s)));
+        const std::vector<std::string> planners = PlannerRegistry::instance().names();
+        for (size_t a = 0; a < planners.size(); ++a)
+            for (size_t b = a + 1; b < planners.size(); ++b)
+                QVERIFY2(deltaE76(palette::plannerColor(planners[a]), palette::plannerColor(planners[b])) > 10,
+                         qPrintable(QString::fromStdString(planners[a] + " / " + planners[b])));
     }
 
     void ganttGroupsOn1024Gpus()

@@ -258,6 +258,37 @@ private slots:
         QVERIFY(!doc->isDirty());
     }
 
+    // Deleting the plan on show leaves the views on the best plan left, not blank.
+    void deletingTheShownPlanShowsTheBestLeft()
+    {
+        ProjectDocument doc;
+        const auto runOf = [](std::vector<std::pair<double, bool>> plans) {
+            Run run;
+            for (const auto& [seconds, fits] : plans) {
+                RunResult r;
+                r.planner = "p" + std::to_string(run.results.size());
+                r.plan = Plan{};
+                r.plan->estimate.iterationSeconds = seconds;
+                r.plan->estimate.feasible = fits;
+                run.results.push_back(r);
+            }
+            return run;
+        };
+        const int earlier = doc.addRun(runOf({{5.0, true}}));
+        const int latest = doc.addRun(runOf({{3.0, true}, {1.0, true}, {2.0, true}, {0.5, false}}));
+        doc.setCurrentPlan(PlanRef{latest, 1});
+        QVERIFY(doc.removeRunResult(latest, 1));
+        // Of 3 s, 2 s and a 0.5 s plan that does not fit: the 2 s one, now at index 1.
+        QCOMPARE(doc.currentPlan(), std::optional<PlanRef>(PlanRef{latest, 1}));
+        QVERIFY(doc.removeRun(latest));
+        QCOMPARE(doc.currentPlan(), std::optional<PlanRef>(PlanRef{earlier, 0})); // the other run's best
+        doc.undoStack()->undo();
+        QCOMPARE(doc.currentPlan(), std::optional<PlanRef>(PlanRef{latest, 1}));
+        QVERIFY(doc.removeRun(earlier));
+        QVERIFY(doc.removeRun(latest));
+        QCOMPARE(doc.currentPlan(), std::nullopt); // none left
+    }
+
     void aRunAddedAfterADeleteSurvivesItsUndo()
     {
         QObject owner;

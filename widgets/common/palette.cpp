@@ -41,7 +41,13 @@ QColor tableau10(int i)
     return QColor(c[wrap(i, int(c.size()))]);
 }
 
-QColor stageColor(int stage) { return okabeIto(stage); }
+QColor stageColor(int stage)
+{
+    // Past the eighth stage the colours come again darker, then lighter, so stages 0 and 8 differ.
+    const int round = wrap(stage, 24) / 8;
+    const QColor base = okabeIto(stage);
+    return round == 0 ? base : round == 1 ? shade(base, 0.4) : tint(base, 0.5);
+}
 QColor microBatchColor(int microBatch) { return tableau10(microBatch); }
 QColor seriesColor(int series) { return tableau10(series); }
 

@@ -16,7 +16,7 @@ QColor okabeIto(int i);
 // Tableau 10 (Tableau's 2016 default). Cycles.
 QColor tableau10(int i);
 
-QColor stageColor(int stage);           // Okabe–Ito
+QColor stageColor(int stage);           // Okabe–Ito, then darker, then lighter (24 before a repeat)
 QColor microBatchColor(int microBatch); // Tableau 10
 QColor seriesColor(int series);         // Tableau 10 (device types, series that are not planners)
 // One colour per planner wherever planners are drawn (What-if lines, speed curves, the project tree's

@@ -34,18 +34,6 @@ std::optional<PlanRequest> currentPlanRequest(const ProjectDocument& doc)
     return req;
 }
 
-int bestFeasibleResult(const Run* run)
-{
-    int best = -1;
-    for (size_t i = 0; run && i < run->results.size(); ++i) {
-        const auto& p = run->results[i].plan;
-        if (p && p->estimate.feasible &&
-            (best < 0 || p->estimate.iterationSeconds < run->results[size_t(best)].plan->estimate.iterationSeconds))
-            best = int(i);
-    }
-    return best;
-}
-
 LiveController::LiveController(ProjectDocument* doc, QObject* parent)
     : QObject(parent), doc_(doc), runner_(new RunController(this)), debounce_(new QTimer(this))
 {

@@ -25,8 +25,6 @@ class RunController;
 // are rebuilt for the job's sequence length); nullopt without a current cluster or model.
 std::optional<PlanRequest> currentPlanRequest(const ProjectDocument& doc);
 
-// Index of the run's feasible result with the shortest iteration, -1 if none (or no run).
-int bestFeasibleResult(const Run* run);
 
 // The planners a live run uses and their options (planner → key → value), read when it starts.
 struct PlannerSelection {

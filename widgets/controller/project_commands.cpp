@@ -47,7 +47,8 @@ void RemoveRunCommand::redo()
     if (auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.id == run_.id; });
         it != runs.end())
         runs.erase(it);
-    doc_->runsChanged(plan_ && plan_->runId == run_.id ? std::nullopt : plan_);
+    // The shown plan deleted: show the best one left rather than nothing.
+    doc_->runsChanged(plan_ && plan_->runId == run_.id ? doc_->bestRemainingPlan(run_.id) : plan_);
 }
 
 void RemoveRunCommand::undo()
@@ -80,7 +81,7 @@ void RemoveResultCommand::redo()
         r->results.erase(r->results.begin() + index_);
     std::optional<PlanRef> plan = plan_;
     if (plan && plan->runId == runId_ && plan->resultIndex == index_)
-        plan.reset();
+        plan = doc_->bestRemainingPlan(runId_); // the shown plan deleted: the best one left
     else if (plan && plan->runId == runId_ && plan->resultIndex > index_)
         --plan->resultIndex; // the results after it move up
     doc_->runsChanged(plan);

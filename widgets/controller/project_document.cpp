@@ -553,4 +553,26 @@ QString ProjectDocument::contextText() const
     return parts.join(QStringLiteral(" · "));
 }
 
+int bestFeasibleResult(const Run* run)
+{
+    int best = -1;
+    for (size_t i = 0; run && i < run->results.size(); ++i) {
+        const auto& p = run->results[i].plan;
+        if (p && p->estimate.feasible &&
+            (best < 0 || p->estimate.iterationSeconds < run->results[size_t(best)].plan->estimate.iterationSeconds))
+            best = int(i);
+    }
+    return best;
+}
+
+std::optional<PlanRef> ProjectDocument::bestRemainingPlan(int runId) const
+{
+    if (const int best = bestFeasibleResult(run(runId)); best >= 0)
+        return PlanRef{runId, best};
+    for (auto it = project_.runs.rbegin(); it != project_.runs.rend(); ++it)
+        if (const int best = bestFeasibleResult(&*it); best >= 0)
+            return PlanRef{it->id, best};
+    return std::nullopt;
+}
+
 } // namespace hetplan

@@ -179,6 +179,9 @@ private:
     void pushItems(const QString& text, const ItemsState& after);
     std::vector<Run>& runs() { return project_.runs; }
     void runsChanged(std::optional<PlanRef> currentPlan); // the run commands: changed(), then the current plan moved
+    // What to show once the current plan is deleted: the best plan that fits of run `runId` if it is still
+    // there, else of the latest run that has one; nullopt when no plan is left.
+    std::optional<PlanRef> bestRemainingPlan(int runId) const;
     // Pushes a PutItemCommand unless it would change nothing.
     template <class Item>
     void push(const QString& text, const std::string& name, std::optional<Item> after, bool makeCurrent);
@@ -199,5 +202,8 @@ private:
     std::optional<PlanRef> currentPlan_;
     std::optional<std::vector<std::string>> ticked_;
 };
+
+// Index of the run's feasible result with the shortest iteration, -1 if none (or no run).
+int bestFeasibleResult(const Run* run);
 
 } // namespace hetplan

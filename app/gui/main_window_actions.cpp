@@ -8,6 +8,7 @@
 #include "core/io/json_io.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/common/export_folder.h"
 #include "widgets/common/gui_errors.h"
 #include "widgets/controller/live_controller.h"
 #include "widgets/controller/replan_controller.h"
@@ -109,8 +110,15 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString path =
-        QFileDialog::getSaveFileName(this, tr("Save project"), doc_->filePath(), tr("hetplan projects (*.hetplan)"));
+    // An untitled project suggests a name from what it holds, in the folder the other dialogs use.
+    const Cluster* c = doc_->cluster();
+    const ProjectModel* m = doc_->model();
+    const QString untitled = fileNamePart(c && m ? QString::fromStdString(c->name + "-" + m->model.name)
+                                                 : QStringLiteral("project")) + QStringLiteral(".hetplan");
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project"),
+                                                doc_->filePath().isEmpty() ? suggestedSavePath(untitled)
+                                                                           : doc_->filePath(),
+                                                tr("hetplan projects (*.hetplan)"));
     if (path.isEmpty())
         return false;
     if (!path.endsWith(".hetplan"))
@@ -210,11 +218,16 @@ void MainWindow::exportPlan(const QString& format)
                                  QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
             return;
     }
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export plan"), QString::fromStdString(plan->planner + "-" + f.name + f.suffix),
-        QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)"));
+    // Named like the plot exports: cluster, model, then what the file is.
+    const QString name = fileNamePart(QString::fromStdString(plan->cluster.name + "-" + plan->model.name + "-" +
+                                                             plan->planner + "-" + f.name)) +
+                         QString::fromStdString(f.suffix);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export plan"), suggestedSavePath(name, doc_->filePath()),
+                                     QString::fromStdString(f.nameFilter()) + ";;" + tr("All files (*)"));
     if (path.isEmpty())
         return;
+    rememberSaveFolder(path);
     try {
         writeTextFile(path.toStdString(), f.write(*plan));
         showMessage(tr("Exported %1").arg(path));

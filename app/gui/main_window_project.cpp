@@ -3,6 +3,7 @@
 #include "main_window.h"
 
 #include "widgets/canvas/cluster_editor.h"
+#include "widgets/common/export_folder.h"
 #include "widgets/controller/project_io.h"
 #include "widgets/controller/run_controller.h"
 #include "widgets/models/project_tree.h"
@@ -39,6 +40,21 @@ QString kindName(JsonItem kind)
     case JsonItem::Plan: return MainWindow::tr("plan");
     }
     return {};
+}
+
+// The name a JSON export suggests: the item's own name, the plan's as File ▸ Export Plan ▸ plan names it.
+QString jsonFileName(const ProjectDocument& doc, JsonItem kind)
+{
+    std::string name = "untitled";
+    if (kind == JsonItem::Cluster && doc.cluster())
+        name = doc.cluster()->name;
+    else if (kind == JsonItem::Model && doc.model())
+        name = doc.model()->model.name;
+    else if (const auto ref = doc.currentPlan(); kind == JsonItem::Plan && ref && doc.plan(*ref)) {
+        const Plan& p = *doc.plan(*ref);
+        name = p.cluster.name + "-" + p.model.name + "-" + p.planner + "-plan";
+    }
+    return fileNamePart(QString::fromStdString(name)) + QStringLiteral(".json");
 }
 
 } // namespace
@@ -106,9 +122,12 @@ void MainWindow::askJsonImport(JsonItem kind)
 void MainWindow::askJsonExport(JsonItem kind)
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(kindName(kind)),
-                                                      kindName(kind) + ".json", tr("JSON files (*.json)"));
-    if (!path.isEmpty())
-        exportJsonFile(kind, path);
+                                                      suggestedSavePath(jsonFileName(*doc_, kind), doc_->filePath()),
+                                                      tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    rememberSaveFolder(path);
+    exportJsonFile(kind, path);
 }
 
 bool MainWindow::importJsonFile(JsonItem kind, const QString& path)

@@ -9,6 +9,7 @@
 #include "core/io/json_io.h"
 #include "widgets/canvas/cluster_editor.h"
 #include "widgets/canvas/property_panel.h"
+#include "widgets/common/export_folder.h"
 #include "widgets/controller/project_io.h"
 #include "widgets/models/project_tree.h"
 #include "widgets/models/project_tree_menu.h"
@@ -108,6 +109,23 @@ private slots:
         // A project without saved ticks (new, an example) keeps what is ticked.
         w.openExample("ditto-ex3", "gpt2-xl");
         QCOMPARE(w.runPanel()->checkedPlanners(), (std::vector<std::string>{"amp", "hethub", "megatron"}));
+    }
+
+    // Every save dialog starts in one folder and suggests a name from the project.
+    void saveDialogsShareAFolderAndSuggestNames()
+    {
+        QCOMPARE(fileNamePart("gpt2 xl/v2"), QStringLiteral("gpt2-xl-v2"));
+        QCOMPARE(fileNamePart("../x"), QStringLiteral("x"));
+        QTemporaryDir projectDir, exportDir;
+        QSettings().remove("export/folder");
+        const QString project = projectDir.filePath("p.hetplan");
+        QCOMPARE(suggestedSavePath("a.json", project), projectDir.filePath("a.json")); // the project's folder
+        QCOMPARE(suggestedSavePath("a.json"), QDir::home().filePath("a.json"));          // untitled: home
+        rememberSaveFolder(exportDir.filePath("gantt.png"));
+        QCOMPARE(suggestedSavePath("a.json", project), exportDir.filePath("a.json")); // the last one used
+        QSettings().setValue("export/folder", exportDir.filePath("gone"));
+        QCOMPARE(suggestedSavePath("a.json", project), projectDir.filePath("a.json")); // a folder since removed
+        QSettings().remove("export/folder");
     }
 
     void contextMenuOffersWhatEachItemAllows()

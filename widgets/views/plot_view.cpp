@@ -1,6 +1,7 @@
 #include "plot_view.h"
 
 #include "core/base/output_file.h"
+#include "widgets/common/export_folder.h"
 #include "widgets/common/palette.h"
 
 #include <qcustomplot.h>
@@ -57,9 +58,6 @@ PlotView::PlotView(const QString& placeholder, QWidget* parent) : QWidget(parent
     stack_->addWidget(placeholder_);
     layout->addWidget(stack_, 1);
 
-    lastDir_ = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    if (lastDir_.isEmpty() || !QDir(lastDir_).exists())
-        lastDir_ = QDir::homePath();
     newPlot();
     setHasContent(false);
 }
@@ -319,21 +317,17 @@ bool PlotView::renderTo(const QString& fileName, ExportFormat format, const QSiz
 
 QString PlotView::exportBaseName() const
 {
-    QString name = exportBaseName_.isEmpty() ? viewName_ : exportBaseName_;
-    // Characters file systems or shells trip over become dashes.
-    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
-    name.replace(unsafe, QStringLiteral("-"));
-    return name;
+    return fileNamePart(exportBaseName_.isEmpty() ? viewName_ : exportBaseName_); // no characters shells trip over
 }
 
 void PlotView::exportWithDialog()
 {
     if (empty_)
         return;
-    ExportDialog dialog(QDir(lastDir_).filePath(exportBaseName()), defaultExportSize(), this);
+    ExportDialog dialog(suggestedSavePath(exportBaseName()), defaultExportSize(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    lastDir_ = QFileInfo(dialog.fileName()).absolutePath();
+    rememberSaveFolder(dialog.fileName());
     if (!exportTo(dialog.fileName(), dialog.format(), dialog.exportSize().width(), dialog.exportSize().height()))
         QMessageBox::warning(this, tr("Export"),
                              lastExportError_.isEmpty() ? tr("Could not write %1.").arg(dialog.fileName())

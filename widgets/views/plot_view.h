@@ -93,7 +93,6 @@ private:
     QLabel* placeholder_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     bool empty_ = true;
-    QString lastDir_;
     QString lastExportError_; // why the last export failed, when the file system said
     QString viewName_ = QStringLiteral("plot");
     QString exportBaseName_;

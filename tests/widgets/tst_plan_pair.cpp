@@ -144,6 +144,13 @@ void TestPlanPair::comparedRowsByHand()
     QCOMPARE(degrees->left, QStringLiteral("pp 4 · dp 1 · tp 1"));
     QVERIFY(!degrees->differs);
     QVERIFY(!rowOf(rows, "Layer split")->differs);
+    // Marked only where the difference is worth a look: other words, or a number more than 5 % apart.
+    QVERIFY(differsNoticeably("0.412 s", "0.436 s"));               // 5.5 %
+    QVERIFY(!differsNoticeably("0.412 s", "0.424 s"));              // 2.8 %
+    QVERIFY(!differsNoticeably("compute 39.0 % · idle 49.9 %", "compute 40.1 % · idle 49.0 %"));
+    QVERIFY(differsNoticeably("compute 39.0 % · idle 49.9 %", "compute 39.0 % · idle 59.9 %"));
+    QVERIFY(differsNoticeably("pp 4 · dp 1", "pp 4 · dp 1 · tp 2")); // other words
+    QVERIFY(differsNoticeably("[0,12) T4", "[0,12) V100"));
     // Balanced stages: the critical path runs through all 16 ops of the last stage (6 s of 8.25 s); each other
     // stage holds only its first forward and its last backward on it.
     QCOMPARE(rowOf(rows, "Bottleneck")->left,

@@ -7,6 +7,7 @@
 #include "core/sim/summary.h"
 
 #include <QObject>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -92,6 +93,23 @@ std::vector<SummaryRow> summaryRows(const PlanSummary& s, const std::optional<Pl
     return rows;
 }
 
+bool differsNoticeably(const QString& left, const QString& right)
+{
+    // The same words around numbers that are within 5 % of each other read as the same quantity: two plans
+    // almost always differ in the third digit, and marking every row hides the rows that matter.
+    constexpr double kNoticeable = 0.05;
+    static const QRegularExpression number(QStringLiteral("-?\\d+(?:\\.\\d+)?"));
+    if (QString(left).replace(number, QStringLiteral("#")) != QString(right).replace(number, QStringLiteral("#")))
+        return true;
+    auto a = number.globalMatch(left), b = number.globalMatch(right);
+    while (a.hasNext() && b.hasNext()) {
+        const double x = a.next().captured().toDouble(), y = b.next().captured().toDouble();
+        if (std::abs(x - y) > kNoticeable * std::max(std::abs(x), std::abs(y)))
+            return true;
+    }
+    return false;
+}
+
 std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right,
                                          const std::optional<PlanCost>& leftCost,
                                          const std::optional<PlanCost>& rightCost)
@@ -105,7 +123,7 @@ std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSum
     for (const SummaryRow& l : a) {
         auto r = find(b, l.label);
         ComparedRow c{l.label, l.value, r == b.end() ? none : r->value, {}, false};
-        c.differs = c.left != c.right;
+        c.differs = differsNoticeably(c.left, c.right);
         if (r != b.end() && l.hasRatio && l.number > 0)
             c.ratio = QStringLiteral("×") + QString::number(r->number / l.number, 'f', 2);
         out.push_back(c);

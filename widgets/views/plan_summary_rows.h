@@ -34,6 +34,9 @@ struct ComparedRow {
     bool differs = false;
 };
 
+// Whether two values of one row differ enough to mark: other words, or a number more than 5 % apart.
+bool differsNoticeably(const QString& left, const QString& right);
+
 // Rows of both summaries matched by label: the left plan's order, then rows only the right one has.
 std::vector<ComparedRow> compareSummaries(const PlanSummary& left, const PlanSummary& right,
                                          const std::optional<PlanCost>& leftCost = std::nullopt,

@@ -42,7 +42,7 @@ NodeItem::NodeItem(const Node& node) : node_(node)
 {
     setFlags(ItemIsMovable | ItemIsSelectable | ItemSendsGeometryChanges);
     setPos(node.x, node.y);
-    setZValue(1); // above links
+    setZValue(1); // below links, whose labels must stay readable
     setAcceptHoverEvents(true);
     setToolTip(toolTipText(node));
 }
@@ -190,7 +190,7 @@ QPointF exitPoint(const QRectF& box, QPointF to)
 LinkItem::LinkItem(const Link& link, NodeItem* a, NodeItem* b) : link_(link), a_(a), b_(b)
 {
     setFlags(ItemIsSelectable);
-    setZValue(0);
+    setZValue(2); // above the node cards: a label in the middle of a short link stays readable
     setLink(link);
     updateGeometry();
 }

@@ -126,4 +126,20 @@ void ClusterView::drawBackground(QPainter* p, const QRectF& rect)
     p->drawPoints(dots);
 }
 
+void ClusterView::drawForeground(QPainter* p, const QRectF&)
+{
+    if (!scene() || !scene()->items().isEmpty())
+        return;
+    p->save();
+    p->resetTransform(); // viewport pixels: the hint keeps its size at any zoom
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 1.1);
+    p->setFont(f);
+    p->setPen(QColor(0x70, 0x70, 0x70));
+    p->drawText(viewport()->rect().adjusted(24, 24, -24, -24), Qt::AlignCenter | Qt::TextWordWrap,
+                tr("No nodes yet.\nDrag a device type from the list onto the canvas, or double-click here, "
+                   "to add a node of it; Link joins two nodes."));
+    p->restore();
+}
+
 } // namespace hetplan

@@ -31,6 +31,8 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void drawBackground(QPainter* p, const QRectF& rect) override;
+    // An empty cluster says how to start.
+    void drawForeground(QPainter* p, const QRectF& rect) override;
 
 private:
     bool panning_ = false;

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTreeView>
@@ -93,6 +94,13 @@ private slots:
         QCOMPARE(p->cluster.gpuCount(), 20);
         QVERIFY(!p->cluster.findNode("rtx4090-0"));
         QVERIFY(w.document()->cluster()->nodes[size_t(nodeIndex(w, "rtx4090-0"))].failed); // kept, not deleted
+        // Selected, the node says so first, above its fields, with the way back.
+        w.clusterEditor()->selectItems({nodeIndex(w, "rtx4090-0")}, {});
+        QWidget* panel = w.clusterEditor()->propertyPanel();
+        const auto* note = panel->findChild<QLabel*>("failedNote");
+        QVERIFY(note && note->isVisibleTo(panel) && note->text().contains("Mark healthy"));
+        w.clusterEditor()->selectItems({nodeIndex(w, "v100-0")}, {});
+        QVERIFY(!note->isVisibleTo(panel));
         // The comparison shows the plan before and after, named by their nodes.
         QCOMPARE(w.comparison()->names(), (QStringList{"ditto\n22 GPUs", "ditto\n20 GPUs without rtx4090-0"}));
         QVERIFY2(w.lastMessage().startsWith("Re-planned with ditto without rtx4090-0"), qPrintable(w.lastMessage()));

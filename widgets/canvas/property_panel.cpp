@@ -74,6 +74,15 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #B00020;"));
     error_->hide();
+    // A failed node's state has no editor of its own: it is said first, under the title, where a short
+    // dock cannot scroll it out of sight.
+    failedNote_ = new QLabel(tr("Failed: planning leaves this node out. Right-click it on the canvas and choose "
+                                "Mark healthy to plan with it again."),
+                             this);
+    failedNote_->setObjectName(QStringLiteral("failedNote"));
+    failedNote_->setWordWrap(true);
+    failedNote_->setStyleSheet(QStringLiteral("color: #B00020;"));
+    failedNote_->hide();
 
     clusterPage_ = buildClusterPage();
     nodePage_ = buildNodePage();
@@ -89,6 +98,7 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
     auto* body = new QWidget;
     auto* lay = new QVBoxLayout(body);
     lay->addWidget(title_);
+    lay->addWidget(failedNote_);
     lay->addWidget(error_);
     for (QWidget* page : {clusterPage_, nodePage_, linkPage_, multiPage_}) {
         page->setContentsMargins(0, 0, 0, 0);
@@ -249,6 +259,7 @@ void PropertyPanel::showError(const QString& text)
 void PropertyPanel::refresh()
 {
     node_ = link_ = -1;
+    failedNote_->hide();
     if (selNodes_.size() == 1 && selLinks_.empty() && selNodes_[0] < doc_->nodeCount())
         node_ = selNodes_[0];
     else if (selLinks_.size() == 1 && selNodes_.empty() && selLinks_[0] < doc_->linkCount())
@@ -282,10 +293,8 @@ void PropertyPanel::refresh()
                                    .arg(n.gpus * d->memoryBytes / (1u << 30), 0, 'f', 0)
                                    .arg(n.gpus * d->peakFlops / 1e12, 0, 'f', 0)
                              : tr("Unknown device type"));
-        if (n.failed) // the state has no editor of its own: say it where the node's facts are
-            nodeInfo_->setText(nodeInfo_->text() +
-                               tr("\n\nFailed: planning leaves this node out (right-click it: Mark healthy)"));
         title_->setText(n.failed ? tr("Node %1 (failed)").arg(toQString(n.name)) : tr("Node %1").arg(toQString(n.name)));
+        failedNote_->setVisible(n.failed);
         showPage(nodePage_);
     } else if (link_ >= 0) {
         const Link& l = doc_->link(link_);

@@ -52,6 +52,7 @@ private:
     std::vector<int> selNodes_, selLinks_;
     int node_ = -1, link_ = -1;
 
+    QLabel* failedNote_ = nullptr;
     QLabel* title_;
     QLabel* error_;
     QWidget *clusterPage_, *nodePage_, *linkPage_, *multiPage_;

@@ -461,7 +461,7 @@ void ComparisonView::drawSearchPanel(QCustomPlot* p, QCPAxisRect* rect, const QS
     search->setBaseValue(base);
     for (int i = 0; i < n; ++i) {
         search->addData(i, ms[i]);
-        valueLabel(p, rect, i, ms[i], QString::number(ms[i], 'g', 2)); // the axis says ms
+        valueLabel(p, rect, i, ms[i], ms[i] >= 100 ? compact(ms[i]) : QString::number(ms[i], 'g', 2)); // in ms
     }
     rect->axis(QCPAxis::atLeft)->setRange(base, std::pow(10.0, std::ceil(std::log10(hi) + 0.35)));
 }

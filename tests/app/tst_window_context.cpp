@@ -52,12 +52,16 @@ bool runAndWait(MainWindow& w, const std::vector<std::string>& planners)
 }
 
 // Every item text of a tree view with its depth (the tree is expanded).
-void collectTexts(const QAbstractItemModel* m, const QModelIndex& parent, int depth,
-                  std::vector<std::pair<QString, int>>& out)
+struct TreeText {
+    QString text, toolTip;
+    int depth = 0;
+};
+
+void collectTexts(const QAbstractItemModel* m, const QModelIndex& parent, int depth, std::vector<TreeText>& out)
 {
     for (int r = 0; r < m->rowCount(parent); ++r) {
         const QModelIndex i = m->index(r, 0, parent);
-        out.emplace_back(i.data().toString(), depth);
+        out.push_back({i.data().toString(), i.data(Qt::ToolTipRole).toString(), depth});
         collectTexts(m, i, depth + 1, out);
     }
 }
@@ -293,15 +297,20 @@ private slots:
                     QVERIFY2(area->widget()->minimumSizeHint().width() <= area->viewport()->width(),
                              qPrintable(d->objectName()));
         }
-        // The project tree shows its longest name whole: indentation + text fit the column.
+        // The project tree keeps its width (the canvas comes first on a small screen): a row longer than the
+        // dock is elided, and its tooltip starts with the whole text; nothing scrolls sideways.
         QTreeView* tree = w.projectTree();
-        std::vector<std::pair<QString, int>> texts;
+        std::vector<TreeText> texts;
         collectTexts(tree->model(), {}, 0, texts);
         QVERIFY(texts.size() > 4);
         const QFontMetrics fm = tree->fontMetrics();
-        for (const auto& [text, depth] : texts)
-            QVERIFY2(tree->indentation() * (depth + 1) + fm.horizontalAdvance(text) <= tree->columnWidth(0),
-                     qPrintable(text));
+        int elided = 0;
+        for (const TreeText& t : texts)
+            if (tree->indentation() * (t.depth + 1) + fm.horizontalAdvance(t.text) > tree->viewport()->width()) {
+                ++elided;
+                QVERIFY2(t.toolTip.startsWith(t.text), qPrintable(t.text));
+            }
+        QVERIFY(elided > 0); // at 1024 pixels some rows are longer than the dock: the case being checked
         QVERIFY(tree->columnWidth(0) <= tree->viewport()->width());
         const QString shots = qEnvironmentVariable("HETPLAN_SCREENSHOTS", dir.path());
         QVERIFY(w.grab().save(QDir(shots).filePath("window-1024x700.png")));

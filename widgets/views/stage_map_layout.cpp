@@ -25,13 +25,20 @@ struct Role {
 
 QStringList parallelism(const Pipeline& pl, const Stage& st, int i)
 {
+    // Alone a part is written out; several share a narrow cell in the Gantt rows' short forms
+    // ("r3 · tp0/2"), whole in the cell's tooltip.
+    const int replica = i / std::max(1, st.tensorParallel * st.dataParallel);
+    const int parts = (pl.replicas > 1) + (st.tensorParallel > 1) + (st.dataParallel > 1);
+    const bool brief = parts > 1;
     QStringList par;
     if (pl.replicas > 1)
-        par << stageMapText("replica %1").arg(i / std::max(1, st.tensorParallel * st.dataParallel));
+        par << (brief ? QStringLiteral("r%1").arg(replica) : stageMapText("replica %1").arg(replica));
     if (st.tensorParallel > 1)
-        par << stageMapText("tp %1/%2").arg(i % st.tensorParallel).arg(st.tensorParallel);
+        par << (brief ? QStringLiteral("tp%1/%2") : stageMapText("tp %1/%2"))
+                   .arg(i % st.tensorParallel)
+                   .arg(st.tensorParallel);
     if (st.dataParallel > 1)
-        par << stageMapText("dp %1").arg(st.dataParallel);
+        par << (brief ? QStringLiteral("dp%1") : stageMapText("dp %1")).arg(st.dataParallel);
     return par;
 }
 

@@ -300,6 +300,9 @@ private slots:
             for (size_t b = a + 1; b < planners.size(); ++b)
                 QVERIFY2(deltaE76(palette::plannerColor(planners[a]), palette::plannerColor(planners[b])) > 10,
                          qPrintable(QString::fromStdString(planners[a] + " / " + planners[b])));
+        // The pairs compared most often differ in hue, not only in lightness.
+        QVERIFY(deltaE76(palette::plannerColor("amp"), palette::plannerColor("megatron")) > 30);
+        QVERIFY(deltaE76(palette::plannerColor("amp"), palette::plannerColor("uniform")) > 30);
     }
 
     void ganttGroupsOn1024Gpus()

@@ -1,12 +1,11 @@
 #include "palette.h"
 
-#include "core/planners/planner.h"
-
 #include <QPixmap>
 
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace hetplan::palette {
@@ -53,11 +52,17 @@ QColor seriesColor(int series) { return tableau10(series); }
 
 QColor plannerColor(const std::string& planner)
 {
-    static const std::vector<std::string> names = PlannerRegistry::instance().names();
-    const auto it = std::find(names.begin(), names.end(), planner);
-    // An unknown name (a plan file from a newer version) still gets a stable colour from its text.
-    const int i = it != names.end() ? int(it - names.begin()) : int(std::hash<std::string>{}(planner) % 20);
-    return i < 10 ? tableau10(i) : shade(tableau10(i), 0.4);
+    // Planners compared side by side most often get Tableau 10's strong colours, in pairs that differ in
+    // hue (amp blue beside megatron orange); the rarely compared baselines get six darker ones. A planner
+    // not in the list (a newer build's, in a plan file) gets a stable colour from its name.
+    static const std::map<std::string, QRgb> colours = {
+        {"amp", 0x4E79A7},       {"megatron", 0xF28E2B},     {"uniform", 0xE15759},       {"hethub", 0x76B7B2},
+        {"ditto", 0x59A14F},     {"hap", 0xEDC948},          {"poplar", 0xB07AA1},        {"oobleck", 0xFF9DA7},
+        {"annealing", 0x9C755F}, {"exhaustive", 0xBAB0AC},   {"random", 0x4D4D4D},        {"data-parallel", 0x8C2D04},
+        {"deepspeed-zero", 0x1B7837}, {"dp-even", 0x253494}, {"dp-proportional", 0xC51B7D}, {"whale", 0x7F7F00}};
+    if (const auto it = colours.find(planner); it != colours.end())
+        return QColor(it->second);
+    return tableau10(int(std::hash<std::string>{}(planner) % 10));
 }
 
 QIcon plannerIcon(const std::string& planner)

@@ -19,9 +19,9 @@ QColor tableau10(int i);
 QColor stageColor(int stage);           // Okabe–Ito, then darker, then lighter (24 before a repeat)
 QColor microBatchColor(int microBatch); // Tableau 10
 QColor seriesColor(int series);         // Tableau 10 (device types, series that are not planners)
-// One colour per planner wherever planners are drawn (What-if lines, speed curves, the project tree's
-// swatches): fixed by the planner's place in the registry's list, so a planner keeps its colour whatever
-// else ran beside it. Tableau 10, then its colours darkened for the planners past the tenth.
+// One colour per planner wherever planners are drawn (What-if lines and bars, the Run tab's lists, the
+// project tree's swatches): fixed per planner name, so a planner keeps its colour whatever else ran
+// beside it.
 QColor plannerColor(const std::string& planner);
 // A small square of plannerColor() for item views' decoration role.
 QIcon plannerIcon(const std::string& planner);

@@ -89,18 +89,6 @@ double height(int gpus) { return header + pad + gpuRows(gpus) * gpuSlot + 6 + te
 
 namespace hetplan {
 
-QString trimmedNumber(double value, int decimals)
-{
-    QString text = QString::number(value, 'f', decimals);
-    if (text.contains(QLatin1Char('.'))) {
-        while (text.endsWith(QLatin1Char('0')))
-            text.chop(1);
-        if (text.endsWith(QLatin1Char('.')))
-            text.chop(1);
-    }
-    return text;
-}
-
 QString formatGbps(double bytesPerSecond) { return trimmedNumber(bytesPerSecond * 8 / 1e9, 2) + QStringLiteral(" Gbps"); }
 
 QString formatGBps(double bytesPerSecond) { return trimmedNumber(bytesPerSecond / 1e9, 2) + QStringLiteral(" GB/s"); }

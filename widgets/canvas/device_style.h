@@ -2,6 +2,8 @@
 // How the canvas draws a device type: a colour of its own for every type of the built-in catalog (near its
 // architecture family's Okabe–Ito colour, distinct from every other type's), a family colour for other
 // types, and the size of a node box.
+#include "widgets/common/number_text.h"
+
 #include <QColor>
 #include <QString>
 
@@ -35,9 +37,8 @@ double height(int gpus);
 
 namespace hetplan {
 // Short labels for the canvas and the panel ("100 Gbps", "21.25 GB/s", "20 µs"). The cards and the
-// Properties panel write numbers alike: at most two decimals, no trailing zeros. Networks (NICs, links) in
-// Gbps as NICs are sold and cluster files are written; inside a node in GB/s as NVLink and PCIe are quoted.
-QString trimmedNumber(double value, int decimals);
+// Properties panel write numbers alike (trimmedNumber, two decimals). Networks (NICs, links) in Gbps as NICs
+// are sold and cluster files are written; inside a node in GB/s as NVLink and PCIe are quoted.
 QString formatGbps(double bytesPerSecond);
 QString formatGBps(double bytesPerSecond);
 QString formatMicroseconds(double seconds);

@@ -1,6 +1,7 @@
 #include "plan_details_format.h"
 
 #include "view_util.h"
+#include "widgets/common/number_text.h"
 
 #include <QObject>
 
@@ -17,15 +18,7 @@ QString number(double v, int digits)
         return QString::number(v, 'g', digits);
     // Fixed notation with `digits` significant digits: 2440.214 -> "2440", 0.40838 -> "0.4084".
     const int decimals = std::max(0, digits - 1 - int(std::floor(std::log10(a > 0 ? a : 1))));
-    QString text = QString::number(v, 'f', decimals);
-    // 0.3000 -> 0.3: trailing zeros would claim a precision the value does not have.
-    if (text.contains(QLatin1Char('.'))) {
-        while (text.endsWith(QLatin1Char('0')))
-            text.chop(1);
-        if (text.endsWith(QLatin1Char('.')))
-            text.chop(1);
-    }
-    return text;
+    return trimmedNumber(v, decimals); // 0.3000 -> 0.3
 }
 
 QString integer(const QJsonValue& v)

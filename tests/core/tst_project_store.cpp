@@ -86,14 +86,14 @@ private slots:
     // ones, or saved with none) read as "no selection", and a garbled value only loses that value.
     void selectionRoundTrip()
     {
-        const ProjectSelection chosen{"hethub-pair", sample.models[1].model.name, sample.jobs[1].name, 7, 1};
+        const ProjectSelection chosen{"hethub-pair", sample.models[1].model.name, sample.jobs[1].name, 7, 1, std::nullopt};
         const std::string p = path("selected.hetplan");
         saveProject(sample, p, chosen);
         ProjectSelection back;
         QVERIFY(loadProject(p, &back) == sample);
         QVERIFY(back == chosen);
 
-        ProjectSelection none{"stale", "stale", "stale", 3, 3};
+        ProjectSelection none{"stale", "stale", "stale", 3, 3, {{"stale"}}};
         QVERIFY(loadProject(savedSample("unselected.hetplan"), &none) == sample);
         QVERIFY(none == ProjectSelection{});
         QVERIFY(!none.planners); // no ticks saved: the app's defaults apply

@@ -88,7 +88,10 @@ void ProjectDocument::applySelection(const ProjectSelection& s)
 
 ProjectSelection ProjectDocument::selection() const
 {
-    ProjectSelection s{currentCluster_, currentModel_, currentJob_};
+    ProjectSelection s;
+    s.cluster = currentCluster_;
+    s.model = currentModel_;
+    s.job = currentJob_;
     if (currentPlan_) {
         s.run = currentPlan_->runId;
         s.resultIndex = currentPlan_->resultIndex;

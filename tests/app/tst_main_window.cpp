@@ -19,7 +19,6 @@
 #include "widgets/views/stage_map_view.h"
 
 #include <QCryptographicHash>
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMenu>
@@ -30,7 +29,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QTreeView>
 #include <QTreeWidget>
 #include <set>
 
@@ -307,35 +305,6 @@ private slots:
             QVERIFY2(bar->tabRect(i).width() > fm.horizontalAdvance(label), qPrintable(label)); // not elided
             QVERIFY(!bar->tabToolTip(i).isEmpty());
         }
-    }
-
-    void projectTreeKeepsItsWidthAfterARun()
-    {
-        MainWindow w;
-        w.setInteractive(false);
-        w.resize(1024, 700);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.resetLayout();
-        QCoreApplication::processEvents();
-        auto* dock = w.findChild<QDockWidget*>("ProjectDock");
-        QVERIFY(dock);
-        const int before = dock->width();
-        const int tabsBefore = w.tabs()->width();
-        w.openExample("amp-het-cluster", "gpt2-amp");
-        QSignalSpy finished(&w, &MainWindow::runFinished);
-        QVERIFY(w.runPlanners({"amp", "annealing"}));
-        QVERIFY(finished.wait(60000));
-        QCoreApplication::processEvents();
-        // The layout does not jump under the pointer: the tree and the centre keep their widths ...
-        QCOMPARE(dock->width(), before);
-        QCOMPARE(w.tabs()->width(), tabsBefore);
-        // ... and a row longer than the dock is elided, whole in its tooltip.
-        const QAbstractItemModel* tree = w.projectTree()->model();
-        const QModelIndex runs = tree->index(3, 0), run = tree->index(0, 0, runs), result = tree->index(1, 0, run);
-        const QString text = tree->data(result).toString();
-        QVERIFY2(text.startsWith("annealing — "), qPrintable(text));
-        QVERIFY(tree->data(result, Qt::ToolTipRole).toString().startsWith(text));
     }
 
     void exportMenuIsTheRegistry()

@@ -268,9 +268,16 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.resetLayout();
+        QCoreApplication::processEvents();
+        const auto* projectDock = w.findChild<QDockWidget*>("ProjectDock");
+        QVERIFY(projectDock);
+        const int treeWidth = projectDock->width(), centreWidth = w.tabs()->width();
         w.openExample("amp-het-cluster", "gpt2-amp");
         QVERIFY(runAndWait(w, {"uniform", "data-parallel"})); // the tree holds runs and results too
         QCoreApplication::processEvents();
+        // The layout does not jump under the pointer: the tree and the centre keep their widths after a run.
+        QCOMPARE(projectDock->width(), treeWidth);
+        QCOMPARE(w.tabs()->width(), centreWidth);
         QVERIFY2(w.minimumSizeHint().width() <= 1024, qPrintable(QString::number(w.minimumSizeHint().width())));
         QVERIFY(w.minimumSizeHint().height() <= 700);
         QCOMPARE(w.size(), QSize(1024, 700));

@@ -2,11 +2,13 @@
 // * Gantt grouping on amp-scale-16x16 (256 T4s) and a 1024-GPU two-type cluster: identical replicas drawn
 //   once with "× N", groups shown one by one or collapsed to one row, vertical (row) zoom.
 // * Stage map by node from 256 GPUs: one tile per node, GPU squares inside, full names in tooltips.
-// * Colours: every pair of catalog device types at least CIE ΔE76 20 apart (Lab computed here, not with
-//   the code's helpers); forward and backward of one micro-batch differ by brush pattern.
+// * Colours: every pair of catalog device types at least CIE ΔE76 20 apart (Lab from the standard formulas
+//   in colour_distance.h, not the code's helpers); forward and backward of one micro-batch differ by pattern.
 // * Batch→speed curves: profiled-size dots only on measured curves.
 // * Export as PNG, PDF and SVG at a chosen size, the default file name, and the status bar message.
 // Set HETPLAN_SCREENSHOTS=/some/dir to keep PNGs of the large views.
+#include "colour_distance.h"
+
 #include "app/gui/main_window.h"
 #include "core/cost/costmodel.h"
 #include "core/io/examples.h"
@@ -39,6 +41,8 @@
 #include <set>
 
 using namespace hetplan;
+using test::deltaE76;
+using test::toLab;
 
 namespace {
 
@@ -96,24 +100,6 @@ void snapshot(PlotView& view, const QString& name)
     const QByteArray dir = qgetenv("HETPLAN_SCREENSHOTS");
     if (!dir.isEmpty())
         QVERIFY(view.exportPng(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name + QStringLiteral(".png")));
-}
-
-// sRGB (0..255) → CIE L*a*b* (D65), written out from the standard formulas.
-std::array<double, 3> toLab(const QColor& c)
-{
-    const auto linear = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
-    const double r = linear(c.red() / 255.0), g = linear(c.green() / 255.0), b = linear(c.blue() / 255.0);
-    const double x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047;
-    const double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
-    const double z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883;
-    const auto f = [](double t) { return t > 216.0 / 24389 ? std::cbrt(t) : (24389.0 / 27 * t + 16) / 116; };
-    return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
-}
-
-double deltaE76(const QColor& a, const QColor& b)
-{
-    const auto p = toLab(a), q = toLab(b);
-    return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
 }
 
 // How many kinds of replica a one-GPU-per-stage pipeline has: replicas whose stages run on the same
@@ -287,22 +273,6 @@ private slots:
         QCoreApplication::processEvents();
         QCOMPARE(view.plot()->axisRect()->rangeZoom(), Qt::Orientations(Qt::Horizontal));
         every->trigger();
-    }
-
-    // Colours that must be told apart: a stage and the stage eight after it (the Okabe-Ito cycle), and any
-    // two planners (one colour per planner across the app).
-    void coloursStayDistinct()
-    {
-        for (int s = 0; s < 16; ++s)
-            QVERIFY2(deltaE76(palette::stageColor(s), palette::stageColor(s + 8)) > 15, qPrintable(QString::number(s)));
-        const std::vector<std::string> planners = PlannerRegistry::instance().names();
-        for (size_t a = 0; a < planners.size(); ++a)
-            for (size_t b = a + 1; b < planners.size(); ++b)
-                QVERIFY2(deltaE76(palette::plannerColor(planners[a]), palette::plannerColor(planners[b])) > 10,
-                         qPrintable(QString::fromStdString(planners[a] + " / " + planners[b])));
-        // The pairs compared most often differ in hue, not only in lightness.
-        QVERIFY(deltaE76(palette::plannerColor("amp"), palette::plannerColor("megatron")) > 30);
-        QVERIFY(deltaE76(palette::plannerColor("amp"), palette::plannerColor("uniform")) > 30);
     }
 
     void ganttGroupsOn1024Gpus()

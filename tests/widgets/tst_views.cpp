@@ -1,9 +1,13 @@
 // The plan views other than the Gantt chart (stage map, batch→speed curves, comparison; the Gantt chart:
 // tst_gantt_view): real plans from the uniform, AMP and data-parallel planners on the AMP heterogeneous
 // cluster, rendered offscreen at 1000×600 and checked pixel-wise (enough coloured pixels, several distinct
-// colours), export files and the empty placeholder.
+// colours), export files and the empty placeholder; stage and planner colours stay far apart (ΔE76).
 // Set HETPLAN_SCREENSHOTS=/some/dir to keep a PNG of every view for a visual check.
+#include "colour_distance.h"
 #include "view_fixtures.h"
+
+#include "core/planners/planner.h"
+#include "widgets/common/palette.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -285,6 +289,22 @@ private slots:
             QVERIFY(std::abs(sps - expected) < 1e-9 * expected);
         QCOMPARE(view.markerCount(), 0);
         snapshot(view, QStringLiteral("curves-measured"));
+    }
+
+    // Colours that must be told apart: a stage and the stage eight after it (the Okabe-Ito cycle), and any
+    // two planners (one colour per planner across the app).
+    void coloursStayDistinct()
+    {
+        for (int s = 0; s < 16; ++s)
+            QVERIFY2(test::deltaE76(palette::stageColor(s), palette::stageColor(s + 8)) > 15, qPrintable(QString::number(s)));
+        const std::vector<std::string> planners = PlannerRegistry::instance().names();
+        for (size_t a = 0; a < planners.size(); ++a)
+            for (size_t b = a + 1; b < planners.size(); ++b)
+                QVERIFY2(test::deltaE76(palette::plannerColor(planners[a]), palette::plannerColor(planners[b])) > 10,
+                         qPrintable(QString::fromStdString(planners[a] + " / " + planners[b])));
+        // The pairs compared most often differ in hue, not only in lightness.
+        QVERIFY(test::deltaE76(palette::plannerColor("amp"), palette::plannerColor("megatron")) > 30);
+        QVERIFY(test::deltaE76(palette::plannerColor("amp"), palette::plannerColor("uniform")) > 30);
     }
 
     // In a narrow window (the centre of a 1024-pixel screen) the values over the bars neither run into each

@@ -313,9 +313,10 @@ void MainWindow::resetLayout()
     // Default widths leave the centre to the canvas and plots (restoreState() overrides them).
     auto* tree = findChild<QDockWidget*>("ProjectDock");
     auto* props = findChild<QDockWidget*>("PropertiesDock");
+    // At 1024 pixels a narrow tree (rows elided, whole in tooltips) leaves the tabs and the canvas about 600
+    // pixels, every tab on the bar; Properties keeps 260, where its form wraps no more rows than at first.
     if (tree && props)
-        // At 1024 pixels the narrower docks leave the tabs and the canvas about 600 pixels: every tab on the bar.
-        resizeDocks({tree, props}, {width() >= 1280 ? 260 : 190, width() >= 1280 ? 320 : 230}, Qt::Horizontal);
+        resizeDocks({tree, props}, {width() >= 1280 ? 260 : 160, width() >= 1280 ? 320 : 260}, Qt::Horizontal);
 }
 
 void MainWindow::restoreSettings()

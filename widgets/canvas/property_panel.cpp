@@ -113,7 +113,8 @@ PropertyPanel::PropertyPanel(ClusterDocument* doc, QUndoStack* stack, QWidget* p
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(scroll);
-    setMinimumWidth(220); // the form wraps its labels above the fields: a narrow dock leaves the canvas room
+    // Narrower, the form wraps more rows than its scroll area makes room for, and the rows overlap.
+    setMinimumWidth(250);
     refresh();
 }
 
@@ -248,6 +249,10 @@ void PropertyPanel::showPage(QWidget* page)
 {
     for (QWidget* p : {clusterPage_, nodePage_, linkPage_, multiPage_})
         p->setVisible(p == page);
+    // Word-wrapped texts change height with their content (a cluster's description); the scroll area sizes
+    // its widget only when the viewport changes, so ask again, else the form's rows overlap.
+    if (auto* area = findChild<QScrollArea*>(); area && area->widget())
+        QMetaObject::invokeMethod(area->widget(), &QWidget::adjustSize, Qt::QueuedConnection);
 }
 
 void PropertyPanel::showError(const QString& text)

@@ -102,5 +102,7 @@ std::vector<std::string> plannerList(const std::string& spec);
 
 // The short human-readable summary of a plan (stdout of plan/simulate).
 void printPlan(const Plan& plan, std::ostream& out);
+// The plan's GPU selection (the subsets tried, what was left out and why, the frontier); nothing without one.
+void printSelection(const Plan& plan, std::ostream& out);
 
 } // namespace hetplan::cli

@@ -118,6 +118,9 @@ void printPlan(const Plan& p, std::ostream& out)
         out << ", planner estimate " << *p.plannerEstimate << " s";
     out << std::setprecision(0) << ", " << p.estimate.tokensPerSecond << " tokens/s"
         << (p.estimate.feasible ? "" : ", DOES NOT FIT MEMORY") << "\n";
+    if (p.estimate.cost)
+        out << std::setprecision(2) << "cost $" << p.estimate.cost->dollarsPerHour << "/h, $" << std::setprecision(3)
+            << p.estimate.cost->dollarsPerMillionTokens << " per million tokens\n";
     out << std::setprecision(3) << "search " << p.search.seconds * 1e3 << " ms, " << p.search.candidates
         << " candidates\n";
     for (size_t i = 0; i < p.pipelines.size(); ++i) {
@@ -150,6 +153,7 @@ void printPlan(const Plan& p, std::ostream& out)
             << p.cluster.gpuName(peak->first) << "\n";
     }
     printMemoryBreakdown(p, out);
+    printSelection(p, out);
 }
 
 namespace {

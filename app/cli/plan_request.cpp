@@ -99,6 +99,15 @@ void addRequestOptions(CommandLine& cl)
                  "Re-instantiate the templates an earlier plan stored (oobleck, ditto) instead of searching again.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
     cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
+    cl.addOption("objective", "time|cost",
+                 "What the plan minimises: the iteration time (default) or the dollars per million tokens at the "
+                 "GPUs' prices (catalog and node price_per_gpu_hour).",
+                 "time");
+    cl.addOption("budget", "DOLLARS_PER_HOUR", "Only plans whose GPUs cost at most this per hour (0 = no budget).");
+    cl.addOption("min-throughput", "TOKENS_PER_S", "Only plans reaching this many tokens/s (0 = no floor).");
+    cl.addFlag("select-gpus",
+               "Also try subsets of the nodes (without a type, fewer nodes) and keep the best plan; implied by "
+               "--objective cost, --budget and --min-throughput.");
 }
 
 namespace {
@@ -153,6 +162,18 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
             throw InputError("--seed", "argument", "expected a non-negative integer, got '" + s + "'");
         req.seed = std::stoull(s);
     }
+    if (!parseObjectiveGoal(a.get("objective"), req.objective.goal))
+        throw InputError("--objective", "argument", "expected time or cost, got '" + a.get("objective") + "'");
+    const auto money = [&](const std::string& flag, double& out) {
+        if (!a.has(flag))
+            return;
+        out = a.number(flag);
+        if (!std::isfinite(out) || out < 0)
+            throw InputError("--" + flag, "argument", "must be a non-negative number");
+    };
+    money("budget", req.objective.budgetDollarsPerHour);
+    money("min-throughput", req.objective.minTokensPerSecond);
+    req.selectGpus = a.flag("select-gpus");
     req.timeLimitSeconds = a.number("time-limit");
     if (std::isnan(req.timeLimitSeconds) || req.timeLimitSeconds < 0)
         throw InputError("--time-limit", "argument", "must be a non-negative number of seconds");

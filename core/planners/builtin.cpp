@@ -19,6 +19,7 @@
     X(registerDittoPlanner)         \
     X(registerHetHubPlanner)        \
     X(registerHapPlanner)           \
+    X(registerMetisPlanner)         \
     /* one line per planner folder, above this one */
 
 namespace hetplan {

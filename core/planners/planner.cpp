@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/quote.h"
+#include "core/planners/selection.h"
 #include "core/sim/simulator.h"
 #include "core/sim/summary.h"
 
@@ -141,7 +142,9 @@ std::string worstMemoryMisfit(const Plan& plan, const CostModel& costs)
 }
 } // namespace
 
-Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
+namespace {
+// One planner on one cluster: plans, checks and scores (no timeline summary, which runPlanner adds once).
+Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
     auto planner = PlannerRegistry::instance().create(plannerName);
     if (!planner) {
@@ -201,8 +204,29 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
                                   ? plannerName + ": the synthesized program does not fit GPU memory on this cluster"
                                   : plannerName + ": its plan does not fit GPU memory when simulated (" +
                                         worstMemoryMisfit(plan, costs) + ")");
+    return plan;
+}
+} // namespace
+
+Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
+{
+    Plan plan;
+    if (request.selectGpus || !request.objective.isDefault()) {
+        // What no subset can fix is refused before the subsets are tried: an unknown planner, bad options.
+        auto planner = PlannerRegistry::instance().create(plannerName);
+        if (!planner)
+            return planAndScore(plannerName, request, progress); // throws the unknown-planner error
+        resolveOptions(*planner, request.options);
+        request.cluster.validate(DeviceCatalog::builtin(), "cluster");
+        const auto t0 = std::chrono::steady_clock::now();
+        plan = runWithSelection(plannerName, request, progress, planAndScore);
+        plan.search.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+        plan = planAndScore(plannerName, request, progress);
+    }
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
+    const CostModel costs(request.model, request.job, request.profile);
     plan.summary = summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
     progress.report(1, "done");
     return plan;

@@ -2,6 +2,7 @@
 // The one interface every planning method implements, the request it receives, progress/cancel, and the
 // registry through which the CLI and GUI find planners (so new planners appear without changes there).
 #include "core/cost/costmodel.h"
+#include "core/planners/objective.h"
 #include "core/base/options.h"
 #include "core/model/plan.h"
 
@@ -27,6 +28,12 @@ struct PlanRequest {
     // Planner sections of an earlier plan (--reuse plan.json, the GUI's re-plan after a node failure):
     // template planners (oobleck, ditto) re-instantiate the templates stored there instead of searching.
     std::map<std::string, QJsonObject> reuse;
+    // What the search optimises and must meet (objective.h). Planners that compare candidates by the
+    // simulator rank them by it; runPlanner checks the returned plan against it.
+    Objective objective;
+    // Try subsets of the cluster's nodes and keep the best plan by the objective (selection.h). A cost
+    // goal, a budget or a throughput floor turn it on too: a fixed set of GPUs cannot trade cost.
+    bool selectGpus = false;
 
     // Typed access to options after runPlanner() resolved them (validated, defaults filled in from the
     // planner's declarations, so a default is written only there). Asking for an undeclared key is a

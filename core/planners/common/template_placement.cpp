@@ -273,6 +273,48 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
     return p;
 }
 
+Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster& cluster,
+                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches)
+{
+    std::vector<NodePool> pools(groups.size());
+    const std::vector<int> offsets = cluster.nodeOffsets();
+    for (size_t t = 0; t < groups.size(); ++t)
+        for (int n : groups[t].nodes) {
+            std::vector<int> gpus(cluster.nodes[n].gpus);
+            std::iota(gpus.begin(), gpus.end(), offsets[n]);
+            pools[t].free.push_back(gpus);
+        }
+    Pipeline p;
+    p.replicas = replicas;
+    p.microBatchSize = microBatchSize;
+    p.microBatches = microBatches;
+    p.stages.resize(stages.size());
+    std::vector<int> order(stages.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return stages[a].gpus > stages[b].gpus; });
+    // Replica by replica, so one replica's stages of a type share a node where they can (their sends stay
+    // on the node's links); every stage's GPUs end up replica-major as Stage::gpus wants.
+    std::vector<std::vector<std::vector<int>>> taken(stages.size(), std::vector<std::vector<int>>(size_t(replicas)));
+    for (int r = 0; r < replicas; ++r)
+        for (int s : order) {
+            const TemplateStage& ts = stages[s];
+            taken[s][r] = pools[ts.type].take(ts.gpus, ts.shape.tp);
+            if (int(taken[s][r].size()) != ts.gpus)
+                throw InfeasibleError(std::to_string(replicas) + " copies of the template need more " +
+                                      groups[ts.type].type + " GPUs than the nodes can give");
+        }
+    for (size_t s = 0; s < stages.size(); ++s) {
+        Stage& st = p.stages[s];
+        st.firstLayer = stages[s].first;
+        st.endLayer = stages[s].end;
+        st.tensorParallel = stages[s].shape.tp;
+        st.dataParallel = stages[s].shape.dp;
+        for (const std::vector<int>& part : taken[s])
+            st.gpus.insert(st.gpus.end(), part.begin(), part.end());
+    }
+    return p;
+}
+
 std::vector<int> replicaCounts(const std::vector<TypeGroup>& groups, const Cluster& cluster)
 {
     std::vector<int> out;

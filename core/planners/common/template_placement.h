@@ -75,6 +75,12 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
 // [{"layers": [a, b), "device": type, "gpus": g, "tp": .., "dp": .., "seconds": t}, ...]
 QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<TypeGroup>& groups);
 
+// One pipeline of `replicas` identical copies of the template (Pipeline::replicas), the copies sharing
+// nodes: copy by copy, each stage inside one node where one has room, else in tensor-parallel chunks.
+// Throws InfeasibleError when a type runs out of GPUs.
+Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster& cluster,
+                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches);
+
 // Multi-pipeline instantiation: k identical pipelines, each on its own k-th of every type's nodes, each
 // running 1/k of the global batch (Oobleck instantiates several pipelines; on a heterogeneous cluster the
 // same template is placed on each share). The replica counts k ≥ 2 (at most 8) that split every type's

@@ -1,0 +1,87 @@
+#include "objective.h"
+
+
+#include <cstdio>
+#include <limits>
+
+namespace hetplan {
+
+std::string toString(Objective::Goal g)
+{
+    switch (g) {
+    case Objective::Goal::Time: return "time";
+    case Objective::Goal::Cost: return "cost";
+    }
+    return "time";
+}
+
+bool parseObjectiveGoal(const std::string& s, Objective::Goal& out)
+{
+    if (s == "time")
+        out = Objective::Goal::Time;
+    else if (s == "cost")
+        out = Objective::Goal::Cost;
+    else
+        return false;
+    return true;
+}
+
+namespace {
+std::string money(double v)
+{
+    char text[48];
+    std::snprintf(text, sizeof text, "$%.4g/h", v);
+    return text;
+}
+std::string rate(double v)
+{
+    char text[48];
+    std::snprintf(text, sizeof text, "%.4g tokens/s", v);
+    return text;
+}
+} // namespace
+
+std::string describe(const Objective& o)
+{
+    std::string out = o.goal == Objective::Goal::Time ? "fastest" : "cheapest per token";
+    if (o.budgetDollarsPerHour > 0)
+        out += " within " + money(o.budgetDollarsPerHour);
+    if (o.minTokensPerSecond > 0)
+        out += std::string(o.budgetDollarsPerHour > 0 ? " and" : "") + " at " + rate(o.minTokensPerSecond) +
+               " or more";
+    return out;
+}
+
+std::optional<std::string> objectiveMiss(const Objective& o, const Estimate& e)
+{
+    if (!e.feasible)
+        return std::string("does not fit GPU memory");
+    if (o.needsPrices() && !e.cost) {
+        std::string types;
+        for (const std::string& t : e.unpricedDeviceTypes)
+            types += (types.empty() ? "" : ", ") + t;
+        return "has no price" + (types.empty() ? std::string() : " (no price for " + types + ")");
+    }
+    if (o.budgetDollarsPerHour > 0 && e.cost->dollarsPerHour > o.budgetDollarsPerHour * (1 + 1e-9))
+        return "costs " + money(e.cost->dollarsPerHour) + ", over the " + money(o.budgetDollarsPerHour) + " budget";
+    if (o.minTokensPerSecond > 0 && e.tokensPerSecond < o.minTokensPerSecond * (1 - 1e-9))
+        return "reaches " + rate(e.tokensPerSecond) + ", under the " + rate(o.minTokensPerSecond) + " floor";
+    return std::nullopt;
+}
+
+double objectiveValue(const Objective& o, const Estimate& e)
+{
+    if (o.goal == Objective::Goal::Time)
+        return e.iterationSeconds > 0 ? e.iterationSeconds : std::numeric_limits<double>::infinity();
+    return e.cost ? e.cost->dollarsPerMillionTokens : std::numeric_limits<double>::infinity();
+}
+
+bool betterUnder(const Objective& o, const Estimate& a, const Estimate& b)
+{
+    const double va = objectiveValue(o, a), vb = objectiveValue(o, b);
+    if (va != vb)
+        return va < vb;
+    return o.goal == Objective::Goal::Cost && a.iterationSeconds < b.iterationSeconds;
+}
+
+} // namespace hetplan

@@ -126,6 +126,8 @@ const Containment kContainments[] = {
     {"deepspeed-zero", "poplar", false},
     {"whale", "poplar", false},
     {"ditto", "exhaustive", true},
+    {"amp", "metis", false},
+    {"hethub", "metis", false},
 };
 
 double median(std::vector<double> v)

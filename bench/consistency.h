@@ -8,7 +8,8 @@
 //    data-parallel programs (dp-even, dp-proportional) and keeps the fastest simulated; poplar builds the
 //    uniform (deepspeed-zero) and FLOP/s-proportional (whale) allocations at its stage likewise; exhaustive
 //    searches every single-pipeline template ditto can recover, so on their shared objective T (and in
-//    feasibility) it is never worse than ditto, and ditto stays within 8 % of it;
+//    feasibility) it is never worse than ditto, and ditto stays within 8 % of it; metis scores AMP's and
+//    HetHub's best plans (one shape for every stage, inside its space) beside its own templates;
 //  - uniform, megatron and oobleck are compared with the best plan but not checked against exhaustive:
 //    their stages may mix device types (tp·dp groups across nodes of different types) or their pipelines
 //    differ per node group, which exhaustive's space (one type per stage, identical pipelines) lacks.

@@ -209,6 +209,18 @@ void TestCliBadInput::badInput_data()
         << QStringList{"plan",         "--cluster", good,    "--model", "example:gpt2-amp", "--planner", "uniform",
                        "--time-limit", "nan",       "--out", out}
         << "--time-limit";
+    QTest::newRow("unknown objective")
+        << QStringList{"plan",        "--cluster", good,   "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--objective", "fast",      "--out", out}
+        << "--objective: argument: expected time or cost, got 'fast'";
+    QTest::newRow("negative budget")
+        << QStringList{"plan",     "--cluster", good,   "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--budget", "-3",        "--out", out}
+        << "--budget: argument: must be a non-negative number";
+    QTest::newRow("throughput floor not a number")
+        << QStringList{"plan",             "--cluster", good,   "--model", "example:gpt2-amp", "--planner", "uniform",
+                       "--min-throughput", "lots",      "--out", out}
+        << "--min-throughput";
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "command";
     QTest::newRow("unknown list") << QStringList{"list", "gpus"} << "list";
     QTest::newRow("import unknown format") << QStringList{"import", "--format", "xlsx", "--in", good, "--out", out}

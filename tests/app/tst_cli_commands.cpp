@@ -91,6 +91,31 @@ private slots:
         QVERIFY2(r.err.contains("--schedule: schedule: expected 1f1b or gpipe, got \"zb\""), qPrintable(r.err));
     }
 
+    void selectGpusLeavesTheT4sOutOnPoplarB()
+    {
+        const QString plan = path("selected.json");
+        CliResult r = runCli({"plan", "--cluster", "example:poplar-b", "--model", "example:gpt2-amp", "--gbs", "16",
+                              "--zero", "2", "--planner", "poplar", "--select-gpus", "--out", plan});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("GPU selection (fastest): without T4"));
+        QVERIFY(r.out.contains("left out t4-0 (2 × T4)"));
+        const QJsonObject o = readJson(plan);
+        QVERIFY(validatePlanJson(o).empty());
+        const QJsonObject s = o["selection"].toObject();
+        QCOMPARE(s["left_out"].toArray()[0].toObject()["node"].toString(), QString("t4-0"));
+        QVERIFY(s["tried"].toArray().size() >= 3); // every node, without T4, without V100
+        // The plan file stands on its own: it re-simulates to the same time on the two V100s.
+        r = runCli({"simulate", "--plan", plan, "--out", path("reselected.json")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readJson(path("reselected.json"))["estimate"].toObject()["iteration_seconds"].toDouble(),
+                 o["estimate"].toObject()["iteration_seconds"].toDouble());
+        // A budget no subset meets is no plan (exit 3), with the closest miss named.
+        r = runCli({"plan", "--cluster", "example:poplar-b", "--model", "example:gpt2-amp", "--gbs", "16", "--planner",
+                    "poplar", "--budget", "0.5"});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("over the $0.5/h budget"), qPrintable(r.err));
+    }
+
     void planSimulateExport()
     {
         const QString plan = path("plan.json");

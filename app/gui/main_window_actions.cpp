@@ -377,11 +377,13 @@ bool MainWindow::runPlanners(const std::vector<std::string>& planners,
         showMessage(tr("A run is already going: cancel it first"), true);
         return false;
     }
-    const std::optional<PlanRequest> req = currentPlanRequest(*doc_);
+    std::optional<PlanRequest> req = currentPlanRequest(*doc_);
     if (!req) {
         showMessage(tr("The project needs a cluster and a model before planning"), true);
         return false;
     }
+    req->objective = runPanel_->objective();
+    req->selectGpus = runPanel_->selectGpus();
     const Cluster* c = doc_->cluster();
     const ProjectModel* m = doc_->model();
     const NamedJob* j = doc_->job();

@@ -191,6 +191,26 @@ private slots:
         }
     }
 
+    void runPanelObjectiveAndGpuChoice()
+    {
+        RunPanel p;
+        QCOMPARE(p.objective(), Objective{}); // fastest, no budget, no floor
+        QVERIFY(!p.selectGpus());
+        auto* select = p.findChild<QCheckBox*>("RunSelectGpus");
+        QVERIFY(select && select->isEnabled());
+        // A budget implies trying GPU subsets: the box is ticked and fixed while it is set.
+        p.findChild<QDoubleSpinBox*>("RunBudget")->setValue(40);
+        QVERIFY(p.selectGpus());
+        QVERIFY(!select->isEnabled());
+        auto* goal = p.findChild<QComboBox*>("RunGoal");
+        goal->setCurrentIndex(goal->findData("cost"));
+        p.findChild<QDoubleSpinBox*>("RunThroughputFloor")->setValue(5000);
+        QCOMPARE(p.objective(), (Objective{Objective::Goal::Cost, 40, 5000}));
+        p.setObjective({});
+        QVERIFY(select->isEnabled()); // back to the plain goal: the choice is the user's again
+        QCOMPARE(p.objective(), Objective{});
+    }
+
     void runPanelEditorsFollowTheOptionTypes()
     {
         RunPanel p;

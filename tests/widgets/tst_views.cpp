@@ -10,6 +10,7 @@
 #include "widgets/common/palette.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QFileInfo>
 
 #include <fcntl.h>
@@ -354,7 +355,7 @@ private slots:
         QVERIFY(!view.isEmpty());
         QCOMPARE(view.names(), (QStringList{"uniform", "amp", "data-parallel", "uniform #2"}));
         // amp-het-cluster's GPUs all have catalog prices: a cost panel stands beside the time.
-        QCOMPARE(view.plot()->axisRects().size(), 4);
+        QCOMPARE(view.plot()->axisRects().size(), 5); // with the cost-throughput frontier
         QCOMPARE(view.costLabels().size(), 4);
         QCoreApplication::processEvents();
         const PixelStats s = plotAreaStats(view);
@@ -409,10 +410,30 @@ private slots:
         unpriced.estimate.cost.reset();
         view.setPlans({priced, unpriced});
         QCOMPARE(view.costLabels(), (QStringList{"0.222", "no price"})); // the axis says $ per M tokens
-        QCOMPARE(view.plot()->axisRects().size(), 4);
+        QCOMPARE(view.plot()->axisRects().size(), 5); // time, cost, throughput, search, frontier
         view.setPlans({unpriced});
         QVERIFY(view.costLabels().isEmpty());
         QCOMPARE(view.plot()->axisRects().size(), 3);
+
+        // The frontier: amp $10/h at 1000 tok/s, megatron $20/h at 900 (dearer and slower: off it),
+        // uniform $30/h at 2000; amp's selection also found 600 tok/s for $5/h on fewer GPUs, the cheapest.
+        Plan a = p_.amp, m = p_.amp, u = p_.amp;
+        const auto price = [](Plan& p, const char* planner, double perHour, double tokens) {
+            p.planner = planner;
+            p.estimate.tokensPerSecond = tokens;
+            p.estimate.cost = PlanCost{perHour, perHour / (tokens * 3600) * 1e6};
+        };
+        price(a, "amp", 10, 1000);
+        price(m, "megatron", 20, 900);
+        price(u, "uniform", 30, 2000);
+        a.details["selection"] = QJsonObject{
+            {"tried", QJsonArray{QJsonObject{{"subset", "without T4"}, {"dollars_per_hour", 5.0},
+                                             {"tokens_per_second", 600.0}},
+                                 QJsonObject{{"subset", "every node"}, {"error", "no plan"}}}}};
+        view.setPlans({a, m, u});
+        QCOMPARE(view.frontierNames(), (QStringList{"amp, without T4", "amp", "uniform"}));
+        view.setPlans({unpriced});
+        QVERIFY(view.frontierNames().isEmpty());
 
         // A single plan works too; an empty list shows the placeholder.
         view.setPlans({p_.amp});

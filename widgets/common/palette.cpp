@@ -59,7 +59,8 @@ QColor plannerColor(const std::string& planner)
         {"amp", 0x4E79A7},       {"megatron", 0xF28E2B},     {"uniform", 0xE15759},       {"hethub", 0x76B7B2},
         {"ditto", 0x59A14F},     {"hap", 0xEDC948},          {"poplar", 0xB07AA1},        {"oobleck", 0xFF9DA7},
         {"annealing", 0x9C755F}, {"exhaustive", 0xBAB0AC},   {"random", 0x4D4D4D},        {"data-parallel", 0x8C2D04},
-        {"deepspeed-zero", 0x1B7837}, {"dp-even", 0x253494}, {"dp-proportional", 0xC51B7D}, {"whale", 0x7F7F00}};
+        {"deepspeed-zero", 0x1B7837}, {"dp-even", 0x253494}, {"dp-proportional", 0xC51B7D}, {"whale", 0x7F7F00},
+        {"metis", 0x17BECF}};
     if (const auto it = colours.find(planner); it != colours.end())
         return QColor(it->second);
     return tableau10(int(std::hash<std::string>{}(planner) % 10));

@@ -83,6 +83,9 @@ void runInto(RunResult& result, const PlanRequest& req, Progress& progress)
         if (stopped != StopReason::None)
             result.message = (stopped == StopReason::Cancelled ? "cancelled" : "time limit reached") +
                              std::string(" — best plan so far");
+        else if (auto it = result.plan->details.find("selection"); it != result.plan->details.end())
+            result.message = "GPUs: " + it->second.value("subset").toString().toStdString() + " — " +
+                             it->second.value("why").toString().toStdString();
     } catch (const InfeasibleError& e) {
         result.status = RunStatus::Infeasible;
         result.message = guiErrorText(e, result.planner).toStdString();

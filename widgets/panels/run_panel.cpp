@@ -7,6 +7,8 @@
 #include "widgets/views/view_util.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -65,6 +67,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     notice_->setVisible(false);
     topLayout->addWidget(notice_);
     topLayout->addWidget(planners_);
+    topLayout->addLayout(objectiveRow());
     auto* buttons = new QHBoxLayout;
     // No shortcut on the button: F5 belongs to Run ▸ Run Planners, which works from every tab (a second
     // F5 here made the key ambiguous on this tab, and neither fired).
@@ -79,6 +82,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
     live_->setToolTip(tr("Re-run the ticked planners (up to 1 s each) after every cluster, model, profile or job "
                          "edit and show the best plan; the project keeps one live run (Run ▸ Live)"));
     buttons->addWidget(live_);
+    buttons->addWidget(select_);
     buttons->addStretch();
     topLayout->addLayout(buttons);
     split->addWidget(top);
@@ -112,6 +116,76 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent)
             emit resultActivated(it->data(0, kRoleRun).toInt(), it->data(0, kRoleResult).toInt());
     });
 }
+
+QHBoxLayout* RunPanel::objectiveRow()
+{
+    auto* row = new QHBoxLayout;
+    goal_ = new QComboBox;
+    goal_->setObjectName("RunGoal");
+    goal_->addItem(tr("Fastest"), QStringLiteral("time"));
+    goal_->addItem(tr("Cheapest per token"), QStringLiteral("cost"));
+    goal_->setToolTip(tr("What every planner's plan minimises: the iteration time, or the dollars per million "
+                         "tokens at the GPUs' prices (catalog, or a node's own price). Cheapest also tries "
+                         "leaving GPUs out."));
+    budget_ = new QDoubleSpinBox;
+    budget_->setObjectName("RunBudget");
+    budget_->setRange(0, 1e6);
+    budget_->setDecimals(2);
+    budget_->setSuffix(tr(" /h"));
+    budget_->setSpecialValueText(tr("no budget"));
+    budget_->setToolTip(tr("Only plans whose GPUs cost at most this per hour; GPUs left idle cost nothing"));
+    floor_ = new QDoubleSpinBox;
+    floor_->setObjectName("RunThroughputFloor");
+    floor_->setRange(0, 1e12);
+    floor_->setDecimals(0);
+    floor_->setSingleStep(1000);
+    floor_->setSuffix(tr(" tokens/s"));
+    floor_->setSpecialValueText(tr("no floor"));
+    floor_->setToolTip(tr("Only plans reaching at least this many tokens per second"));
+    select_ = new QCheckBox(tr("Choose GPUs"));
+    select_->setObjectName("RunSelectGpus");
+    select_->setToolTip(tr("Also plan on subsets of the nodes (without a GPU type, fewer nodes) and keep the best "
+                           "plan; the plan says which GPUs it leaves out and why. A cost goal, a budget or a "
+                           "floor always do this."));
+    // One short line (the Run tab must fit a 1024-pixel window beside the docks): the boxes say what they
+    // hold ("no budget", "$40.00 /h", "no floor", "5000 tokens/s"), their tooltips the rest.
+    budget_->setPrefix(tr("budget $"));
+    floor_->setPrefix(tr("floor "));
+    row->addWidget(goal_);
+    row->addWidget(budget_);
+    row->addWidget(floor_);
+    row->addStretch();
+    // The constraints imply choosing GPUs: the box shows it ticked and fixed while they are set.
+    const auto sync = [this] {
+        const bool implied = !objective().isDefault();
+        select_->setEnabled(!implied);
+        if (implied)
+            select_->setChecked(true);
+    };
+    connect(goal_, &QComboBox::currentIndexChanged, this, sync);
+    connect(budget_, &QDoubleSpinBox::valueChanged, this, sync);
+    connect(floor_, &QDoubleSpinBox::valueChanged, this, sync);
+    return row;
+}
+
+Objective RunPanel::objective() const
+{
+    Objective o;
+    parseObjectiveGoal(goal_->currentData().toString().toStdString(), o.goal);
+    o.budgetDollarsPerHour = budget_->value();
+    o.minTokensPerSecond = floor_->value();
+    return o;
+}
+
+void RunPanel::setObjective(const Objective& o)
+{
+    goal_->setCurrentIndex(goal_->findData(QString::fromStdString(toString(o.goal))));
+    budget_->setValue(o.budgetDollarsPerHour);
+    floor_->setValue(o.minTokensPerSecond);
+}
+
+bool RunPanel::selectGpus() const { return select_->isChecked(); }
+void RunPanel::setSelectGpus(bool on) { select_->setChecked(on); }
 
 std::vector<std::string> RunPanel::checkedPlanners() const
 {

@@ -12,6 +12,9 @@
 #include <map>
 
 class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -33,6 +36,12 @@ public:
     // reference. All three answer in well under a second on the bundled examples and at 256 GPUs, so F5
     // gives a comparison at once; the others are one tick away.
     static std::vector<std::string> defaultPlanners() { return {"amp", "megatron", "uniform"}; }
+    // The goal and constraints every ticked planner's plan is held to (objective.h), and whether GPU
+    // subsets are tried (implied by any goal other than the fastest plan on every GPU).
+    Objective objective() const;
+    void setObjective(const Objective& o);
+    bool selectGpus() const;
+    void setSelectGpus(bool on);
     // The Live check box (live re-planning, see LiveController); setLive() emits liveToggled on a change.
     bool isLive() const;
     void setLive(bool on);
@@ -77,6 +86,7 @@ signals:
 
 private:
     void addPlanner(const Planner& planner);
+    QHBoxLayout* objectiveRow();
     QLabel* notice_ = nullptr;
     void refreshRunningRow();
     void showDetails(QTreeWidgetItem* item);
@@ -88,6 +98,10 @@ private:
     QPushButton* run_;
     QPushButton* cancel_;
     QCheckBox* live_;
+    QComboBox* goal_ = nullptr;
+    QDoubleSpinBox* budget_ = nullptr;
+    QDoubleSpinBox* floor_ = nullptr;
+    QCheckBox* select_ = nullptr;
     QPlainTextEdit* details_;
     // The running planner: its position in the run, name, latest progress text and clock.
     int runningIndex_ = -1;

@@ -1,4 +1,6 @@
 #include "comparison_view.h"
+#include "comparison_frontier.h"
+#include "comparison_panels.h"
 
 #include "widgets/models/current_plan.h"
 #include "legend_swatch.h"
@@ -16,6 +18,11 @@
 
 namespace hetplan {
 
+using comparison::bars;
+using comparison::compact;
+using comparison::setupPanel;
+using comparison::valueLabel;
+
 namespace {
 QColor simulatedColour() { return palette::tableau10(0); }
 QColor estimateColour() { return palette::tableau10(1); }
@@ -23,69 +30,6 @@ QColor tokensColour() { return palette::tableau10(4); }
 QColor searchColour() { return palette::tableau10(6); }
 QColor costColour() { return palette::tableau10(3); } // not red: red means "does not fit"
 
-// Formats a value for a bar label: 3 significant digits, k/M suffix for big ones.
-QString compact(double v)
-{
-    const double a = std::abs(v);
-    if (a >= 1e6)
-        return QString::number(v / 1e6, 'g', 3) + QLatin1Char('M');
-    if (a >= 1e4)
-        return QString::number(v / 1e3, 'g', 3) + QLatin1Char('k');
-    if (a >= 100)
-        return QString::number(v, 'f', 0);
-    return QString::number(v, 'g', 3);
-}
-
-QCPBars* bars(QCPAxisRect* rect, const QColor& colour, double width)
-{
-    auto* b = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    b->setWidth(width);
-    b->setBrush(colour);
-    b->setPen(QPen(palette::shade(colour, 0.3), 1));
-    b->setAntialiased(false);
-    return b;
-}
-
-void valueLabel(QCustomPlot* plot, QCPAxisRect* rect, double key, double value, const QString& text,
-                const QColor& colour = QColor(40, 40, 40))
-{
-    auto* label = new QCPItemText(plot);
-    label->setClipAxisRect(rect);
-    label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    label->position->setCoords(key, value);
-    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    label->setPadding(QMargins(0, 0, 0, 2));
-    QFont f = plot->font();
-    f.setPointSizeF(7.5);
-    label->setFont(f);
-    label->setColor(colour);
-    label->setText(text);
-}
-
-void setupPanel(QCustomPlot* plot, QCPAxisRect* rect, const QStringList& names, const QString& yLabel)
-{
-    QCPAxis* x = rect->axis(QCPAxis::atBottom);
-    QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < names.size(); ++i)
-        ticker->addTick(i, names[i]);
-    x->setTicker(ticker);
-    x->setSubTicks(false);
-    x->setTickLength(0, 3);
-    x->grid()->setVisible(false);
-    x->setRange(-0.6, names.size() - 0.4);
-    y->setLabel(yLabel);
-    y->grid()->setPen(QPen(palette::gridLine(), 0, Qt::DotLine));
-    QFont tf = plot->font();
-    tf.setPointSizeF(8.5);
-    x->setTickLabelFont(tf);
-    y->setTickLabelFont(tf);
-    QFont lf = plot->font();
-    lf.setPointSizeF(9);
-    y->setLabelFont(lf);
-    rect->setRangeDrag(Qt::Orientations());
-    rect->setRangeZoom(Qt::Orientations());
-}
 } // namespace
 
 // The placeholder names the menu item that fills the view (a test checks that it exists).
@@ -120,6 +64,7 @@ void ComparisonView::clear()
     names_.clear();
     throughputTicks_.clear();
     costLabels_.clear();
+    frontier_.clear();
     setFailures({});
     PlotView::clear();
 }
@@ -148,6 +93,7 @@ struct Panels {
     QCPAxisRect* tokens;
     QCPAxisRect* search;
     QCPAxisRect* cost = nullptr;
+    QCPAxisRect* frontier = nullptr;
 };
 
 Panels addPanels(QCustomPlot* p, bool withCost)
@@ -174,6 +120,10 @@ Panels addPanels(QCustomPlot* p, bool withCost)
     auto* group = new QCPMarginGroup(p);
     panels.time->setMarginGroup(QCP::msLeft, group);
     panels.tokens->setMarginGroup(QCP::msLeft, group);
+    if (withCost) { // what each plan costs against what it delivers, beside the throughput
+        panels.frontier = new QCPAxisRect(p);
+        bottom->addElement(0, 2, panels.frontier);
+    }
     return panels;
 }
 
@@ -229,6 +179,11 @@ void ComparisonView::setPlans(const std::vector<Plan>& plans, const QStringList&
     drawTokensPanel(p, panels.tokens, throughputTicks_);
     tokensRect_ = panels.tokens;
     drawSearchPanel(p, panels.search, ticks);
+    if (panels.frontier) {
+        frontier_ = frontierPlans(plans, names_);
+        drawFrontierPanel(p, panels.frontier, frontier_);
+        frontierRect_ = panels.frontier;
+    }
     // The values over the bars fit the panels' real widths, known once the plot is laid out.
     connect(p, &QCustomPlot::afterLayout, p, [this, p] {
         bool changed = false;
@@ -470,7 +425,7 @@ void ComparisonView::adaptToSize(const QSize& size)
 {
     PlotView::adaptToSize(size);
     // Planner names lie flat while they fit side by side, else they tilt. The top panel spans the width,
-    // the two lower panels share it (minus axis labels and tick labels on the left).
+    // the lower panels (two, or three with the frontier) share it (minus axis labels and tick labels on the left).
     const QList<QCPAxisRect*> rects = plot()->axisRects();
     if (rects.size() < 3 || names_.isEmpty())
         return;
@@ -480,10 +435,12 @@ void ComparisonView::adaptToSize(const QSize& size)
         widest = std::max(widest, fm.horizontalAdvance(name));
     const double need = names_.size() * (widest + 12.0);
     // With the cost panel the top row is shared too (time takes 1.6 parts of 2.6, cost the rest).
-    const bool cost = rects.size() == 4;
+    const bool cost = rects.size() >= 4;
     const double top = (cost ? (size.width() - 12) / 2.6 : size.width()) - 90.0;
-    const double lower = (size.width() - 12) / 2.0 - 90.0;
+    const double lower = (size.width() - 12) / (frontierRect_ ? 3.0 : 2.0) - 90.0;
     for (int i = 0; i < int(rects.size()); ++i) {
+        if (rects[i] == frontierRect_) // numbers on its axes, not names
+            continue;
         const double width = i == 0 && !cost ? top : std::min(top, lower);
         const bool tilt = need > width;
         rects[i]->axis(QCPAxis::atBottom)->setTickLabelRotation(tilt ? -30 : 0);
@@ -552,6 +509,8 @@ QString ComparisonView::toolTipAt(const QPointF& pos) const
     for (QCPAxisRect* rect : plot()->axisRects()) {
         if (!rect->rect().contains(pos.toPoint()))
             continue;
+        if (rect == frontierRect_)
+            return frontierToolTip(rect, frontier_, pos);
         const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
         const int i = int(std::lround(key));
         if (i < 0 || i >= int(rows_.size()) || std::abs(key - i) > 0.45)

@@ -1,11 +1,14 @@
 #pragma once
 // Planners side by side: simulated iteration time next to each planner's own estimate, throughput
 // (tokens/s), and search time (log scale), one panel each, planner names on the x axes; when any plan has
-// a cost (estimate.cost) a panel of dollars per million tokens stands next to the time; plans that do
+// a cost (estimate.cost) a panel of dollars per million tokens stands next to the time, and a
+// cost-throughput panel with the frontier of every plan and GPU subset found spans the bottom
+// (comparison_frontier.h); plans that do
 // not fit memory are hatched red and say so. Planners of the run that gave no plan are listed under the
 // plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"
 #include "plan_view.h"
+#include "comparison_frontier.h"
 #include "details/planner_display.h"
 #include "widgets/models/current_plan.h"
 
@@ -41,6 +44,8 @@ public:
     QStringList throughputTicks() const { return throughputTicks_; }
     // The cost panel's bar labels ("$0.222", or "no price"); empty when no plan has a cost (no panel).
     QStringList costLabels() const { return costLabels_; }
+    // The names on the cost-throughput frontier, cheapest first; empty when no plan has a price.
+    QStringList frontierNames() const { return hetplan::frontierNames(frontier_); }
 
 public slots:
     void resetZoom() override;
@@ -76,7 +81,9 @@ private:
     QStringList names_;
     QStringList throughputTicks_;
     QStringList costLabels_;
-    QPointer<QCPAxisRect> tokensRect_; // the throughput panel, whose ticks may carry a metric line
+    QPointer<QCPAxisRect> tokensRect_;
+    QPointer<QCPAxisRect> frontierRect_;
+    std::vector<FrontierPlan> frontier_; // the throughput panel, whose ticks may carry a metric line
     QStringList failureLines_;
     QLabel* failureList_;
 };

@@ -274,7 +274,8 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
 }
 
 Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster& cluster,
-                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches)
+                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches,
+                         CopyOrder order_)
 {
     std::vector<NodePool> pools(groups.size());
     const std::vector<int> offsets = cluster.nodeOffsets();
@@ -292,17 +293,20 @@ Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster
     std::vector<int> order(stages.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return stages[a].gpus > stages[b].gpus; });
-    // Replica by replica, so one replica's stages of a type share a node where they can (their sends stay
-    // on the node's links); every stage's GPUs end up replica-major as Stage::gpus wants.
+    // ByCopy: one copy's stages of a type share a node where they can (their sends stay on the node's
+    // links). ByStage: a stage's copies fill nodes together (its gradient all-reduce crosses fewer NICs).
+    // Either way every stage's GPUs end up replica-major as Stage::gpus wants.
     std::vector<std::vector<std::vector<int>>> taken(stages.size(), std::vector<std::vector<int>>(size_t(replicas)));
-    for (int r = 0; r < replicas; ++r)
-        for (int s : order) {
-            const TemplateStage& ts = stages[s];
-            taken[s][r] = pools[ts.type].take(ts.gpus, ts.shape.tp);
-            if (int(taken[s][r].size()) != ts.gpus)
-                throw InfeasibleError(std::to_string(replicas) + " copies of the template need more " +
-                                      groups[ts.type].type + " GPUs than the nodes can give");
-        }
+    const auto place = [&](int s, int r) {
+        const TemplateStage& ts = stages[s];
+        taken[s][r] = pools[ts.type].take(ts.gpus, ts.shape.tp);
+        if (int(taken[s][r].size()) != ts.gpus)
+            throw InfeasibleError(std::to_string(replicas) + " copies of the template need more " +
+                                  groups[ts.type].type + " GPUs than the nodes can give");
+    };
+    for (int outer = 0; outer < (order_ == CopyOrder::ByCopy ? replicas : int(order.size())); ++outer)
+        for (int inner = 0; inner < (order_ == CopyOrder::ByCopy ? int(order.size()) : replicas); ++inner)
+            order_ == CopyOrder::ByCopy ? place(order[inner], outer) : place(order[outer], inner);
     for (size_t s = 0; s < stages.size(); ++s) {
         Stage& st = p.stages[s];
         st.firstLayer = stages[s].first;

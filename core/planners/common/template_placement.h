@@ -76,10 +76,13 @@ Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& 
 QJsonArray templateJson(const std::vector<TemplateStage>& stages, const std::vector<TypeGroup>& groups);
 
 // One pipeline of `replicas` identical copies of the template (Pipeline::replicas), the copies sharing
-// nodes: copy by copy, each stage inside one node where one has room, else in tensor-parallel chunks.
-// Throws InfeasibleError when a type runs out of GPUs.
+// nodes: each stage inside one node where one has room, else in tensor-parallel chunks, taken copy by copy
+// (a copy's stages close together) or stage by stage (a stage's copies close together). Throws
+// InfeasibleError when a type runs out of GPUs.
+enum class CopyOrder { ByCopy, ByStage };
 Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster& cluster,
-                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches);
+                         const std::vector<TypeGroup>& groups, int replicas, int microBatchSize, int microBatches,
+                         CopyOrder order = CopyOrder::ByCopy);
 
 // Multi-pipeline instantiation: k identical pipelines, each on its own k-th of every type's nodes, each
 // running 1/k of the global batch (Oobleck instantiates several pipelines; on a heterogeneous cluster the

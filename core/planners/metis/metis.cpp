@@ -90,10 +90,10 @@ public:
 
     // The template placed on the cluster as one pipeline of `copies` replicas; nothing when the nodes
     // cannot hold the copies' stages.
-    std::optional<Pipeline> place(const Found& f) const
+    std::optional<Pipeline> place(const Found& f, CopyOrder order) const
     {
         try {
-            return placeReplicated(f.stages, req_.cluster, groups_, f.copies, f.mbs, f.microBatches);
+            return placeReplicated(f.stages, req_.cluster, groups_, f.copies, f.mbs, f.microBatches, order);
         } catch (const InfeasibleError&) {
             return std::nullopt;
         }
@@ -215,9 +215,14 @@ Plan MetisPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
     const int simulated = std::min<int>(req.intOption("simulated"), int(found.size()));
     for (int i = 0; i < simulated && progress.stopReason() == StopReason::None; ++i) {
         progress.report(0.7 + 0.2 * i / std::max(1, simulated), "metis: simulating template " + std::to_string(i + 1));
-        std::optional<Pipeline> p = search.place(found[size_t(i)]);
-        if (p && keeper.offer(scored(req, costs, {std::move(*p)}), templateName(found[size_t(i)])))
-            chosen = found[size_t(i)];
+        // Both placements of the copies: which one's sends or all-reduces cost less depends on the cluster.
+        for (CopyOrder order : {CopyOrder::ByCopy, CopyOrder::ByStage}) {
+            std::optional<Pipeline> p = search.place(found[size_t(i)], order);
+            const std::string name = templateName(found[size_t(i)]) +
+                                     (order == CopyOrder::ByCopy ? ", copy by copy" : ", stage by stage");
+            if (p && keeper.offer(scored(req, costs, {std::move(*p)}), name))
+                chosen = found[size_t(i)];
+        }
     }
     if (req.boolOption("uniform_shapes"))
         for (const std::string name : {"amp", "hethub"})

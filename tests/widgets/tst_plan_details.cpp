@@ -168,7 +168,39 @@ private slots:
     void sectionTextForTheClipboard();
     void viewTabsAndMessages();
     void optionsByTheirLabels();
+    void gpuSelectionTable();
 };
+
+// A plan chosen on a subset of the nodes: the section says what was left out and lists every subset tried.
+void TestPlanDetails::gpuSelectionTable()
+{
+    Plan p;
+    p.planner = "poplar";
+    p.details["selection"] = QJsonObject{
+        {"objective", "fastest"},
+        {"goal", "time"},
+        {"subset", "without T4"},
+        {"why", "1.38× faster than the plan on every node"},
+        {"left_out", QJsonArray{QJsonObject{{"node", "t4-0"}, {"device", "T4"}, {"gpus", 2}}}},
+        {"idle_in_plan", QJsonArray{}},
+        {"tried", QJsonArray{QJsonObject{{"subset", "every node"}, {"gpus", 4}, {"iteration_seconds", 1.612},
+                                         {"tokens_per_second", 20332.0}, {"dollars_per_hour", 7.17},
+                                         {"dollars_per_million_tokens", 0.098}, {"meets", true}},
+                             QJsonObject{{"subset", "without V100-16GB"}, {"error", "does not fit"}}}}};
+    const PlanDetailsLayout l = layoutPlanDetails(p);
+    QCOMPARE(l.sections.size(), size_t(1));
+    const DetailsSection& s = l.sections[0];
+    QCOMPARE(s.title, QStringLiteral("GPU selection"));
+    const DetailsBlock* why = findBlock(s, "Which GPUs, and why");
+    QVERIFY(why);
+    QCOMPARE(valueOf(*why, "Nodes left out"), QStringLiteral("t4-0 (2 × T4)"));
+    QCOMPARE(valueOf(*why, "GPUs the plan leaves idle"), QStringLiteral("none"));
+    const DetailsBlock* tried = findBlock(s, "Subsets tried");
+    QVERIFY(tried);
+    QCOMPARE(tried->rows.size(), size_t(2));
+    QCOMPARE(tried->rows[0][4], QStringLiteral("$7.17"));
+    QCOMPARE(tried->rows[1][6], QStringLiteral("no plan: does not fit"));
+}
 
 void TestPlanDetails::dittoFoldingAndTemplates()
 {

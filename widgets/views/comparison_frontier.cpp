@@ -56,7 +56,7 @@ void drawFrontierPanel(QCustomPlot* plot, QCPAxisRect* rect, const std::vector<F
 {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    x->setLabel(QCoreApplication::translate("ComparisonView", "cost ($ / hour of the GPUs used)"));
+    x->setLabel(QCoreApplication::translate("ComparisonView", "cost ($ / hour)"));
     y->setLabel(QCoreApplication::translate("ComparisonView", "throughput (k tokens/s)"));
     QFont tf = plot->font();
     tf.setPointSizeF(8.5);

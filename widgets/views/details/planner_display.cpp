@@ -11,7 +11,8 @@ const std::vector<PlannerDisplay>& displays()
     static const std::vector<PlannerDisplay> all = [] {
         std::vector<PlannerDisplay> v = {
             details::dittoDisplay(),  details::oobleckDisplay(), details::hethubDisplay(),
-            details::hapDisplay(),    details::poplarDisplay(),
+            details::hapDisplay(),    details::poplarDisplay(),  details::metisDisplay(),
+            details::selectionDisplay(),
         };
         std::set<std::string> seen;
         for (const PlannerDisplay& d : v)

@@ -65,6 +65,8 @@ PlannerDisplay oobleckDisplay();
 PlannerDisplay hethubDisplay();
 PlannerDisplay hapDisplay();
 PlannerDisplay poplarDisplay();
+PlannerDisplay metisDisplay();
+PlannerDisplay selectionDisplay(); // not a planner's: the GPU selection any plan may carry
 } // namespace details
 
 } // namespace hetplan

@@ -27,18 +27,15 @@ bool parseObjectiveGoal(const std::string& s, Objective::Goal& out)
 }
 
 namespace {
-std::string money(double v)
+// Four significant digits, but whole numbers from 1000 on: "$0.5/h", "$175.4/h", "30000 tokens/s".
+std::string figure(double v)
 {
     char text[48];
-    std::snprintf(text, sizeof text, "$%.4g/h", v);
+    std::snprintf(text, sizeof text, v >= 1000 ? "%.0f" : "%.4g", v);
     return text;
 }
-std::string rate(double v)
-{
-    char text[48];
-    std::snprintf(text, sizeof text, "%.4g tokens/s", v);
-    return text;
-}
+std::string money(double v) { return "$" + figure(v) + "/h"; }
+std::string rate(double v) { return figure(v) + " tokens/s"; }
 } // namespace
 
 std::string describe(const Objective& o)

@@ -21,6 +21,9 @@ std::vector<PlannerOption> MetisPlanner::options() const
             PlannerOption::integer("simulated", "Templates simulated", 8, 1, 64,
                                    "the best templates by the search's own estimate that are placed and simulated; "
                                    "the best simulated one wins"),
+            PlannerOption::real("template_work", "Work per template", 2e6, 1e4, 1e10,
+                                "the most DP states × layers one template search may take; beyond it the types "
+                                "with the least compute sit out that template (their GPUs idle in it)"),
             PlannerOption::boolean("uniform_shapes", "Score AMP's and HetHub's plans", true,
                                    "also score the best plans of AMP and HetHub (one shape for every stage, inside "
                                    "this space) and keep whichever is best")};
@@ -28,9 +31,6 @@ std::vector<PlannerOption> MetisPlanner::options() const
 
 namespace {
 
-// A template's DP states beyond this are not searched: that many copies leave each copy too many GPUs for
-// an interactive search, and the larger copy counts cover the cluster anyway.
-constexpr double kMaxStates = 4e5;
 
 // One template found by the exact search for `copies` copies of micro-batch `mbs`.
 struct Found {
@@ -52,7 +52,7 @@ class MetisSearch {
 public:
     MetisSearch(const PlanRequest& req, const CostModel& costs, Progress& progress)
         : req_(req), costs_(costs), progress_(progress), groups_(typeGroups(req.cluster)),
-          tightest_(groupTightestNodes(groups_, req.cluster, costs))
+          tightest_(groupTightestNodes(groups_, req.cluster, costs)), maxWork_(req.doubleOption("template_work"))
     {
     }
 
@@ -67,15 +67,13 @@ public:
                 const int mbs = sizes[m];
                 if (gbs % (copies * mbs) != 0 || progress_.stopReason() != StopReason::None)
                     continue;
-                const std::vector<int> share = shareOf(groups_, copies);
+                std::vector<int> share = shareOf(groups_, copies);
                 if (std::all_of(share.begin(), share.end(), [](int c) { return c == 0; }))
                     continue;
                 QJsonObject row{{"copies", copies}, {"micro_batch_size", mbs}};
-                if (exactStateCount(costs_.model().layerCount(), share) > kMaxStates) {
-                    row["T"] = "not searched (search space)";
-                    tried_.append(row);
-                    continue;
-                }
+                const QJsonArray dropped = fitStateBudget(share);
+                if (!dropped.isEmpty())
+                    row["types_left_idle"] = dropped;
                 progress_.report(0.05 + 0.6 * double(m) / double(sizes.size()),
                                  "metis: " + std::to_string(copies) + " copies, micro-batch " + std::to_string(mbs));
                 std::optional<Found> f = search(copies, mbs, share);
@@ -104,6 +102,35 @@ public:
     const std::vector<TypeGroup>& groups() const { return groups_; }
 
 private:
+    // Many device types make the DP's states (layers × prod(share_i + 1)) explode, and each state tries
+    // every layer split: the types with the least compute in the share (GPUs × peak FLOP/s) are left idle
+    // in this template until states × layers fits the template_work option. AMP's and HetHub's plans, scored beside the templates, still use every type.
+    QJsonArray fitStateBudget(std::vector<int>& share) const
+    {
+        QJsonArray dropped;
+        const int layers = costs_.model().layerCount();
+        while (exactStateCount(layers, share) * layers > maxWork_) {
+            int weakest = -1;
+            double least = 0;
+            for (size_t i = 0; i < share.size(); ++i) {
+                const double compute = share[i] * costs_.device(groups_[i].type).peakFlops;
+                if (share[i] > 0 && (weakest < 0 || compute < least)) {
+                    weakest = int(i);
+                    least = compute;
+                }
+            }
+            if (std::count_if(share.begin(), share.end(), [](int c) { return c > 0; }) <= 1) {
+                if (share[size_t(weakest)] <= 1)
+                    break; // a model of that many layers: the search runs over the budget
+                share[size_t(weakest)] /= 2; // one type left: fewer of its GPUs per copy
+                continue;
+            }
+            dropped.append(QString::fromStdString(groups_[size_t(weakest)].type));
+            share[size_t(weakest)] = 0;
+        }
+        return dropped;
+    }
+
     std::optional<Found> search(int copies, int mbs, const std::vector<int>& share)
     {
         std::vector<int> maxGpus;
@@ -128,6 +155,7 @@ private:
     std::vector<Node> tightest_;
     QJsonArray tried_;
     long long labels_ = 0;
+    double maxWork_;
 };
 
 // A plan of `pipelines` for `req`, scored by the shared simulator.
@@ -208,9 +236,18 @@ std::optional<Plan> containedPlan(const std::string& name, const PlanRequest& re
 Plan MetisPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
     progress.report(0, "metis: stage costs");
+    Keeper keeper(req.objective);
+    // AMP first (it answers in about a second even at thousands of GPUs), HetHub last (its search is the
+    // longest at scale): a time limit then stops metis with the most plans scored.
+    const auto offerContained = [&](const std::string& name) {
+        if (!req.boolOption("uniform_shapes") || progress.stopReason() != StopReason::None)
+            return false;
+        std::optional<Plan> p = containedPlan(name, req, costs, progress);
+        return p && keeper.offer(std::move(*p), name + "'s plan (one shape for every stage)");
+    };
+    bool containedWins = offerContained("amp");
     MetisSearch search(req, costs, progress);
     const std::vector<Found> found = search.templates();
-    Keeper keeper(req.objective);
     std::optional<Found> chosen;
     const int simulated = std::min<int>(req.intOption("simulated"), int(found.size()));
     for (int i = 0; i < simulated && progress.stopReason() == StopReason::None; ++i) {
@@ -220,16 +257,15 @@ Plan MetisPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
             std::optional<Pipeline> p = search.place(found[size_t(i)], order);
             const std::string name = templateName(found[size_t(i)]) +
                                      (order == CopyOrder::ByCopy ? ", copy by copy" : ", stage by stage");
-            if (p && keeper.offer(scored(req, costs, {std::move(*p)}), name))
+            if (p && keeper.offer(scored(req, costs, {std::move(*p)}), name)) {
                 chosen = found[size_t(i)];
+                containedWins = false;
+            }
         }
     }
-    if (req.boolOption("uniform_shapes"))
-        for (const std::string name : {"amp", "hethub"})
-            if (progress.stopReason() == StopReason::None)
-                if (std::optional<Plan> p = containedPlan(name, req, costs, progress);
-                    p && keeper.offer(std::move(*p), name + "'s plan (one shape for every stage)"))
-                    chosen.reset();
+    containedWins = offerContained("hethub") || containedWins;
+    if (containedWins)
+        chosen.reset();
     if (!keeper.best()) {
         if (progress.stopReason() != StopReason::None)
             throw CancelledError("metis: stopped before any plan was found");

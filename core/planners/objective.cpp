@@ -1,6 +1,7 @@
 #include "objective.h"
 
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -64,6 +65,19 @@ std::optional<std::string> objectiveMiss(const Objective& o, const Estimate& e)
     if (o.minTokensPerSecond > 0 && e.tokensPerSecond < o.minTokensPerSecond * (1 - 1e-9))
         return "reaches " + rate(e.tokensPerSecond) + ", under the " + rate(o.minTokensPerSecond) + " floor";
     return std::nullopt;
+}
+
+double objectiveShortfall(const Objective& o, const Estimate& e)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    if (!e.feasible || (o.needsPrices() && !e.cost))
+        return inf;
+    double worst = 1;
+    if (o.budgetDollarsPerHour > 0)
+        worst = std::max(worst, e.cost->dollarsPerHour / o.budgetDollarsPerHour);
+    if (o.minTokensPerSecond > 0)
+        worst = std::max(worst, e.tokensPerSecond > 0 ? o.minTokensPerSecond / e.tokensPerSecond : inf);
+    return worst;
 }
 
 double objectiveValue(const Objective& o, const Estimate& e)

@@ -33,6 +33,10 @@ std::optional<std::string> objectiveMiss(const Objective& o, const Estimate& e);
 // Whether `a` is better than `b` under the goal (both meeting the constraints). Time: shorter iteration;
 // cost: fewer dollars per million tokens, ties to the faster. Equal plans: false.
 bool betterUnder(const Objective& o, const Estimate& a, const Estimate& b);
+// How far a plan is from meeting the constraints, as a ratio ≥ 1 (1: it meets them): its $/h over the
+// budget, the floor over its tokens/s, the larger of the two; infinity without a price (when one is needed)
+// or when it does not fit. Ranks the misses to name the closest.
+double objectiveShortfall(const Objective& o, const Estimate& e);
 // The figure the goal minimises (seconds or $/M tokens); infinity when the plan lacks it.
 double objectiveValue(const Objective& o, const Estimate& e);
 

@@ -218,6 +218,8 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
             return planAndScore(plannerName, request, progress); // throws the unknown-planner error
         resolveOptions(*planner, request.options);
         request.cluster.validate(DeviceCatalog::builtin(), "cluster");
+        request.model.validate("model");
+        request.job.validate("job");
         const auto t0 = std::chrono::steady_clock::now();
         plan = runWithSelection(plannerName, request, progress, planAndScore);
         plan.search.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

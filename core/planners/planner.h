@@ -28,8 +28,8 @@ struct PlanRequest {
     // Planner sections of an earlier plan (--reuse plan.json, the GUI's re-plan after a node failure):
     // template planners (oobleck, ditto) re-instantiate the templates stored there instead of searching.
     std::map<std::string, QJsonObject> reuse;
-    // What the search optimises and must meet (objective.h). Planners that compare candidates by the
-    // simulator rank them by it; runPlanner checks the returned plan against it.
+    // What the plan optimises and must meet (objective.h). The selection layer ranks the subsets' plans
+    // by it; metis ranks its own candidates by it too (the other planners rank theirs by time).
     Objective objective;
     // Try subsets of the cluster's nodes and keep the best plan by the objective (selection.h). A cost
     // goal, a budget or a throughput floor turn it on too: a fixed set of GPUs cannot trade cost.

@@ -6,7 +6,8 @@
 #include <QJsonObject>
 
 #include <algorithm>
-#include <bit>
+#include <chrono>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -65,9 +66,8 @@ std::string typeList(const std::vector<std::pair<std::string, std::vector<int>>>
 
 } // namespace
 
-std::vector<NodeSubset> candidateSubsets(const Cluster& cluster, const DeviceCatalog& catalog)
+std::vector<NodeSubset> candidateSubsets(const Cluster& cluster)
 {
-    (void)catalog;
     const auto types = nodesByType(cluster);
     const size_t m = types.size();
     std::vector<int> all;
@@ -75,16 +75,22 @@ std::vector<NodeSubset> candidateSubsets(const Cluster& cluster, const DeviceCat
         all.push_back(int(t.second.size()));
     std::vector<NodeSubset> out{subsetKeeping(cluster, types, all, "every node")};
     // Subsets of the types: all of them up to four types, else one type left out at a time.
-    if (m >= 2) {
+    const auto withoutTypes = [&](const std::vector<int>& keep) {
+        out.push_back(subsetKeeping(cluster, types, keep, "without " + typeList(types, keep, false)));
+    };
+    if (m >= 2 && m <= 4)
         for (unsigned mask = 1; mask + 1 < (1u << m); ++mask) {
-            if (m > 4 && std::popcount(mask) != int(m) - 1)
-                continue;
             std::vector<int> keep(m, 0);
             for (size_t t = 0; t < m; ++t)
                 keep[t] = (mask >> t) & 1 ? all[t] : 0;
-            out.push_back(subsetKeeping(cluster, types, keep, "without " + typeList(types, keep, false)));
+            withoutTypes(keep);
         }
-    }
+    else if (m > 4)
+        for (size_t t = 0; t < m; ++t) {
+            std::vector<int> keep = all;
+            keep[t] = 0;
+            withoutTypes(keep);
+        }
     // Fewer nodes: of one type, then of every type alike.
     const auto fraction = [](int n, double f) { return std::max(1, int(std::lround(n * f))); };
     for (size_t t = 0; t < m; ++t)
@@ -128,6 +134,7 @@ QJsonObject rowOf(const NodeSubset& s, const Plan& p, const std::optional<std::s
                     {"gpus", int(p.usedGpus().size())},
                     {"iteration_seconds", p.estimate.iterationSeconds},
                     {"tokens_per_second", p.estimate.tokensPerSecond},
+                    {"fits", p.estimate.feasible},
                     {"meets", !miss}};
     if (p.estimate.cost) {
         row["dollars_per_hour"] = p.estimate.cost->dollarsPerHour;
@@ -150,6 +157,8 @@ std::string gainText(const Objective& o, const Plan& chosen, const std::optional
 {
     if (!full)
         return "every node gave no plan";
+    if (full->search.stopped != StopReason::None) // its search was cut short: no fair comparison
+        return "the search on every node was stopped early (" + toString(full->search.stopped) + ")";
     if (auto miss = objectiveMiss(o, full->estimate))
         return "the plan on every node " + *miss;
     if (o.goal == Objective::Goal::Time)
@@ -175,13 +184,28 @@ QJsonArray idleGpus(const Plan& plan)
 Plan runWithSelection(const std::string& planner, const PlanRequest& request, Progress& progress, const SingleRun& run)
 {
     const Cluster base = withoutFailedNodes(request.cluster);
-    const std::vector<NodeSubset> subsets = candidateSubsets(base, DeviceCatalog::builtin());
+    if (base.nodes.empty()) { // every node failed: the plain run says so
+        PlanRequest plain = request;
+        plain.selectGpus = false;
+        plain.objective = {};
+        return run(planner, plain, progress);
+    }
+    const std::vector<NodeSubset> subsets = candidateSubsets(base);
     const Objective& objective = request.objective;
     std::optional<Plan> best, full;
     size_t bestIndex = 0;
     std::optional<std::string> closestMiss;
+    double closest = std::numeric_limits<double>::infinity();
+    std::optional<InputError> inputError; // the first, rethrown when nothing but input errors came back
+    bool onlyInputErrors = true;
+    std::string fullError;
     QJsonArray tried;
     StopReason stopped = StopReason::None;
+    const auto start = std::chrono::steady_clock::now();
+    const auto errorRow = [&](const NodeSubset& s, const std::string& text) {
+        tried.append(QJsonObject{{"subset", QString::fromStdString(s.why)}, {"left_out", names(s.leftOut)},
+                                 {"error", QString::fromStdString(text)}});
+    };
     for (size_t i = 0; i < subsets.size(); ++i) {
         if ((stopped = progress.stopReason()) != StopReason::None)
             break;
@@ -190,40 +214,59 @@ Plan runWithSelection(const std::string& planner, const PlanRequest& request, Pr
         PlanRequest sub = request;
         sub.selectGpus = false;
         sub.cluster = s.leftOut.empty() ? base : withoutNodes(base, s.leftOut, "selection");
-        sub.timeLimitSeconds = request.timeLimitSeconds > 0 ? request.timeLimitSeconds / double(subsets.size()) : 0;
+        // What is left of the time limit, shared by the subsets still to try (time one leaves unused
+        // goes to the next).
+        if (request.timeLimitSeconds > 0) {
+            const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            sub.timeLimitSeconds = std::max(1e-3, request.timeLimitSeconds - used) / double(subsets.size() - i);
+        }
         const auto forward = [&](double f, const std::string& text) {
             progress.report((double(i) + f) / double(subsets.size()), text);
         };
         Progress inner(forward, sub.timeLimitSeconds, progress.stopToken());
         try {
             Plan p = run(planner, sub, inner);
+            onlyInputErrors = false;
             const std::optional<std::string> miss = objectiveMiss(objective, p.estimate);
             tried.append(rowOf(s, p, miss));
             if (!miss && (!best || betterUnder(objective, p.estimate, best->estimate))) {
                 best = p;
                 bestIndex = i;
             }
-            if (miss && !closestMiss)
+            if (miss && objectiveShortfall(objective, p.estimate) < closest) {
+                closest = objectiveShortfall(objective, p.estimate);
                 closestMiss = "the plan " + (s.leftOut.empty() ? std::string("on every node") : s.why) + " " + *miss;
+            }
             if (i == 0)
                 full = std::move(p);
         } catch (const InfeasibleError& e) {
-            tried.append(QJsonObject{{"subset", QString::fromStdString(s.why)}, {"left_out", names(s.leftOut)},
-                                     {"error", e.what()}});
+            onlyInputErrors = false;
+            errorRow(s, e.what());
+            fullError = i == 0 ? e.what() : fullError;
         } catch (const InputError& e) {
             // A subset outside the planner's domain (a homogeneous-only planner on mixed types, ...).
-            tried.append(QJsonObject{{"subset", QString::fromStdString(s.why)}, {"left_out", names(s.leftOut)},
-                                     {"error", e.what()}});
-        } catch (const CancelledError&) {
-            stopped = progress.stopReason() != StopReason::None ? progress.stopReason() : StopReason::TimeLimit;
-            break;
+            errorRow(s, e.what());
+            fullError = i == 0 ? e.what() : fullError;
+            if (!inputError)
+                inputError = e;
+        } catch (const CancelledError& e) {
+            if (progress.stopReason() != StopReason::None) { // the whole run was stopped
+                stopped = progress.stopReason();
+                break;
+            }
+            onlyInputErrors = false; // only this subset's share of the time ran out
+            errorRow(s, std::string("stopped: ") + e.what());
         }
     }
     if (!best) {
         if (stopped != StopReason::None)
             throw CancelledError(planner + ": stopped before any subset of the GPUs gave a plan");
-        throw InfeasibleError(planner + ": no plan on any subset of the GPUs is " + describe(objective) +
-                              (closestMiss ? ": " + *closestMiss : std::string()));
+        if (onlyInputErrors && inputError)
+            throw *inputError; // what no subset can fix: a bad option for this model, ...
+        throw InfeasibleError(planner + ": no plan on any subset of the GPUs meets the goal (" + describe(objective) +
+                              ")" + (closestMiss       ? ": " + *closestMiss
+                                     : fullError.empty() ? std::string()
+                                                         : "; on every node: " + fullError));
     }
     Plan plan = std::move(*best);
     if (stopped != StopReason::None)
@@ -265,6 +308,19 @@ std::vector<FrontierPoint> costFrontier(std::vector<FrontierPoint> points)
     return out;
 }
 
+std::optional<Objective> objectiveOf(const Plan& plan)
+{
+    auto it = plan.details.find("selection");
+    if (it == plan.details.end())
+        return std::nullopt;
+    Objective o;
+    if (!parseObjectiveGoal(it->second.value("goal").toString().toStdString(), o.goal))
+        o.goal = Objective::Goal::Time;
+    o.budgetDollarsPerHour = it->second.value("budget_dollars_per_hour").toDouble();
+    o.minTokensPerSecond = it->second.value("min_tokens_per_second").toDouble();
+    return o;
+}
+
 std::vector<FrontierPoint> selectionPoints(const Plan& plan)
 {
     std::vector<FrontierPoint> out;
@@ -273,7 +329,7 @@ std::vector<FrontierPoint> selectionPoints(const Plan& plan)
         return out;
     for (const QJsonValue& v : it->second.value("tried").toArray()) {
         const QJsonObject row = v.toObject();
-        if (row.contains("dollars_per_hour"))
+        if (row.contains("dollars_per_hour") && row.value("fits").toBool(true))
             out.push_back({row.value("dollars_per_hour").toDouble(), row.value("tokens_per_second").toDouble(),
                            plan.planner + ", " + row.value("subset").toString().toStdString()});
     }

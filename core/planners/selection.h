@@ -10,6 +10,7 @@
 #include "core/planners/planner.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +21,19 @@ struct NodeSubset {
     std::string why;                  // "every node", "without T4", "2 of 4 V100-16GB nodes"
 };
 // The subsets tried for `cluster` (every node first), without duplicates.
-std::vector<NodeSubset> candidateSubsets(const Cluster& cluster, const DeviceCatalog& catalog);
+std::vector<NodeSubset> candidateSubsets(const Cluster& cluster);
 
 // One run of a planner on one request (runPlanner without the selection; no timeline summary).
 using SingleRun = std::function<Plan(const std::string& planner, const PlanRequest&, Progress&)>;
 // Runs `planner` on every candidate subset of request.cluster through `run` and returns the best plan by
-// request.objective with its "selection" section. Throws InfeasibleError naming the closest miss when no
-// subset's plan meets the objective, CancelledError when stopped before any plan.
+// request.objective with its "selection" section. The request's time limit is shared out as it goes (each
+// subset gets what is left divided by the subsets still to try). Throws InfeasibleError naming the
+// closest miss (or the error on every node) when no subset's plan meets the objective, the first
+// InputError when every subset failed on input, CancelledError when stopped before any plan.
 Plan runWithSelection(const std::string& planner, const PlanRequest& request, Progress& progress, const SingleRun& run);
+
+// The objective a plan was chosen under, read back from its "selection" section; nothing without one.
+std::optional<Objective> objectiveOf(const Plan& plan);
 
 // A plan's cost and speed, for the frontier.
 struct FrontierPoint {
@@ -38,7 +44,7 @@ struct FrontierPoint {
 // The points no other point beats on both (cheaper per hour and at least as fast, or faster and no dearer),
 // cheapest first.
 std::vector<FrontierPoint> costFrontier(std::vector<FrontierPoint> points);
-// The points of a plan's "selection" section (every subset that gave a priced plan).
+// The points of a plan's "selection" section (every subset that gave a priced plan that fits).
 std::vector<FrontierPoint> selectionPoints(const Plan& plan);
 
 } // namespace hetplan

@@ -51,7 +51,7 @@ std::vector<Plan> everySubset(const std::string& planner, PlanRequest req)
     req.objective = {};
     req.selectGpus = false;
     const Cluster full = req.cluster;
-    for (const NodeSubset& s : candidateSubsets(full, DeviceCatalog::builtin())) {
+    for (const NodeSubset& s : candidateSubsets(full)) {
         req.cluster = s.leftOut.empty() ? full : withoutNodes(full, s.leftOut, "test");
         Progress progress;
         try {
@@ -115,7 +115,7 @@ private slots:
         c.nodes = {node("a0", "A100-40GB", 4), node("a1", "A100-40GB", 4), node("b0", "V100-16GB", 4, 1e9),
                    node("b1", "V100-16GB", 4, 1e9), node("b2", "V100-16GB", 4, 5e9), node("b3", "V100-16GB", 4, 5e9),
                    node("c0", "T4", 4)};
-        const std::vector<NodeSubset> s = candidateSubsets(c, DeviceCatalog::builtin());
+        const std::vector<NodeSubset> s = candidateSubsets(c);
         // every node; 6 proper type subsets; 1 of 2 A; 2 and 3 of 4 B; a quarter and a half of every type
         // (three quarters of every type is "3 of 4 B" again and is dropped).
         QCOMPARE(int(s.size()), 12);
@@ -137,6 +137,15 @@ private slots:
         QVERIFY(find("25 % of every type's nodes"));
         for (const NodeSubset& x : s)
             QVERIFY(x.leftOut.size() < c.nodes.size());
+
+        // Beyond four types only one type at a time is left out: six types give six such subsets, not 62.
+        Cluster six;
+        for (const char* type : {"A100-40GB", "V100-16GB", "T4", "L4", "RTX-3090", "H100-SXM"})
+            six.nodes.push_back(node(std::string(type) + "-0", type, 4));
+        int withoutOne = 0;
+        for (const NodeSubset& x : candidateSubsets(six))
+            withoutOne += x.why.rfind("without ", 0) == 0;
+        QCOMPARE(withoutOne, 6);
     }
 
     void poplarBDropsTheT4sAtZero2And3()
@@ -186,9 +195,10 @@ private slots:
         for (const Plan& p : everySubset("amp", req))
             if (p.estimate.cost && p.estimate.tokensPerSecond >= 20000)
                 oracle = std::min(oracle, p.estimate.cost->dollarsPerMillionTokens);
+        QVERIFY(std::isfinite(oracle));
         Progress progress;
         const Plan chosen = runPlanner("amp", req, progress);
-        QVERIFY(chosen.estimate.tokensPerSecond >= 20000);
+        QVERIFY(chosen.estimate.cost && chosen.estimate.tokensPerSecond >= 20000);
         QCOMPARE(chosen.estimate.cost->dollarsPerMillionTokens, oracle);
     }
 
@@ -206,6 +216,27 @@ private slots:
         req.objective = {};
         req.selectGpus = true;
         QVERIFY_THROWS_EXCEPTION(InputError, runPlanner("no-such-planner", req, progress));
+        // An option no subset can satisfy is the user's input error (exit 2), not "no plan": uniform's tp 3
+        // does not divide gpt2-xl's 25 heads, whichever GPUs are used.
+        req.options["tp"] = "3";
+        const std::optional<InputError> e = test::errorOf([&] { runPlanner("uniform", req, progress); });
+        QVERIFY(e);
+        QVERIFY2(QString(e->what()).contains("tp"), e->what());
+    }
+
+    void closestMissIsNamed()
+    {
+        // Every subset of poplar-b costs more than $0.5/h; the cheapest (the two T4s, $1.05/h) is the
+        // closest miss (the catalog: $0.526 per T4-hour), whichever subset was tried first.
+        PlanRequest req = test::exampleRequest("poplar-b", "gpt2-amp", 16);
+        req.objective.budgetDollarsPerHour = 0.5;
+        Progress progress;
+        try {
+            runPlanner("poplar", req, progress);
+            QFAIL("a plan within $0.5/h");
+        } catch (const InfeasibleError& e) {
+            QVERIFY2(QString(e.what()).contains("the plan without V100-16GB costs $1.052/h"), e.what());
+        }
     }
 };
 

@@ -208,6 +208,11 @@ private slots:
         QCOMPARE(p.objective(), (Objective{Objective::Goal::Cost, 40, 5000}));
         p.setObjective({});
         QVERIFY(select->isEnabled()); // back to the plain goal: the choice is the user's again
+        QVERIFY(!p.selectGpus());      // ... and it was not ticked
+        select->setChecked(true);
+        p.findChild<QDoubleSpinBox*>("RunBudget")->setValue(10);
+        p.setObjective({});
+        QVERIFY(p.selectGpus()); // the user's tick survives a budget set and cleared
         QCOMPARE(p.objective(), Objective{});
     }
 

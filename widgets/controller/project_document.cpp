@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 #include "core/io/examples.h"
 #include "core/io/project_store.h"
+#include "core/planners/selection.h"
 
 #include <QFileInfo>
 #include <QStringList>
@@ -558,11 +559,29 @@ QString ProjectDocument::contextText() const
 
 int bestFeasibleResult(const Run* run)
 {
+    // The run's goal, as its plans recorded it (plans chosen under a goal carry it in their selection).
+    Objective objective;
+    for (size_t i = 0; run && i < run->results.size(); ++i)
+        if (const auto& p = run->results[i].plan; p && objectiveOf(*p)) {
+            objective = *objectiveOf(*p);
+            break;
+        }
+    // Plans meeting the goal first, by the goal; then the fastest that fits.
+    const auto meetsGoal = [&](const Plan& p) { return !objectiveMiss(objective, p.estimate); };
     int best = -1;
     for (size_t i = 0; run && i < run->results.size(); ++i) {
         const auto& p = run->results[i].plan;
-        if (p && p->estimate.feasible &&
-            (best < 0 || p->estimate.iterationSeconds < run->results[size_t(best)].plan->estimate.iterationSeconds))
+        if (!p || !p->estimate.feasible)
+            continue;
+        if (best < 0) {
+            best = int(i);
+            continue;
+        }
+        const Plan& b = *run->results[size_t(best)].plan;
+        const bool meets = meetsGoal(*p), bestMeets = meetsGoal(b);
+        if (meets != bestMeets ? meets
+                               : meets ? betterUnder(objective, p->estimate, b.estimate)
+                                       : p->estimate.iterationSeconds < b.estimate.iterationSeconds)
             best = int(i);
     }
     return best;

@@ -203,7 +203,8 @@ private:
     std::optional<std::vector<std::string>> ticked_;
 };
 
-// Index of the run's feasible result with the shortest iteration, -1 if none (or no run).
+// Index of the run's best feasible result, -1 if none (or no run): under the goal its plans were chosen
+// for (their GPU selection records it) the best plan meeting it, else the shortest iteration.
 int bestFeasibleResult(const Run* run);
 
 } // namespace hetplan

@@ -155,12 +155,16 @@ QHBoxLayout* RunPanel::objectiveRow()
     row->addWidget(budget_);
     row->addWidget(floor_);
     row->addStretch();
-    // The constraints imply choosing GPUs: the box shows it ticked and fixed while they are set.
+    // The constraints imply choosing GPUs: the box shows it ticked and fixed while they are set, and the
+    // user's own tick comes back when they are cleared.
+    connect(select_, &QCheckBox::toggled, this, [this](bool on) {
+        if (select_->isEnabled())
+            userSelect_ = on;
+    });
     const auto sync = [this] {
         const bool implied = !objective().isDefault();
         select_->setEnabled(!implied);
-        if (implied)
-            select_->setChecked(true);
+        select_->setChecked(implied || userSelect_);
     };
     connect(goal_, &QComboBox::currentIndexChanged, this, sync);
     connect(budget_, &QDoubleSpinBox::valueChanged, this, sync);

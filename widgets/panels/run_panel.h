@@ -102,6 +102,7 @@ private:
     QDoubleSpinBox* budget_ = nullptr;
     QDoubleSpinBox* floor_ = nullptr;
     QCheckBox* select_ = nullptr;
+    bool userSelect_ = false; // the user's own tick, kept while a constraint forces the box on
     QPlainTextEdit* details_;
     // The running planner: its position in the run, name, latest progress text and clock.
     int runningIndex_ = -1;

@@ -2,8 +2,8 @@
 // Planners side by side: simulated iteration time next to each planner's own estimate, throughput
 // (tokens/s), and search time (log scale), one panel each, planner names on the x axes; when any plan has
 // a cost (estimate.cost) a panel of dollars per million tokens stands next to the time, and a
-// cost-throughput panel with the frontier of every plan and GPU subset found spans the bottom
-// (comparison_frontier.h); plans that do
+// cost-throughput panel with the frontier of every plan and GPU subset found stands beside the throughput
+// and search panels (comparison_frontier.h); plans that do
 // not fit memory are hatched red and say so. Planners of the run that gave no plan are listed under the
 // plot with the reason, word-wrapped (never cut off).
 #include "plot_view.h"

@@ -243,34 +243,7 @@ struct NodePool {
 Pipeline placeTemplate(const std::vector<TemplateStage>& stages, const Cluster& cluster,
                        const std::vector<TypeGroup>& groups, int microBatchSize, int microBatches)
 {
-    std::vector<NodePool> pools(groups.size());
-    const std::vector<int> offsets = cluster.nodeOffsets();
-    for (size_t t = 0; t < groups.size(); ++t)
-        for (int n : groups[t].nodes) {
-            std::vector<int> gpus(cluster.nodes[n].gpus);
-            std::iota(gpus.begin(), gpus.end(), offsets[n]);
-            pools[t].free.push_back(gpus);
-        }
-    Pipeline p;
-    p.microBatchSize = microBatchSize;
-    p.microBatches = microBatches;
-    p.stages.resize(stages.size());
-    // Largest stages first so whole nodes go to the stages that need them.
-    std::vector<int> order(stages.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return stages[a].gpus > stages[b].gpus; });
-    for (int s : order) {
-        const TemplateStage& ts = stages[s];
-        Stage& st = p.stages[s];
-        st.firstLayer = ts.first;
-        st.endLayer = ts.end;
-        st.tensorParallel = ts.shape.tp;
-        st.dataParallel = ts.shape.dp;
-        st.gpus = pools[ts.type].take(ts.gpus, ts.shape.tp);
-        if (int(st.gpus.size()) != ts.gpus)
-            throw InfeasibleError("template needs more " + groups[ts.type].type + " GPUs than the cluster has");
-    }
-    return p;
+    return placeReplicated(stages, cluster, groups, 1, microBatchSize, microBatches);
 }
 
 Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster& cluster,
@@ -290,6 +263,7 @@ Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster
     p.microBatchSize = microBatchSize;
     p.microBatches = microBatches;
     p.stages.resize(stages.size());
+    // Largest stages first so whole nodes go to the stages that need them.
     std::vector<int> order(stages.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return stages[a].gpus > stages[b].gpus; });
@@ -301,8 +275,9 @@ Pipeline placeReplicated(const std::vector<TemplateStage>& stages, const Cluster
         const TemplateStage& ts = stages[s];
         taken[s][r] = pools[ts.type].take(ts.gpus, ts.shape.tp);
         if (int(taken[s][r].size()) != ts.gpus)
-            throw InfeasibleError(std::to_string(replicas) + " copies of the template need more " +
-                                  groups[ts.type].type + " GPUs than the nodes can give");
+            throw InfeasibleError((replicas == 1 ? std::string("the template needs") :
+                                                   std::to_string(replicas) + " copies of the template need") +
+                                  " more " + groups[ts.type].type + " GPUs than the nodes can give");
     };
     for (int outer = 0; outer < (order_ == CopyOrder::ByCopy ? replicas : int(order.size())); ++outer)
         for (int inner = 0; inner < (order_ == CopyOrder::ByCopy ? int(order.size()) : replicas); ++inner)

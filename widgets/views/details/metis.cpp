@@ -42,12 +42,14 @@ DetailsBlock metisSimulated(const QJsonArray& rows)
 
 DetailsBlock metisTried(const QJsonArray& rows)
 {
-    DetailsBlock b = table(tr("Templates searched"), {tr("Copies"), tr("Micro-batch"), tr("Estimate")});
+    DetailsBlock b = table(tr("Templates searched"),
+                           {tr("Copies"), tr("Micro-batch"), tr("Estimate"), tr("Types idle in the template")});
     for (const QJsonValue& v : rows) {
         const QJsonObject o = v.toObject();
         const QJsonValue t = o.value("T");
+        const QJsonArray idle = o.value("types_left_idle").toArray();
         b.rows.push_back({integer(o.value("copies")), integer(o.value("micro_batch_size")),
-                          t.isDouble() ? seconds(t) : t.toString()});
+                          t.isDouble() ? seconds(t) : t.toString(), idle.isEmpty() ? tr("none") : joined(idle)});
     }
     return b;
 }

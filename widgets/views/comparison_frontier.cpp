@@ -74,8 +74,11 @@ void drawFrontierPanel(QCustomPlot* plot, QCPAxisRect* rect, const std::vector<F
     line->setLineStyle(QCPGraph::lsStepLeft);
     line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
     line->setName(QCoreApplication::translate("ComparisonView", "cost-throughput frontier"));
-    for (const FrontierPoint& f : costFrontier(points))
+    const std::vector<FrontierPoint> frontier = costFrontier(points);
+    for (const FrontierPoint& f : frontier)
         line->addData(f.dollarsPerHour, f.tokensPerSecond / 1e3);
+    if (frontier.size() < 2) // a single point draws no staircase: no legend entry for one
+        line->removeFromLegend();
     double maxX = 0, maxY = 0;
     for (const FrontierPoint& f : points) {
         maxX = std::max(maxX, f.dollarsPerHour);
@@ -91,7 +94,7 @@ void drawFrontierPanel(QCustomPlot* plot, QCPAxisRect* rect, const std::vector<F
         label->setPadding(QMargins(0, 0, 0, 5));
         label->setText(p.name);
     }
-    x->setRange(0, std::max(maxX, 1e-9) * 1.12);
+    x->setRange(0, std::max(maxX, 1e-9) * 1.25); // room for the name over the dearest plan
     y->setRange(0, std::max(maxY, 1e-9) * 1.18);
     rect->setRangeDrag(Qt::Orientations());
     rect->setRangeZoom(Qt::Orientations());

@@ -98,8 +98,19 @@ Outcome runOne(const std::string& planner, const PlanRequest& request, double ti
         o.simulated = r.iterationSeconds;
         o.feasible = r.feasible;
         o.stoppedEarly = plan.search.stopped != StopReason::None;
-        if (plan.plannerEstimate && (planner == "ditto" || planner == "exhaustive"))
+        if (plan.plannerEstimate && planner == "exhaustive")
             o.objective = *plan.plannerEstimate;
+        // Ditto's own objective T is compared with exhaustive's, which searches Ditto's space only: T of the
+        // plan Ditto finds in that space, without Megatron's options (core/planners/megatron_space.h).
+        if (planner == "ditto") {
+            PlanRequest paper = request;
+            for (const char* family : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+                paper.options[family] = "false";
+            Progress again({}, timeLimit);
+            const Plan own = runPlanner(planner, paper, again);
+            if (own.plannerEstimate)
+                o.objective = *own.plannerEstimate;
+        }
     } catch (const InfeasibleError& e) {
         o.kind = Outcome::Kind::Infeasible;
         o.message = e.what();

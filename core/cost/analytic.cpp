@@ -76,7 +76,14 @@ double tpAllReduceTime(const LayerSpec& layer, const DeviceType& device, int spl
     LinkParams link = analyticTpLink(device, split);
     if (ctx.tpBandwidth > 0)
         link = {ctx.tpBandwidth, ctx.tpLatency};
-    return tpAllReduceSeconds(layer, device, split, microBatch, job, link);
+    return tpAllReduceSeconds(layer, device, split, microBatch, job, link,
+                              job.runsSequenceParallel(split, ctx.moeModel));
+}
+
+// FlashAttention-style kernels take 16-bit inputs only; in fp32 the scores go through memory.
+bool scoresInMemory(const LayerSpec& layer, const Job& job)
+{
+    return !layer.fusedAttention || job.precision == Precision::FP32;
 }
 
 } // namespace
@@ -89,12 +96,29 @@ double precisionPeakFlops(const DeviceType& device, const Job& job)
 double collectiveCallSeconds(const DeviceType& device) { return device.launchOverhead + kNcclRingBaseLatency; }
 
 double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
-                          const Job& job, const LinkParams& link)
+                          const Job& job, const LinkParams& link, bool sequenceParallel)
 {
     if (tp <= 1 || !layer.tensorParallel || layer.tpAllReduceBytes <= 0)
         return 0;
     const double bytesPerCall = layer.tpAllReduceBytes * microBatch * job.activationScale() / kTpAllReducesPerPass;
-    return kTpAllReducesPerPass * (ringAllReduce(bytesPerCall, tp, link) + collectiveCallSeconds(device));
+    const double ring = sequenceParallel ? ringReduceScatter(bytesPerCall, tp, link) + ringAllGather(bytesPerCall, tp, link)
+                                         : ringAllReduce(bytesPerCall, tp, link);
+    const int calls = sequenceParallel ? 2 : 1;
+    return kTpAllReducesPerPass * (ring + calls * collectiveCallSeconds(device));
+}
+
+double attentionCoreSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch, const Job& job)
+{
+    const double split = layer.tensorParallel ? std::max(1, tp) : 1;
+    double seconds = 0;
+    for (const MatMul& mm : layer.matmuls)
+        if (mm.perSampleBatch) {
+            const Dims d = dimsOf(mm, split, microBatch);
+            seconds += matmulTime(device, job.precision, d.m, d.n, d.k, d.batch, job.tf32);
+        }
+    if (scoresInMemory(layer, job))
+        seconds += memoryTime(device, layer.attentionScoreBytes / split * microBatch * job.activationScale());
+    return seconds;
 }
 
 
@@ -150,10 +174,11 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
     } else {
         work = matmulPasses(layer, device, split, microBatch, job);
     }
-    // FlashAttention-style kernels take 16-bit inputs only; in fp32 the scores go through memory.
-    const bool scoresInMemory = !layer.fusedAttention || job.precision == Precision::FP32;
-    const double sharded = layer.memoryBytesSharded + (scoresInMemory ? layer.attentionScoreBytes : 0);
-    const double bytes = (layer.memoryBytesReplicated + sharded / split) * microBatch * job.activationScale();
+    const double sharded = layer.memoryBytesSharded + (scoresInMemory(layer, job) ? layer.attentionScoreBytes : 0);
+    // Sequence parallelism runs the norms, dropouts and residual adds on 1/tp of the sequence.
+    const bool sp = job.runsSequenceParallel(split, ctx.moeModel);
+    const double replicated = sp ? layer.memoryBytesReplicated / split : layer.memoryBytesReplicated;
+    const double bytes = (replicated + sharded / split) * microBatch * job.activationScale();
     const double launches = layer.kernels * device.launchOverhead;
     work.forward += memoryTime(device, bytes) + launches;
     work.backward += kBackwardMemoryFactor * memoryTime(device, bytes) + kBackwardLaunchFactor * launches;
@@ -161,7 +186,11 @@ LayerTiming analyticLayerTiming(const LayerSpec& layer, const DeviceType& device
     const double tpComm = tpAllReduceTime(layer, device, split, microBatch, job, ctx);
     LayerTiming t;
     t.forward = work.forward + tpComm;
-    t.backward = work.backward + tpComm + (job.recompute ? work.forward : 0);
+    t.backward = work.backward + tpComm;
+    if (job.recompute)
+        t.backward += work.forward;
+    else if (job.selectiveRecompute)
+        t.backward += attentionCoreSeconds(layer, device, split, microBatch, job);
     // Adam step over this rank's shard: read and write fp16 weights, fp32 master copy and both moments.
     const double stateBytes = layer.params / split * (job.bytesPerValue() * 2 + job.updateOptimizerBytes());
     t.update = 2 * stateBytes / device.memoryBandwidth;

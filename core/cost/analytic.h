@@ -31,6 +31,9 @@ namespace hetplan {
 struct AnalyticContext {
     double tpBandwidth = 0; // bytes/s between the tp ranks (0 = device's intra-node default)
     double tpLatency = 5e-6;
+    // The model has MoE layers: Megatron-core then runs sequence parallelism under tp whatever the job says
+    // (Job::runsSequenceParallel).
+    bool moeModel = false;
 };
 
 // The peak FLOP/s a device runs the job's matrix products at (matmulPeak at its precision and TF32 setting).
@@ -46,10 +49,16 @@ LinkParams analyticTpLink(const DeviceType& device, int tp);
 // `link`: Megatron issues kTpAllReducesPerPass separate all-reduces (attention output, MLP output; their
 // input-gradient twins in backward), each of half the layer's tpAllReduceBytes, and each one pays the
 // ring's bandwidth and latency terms plus a fixed per-call cost (collectiveCallSeconds(), the framework's
-// host-side dispatch of the collective and NCCL's own launch latency). 0 when tp <= 1.
+// host-side dispatch of the collective and NCCL's own launch latency). 0 when tp <= 1. Under sequence
+// parallelism each all-reduce becomes a reduce-scatter and an all-gather of the same tensor: the ring moves
+// the same bytes with the same steps, but there are two calls to pay for.
 constexpr int kTpAllReducesPerPass = 2;
 double tpAllReduceSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
-                          const Job& job, const LinkParams& link);
+                          const Job& job, const LinkParams& link, bool sequenceParallel = false);
+// The forward time of the layer's attention core (the per-head score products and the passes over the
+// scores): what selective recomputation runs again in backward.
+double attentionCoreSeconds(const LayerSpec& layer, const DeviceType& device, int tp, double microBatch,
+                            const Job& job);
 // The fixed cost of one collective call on `device`: the framework dispatches it from Python like a kernel
 // (the device's launch_overhead) and NCCL's kernel needs its base latency before the first byte moves.
 double collectiveCallSeconds(const DeviceType& device);

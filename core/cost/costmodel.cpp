@@ -116,6 +116,7 @@ CostModel::CostModel(const ModelSpec& model, const Job& job, const Profile& meas
                          "profile has " + std::to_string(measured_.layerCount()) + " layers, model '" + model_.name +
                              "' has " + std::to_string(model_.layerCount()));
     warnings_ = profileWarnings(job_, measured_);
+    moeModel_ = model_.hasMoeLayers();
     sequenceScale_.assign(model_.layers.size(), 1.0);
     const int from = measured_.sequenceLength;
     if (!measured_.empty() && from > 0 && from != job_.sequenceLength) {
@@ -144,9 +145,30 @@ LayerTiming CostModel::layer(int layer, const std::string& deviceName, int tp, d
         // Full recomputation re-runs the forward inside the backward; the profile measured it without.
         if (job_.recompute)
             t.backward += t.forward;
+        else if (job_.selectiveRecompute)
+            t.backward += t.forward * attentionCoreShare(layer, deviceName, tp, microBatch);
         return t;
     }
-    return analyticLayerTiming(model_.layers[layer], device(deviceName), tp, microBatch, job_);
+    return analyticLayerTiming(model_.layers[layer], device(deviceName), tp, microBatch, job_, analyticContext());
+}
+
+AnalyticContext CostModel::analyticContext() const
+{
+    AnalyticContext ctx;
+    ctx.moeModel = moeModel_;
+    return ctx;
+}
+
+double CostModel::attentionCoreShare(int layer, const std::string& deviceName, int tp, double microBatch) const
+{
+    // A measured time has no breakdown: the attention core takes the share of the forward it takes in the
+    // analytic time of the same layer on the same device.
+    const DeviceType& d = device(deviceName);
+    const LayerSpec& spec = model_.layers[layer];
+    Job plain = job_;
+    plain.selectiveRecompute = false;
+    const double forward = analyticLayerTiming(spec, d, tp, microBatch, plain, analyticContext()).forward;
+    return forward > 0 ? attentionCoreSeconds(spec, d, tp, microBatch, job_) / forward : 0;
 }
 
 LayerTiming CostModel::range(int first, int end, const std::string& deviceName, int tp, double microBatch) const
@@ -176,8 +198,8 @@ double CostModel::tpLinkDelta(int first, int end, const std::string& deviceName,
     const LinkParams assumed = analyticTpLink(d, tp);
     double delta = 0;
     for (int l = first; l < end; ++l)
-        delta += tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, link) -
-                 tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, assumed);
+        delta += tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, link, sequenceParallel(tp)) -
+                 tpAllReduceSeconds(model_.layers[l], d, tp, microBatch, job_, assumed, sequenceParallel(tp));
     return delta;
 }
 
@@ -191,15 +213,29 @@ LayerTiming CostModel::range(int first, int end, const std::string& deviceName, 
     return t;
 }
 
-GpuMemory CostModel::stageMemory(int first, int end, const std::string& deviceName, int tp, int dpShards,
-                                  double microBatch, int inFlight) const
+std::vector<double> CostModel::measuredFullOf(int first, int end, const std::string& deviceName, int tp,
+                                              double microBatch) const
 {
     std::vector<double> measuredFull(size_t(std::max(0, end - first)), -1.0);
     if (measuredMemory_ && isMeasured(deviceName, tp))
         for (int l = first; l < end; ++l)
             if (auto m = measured_.lookup(l, deviceName, tp, microBatch))
                 measuredFull[size_t(l - first)] = m->activationBytes;
+    return measuredFull;
+}
+
+GpuMemory CostModel::stageMemory(int first, int end, const std::string& deviceName, int tp, int dpShards,
+                                  double microBatch, int inFlight) const
+{
+    const std::vector<double> measuredFull = measuredFullOf(first, end, deviceName, tp, microBatch);
     return hetplan::stageMemory(model_, first, end, tp, dpShards, microBatch, inFlight, job_, measuredFull);
+}
+
+StageActivations CostModel::stageActivations(int first, int end, const std::string& deviceName, int tp,
+                                             double microBatch) const
+{
+    const std::vector<double> measuredFull = measuredFullOf(first, end, deviceName, tp, microBatch);
+    return hetplan::stageActivations(model_, first, end, tp, microBatch, job_, measuredFull);
 }
 
 double CostModel::stagePeak(int first, int end, const std::string& deviceName, int tp, int dpShards, double microBatch,

@@ -40,6 +40,9 @@ public:
     // has them; communicators and context are the GPU's (addGpuTerms).
     GpuMemory stageMemory(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
                           int inFlight) const;
+    // The activations of layers [first, end) per micro-batch (stageMemory's activation terms, before they are
+    // multiplied by the micro-batches in flight), the profile's measured ones where it has them.
+    StageActivations stageActivations(int first, int end, const std::string& device, int tp, double microBatch) const;
     // stageMemory(...).stagePart(): what fitsMemory takes.
     double stagePeak(int first, int end, const std::string& device, int tp, int dpShards, double microBatch,
                      int inFlight) const;
@@ -59,13 +62,23 @@ public:
     LayerTiming range(int first, int end, const std::string& device, int tp, double microBatch,
                       const LinkParams& link) const;
 
+    // Whether Megatron runs sequence parallelism at this tp for this job and model.
+    bool sequenceParallel(int tp) const { return job_.runsSequenceParallel(tp, moeModel_); }
+
 private:
+    AnalyticContext analyticContext() const;
+    // The measured full activations of layers [first, end) at this micro-batch, −1 where not measured.
+    std::vector<double> measuredFullOf(int first, int end, const std::string& device, int tp, double microBatch) const;
+    // The share of layer `layer`'s forward its attention core takes (selective recomputation's extra work).
+    double attentionCoreShare(int layer, const std::string& device, int tp, double microBatch) const;
+
     ModelSpec model_;
     Job job_;
     Profile measured_;
     const DeviceCatalog& catalog_;
     std::vector<double> sequenceScale_; // per layer: measured time x this = time at the job's sequence
     bool measuredMemory_ = true;        // the profile's activation bytes apply to this job
+    bool moeModel_ = false;
     std::vector<std::string> warnings_;
 };
 

@@ -68,23 +68,35 @@ MemoryBreakdown paramStateMemory(double params, int dpShards, const Job& job)
 
 double StageActivations::peak(int inFlight) const { return std::max(1, inFlight) * perMicroBatch + oncePerStage; }
 
+LayerActivation layerActivation(const LayerSpec& s, int tp, double microBatch, const Job& job, bool sequenceParallel,
+                                double measuredFull)
+{
+    const double t = s.tensorParallel ? std::max(1, tp) : 1;
+    const double scale = microBatch * job.activationScale();
+    const double replicated = sequenceParallel ? s.activationBytesReplicated / t : s.activationBytesReplicated;
+    LayerActivation a;
+    a.full = measuredFull >= 0 ? measuredFull : scale * (s.activationBytesSharded / t + replicated);
+    if (job.recompute)
+        a.kept = scale * s.inputBytes;
+    else if (job.selectiveRecompute)
+        a.kept = std::max(0.0, a.full - scale * s.attentionCoreBytes / t);
+    else
+        a.kept = a.full;
+    return a;
+}
+
 StageActivations stageActivations(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job,
                                   std::span<const double> measuredFull)
 {
-    const int t = std::max(1, tp);
-    const double scale = microBatch * job.activationScale();
+    const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
     StageActivations a;
     double largestLayer = 0;
     for (int l = first; l < end; ++l) {
-        const LayerSpec& s = model.layers[l];
         const size_t i = size_t(l - first);
-        const bool measured = i < measuredFull.size() && measuredFull[i] >= 0;
-        const double full =
-            measured ? measuredFull[i]
-                     : scale * ((s.tensorParallel ? s.activationBytesSharded / t : s.activationBytesSharded) +
-                                s.activationBytesReplicated);
-        largestLayer = std::max(largestLayer, full);
-        a.perMicroBatch += job.recompute ? scale * s.inputBytes : full;
+        const double measured = i < measuredFull.size() ? measuredFull[i] : -1;
+        const LayerActivation la = layerActivation(model.layers[l], tp, microBatch, job, sp, measured);
+        largestLayer = std::max(largestLayer, la.full);
+        a.perMicroBatch += la.kept;
     }
     // Recomputation re-materialises one layer at a time during a backward; micro-batches do not run their
     // backwards concurrently, so that buffer exists once per stage.

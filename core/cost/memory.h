@@ -59,6 +59,18 @@ MemoryBreakdown paramStateMemory(double params, int dpShards, const Job& job);
 // over `dpShards` data-parallel ranks (zeroStage from the job).
 MemoryBreakdown modelStateMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, const Job& job);
 
+// One layer's activations of one micro-batch on one tensor-parallel rank: `full` = everything its backward
+// needs (the recompute buffer and allocator reserve are sized from it), `kept` = what stays in memory between
+// its forward and its backward. Sequence parallelism (Job::runsSequenceParallel) splits the part every tp
+// rank used to hold in full (norm inputs, dropout masks) tp ways; full recomputation keeps the layer's input
+// only; selective recomputation drops the attention core (LayerSpec::attentionCoreBytes). `measuredFull` (>= 0)
+// replaces the model's full size where a profile measured it.
+struct LayerActivation {
+    double full = 0, kept = 0;
+};
+LayerActivation layerActivation(const LayerSpec& layer, int tp, double microBatch, const Job& job,
+                                bool sequenceParallel, double measuredFull = -1);
+
 // Activations a stage keeps: `perMicroBatch` for each micro-batch in flight, `oncePerStage` once (the
 // layer being recomputed under full recomputation; 0 otherwise). `largestLayer`: the largest layer's full
 // activations of one micro-batch (what the allocator reserve is sized from).

@@ -13,7 +13,7 @@ StagePeakScan::StagePeakScan(const CostModel& costs, const std::string& device, 
 {
     // The per-layer terms of modelStateMemory and stageActivations, written as they compute them.
     const std::vector<double> measured = costs.measuredActivations(device, tp, microBatch);
-    const double scale = microBatch * job_.activationScale();
+    const bool sp = job_.runsSequenceParallel(tp_, model_.hasMoeLayers());
     const int L = model_.layerCount();
     params_.resize(L);
     full_.resize(L);
@@ -21,11 +21,9 @@ StagePeakScan::StagePeakScan(const CostModel& costs, const std::string& device, 
     for (int l = 0; l < L; ++l) {
         const LayerSpec& s = model_.layers[l];
         params_[l] = s.tensorParallel ? s.params / tp_ : s.params;
-        full_[l] = measured[l] >= 0
-                       ? measured[l]
-                       : scale * ((s.tensorParallel ? s.activationBytesSharded / tp_ : s.activationBytesSharded) +
-                                  s.activationBytesReplicated);
-        inFlight_[l] = job_.recompute ? scale * s.inputBytes : full_[l];
+        const LayerActivation a = layerActivation(s, tp_, microBatch, job_, sp, measured[l]);
+        full_[l] = a.full;
+        inFlight_[l] = a.kept;
     }
 }
 

@@ -230,10 +230,13 @@ QJsonArray pipelinesToJson(const Plan& p, const GpuIndex& ix)
                                       {"gpus", gpuNames(ix, s.gpus)},
                                       {"tensor_parallel", s.tensorParallel},
                                       {"data_parallel", s.dataParallel}});
-        pls.append(QJsonObject{{"replicas", pl.replicas},
-                               {"micro_batch_size", pl.microBatchSize},
-                               {"micro_batches", pl.microBatches},
-                               {"stages", stages}});
+        QJsonObject o{{"replicas", pl.replicas},
+                      {"micro_batch_size", pl.microBatchSize},
+                      {"micro_batches", pl.microBatches},
+                      {"stages", stages}};
+        if (pl.virtualStages != 1)
+            o["virtual_stages"] = pl.virtualStages;
+        pls.append(o);
     }
     return pls;
 }
@@ -388,6 +391,7 @@ std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const GpuIndex& ix,
         pl.replicas = pr.integer("replicas", 1);
         pl.microBatchSize = pr.integer("micro_batch_size");
         pl.microBatches = pr.integer("micro_batches");
+        pl.virtualStages = pr.integer("virtual_stages", 1);
         const QJsonArray stages = pr.array("stages");
         for (int s = 0; s < stages.size(); ++s)
             pl.stages.push_back(stageFromJson(pr.element(stages, "stages", s), ix, file));

@@ -39,7 +39,7 @@ void checkUniformPipelines(const Plan& plan, const std::string& framework, Frame
     const int tp = p0.stages[0].tensorParallel, dp = p0.stages[0].dataParallel;
     for (const Pipeline& p : plan.pipelines) {
         bool same = p.stages.size() == p0.stages.size() && p.microBatchSize == p0.microBatchSize &&
-                    p.microBatches == p0.microBatches;
+                    p.microBatches == p0.microBatches && p.virtualStages == p0.virtualStages;
         for (size_t s = 0; same && s < p.stages.size(); ++s)
             same = p.stages[s].firstLayer == p0.stages[s].firstLayer && p.stages[s].endLayer == p0.stages[s].endLayer;
         if (!same)
@@ -213,10 +213,6 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp)
 
 namespace {
 
-bool hasMoe(const ModelSpec& m)
-{
-    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
-}
 
 // Pipelines whose boundary sends depend on the framework: more than one stage and tensor parallelism.
 bool boundarySendsSplit(const Plan& plan)
@@ -234,12 +230,23 @@ void checkMegatronBoundarySends(const Plan& plan, FrameworkVerdict& v)
     const Job& job = plan.job;
     if (!boundarySendsSplit(plan) || job.framework == Framework::MegatronCore)
         return;
-    if (job.runsSequenceParallel(plan.pipelines.front().stages.front().tensorParallel, hasMoe(plan.model)))
+    if (job.runsSequenceParallel(plan.pipelines.front().stages.front().tensorParallel, plan.model.hasMoeLayers()))
         return; // sequence-split sends: the same traffic in Megatron-core
     fail(v, "the job's framework is " + toString(job.framework) +
                 ", whose pipeline sends are split across the tensor-parallel group and all-gathered by the "
                 "receiver; Megatron-core (what the megatron-launch script runs) sends whole tensors per rank, so "
                 "set the job's framework to megatron-core (or turn on sequence_parallel)");
+}
+
+// Interleaved 1F1B and selective recomputation are Megatron's; DeepSpeed's pipeline engine runs plain 1F1B
+// and checkpoints whole layers.
+void checkDeepSpeedSchedule(const Plan& plan, FrameworkVerdict& v)
+{
+    if (plan.pipelines.front().virtualStages > 1)
+        fail(v, "DeepSpeed's pipeline engine has no interleaved schedule (virtual stages " +
+                    str(plan.pipelines.front().virtualStages) + ")");
+    if (plan.job.selectiveRecompute)
+        fail(v, "DeepSpeed's pipeline engine has no selective recomputation (it checkpoints whole layers)");
 }
 
 // DeepSpeed's pipeline engine partitions its sends (pipe_partitioned / grad_partitioned, the exporter
@@ -285,6 +292,7 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
         if (plan.job.zeroStage >= 2 && plan.pipelines.front().stages.size() > 1)
             fail(v, "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
         checkDeepSpeedBoundarySends(plan, v);
+        checkDeepSpeedSchedule(plan, v);
     } else {
         checkDeepSpeedZero(*plan.zero, v);
     }

@@ -26,6 +26,8 @@
 //   (core/cost/pipeline_p2p.h): Megatron-core (what the megatron-launch script runs) cannot send them split
 //   and all-gathered as megatron-legacy / deepspeed-pipe jobs do, unless sequence parallelism makes the
 //   traffic the same; DeepSpeed's pipeline engine has no Megatron sequence parallelism;
+// - interleaved 1F1B (Pipeline::virtualStages > 1) and selective recomputation are Megatron's: every pipeline
+//   has the same virtual stages; DeepSpeed's pipeline engine runs neither;
 // - one job runs on one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL) and the two libraries
 //   cannot form one communicator, so a plan whose GPUs span vendors (HetHub's mixed clusters) runs on none
 //   of the three;

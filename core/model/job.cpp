@@ -68,6 +68,10 @@ void Job::validate(const std::string& file) const
 {
     // The ranges (jobFields) keep every derived count (micro-batches, samples, events) far from overflow.
     checkFields(*this, jobFields(), file);
+    if (recompute && selectiveRecompute)
+        throw InputError(file, "selective_recompute",
+                         "full and selective recomputation exclude each other (Megatron's --recompute-granularity "
+                         "takes one): set recompute or selective_recompute, not both");
     if (sequenceParallel && framework == Framework::DeepSpeedPipe)
         throw InputError(file, "sequence_parallel",
                          "DeepSpeed's pipeline engine has no Megatron sequence parallelism; use framework "

@@ -31,6 +31,9 @@ struct Job {
     int zeroStage = 0; // 0..3
     Schedule schedule = Schedule::OneFOneB;
     bool recompute = false;      // full activation recomputation
+    // Megatron's selective recomputation (--recompute-granularity selective): only the attention core's
+    // activations (scores, softmax, dropout) are dropped and recomputed in backward. Excludes `recompute`.
+    bool selectiveRecompute = false;
     // fp32 matrix products on the TF32 tensor cores (NVIDIA Ampere and later). NVIDIA's PyTorch containers
     // turn TF32 on (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE); plain PyTorch since 1.12 leaves
     // torch.backends.cuda.matmul.allow_tf32 off, and then fp32 products run on the CUDA cores. Only fp32 jobs.

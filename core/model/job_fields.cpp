@@ -44,6 +44,11 @@ std::vector<FieldSpec<Job>> makeJobFields()
                                        "Full activation recomputation: keep each layer's input only and run its "
                                        "forward again in backward"))
                     .cli("recompute"));
+    t.push_back(memberField(&Job::selectiveRecompute,
+                            D::boolean("selective_recompute", "Selective recomputation", false,
+                                       "Megatron's selective recomputation: drop only the attention core's "
+                                       "activations (scores, softmax, dropout) and recompute them in backward"))
+                    .cli("selective-recompute"));
     t.push_back(memberField(&Job::tf32,
                             D::boolean("tf32", "TF32 for fp32 products", true,
                                        "fp32 jobs on NVIDIA Ampere and later: NVIDIA's PyTorch containers run "

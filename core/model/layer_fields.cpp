@@ -37,6 +37,10 @@ std::vector<FieldSpec<LayerSpec>> makeLayerFields()
                        "Activation memory kept for backward that every tensor-parallel rank holds in full"));
     t.push_back(amount(&LayerSpec::inputBytes, "input_bytes", "Stashed input", "B/sample",
                        "The layer input full recomputation keeps"));
+    t.push_back(amount(&LayerSpec::attentionCoreBytes, "attention_core_bytes", "Attention-core activations",
+                       "B/sample", "The part of the sharded activations selective recomputation drops (scores, "
+                       "softmax, dropout)")
+                    .omittedAtDefault());
     t.push_back(amount(&LayerSpec::weightBytesMoved, "weight_bytes_moved", "Weight traffic", "B",
                        "Bytes read from device memory per forward regardless of batch"));
     t.push_back(memberField(&LayerSpec::tensorParallel,

@@ -19,11 +19,18 @@ double scoreFlops(const BlockShape& b) { return 4 * b.s * contextLength(b) * b.h
 // Sharded attention activations: Q (2sh), K and V (2·s·kv each), attention output (2sh), and either the
 // softmax output (2·a·s·c) with, when the probabilities go through dropout, its 1-byte mask and the dropout's
 // output (3·a·s·c more), or FlashAttention's fp32 row statistics.
+// The attention core's share of it (what selective recomputation drops): the scores' softmax and dropout
+// tensors; FlashAttention keeps none of them.
+double attentionCoreActivation(const BlockShape& b)
+{
+    const double perScore = b.attentionDropout ? 5.0 : 2.0;
+    return b.flashAttention ? 0 : perScore * b.heads * b.s * contextLength(b);
+}
+
 double attentionActivation(const BlockShape& b)
 {
     const double qkvo = kValueBytes * (2 * b.s * b.h + 2 * b.s * kvWidth(b));
-    const double perScore = b.attentionDropout ? 5.0 : 2.0;
-    const double scores = b.flashAttention ? 4.0 * b.heads * b.s : perScore * b.heads * b.s * contextLength(b);
+    const double scores = b.flashAttention ? 4.0 * b.heads * b.s : attentionCoreActivation(b);
     return qkvo + scores;
 }
 
@@ -108,6 +115,7 @@ LayerSpec transformerBlock(const std::string& name, const BlockShape& b)
     l.params = attentionParams(b) + mlpParams(b) + normParams(b);
     l.forwardFlops = 2 * (attentionMatmul(b) + mlpMatmul(b)) * b.s + scoreFlops(b);
     l.activationBytesSharded = attentionActivation(b) + mlpActivation(b);
+    l.attentionCoreBytes = attentionCoreActivation(b);
     l.weightBytesMoved = kValueBytes * l.params;
     addAttentionWork(l, b);
     addMlpWork(l, b);
@@ -125,6 +133,7 @@ LayerSpec moeBlock(const std::string& name, const BlockShape& b, int experts, in
     // topK copies of the expert activations and of the dispatched token buffers; fp32 router probabilities.
     l.activationBytesSharded = attentionActivation(b) + topK * (mlpActivation(b) + kValueBytes * b.s * b.h);
     l.activationBytesReplicated += 4.0 * b.s * experts;
+    l.attentionCoreBytes = attentionCoreActivation(b);
     // Every expert's weights are read once per step whatever the batch.
     l.weightBytesMoved = kValueBytes * l.params;
     // Dispatch and combine: each token's hidden vector goes to topK experts and comes back.

@@ -11,10 +11,6 @@ namespace hetplan {
 namespace {
 
 bool isMegatronLayer(LayerKind k) { return k == LayerKind::Transformer || k == LayerKind::MoE; }
-bool hasMoeLayers(const ModelSpec& m)
-{
-    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
-}
 std::string decimal(long long v) { return std::to_string(v); }
 
 // Exact counts: the messages are there to be compared with the plan's and with Megatron's own log.
@@ -62,10 +58,10 @@ std::vector<std::string> megatronModelProblems(const ModelSpec& m)
             out.push_back("OPT-350m's blocks are post-norm and end without a final norm; Megatron's GPT is pre-norm "
                           "with a final norm");
     }
-    if (a.family == "bert" && hasMoeLayers(m))
+    if (a.family == "bert" && m.hasMoeLayers())
         out.push_back("pretrain_bert.py builds dense layers only (its layer spec has no experts, and Megatron refuses "
                       "--spec together with --num-experts)");
-    if (hasMoeLayers(m) && a.experts < 1)
+    if (m.hasMoeLayers() && a.experts < 1)
         out.push_back("the model has MoE blocks but states no expert count (arch.experts)");
     return out;
 }
@@ -95,7 +91,7 @@ std::vector<std::string> megatronModelArguments(const ModelSpec& m, int sequence
         out.push_back("--untie-embeddings-and-output-weights");
     if (a.kvHeads > 0 && a.kvHeads != a.heads)
         out.insert(out.end(), {"--group-query-attention", "--num-query-groups", decimal(a.kvHeads)});
-    if (hasMoeLayers(m))
+    if (m.hasMoeLayers())
         out.insert(out.end(), {"--num-experts", decimal(a.experts), "--moe-ffn-hidden-size",
                                decimal(a.ffn > 0 ? a.ffn : 4 * a.hidden), "--moe-layer-freq", moeLayerPattern(m)});
     // Megatron pads the vocabulary to a multiple of this × tp (default 128); 1 keeps the model's rows.

@@ -55,6 +55,11 @@ bool parseLayerKind(const std::string& s, LayerKind& out)
     return false;
 }
 
+bool ModelSpec::hasMoeLayers() const
+{
+    return std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
+}
+
 double ModelSpec::totalParams() const
 {
     double s = 0;

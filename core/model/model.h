@@ -39,6 +39,9 @@ struct LayerSpec {
     double activationBytesSharded = 0;
     double activationBytesReplicated = 0;
     double inputBytes = 0;          // stashed layer input per sample (all that full recomputation keeps)
+    // The part of activationBytesSharded that belongs to the attention core (scores, softmax output, dropout
+    // mask and output): what selective recomputation drops. 0 for FlashAttention, which stores none of it.
+    double attentionCoreBytes = 0;
     double weightBytesMoved = 0;    // bytes read from device memory per forward regardless of batch
     bool tensorParallel = true;     // can be split across tp ranks (params/flops divide by tp)
     double tpAllReduceBytes = 0;    // bytes all-reduced per sample in forward when tp > 1 (same in backward)
@@ -95,6 +98,7 @@ struct ModelSpec {
 
     int layerCount() const { return int(layers.size()); }
     double totalParams() const;
+    bool hasMoeLayers() const; // some layer is a mixture of experts
     double totalForwardFlops() const;
     // Number of the transformer-like blocks (what Megatron calls "layers").
     int blockCount() const;

@@ -62,6 +62,37 @@ std::vector<int> Pipeline::stageGpus(int s, int r) const
     return {st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per};
 }
 
+std::vector<ModelChunk> Pipeline::chunks(const ModelSpec& model) const
+{
+    const int S = int(stages.size()), v = std::max(1, virtualStages);
+    std::vector<ModelChunk> out;
+    if (v == 1) {
+        for (int s = 0; s < S; ++s)
+            out.push_back({s, 0, stages[s].firstLayer, stages[s].endLayer});
+        return out;
+    }
+    auto kindOf = [&](int l) { return l < model.layerCount() ? model.layers[size_t(l)].kind : LayerKind::Other; };
+    // The embedding layers that open the model and the head layers that close it.
+    int lead = 0, tail = 0;
+    while (lead < stages[0].layerCount() && kindOf(stages[0].firstLayer + lead) == LayerKind::Embedding)
+        ++lead;
+    while (S > 1 && tail < stages[S - 1].layerCount() && kindOf(stages[S - 1].endLayer - 1 - tail) == LayerKind::Head)
+        ++tail;
+    int layer = 0;
+    for (int c = 0; c < v; ++c)
+        for (int s = 0; s < S; ++s) {
+            const int body = stages[s].layerCount() - (s == 0 ? lead : 0) - (s == S - 1 ? tail : 0);
+            int size = body / v + (c < body % v ? 1 : 0);
+            if (s == 0 && c == 0)
+                size += lead;
+            if (s == S - 1 && c == v - 1)
+                size += tail;
+            out.push_back({s, c, layer, layer + size});
+            layer += size;
+        }
+    return out;
+}
+
 long long Plan::samplesPerIteration() const
 {
     long long n = 0;
@@ -145,6 +176,34 @@ void Plan::validate(const std::string& file) const
                              " samples per iteration, the job asks for " + std::to_string(job.globalBatchSize));
 }
 
+namespace {
+// Interleaved 1F1B as Megatron runs it: several stages, every chunk at least one layer, and micro-batches in
+// whole groups of `stages` (its schedule walks them that way).
+void validateVirtualStages(const Pipeline& pl, const Job& job, const ModelSpec& model, const std::string& file,
+                           const std::string& pf)
+{
+    const int v = pl.virtualStages, S = int(pl.stages.size());
+    const std::string f = pf + ".virtual_stages";
+    if (v < 1 || v > 64)
+        throw InputError(file, f, "must be between 1 and 64");
+    if (v == 1)
+        return;
+    if (S < 2)
+        throw InputError(file, f, "interleaving needs at least two stages");
+    if (job.schedule != Schedule::OneFOneB)
+        throw InputError(file, f, "interleaved stages run the 1F1B schedule only, the job asks for GPipe");
+    if (pl.microBatches % S != 0)
+        throw InputError(file, f,
+                         "interleaved 1F1B needs the micro-batches (" + std::to_string(pl.microBatches) +
+                             ") to be a multiple of the stages (" + std::to_string(S) + ")");
+    for (const ModelChunk& c : pl.chunks(model))
+        if (c.endLayer <= c.firstLayer)
+            throw InputError(file, f,
+                             "stage " + std::to_string(c.stage) + " has fewer layers besides the embedding and the "
+                             "head than its " + std::to_string(v) + " chunks");
+}
+} // namespace
+
 void Plan::validateStructure(const std::string& file) const
 {
     const int nGpus = cluster.gpuCount();
@@ -169,6 +228,7 @@ void Plan::validateStructure(const std::string& file) const
             throw InputError(file, pf + ".micro_batches", "must be between 1 and " + std::to_string(kMaxBatch));
         if (pl.stages.empty())
             throw InputError(file, pf + ".stages", "a pipeline needs at least one stage");
+        validateVirtualStages(pl, job, model, file, pf);
         int expectFirst = 0;
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];

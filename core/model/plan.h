@@ -28,15 +28,30 @@ struct Stage {
     int layerCount() const { return endLayer - firstLayer; }
 };
 
+// Interleaved 1F1B (Megatron's virtual pipeline stages): one model chunk of a stage, with the layers it runs.
+struct ModelChunk {
+    int stage = 0, chunk = 0;
+    int firstLayer = 0, endLayer = 0; // half-open
+};
+
 struct Pipeline {
     int replicas = 1;       // identical copies (data parallel) of this pipeline
     int microBatchSize = 1; // samples per micro-batch per replica
     int microBatches = 1;   // micro-batches per iteration per replica
+    // Model chunks per stage under interleaved 1F1B (Megatron's virtual pipeline size); 1 = plain 1F1B.
+    // With v > 1 a stage still holds end − first layers, but as v chunks spread over the model: see chunks().
+    int virtualStages = 1;
     std::vector<Stage> stages;
     bool operator==(const Pipeline&) const = default;
     long long samples() const { return (long long)replicas * microBatchSize * microBatches; }
     // GPUs of replica r in stage s (dataParallel × tensorParallel of them).
     std::vector<int> stageGpus(int s, int r) const;
+    // The model chunks in model order (virtual stage q = chunk × stages + stage, as Megatron numbers them).
+    // Stage s's layers other than the embedding and the head split evenly over its virtualStages chunks, the
+    // first ones one layer larger when they do not divide; the embedding rides with the first chunk of stage
+    // 0 and the head with the last chunk of the last stage, as Megatron places them. With one virtual stage,
+    // one chunk per stage with the stage's own layers.
+    std::vector<ModelChunk> chunks(const ModelSpec& model) const;
 };
 
 struct ZeroGpu {

@@ -95,4 +95,14 @@ bool betterUnder(const Objective& o, const Estimate& a, const Estimate& b)
     return o.goal == Objective::Goal::Cost && a.iterationSeconds < b.iterationSeconds;
 }
 
+bool preferredPlan(const Objective& o, const Estimate& a, const Estimate& b)
+{
+    if (a.feasible != b.feasible)
+        return a.feasible;
+    const bool aMeets = !objectiveMiss(o, a), bMeets = !objectiveMiss(o, b);
+    if (aMeets != bMeets)
+        return aMeets;
+    return aMeets ? betterUnder(o, a, b) : a.iterationSeconds < b.iterationSeconds;
+}
+
 } // namespace hetplan

@@ -33,6 +33,9 @@ std::optional<std::string> objectiveMiss(const Objective& o, const Estimate& e);
 // Whether `a` is better than `b` under the goal (both meeting the constraints). Time: shorter iteration;
 // cost: fewer dollars per million tokens, ties to the faster. Equal plans: false.
 bool betterUnder(const Objective& o, const Estimate& a, const Estimate& b);
+// Whether a search should keep plan `a` over plan `b`: one that fits memory before one that does not, one
+// that meets the constraints before one that misses them, then betterUnder (among misses, the faster).
+bool preferredPlan(const Objective& o, const Estimate& a, const Estimate& b);
 // How far a plan is from meeting the constraints, as a ratio ≥ 1 (1: it meets them): its $/h over the
 // budget, the floor over its tokens/s, the larger of the two; infinity without a price (when one is needed)
 // or when it does not fit. Ranks the misses to name the closest.

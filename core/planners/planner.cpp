@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/quote.h"
+#include "core/planners/megatron_space.h"
 #include "core/planners/selection.h"
 #include "core/sim/simulator.h"
 #include "core/sim/summary.h"
@@ -143,8 +144,9 @@ std::string worstMemoryMisfit(const Plan& plan, const CostModel& costs)
 } // namespace
 
 namespace {
-// One planner on one cluster: plans, checks and scores (no timeline summary, which runPlanner adds once).
-Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Progress& progress)
+// One planner on one cluster for one job: plans, checks and scores (no timeline summary, which runPlanner
+// adds once).
+Plan planAndScoreOnce(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
     auto planner = PlannerRegistry::instance().create(plannerName);
     if (!planner) {
@@ -206,6 +208,19 @@ Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Pr
                                         worstMemoryMisfit(plan, costs) + ")");
     return plan;
 }
+// planAndScoreOnce, for a planner that searches Megatron's options once per job variant they allow.
+Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Progress& progress)
+{
+    const auto planner = PlannerRegistry::instance().create(plannerName);
+    if (planner && searchesMegatronSpace(*planner)) {
+        PlanRequest resolved = request;
+        resolved.options = resolveOptions(*planner, request.options);
+        for (const char* family : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+            if (resolved.boolOption(family))
+                return planInMegatronSpace(plannerName, resolved, progress, planAndScoreOnce);
+    }
+    return planAndScoreOnce(plannerName, request, progress);
+}
 } // namespace
 
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
@@ -228,7 +243,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     }
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
-    const CostModel costs(request.model, request.job, request.profile);
+    const CostModel costs(plan.model, plan.job, plan.profile); // the job the plan chose (megatron_space.h)
     plan.summary = summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
     progress.report(1, "done");
     return plan;

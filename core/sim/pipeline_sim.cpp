@@ -1,5 +1,5 @@
-// Pipeline plans: every replica of every pipeline runs its own 1F1B or GPipe schedule; activations and
-// gradients cross stage boundaries as point-to-point sends; then gradients are synchronised per layer
+// Pipeline plans: every replica of every pipeline runs its own 1F1B, interleaved 1F1B or GPipe schedule
+// (pipeline_schedule.h); activations and gradients cross stage boundaries as point-to-point sends; then gradients are synchronised per layer
 // segment across every GPU holding those layers, tied embeddings are synchronised between the first and
 // last stage, and each stage steps its optimizer.
 //
@@ -7,6 +7,9 @@
 // - A stage of one replica is dataParallel × tensorParallel GPUs computing together; each micro-batch is
 //   split over the data-parallel ranks, so compute uses micro-batch mbs / dataParallel at degree tp. A group
 //   mixing device types runs at the pace of its slowest type.
+// - Interleaved 1F1B: a stage's v model chunks (Pipeline::chunks) each have their own compute times; the
+//   boundary between virtual stages q and q + 1 uses the physical link between their stages (the last
+//   stage's link to the first carries the chunk changes); its memory holds what its op order keeps in flight.
 // - Per-stage op order is fixed, so start times are found by walking the ops in dependency order (sweeping
 //   stages forwards then backwards until all ops are placed) instead of a general event queue.
 // - Sends block (default): as in Megatron's and DeepSpeed's non-interleaved 1F1B, which wait on their
@@ -37,6 +40,7 @@
 //   all-reduces that copy's gradient with its counterpart in the first stage, before either steps.
 // - Timeline: compute events go on every GPU of the group; a send is recorded on the sending side's
 //   representative GPUs with the sending stage's index (SendGradient of stage s travels to s−1).
+#include "pipeline_schedule.h"
 #include "sim_detail.h"
 
 #include "core/cost/collectives.h"
@@ -51,27 +55,6 @@
 namespace hetplan::simdetail {
 
 namespace {
-
-struct Group { // one stage of one replica of one pipeline
-    int pipeline = 0, replica = 0, stage = 0;
-    int first = 0, end = 0, tp = 1, dp = 1;
-    std::vector<int> gpus;
-    std::string device; // slowest device type of the group
-    double f = 0, b = 0, update = 0;
-    double gather = 0;   // ZeRO-3: parameter all-gather before each forward and backward
-    double ready = 0;    // end of its last backward
-    double syncDone = 0; // end of its gradient reduction
-    double optEnd = 0;   // end of its optimizer step
-};
-
-struct Boundary {             // stage s → s+1 of one replica
-    double fwdSeconds = 0;    // one activation transfer s → s+1 (link time)
-    double bwdSeconds = 0;    // one gradient transfer s+1 → s
-    double fwdGather = 0;     // stage s+1's all-gather of the activation after the transfer (0: none)
-    double bwdGather = 0;     // stage s's all-gather of the gradient
-    std::vector<int> senders; // representative GPUs of stage s
-    std::vector<int> receivers;
-};
 
 // The flows of one boundary send from group a to group b: data-parallel rank j of the sender pairs with
 // rank j of the receiver (modulo each side's dp); tensor-parallel rank t with rank t (modulo b's tp).
@@ -96,16 +79,17 @@ double gatherSeconds(const Cluster& cluster, const Group& g, const BoundaryTraff
     return worst;
 }
 
-// Boundary s of every replica of one pipeline: all replicas' flows run at once and share NICs (both
-// directions use the same pairs, reversed; NICs are full duplex, so the shares are the same).
-std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::vector<Group*>>& replicas, int s,
-                                     double microBatchSize)
+// Boundary q → q + 1 of every replica of one pipeline, between stages `sa` and `sb` (neighbours, or the last
+// and the first under interleaving), carrying layer `last`'s output: all replicas' flows run at once and
+// share NICs (both directions use the same pairs, reversed; NICs are full duplex, so the shares are the same).
+std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::vector<Group*>>& replicas, int sa, int sb,
+                                     int last, double microBatchSize)
 {
     std::vector<Flow> flows, back;
     std::vector<size_t> firstFlow; // replica r's flows are [firstFlow[r], firstFlow[r + 1])
     for (const std::vector<Group*>& stages : replicas) {
         firstFlow.push_back(flows.size());
-        const std::vector<Flow> f = boundaryFlows(*stages[s], *stages[s + 1]);
+        const std::vector<Flow> f = boundaryFlows(*stages[sa], *stages[sb]);
         flows.insert(flows.end(), f.begin(), f.end());
     }
     firstFlow.push_back(flows.size());
@@ -113,13 +97,12 @@ std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::ve
         back.push_back({f.dst, f.src});
     const std::vector<double> bw = sharedBandwidths(plan.cluster, flows);
     const std::vector<double> bwBack = sharedBandwidths(plan.cluster, back);
-    const bool moe = std::any_of(plan.model.layers.begin(), plan.model.layers.end(),
-                                 [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
+    const bool moe = plan.model.hasMoeLayers();
     std::vector<Boundary> out;
     for (size_t r = 0; r < replicas.size(); ++r) {
-        const Group& a = *replicas[r][s];
-        const Group& b = *replicas[r][s + 1];
-        const double bytes = plan.model.layers[a.end - 1].outputBytes * plan.job.activationScale() * microBatchSize /
+        const Group& a = *replicas[r][sa];
+        const Group& b = *replicas[r][sb];
+        const double bytes = plan.model.layers[last].outputBytes * plan.job.activationScale() * microBatchSize /
                              std::max(a.dp, b.dp);
         // Activations leave a's tp ranks for b's; gradients leave b's for a's (the same tensor shape).
         const BoundaryTraffic fwd = boundaryTraffic(plan.job, bytes, a.tp, b.tp, moe);
@@ -142,200 +125,6 @@ std::vector<Boundary> makeBoundaries(const Plan& plan, const std::vector<std::ve
     }
     return out;
 }
-
-// Runs the fixed per-stage op orders of one replica: 1F1B (PipeDream-flush: w warm-up forwards, then F/B
-// alternating, then w cool-down backwards) or GPipe (all M forwards, then all M backwards), micro-batches
-// in increasing order. groups[s] / bounds[s] are this replica's.
-class ReplicaSchedule {
-public:
-    ReplicaSchedule(std::vector<Group*>& groups, const std::vector<Boundary>& bounds, int M, bool gpipe, Recorder& rec)
-        : groups_(groups),
-          bounds_(bounds),
-          S_(int(groups.size())),
-          M_(M),
-          gpipe_(gpipe),
-          blocking_(!rec.options.overlappedSends),
-          rec_(rec),
-          actArrive_(size_t(S_) * M, -1.0),
-          gradArrive_(size_t(S_) * M, -1.0),
-          actEvent_(size_t(S_) * M, -1),
-          gradEvent_(size_t(S_) * M, -1),
-          next_(S_, 0),
-          clock_(S_, 0.0),
-          linkFwd_(S_, 0.0),
-          linkBwd_(S_, 0.0)
-    {}
-
-    void run()
-    {
-        int remaining = S_ * 2 * M_;
-        while (remaining > 0) {
-            bool moved = false;
-            // The forward sweep lets forwards ripple down in one pass, the backward sweep gradients up.
-            for (int s = 0; s < S_; ++s)
-                moved |= advance(s);
-            for (int s = S_ - 1; s >= 0; --s)
-                moved |= advance(s);
-            remaining = 0;
-            for (int s = 0; s < S_; ++s)
-                remaining += 2 * M_ - next_[s];
-            if (!moved && remaining > 0)
-                throw std::logic_error("pipeline schedule made no progress");
-        }
-        for (int s = 0; s < S_; ++s)
-            groups_[s]->ready = clock_[s];
-    }
-
-private:
-    int warmup(int s) const { return gpipe_ ? M_ : std::min(S_ - s - 1, M_); }
-
-    // Which op stage s runs i-th.
-    void opAt(int s, int i, bool& forward, int& m) const
-    {
-        const int w = warmup(s);
-        if (gpipe_) {
-            forward = i < M_;
-            m = forward ? i : i - M_;
-        } else if (i < w) {
-            forward = true;
-            m = i;
-        } else if (i < 2 * M_ - w) {
-            const int j = i - w;
-            forward = (j % 2) == 0;
-            m = forward ? w + j / 2 : j / 2;
-        } else {
-            forward = false;
-            m = i - M_;
-        }
-    }
-
-    // When the input of stage s's op (forward or backward of micro-batch m) arrives; < 0 = not yet known.
-    double inputReady(int s, bool forward, int m) const
-    {
-        if (forward && s > 0)
-            return actArrive_[size_t(s - 1) * M_ + m];
-        if (!forward && s < S_ - 1)
-            return gradArrive_[size_t(s + 1) * M_ + m];
-        return 0;
-    }
-
-    // The event that delivered that input (TimelineEvent::waitedOn); -1 for none or no timeline.
-    int inputEvent(int s, bool forward, int m) const
-    {
-        if (forward && s > 0)
-            return actEvent_[size_t(s - 1) * M_ + m];
-        if (!forward && s < S_ - 1)
-            return gradEvent_[size_t(s + 1) * M_ + m];
-        return -1;
-    }
-
-    // The op's output crosses the boundary: activations go down, gradients go up; one link per direction.
-    // `op` is the op's event index; the receiver waits on the send or, when the send costs nothing, on the op.
-    void send(int s, bool forward, int m, double end, int op)
-    {
-        const Group& g = *groups_[s];
-        if (forward && s < S_ - 1) {
-            const Boundary& bd = bounds_[s];
-            const size_t i = size_t(s) * M_ + m;
-            const double start = std::max(end, linkFwd_[s]);
-            linkFwd_[s] = start + bd.fwdSeconds;
-            actArrive_[i] = linkFwd_[s] + bd.fwdGather;
-            actEvent_[i] = op;
-            if (blocking_)
-                clock_[s] = std::max(clock_[s], linkFwd_[s]);
-            if (bd.fwdSeconds > 0)
-                actEvent_[i] = recordSend(bd.senders, EventKind::SendActivation, g, s, m, start, linkFwd_[s]);
-            if (bd.fwdGather > 0)
-                actEvent_[i] = recordGather(*groups_[s + 1], m, linkFwd_[s], actArrive_[i], actEvent_[i]);
-        } else if (!forward && s > 0) {
-            const Boundary& bd = bounds_[s - 1];
-            const size_t i = size_t(s) * M_ + m;
-            const double start = std::max(end, linkBwd_[s - 1]);
-            linkBwd_[s - 1] = start + bd.bwdSeconds;
-            gradArrive_[i] = linkBwd_[s - 1] + bd.bwdGather;
-            gradEvent_[i] = op;
-            if (blocking_)
-                clock_[s] = std::max(clock_[s], linkBwd_[s - 1]);
-            if (bd.bwdSeconds > 0)
-                gradEvent_[i] = recordSend(bd.receivers, EventKind::SendGradient, g, s, m, start, linkBwd_[s - 1]);
-            if (bd.bwdGather > 0)
-                gradEvent_[i] = recordGather(*groups_[s - 1], m, linkBwd_[s - 1], gradArrive_[i], gradEvent_[i]);
-        }
-    }
-
-    // The receiving group's all-gather of a partitioned boundary tensor, on all its GPUs; returns the first
-    // event's index.
-    int recordGather(const Group& g, int m, double start, double end, int waitedOn)
-    {
-        int first = -1;
-        for (int gpu : g.gpus) {
-            const int i = rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, end, waitedOn);
-            if (first < 0)
-                first = i;
-        }
-        return first;
-    }
-
-    // One send event per representative GPU; returns the first one's index.
-    int recordSend(const std::vector<int>& gpus, EventKind kind, const Group& g, int s, int m, double start,
-                   double end)
-    {
-        int first = -1;
-        for (int gpu : gpus) {
-            const int i = rec_.add(gpu, kind, g.pipeline, g.replica, s, m, start, end);
-            if (first < 0)
-                first = i;
-        }
-        return first;
-    }
-
-    // Runs stage s's ops until one waits for an input not yet known; true if any ran.
-    bool advance(int s)
-    {
-        bool moved = false;
-        const Group& g = *groups_[s];
-        while (next_[s] < 2 * M_) {
-            bool forward;
-            int m;
-            opAt(s, next_[s], forward, m);
-            const double ready = inputReady(s, forward, m);
-            if (ready < 0)
-                break;
-            double start = std::max(clock_[s], ready);
-            int waitedOn = inputEvent(s, forward, m);
-            if (g.gather > 0) { // ZeRO-3: the op waits for its stage's parameters
-                for (int gpu : g.gpus)
-                    rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m, start, start + g.gather,
-                             waitedOn);
-                start += g.gather;
-                waitedOn = -1; // the gather went first, on the same GPUs
-            }
-            const double end = start + (forward ? g.f : g.b);
-            clock_[s] = end;
-            const EventKind kind = forward ? EventKind::Forward : EventKind::Backward;
-            int op = -1;
-            for (int gpu : g.gpus) {
-                const int i = rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end, waitedOn);
-                if (op < 0)
-                    op = i;
-            }
-            send(s, forward, m, end, op);
-            ++next_[s];
-            moved = true;
-        }
-        return moved;
-    }
-
-    std::vector<Group*>& groups_;
-    const std::vector<Boundary>& bounds_;
-    const int S_, M_;
-    const bool gpipe_, blocking_;
-    Recorder& rec_;
-    std::vector<double> actArrive_, gradArrive_;
-    std::vector<int> actEvent_, gradEvent_; // the events behind actArrive_ / gradArrive_
-    std::vector<int> next_;
-    std::vector<double> clock_, linkFwd_, linkBwd_;
-};
 
 struct Holder { // one data-parallel copy of a layer segment
     int group = 0;
@@ -421,8 +210,36 @@ std::vector<std::vector<int>> tensorRankRings(const std::vector<std::vector<int>
 double zero3GatherSeconds(const Plan& plan, const Group& g, const std::vector<std::vector<int>>& holders)
 {
     const LinkParams link = concurrentRingsLink(plan.cluster, tensorRankRings(holders, g.tp));
-    return ringAllGather(stageParamsPerRank(plan.model, g.first, g.end, g.tp) * plan.job.bytesPerValue(),
-                         int(holders.size()), link);
+    return ringAllGather(g.params * plan.job.bytesPerValue(), int(holders.size()), link);
+}
+
+// Stage s's model chunks in chunk order (one, with the stage's layers, without interleaving).
+std::vector<ModelChunk> stageChunks(const Pipeline& pl, const ModelSpec& model, int s)
+{
+    std::vector<ModelChunk> out;
+    for (const ModelChunk& c : pl.chunks(model))
+        if (c.stage == s)
+            out.push_back(c);
+    return out;
+}
+
+// An interleaved stage's memory: its chunks' model states, and their activations as its op order keeps them
+// in flight (peakInFlight); the recompute buffer and allocator reserve of its largest layer.
+GpuMemory interleavedStageMemory(const Plan& plan, const CostModel& costs, const Group& g,
+                                 const std::vector<ModelChunk>& chunks, int shards, double mb)
+{
+    const Pipeline& pl = plan.pipelines[g.pipeline];
+    std::vector<double> perMicroBatch;
+    StageActivations all;
+    for (const ModelChunk& c : chunks) {
+        const StageActivations a = costs.stageActivations(c.firstLayer, c.endLayer, g.device, g.tp, mb);
+        perMicroBatch.push_back(a.perMicroBatch);
+        all.oncePerStage = std::max(all.oncePerStage, a.oncePerStage);
+        all.largestLayer = std::max(all.largestLayer, a.largestLayer);
+    }
+    const int S = int(pl.stages.size());
+    all.perMicroBatch = peakInFlight(stageOps(S, g.stage, pl.microBatches, pl.virtualStages, false), perMicroBatch);
+    return stageParts(g.params, shards, all, 1, mb, plan.job);
 }
 
 // Stage s of replica r of pipeline p, with its compute times; records its memory peak.
@@ -443,19 +260,26 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     const size_t per = size_t(st.dataParallel) * st.tensorParallel;
     g.gpus.assign(st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per);
     const double mb = double(pl.microBatchSize) / st.dataParallel;
-    const LayerTiming lt = slowestRange(plan, costs, g.gpus, g.first, g.end, g.tp, mb, &g.device);
-    g.f = lt.forward;
-    g.b = lt.backward;
-    g.update = lt.update;
+    const std::vector<ModelChunk> chunks = stageChunks(pl, plan.model, s);
+    for (const ModelChunk& c : chunks) {
+        const LayerTiming lt = slowestRange(plan, costs, g.gpus, c.firstLayer, c.endLayer, g.tp, mb, &g.device);
+        g.f.push_back(lt.forward);
+        g.b.push_back(lt.backward);
+        g.update += lt.update;
+        g.params += stageParamsPerRank(plan.model, c.firstLayer, c.endLayer, g.tp);
+    }
     if (job.zeroStage >= 3 && S == 1) {
         std::vector<std::vector<int>> holders;
         for (size_t i = 0; i + st.tensorParallel <= st.gpus.size(); i += st.tensorParallel)
             holders.emplace_back(st.gpus.begin() + i, st.gpus.begin() + i + st.tensorParallel);
         g.gather = zero3GatherSeconds(plan, g, holders);
     }
-    const int inFlight = job.schedule == Schedule::GPipe ? pl.microBatches : std::min(S - s, pl.microBatches);
     const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
-    const GpuMemory mem = costs.stageMemory(g.first, g.end, g.device, g.tp, shards, mb, inFlight);
+    const GpuMemory mem = pl.virtualStages > 1 ? interleavedStageMemory(plan, costs, g, chunks, shards, mb)
+                                               : costs.stageMemory(g.first, g.end, g.device, g.tp, shards, mb,
+                                                                   job.schedule == Schedule::GPipe
+                                                                       ? pl.microBatches
+                                                                       : std::min(S - s, pl.microBatches));
     // Its communicators: its tp group, the data-parallel group of every copy of its first layer (in every
     // pipeline), its pipeline neighbours and, when tied, the embedding group.
     int copies = 0;
@@ -505,14 +329,17 @@ void runSchedules(const Plan& plan, Groups& gs, Recorder& rec)
         for (int r = 0; r < pl.replicas; ++r)
             for (int s = 0; s < S; ++s)
                 replicas[r][s] = &gs.at(plan, p, r, s);
+        // One boundary per virtual stage but the last; the stage pairs repeat, the layers they carry may not.
         std::vector<std::vector<Boundary>> bounds(pl.replicas); // [replica][boundary]
-        for (int s = 0; s + 1 < S; ++s) {
-            std::vector<Boundary> all = makeBoundaries(plan, replicas, s, pl.microBatchSize);
+        const std::vector<ModelChunk> chunks = pl.chunks(plan.model);
+        for (size_t q = 0; q + 1 < chunks.size(); ++q) {
+            std::vector<Boundary> all = makeBoundaries(plan, replicas, chunks[q].stage, chunks[q + 1].stage,
+                                                       chunks[q].endLayer - 1, pl.microBatchSize);
             for (int r = 0; r < pl.replicas; ++r)
                 bounds[r].push_back(std::move(all[r]));
         }
         for (int r = 0; r < pl.replicas; ++r)
-            ReplicaSchedule(replicas[r], bounds[r], pl.microBatches, gpipe, rec).run();
+            ReplicaSchedule(replicas[r], bounds[r], pl.microBatches, pl.virtualStages, gpipe, rec).run();
     }
 }
 
@@ -527,9 +354,10 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     std::vector<std::vector<int>> holders;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
-        int s = 0;
-        while (pl.stages[s].endLayer <= first)
-            ++s;
+        int s = 0; // the stage whose chunk holds layer `first`
+        for (const ModelChunk& c : pl.chunks(plan.model))
+            if (c.firstLayer <= first && first < c.endLayer)
+                s = c.stage;
         for (int r = 0; r < pl.replicas; ++r) {
             const Group& g = gs.at(plan, p, r, s);
             minTp = std::min(minTp, g.tp);
@@ -550,13 +378,13 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     return seg;
 }
 
-// The model cut at every stage boundary of every pipeline.
+// The model cut at every chunk boundary (every stage boundary without interleaving) of every pipeline.
 std::vector<Segment> makeSegments(const Plan& plan, Groups& gs)
 {
     std::set<int> cuts{0, plan.model.layerCount()};
     for (const Pipeline& pl : plan.pipelines)
-        for (const Stage& st : pl.stages)
-            cuts.insert(st.firstLayer);
+        for (const ModelChunk& c : pl.chunks(plan.model))
+            cuts.insert(c.firstLayer);
     const std::vector<int> cutList(cuts.begin(), cuts.end());
     std::vector<Segment> segs;
     for (size_t i = 0; i + 1 < cutList.size(); ++i)
@@ -608,7 +436,7 @@ void stepOptimizers(const Plan& plan, const CostModel& costs, Groups& gs, bool s
         const Pipeline& pl = plan.pipelines[g.pipeline];
         const double shards = sharded ? double(pl.replicas) * g.dp : 1.0;
         const double dur =
-            optimizerSeconds(costs, g.device, g.update, stageParamsPerRank(plan.model, g.first, g.end, g.tp), shards);
+            optimizerSeconds(costs, g.device, g.update, g.params, shards);
         const double start = std::max(g.ready, g.syncDone);
         g.optEnd = start + dur;
         for (int gpu : g.gpus) {

@@ -33,7 +33,7 @@ struct Recorder {
     // One event on one GPU; compute kinds also count as busy time. Returns its index in result.events (-1
     // without a timeline), for TimelineEvent::waitedOn.
     int add(int gpu, EventKind kind, int pipeline, int replica, int stage, int microBatch, double start, double end,
-            int waitedOn = -1)
+            int waitedOn = -1, int chunk = 0)
     {
         touch(gpu, end);
         if (!isCommunication(kind))
@@ -44,7 +44,7 @@ struct Recorder {
             refuseTimeline(options.maxEvents);
         if ((result.events.size() & 4095) == 4095 && options.stop.stop_requested())
             throw CancelledError("cancelled");
-        result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn});
+        result.events.push_back({gpu, kind, pipeline, replica, stage, microBatch, start, end, waitedOn, chunk});
         return int(result.events.size()) - 1;
     }
 };

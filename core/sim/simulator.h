@@ -41,6 +41,9 @@ struct TimelineEvent {
     // only its own GPU's earlier events held it. Only the pipeline simulator records it; the critical path
     // (critical_path.h) follows it.
     int waitedOn = -1;
+    // Interleaved 1F1B: the model chunk a forward, backward or send belongs to (virtual stage = chunk ×
+    // stages + stage); 0 otherwise.
+    int chunk = 0;
 };
 
 // The most events a timeline may hold (a Chrome trace, the Gantt chart). Measured near the limit (4 stages ×

@@ -248,9 +248,11 @@ private slots:
             if (run.results[i].planner == "ditto")
                 ditto = i;
         QVERIFY(ditto >= 0 && run.results[0].plan && run.results[1].plan);
-        // megatron's plan has no section of its own, ditto's has one.
+        // megatron's plan has no section of its own, only the Megatron options searched; ditto's has its own.
         w.document()->setCurrentPlan(PlanRef{run.id, 1 - ditto});
-        QVERIFY(w.planDetails()->isEmpty());
+        QVERIFY(!w.planDetails()->isEmpty());
+        QCOMPARE(w.planDetails()->layout().sections.size(), size_t(1));
+        QCOMPARE(w.planDetails()->layout().sections.at(0).key, QStringLiteral("megatron_space"));
         w.document()->setCurrentPlan(PlanRef{run.id, ditto});
         QVERIFY(!w.planDetails()->isEmpty());
         const PlanDetailsLayout& l = w.planDetails()->layout();

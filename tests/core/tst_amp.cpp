@@ -2,6 +2,7 @@
 // invariants (its memory handling: tst_amp_memory), and the paper's two headline comparisons (vs Megatron on the
 // heterogeneous cluster, DP layer split vs uniform split on the heterogeneous TransGAN model).
 #include "amp_fixtures.h"
+#include "example_request.h"
 
 using namespace hetplan;
 using namespace hetplan::amptest;
@@ -140,7 +141,7 @@ private slots:
         const PlanRequest req =
             request(test::twoNodeCluster("V100-16GB", 4, "T4", 4), buildExampleModel("gpt2-amp"), 16);
         const CostModel costs(req.model, req.job, req.profile);
-        const Plan plan = run("amp", req);
+        const Plan plan = run("amp", test::paperSpace(req)); // AMP's own search: its top-k decides
         checkPlan(plan, costs);
         QVERIFY(!plan.candidates.empty() && plan.candidates.size() <= 10);
         QVERIFY(plan.search.candidates >= long(plan.candidates.size()));

@@ -1,6 +1,7 @@
 // HetHub (core/planners/hethub): the DFS against a brute-force enumeration of the same space, the paper's
 // stage rules, the orderings, the metrics' definitions, and the check of the paper's ordering claim.
 #include "testutil.h"
+#include "example_request.h"
 
 #include "core/cost/costmodel.h"
 #include "core/cost/memory.h"
@@ -312,6 +313,7 @@ private slots:
         req.model = buildGptModel("gpt-8", 8, 1024, 16, 512);
         req.job.globalBatchSize = 16;
         req.job.sequenceLength = 512;
+        test::usePaperSpace(req.options); // the paper's metrics of the paper's plan
         Progress progress;
         const Plan plan = runPlanner("hethub", req, progress);
         const QJsonObject d = plan.details.at("hethub");

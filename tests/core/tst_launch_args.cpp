@@ -8,6 +8,7 @@
 
 #include "core/io/examples.h"
 #include "core/io/exporters.h"
+#include "core/model/frameworks.h"
 #include "core/model/megatron_model.h"
 
 #include <QJsonArray>
@@ -113,6 +114,16 @@ std::vector<Kind> planKinds()
     k.push_back({"qwen2 (Q/K/V bias)", gridPlan("amp-homogeneous", buildExampleModel("llama-0.5b"), {0, 14, 26}, 2, 1, 1, 1, 4)});
     k.push_back({"moe", moeModelPlan()});
     k.push_back({"bert", gridPlan("amp-homogeneous", buildExampleModel("bert-base"), {0, 8, 14}, 4, 1, 1, 8, 4)});
+    // Interleaved 1F1B: equal chunks of 3 blocks (a chunk size), and uneven ones (a layout of pp·v stages)
+    // with tp 2, sequence parallelism and selective recomputation.
+    Plan even = gridPlan("amp-het-cluster", gpt, {0, 7, 13, 19, 26}, 1, 1, 1, 2, 8);
+    even.pipelines[0].virtualStages = 2;
+    k.push_back({"interleaved, even chunks", even});
+    Plan uneven = gridPlan("amp-het-cluster", gpt, {0, 11, 18, 26}, 2, 1, 2, 1, 9);
+    uneven.pipelines[0].virtualStages = 2;
+    uneven.job.sequenceParallel = true;
+    uneven.job.selectiveRecompute = true;
+    k.push_back({"interleaved, uneven chunks, sp, selective", uneven});
     k.push_back({"zero, equal batches", zeroPlan(false)});
     k.push_back({"zero, per-GPU batches", zeroPlan(true)});
     return k;
@@ -253,7 +264,28 @@ const std::map<std::string, Rule>& megatronTable()
           [](const ArgMap& a, int) { return need(!has(a, "--bf16"), "not with --bf16 (validate_args)"); }}},
         {"--bf16", {Type::Flag, "bf16 mixed precision"}},
         {"--use-distributed-optimizer", {Type::Flag, "optimizer states sharded over data-parallel ranks (ZeRO-1)"}},
-        {"--recompute-granularity", {Type::Text, "full or selective"}},
+        {"--recompute-granularity",
+         {Type::Text, "full or selective",
+          [](const ArgMap& a, int) {
+              const std::string v = a.at("--recompute-granularity");
+              return need(v == "full" || v == "selective", "choices full, selective");
+          }}},
+        {"--num-layers-per-virtual-pipeline-stage",
+         {Type::Int, "transformer layers per model chunk (interleaved 1F1B)",
+          [](const ArgMap& a, int world) {
+              const long long pp = num(a, "--pipeline-model-parallel-size", 1), n = num(a, "--num-layers-per-virtual-pipeline-stage");
+              if (has(a, "--pipeline-model-parallel-layout"))
+                  return std::string("not with a layout (validate_args)");
+              // With p2p overlap (the default for interleaving) validate_args wants more than one stage.
+              if (pp <= 1)
+                  return std::string("interleaving needs pipeline size > 1");
+              if (n < 1 || (num(a, "--num-layers") / pp) % n != 0)
+                  return std::string("layers per stage divisible by the chunk size");
+              // The interleaved schedule walks micro-batches in groups of pp.
+              const long long dp = world / (num(a, "--tensor-model-parallel-size", 1) * pp);
+              const long long micro = num(a, "--global-batch-size") / (num(a, "--micro-batch-size") * dp);
+              return need(micro % pp == 0, "micro-batches a multiple of the pipeline size");
+          }}},
         {"--recompute-method",
          {Type::Text, "uniform or block",
           [](const ArgMap& a, int) {
@@ -267,13 +299,19 @@ const std::map<std::string, Rule>& megatronTable()
           }}},
         {"--pipeline-model-parallel-layout",
          {Type::Text, "layers per stage: E, t, L, '|'",
-          [](const ArgMap& a, int) {
+          [](const ArgMap& a, int world) {
               const std::vector<int> stages = parseMegatronLayout(a.at("--pipeline-model-parallel-layout"));
               long long layers = 0;
               for (int n : stages)
                   layers += n;
-              if (long(stages.size()) % num(a, "--pipeline-model-parallel-size") != 0)
+              const long long pp = num(a, "--pipeline-model-parallel-size");
+              if (long(stages.size()) % pp != 0)
                   return std::string("stage count divisible by the pipeline size (validate_args)");
+              if (long(stages.size()) > pp) { // virtual stages: the interleaved schedule's micro-batch groups
+                  const long long dp = world / (num(a, "--tensor-model-parallel-size", 1) * pp);
+                  if ((num(a, "--global-batch-size") / (num(a, "--micro-batch-size") * dp)) % pp != 0)
+                      return std::string("micro-batches a multiple of the pipeline size with virtual stages");
+              }
               return need(layers == num(a, "--num-layers"), "its transformer layers are --num-layers");
           }}},
         // DATA_ARGS and TRAIN_ARGS.
@@ -438,7 +476,7 @@ private slots:
             QVERIFY(script.find("\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
             ++checked;
         }
-        QCOMPARE(checked, 9);
+        QCOMPARE(checked, 11);
         // The table catches what it should: tp 3 on 16 GPUs, a layout that drops a layer.
         QVERIFY(!checkMegatron({"--tensor-model-parallel-size", "3", "--pipeline-model-parallel-size", "1"}, 16).empty());
         QVERIFY(!checkMegatron({"--num-layers", "24", "--pipeline-model-parallel-size", "2",
@@ -446,6 +484,43 @@ private slots:
                                16)
                      .empty());
         QVERIFY(!checkMegatron({"--add-qkv-bias"}, 1).empty());
+        // ... and chunks that do not divide the stages, or interleaving on one stage.
+        QVERIFY(!checkMegatron({"--num-layers", "24", "--pipeline-model-parallel-size", "4", "--micro-batch-size", "1",
+                                "--global-batch-size", "8", "--num-layers-per-virtual-pipeline-stage", "4"},
+                               4)
+                     .empty());
+        QVERIFY(!checkMegatron({"--num-layers", "24", "--pipeline-model-parallel-size", "1", "--micro-batch-size", "1",
+                                "--global-batch-size", "8", "--num-layers-per-virtual-pipeline-stage", "2"},
+                               1)
+                     .empty());
+    }
+
+    void interleavedPlansWriteTheirChunks()
+    {
+        std::map<std::string, Plan> kinds;
+        for (const Kind& k : planKinds())
+            kinds[k.name] = k.plan;
+        const std::vector<std::string> even = megatronArguments(kinds.at("interleaved, even chunks"));
+        auto value = [](const std::vector<std::string>& a, const std::string& flag) {
+            const auto it = std::find(a.begin(), a.end(), flag);
+            return it == a.end() || it + 1 == a.end() ? std::string("(absent)") : *(it + 1);
+        };
+        QCOMPARE(value(even, "--num-layers-per-virtual-pipeline-stage"), std::string("3"));
+        QCOMPARE(value(even, "--pipeline-model-parallel-layout"), std::string("(absent)"));
+        // 24 blocks in stages of 10, 7, 7 blocks (the embedding and head aside), 2 chunks each: 5|4|4 then
+        // 5|3|3 blocks, virtual stage by virtual stage.
+        const std::vector<std::string> uneven = megatronArguments(kinds.at("interleaved, uneven chunks, sp, selective"));
+        QCOMPARE(value(uneven, "--pipeline-model-parallel-layout"), std::string("Et*5|t*4|t*4|t*5|t*3|t*3L"));
+        QCOMPARE(value(uneven, "--recompute-granularity"), std::string("selective"));
+        QVERIFY(std::count(uneven.begin(), uneven.end(), "--sequence-parallel") == 1);
+        // DeepSpeed's pipeline engine runs neither.
+        for (const char* name : {"interleaved, even chunks", "interleaved, uneven chunks, sp, selective"}) {
+            const FrameworkVerdict v = checkFrameworks(kinds.at(name)).at("deepspeed");
+            QVERIFY(!v.ok);
+            QVERIFY(std::any_of(v.reasons.begin(), v.reasons.end(),
+                                [](const std::string& r) { return r.find("interleaved") != std::string::npos; }));
+            QVERIFY(checkFrameworks(kinds.at(name)).at("megatron").ok);
+        }
     }
 
     void deepSpeedConfigKeepsItsRules()
@@ -454,6 +529,8 @@ private slots:
         for (const Kind& k : planKinds()) {
             if (k.name == std::string("bert") || k.name == std::string("moe"))
                 continue; // hetplan does not write the model for DeepSpeed: its layers are the user's
+            if (k.plan.pipelines.size() == 1 && k.plan.pipelines[0].virtualStages > 1)
+                continue; // Megatron's schedule (interleavedPlansWriteTheirChunks checks DeepSpeed says no)
             const QJsonObject c = deepSpeedConfig(k.plan);
             const std::string why = checkDeepSpeed(c, worldOf(k.plan));
             QVERIFY2(why.empty(), (std::string(k.name) + ": " + why).c_str());

@@ -29,7 +29,7 @@ Plan planOn(const Cluster& cluster, std::vector<int> gpus, double tokensPerSecon
     s.endLayer = 1;
     s.dataParallel = int(gpus.size());
     s.gpus = std::move(gpus);
-    p.pipelines.push_back(Pipeline{1, 1, 1, {s}});
+    p.pipelines.push_back(Pipeline{1, 1, 1, 1, {s}});
     p.estimate.tokensPerSecond = tokensPerSecond;
     return p;
 }

@@ -334,6 +334,7 @@ private slots:
         // paper's shape (one pipeline, one micro-batch size, no exact search) so both runs recover the same way.
         PlanRequest full = dittoRequest("ditto-ex3");
         full.options = {{"pipelines", "1"}, {"mbs", "2"}, {"exact_below", "0"}};
+        test::usePaperSpace(full.options);
         Progress p1, p2;
         const Plan first = runPlanner("ditto", full, p1);
         PlanRequest again = full;
@@ -357,9 +358,11 @@ private slots:
     {
         // The paper's claim on its own objective T, on the smallest example (the others run in the bench).
         const PlanRequest req = dittoRequest("ditto-ex1");
+        PlanRequest exhaustive = req;
+        exhaustive.options.clear(); // exhaustive searches Ditto's space only: it has no Megatron options
         Progress p1, p2;
         const Plan ditto = runPlanner("ditto", req, p1);
-        const Plan exact = runPlanner("exhaustive", req, p2);
+        const Plan exact = runPlanner("exhaustive", exhaustive, p2);
         QVERIFY(*exact.plannerEstimate <= *ditto.plannerEstimate * (1 + 1e-12));
         QVERIFY(*ditto.plannerEstimate <= *exact.plannerEstimate * 1.08);
     }
@@ -371,16 +374,17 @@ private slots:
         // 2,000,000, so ditto's search contains exhaustive's and its T can be no larger.
         const PlanRequest req = test::exampleRequest("ditto-ex3", "gpt2-xl", 128);
         Progress p1, p2;
-        const Plan ditto = runPlanner("ditto", req, p1);
+        const Plan ditto = runPlanner("ditto", test::paperSpace(req), p1);
         const Plan exact = runPlanner("exhaustive", req, p2);
         QVERIFY2(*ditto.plannerEstimate <= *exact.plannerEstimate * (1 + 1e-12),
                  (std::to_string(*ditto.plannerEstimate) + " vs " + std::to_string(*exact.plannerEstimate)).c_str());
     }
 
 private:
+    // Ditto's and Oobleck's own space: these tests are about their algorithms.
     static PlanRequest dittoRequest(const std::string& cluster)
     {
-        PlanRequest req = test::exampleRequest(cluster, "gpt2-xl", 128);
+        PlanRequest req = test::paperSpace(test::exampleRequest(cluster, "gpt2-xl", 128));
         req.profile = exampleProfile("gpt2-xl-ditto", req.model, req.job);
         return req;
     }

@@ -41,7 +41,8 @@ private slots:
             for (const QString& t : tips) {
                 forward |= t.startsWith(QStringLiteral("<b>forward · micro-batch"));
                 backward |= t.startsWith(QStringLiteral("<b>backward · micro-batch"));
-                comm |= t.contains(QStringLiteral("send")) || t.contains(QStringLiteral("all-reduce"));
+                comm |= t.contains(QStringLiteral("send")) || t.contains(QStringLiteral("all-reduce")) ||
+                        t.contains(QStringLiteral("reduce-scatter")) || t.contains(QStringLiteral("all-gather"));
                 QVERIFY(t.contains(QStringLiteral("GPU ")));
                 QVERIFY(t.contains(QStringLiteral("duration")));
             }

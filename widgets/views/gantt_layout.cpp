@@ -328,7 +328,9 @@ QString kindText(const Plan& plan)
     if (plan.pipelines.empty())
         return {};
     const size_t stages = plan.pipelines[0].stages.size();
-    return stages == 1 ? ganttText("1 stage") : ganttText("%1 stages").arg(stages);
+    const QString text = stages == 1 ? ganttText("1 stage") : ganttText("%1 stages").arg(stages);
+    const int v = plan.pipelines[0].virtualStages;
+    return v > 1 ? text + ganttText(", %1 chunks each (interleaved 1F1B)").arg(v) : text;
 }
 
 } // namespace
@@ -358,6 +360,8 @@ GanttLayout layoutGantt(const Plan& plan, const SimResult& result, const GanttLa
         markCriticalBars(result, layout);
     layout.legend = legendNeeds(result.events);
     layout.kind = kindText(plan);
+    for (const Pipeline& pl : plan.pipelines)
+        layout.virtualStages = std::max(layout.virtualStages, pl.virtualStages);
     return layout;
 }
 
@@ -366,6 +370,8 @@ QString ganttEventText(const GanttLayout& layout, const TimelineEvent& e)
     QString head = QString::fromStdString(toString(e.kind));
     if (e.microBatch >= 0)
         head += ganttText(" · micro-batch %1").arg(e.microBatch);
+    if (layout.virtualStages > 1 && e.microBatch >= 0)
+        head += ganttText(" · chunk %1 of %2").arg(e.chunk).arg(layout.virtualStages);
     QStringList lines{QStringLiteral("<b>%1</b>").arg(head)};
     const auto& base = layout.stageBase;
     const int flat = e.pipeline >= 0 && e.pipeline < int(base.size()) ? base[e.pipeline] + e.stage : -1;

@@ -98,6 +98,7 @@ struct GanttLayout {
     double span = 0;        // end of the iteration (or of the last event) in axis units
     GanttLegendNeeds legend;
     QString kind; // "ZeRO-2", "3 stages", "SPMD, 273 instructions", "" (for the subtitle)
+    int virtualStages = 1; // interleaved 1F1B: model chunks per stage (hover texts name the chunk)
     // For hover texts.
     std::vector<QString> gpuText;   // per GPU: "node/i (type)"
     std::vector<QString> stageText; // per flattened stage: "stage 2 · layers [7,14)"

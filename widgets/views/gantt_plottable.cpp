@@ -249,7 +249,7 @@ void GanttPlottable::drawRow(QCPPainter* painter, size_t r, const QRect& clip, c
             painter->fillRect(QRectF(col, y0, 1, h), colour);
             lastPixel = col + 1;
         } else {
-            drawBox(painter, QRectF(x0, y0, x1 - x0, h), st, roomForText ? it->label : -1, fm);
+            drawBox(painter, QRectF(x0, y0, x1 - x0, h), st, roomForText ? it->label : -1, fm, it->chunk);
             if (highlight_)
                 emphasise(painter, QRectF(x0, y0, x1 - x0, h), it->critical);
             lastPixel = x1;
@@ -260,11 +260,18 @@ void GanttPlottable::drawRow(QCPPainter* painter, size_t r, const QRect& clip, c
 
 // One box of at least 1.5 px: fill, hatch, an outline from 4 px, and its label (>= 0) where it fits.
 void GanttPlottable::drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label,
-                             const QFontMetrics& fm) const
+                             const QFontMetrics& fm, int chunk) const
 {
     painter->fillRect(box, st.fill);
     if (st.hatch != Qt::NoBrush)
         painter->fillRect(box, QBrush(st.hatchColour, st.hatch));
+    // Interleaved 1F1B: chunk c > 0 gets c thin bars along its bottom edge (chunk 0 none), so the passes of
+    // one micro-batch through a stage's chunks tell apart at a glance.
+    if (chunk > 0 && box.height() >= 8) {
+        const double bar = std::max(1.0, box.height() / 10);
+        for (int c = 0; c < chunk && (2 * c + 2) * bar < box.height() / 2; ++c)
+            painter->fillRect(QRectF(box.left(), box.bottom() - (2 * c + 2) * bar, box.width(), bar), st.outline);
+    }
     if (box.width() >= 4) {
         painter->setPen(QPen(st.outline, 1));
         painter->setBrush(Qt::NoBrush);

@@ -16,6 +16,7 @@ struct GanttBox {
     int label = -1; // number drawn inside when it fits (the micro-batch); -1 = none
     int event = -1; // caller's id (index into its event list)
     bool critical = false; // outlined when the plottable highlights (the rest is dimmed)
+    int chunk = 0;         // interleaved 1F1B: the model chunk; chunk c > 0 draws c bars along the bottom
 };
 
 struct GanttRow {
@@ -85,7 +86,8 @@ private:
     void drawGaps(QCPPainter* painter, size_t r, const QRect& clip) const;
     void emphasise(QCPPainter* painter, const QRectF& box, bool critical) const;
     void drawLinks(QCPPainter* painter) const;
-    void drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label, const QFontMetrics& fm) const;
+    void drawBox(QCPPainter* painter, const QRectF& box, const GanttStyle& st, int label, const QFontMetrics& fm,
+                 int chunk) const;
 
     std::vector<GanttRow> rows_;
     std::vector<GanttBand> bands_;

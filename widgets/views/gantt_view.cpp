@@ -45,7 +45,7 @@ std::vector<GanttBox> boxesOf(const GanttLayout& layout, const std::vector<Timel
     for (const GanttBarLayout& bar : layout.bars) {
         const TimelineEvent& e = events[size_t(bar.event)];
         boxes.push_back({bar.start, bar.end, bar.track, styleOf(e), isCommunication(e.kind) ? -1 : e.microBatch,
-                         bar.event, bar.critical});
+                         bar.event, bar.critical, e.chunk});
     }
     return boxes;
 }

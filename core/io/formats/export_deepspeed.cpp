@@ -71,7 +71,7 @@ QJsonObject deepSpeedConfig(const Plan& plan)
     // per tensor-parallel rank (Megatron-core). They only matter with pipeline and tensor parallelism.
     if (d.pp > 1 && d.tp > 1) {
         const bool partitioned = plan.job.framework != Framework::MegatronCore ||
-                                 plan.job.runsSequenceParallel(d.tp, hasMoeBlocks(plan.model));
+                                 plan.job.runsSequenceParallel(d.tp, plan.model.hasMoeLayers());
         o["pipeline"] = QJsonObject{{"pipe_partitioned", partitioned}, {"grad_partitioned", partitioned}};
     }
     if (plan.job.precision == Precision::FP16)

@@ -33,7 +33,8 @@ std::string shellQuote(const std::string& s)
 
 struct Grid {
     int tp = 1, pp = 1, micro = 0, global = 0, zeroStage = 0;
-    std::vector<int> perStage; // transformer layers per stage
+    int vpp = 1;               // model chunks per stage (interleaved 1F1B)
+    std::vector<int> perStage; // transformer layers per virtual stage, in Megatron's order (chunk-major)
 };
 
 Grid gridOf(const Plan& plan)
@@ -52,15 +53,17 @@ Grid gridOf(const Plan& plan)
     g.micro = u.microBatchPerGpu();
     g.global = u.microBatchSize * u.microBatches * u.replicas;
     g.zeroStage = plan.job.zeroStage;
-    for (int s = 0; s < u.stages; ++s) {
+    g.vpp = plan.pipelines.front().virtualStages;
+    for (const ModelChunk& c : plan.pipelines.front().chunks(plan.model)) {
         int n = 0;
-        for (int l = u.bounds[s]; l < u.bounds[s + 1]; ++l)
+        for (int l = c.firstLayer; l < c.endLayer; ++l)
             n += isTransformerBlock(plan.model.layers[l].kind);
         g.perStage.push_back(n);
     }
     return g;
 }
 
+// Stages (or virtual stages) of different transformer layer counts: Megatron takes them as a layout only.
 bool unevenStages(const Grid& g)
 {
     return g.pp > 1 && std::any_of(g.perStage.begin(), g.perStage.end(), [&](int n) { return n != g.perStage[0]; });
@@ -87,13 +90,19 @@ std::vector<std::string> megatronArguments(const Plan& plan)
     if (plan.job.recompute)
         a.insert(a.end(),
                  {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
+    else if (plan.job.selectiveRecompute)
+        a.insert(a.end(), {"--recompute-granularity", "selective"});
     // The job's sequence parallelism; Megatron's MoE layers under tensor parallelism need it anyway (it splits
     // the activations tp ways between the tensor-parallel regions: no more memory than planned). With tp 1
     // Megatron would turn it off: not written (the header says so).
-    if (plan.job.runsSequenceParallel(g.tp, hasMoeBlocks(plan.model)))
+    if (plan.job.runsSequenceParallel(g.tp, plan.model.hasMoeLayers()))
         a.push_back("--sequence-parallel");
+    // Interleaving: equal chunks as a chunk size; otherwise the layout lists every virtual stage, which also
+    // gives Megatron the virtual pipeline size (its stages over the pipeline size).
     if (unevenStages(g))
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(g.perStage)});
+    else if (g.vpp > 1)
+        a.insert(a.end(), {"--num-layers-per-virtual-pipeline-stage", std::to_string(g.perStage.front())});
     return a;
 }
 
@@ -152,7 +161,7 @@ std::string modelHeader(const Plan& plan, const Grid& g)
     if (plan.job.sequenceParallel && g.tp <= 1)
         notes.push_back("the job asks for sequence parallelism, which does nothing with tensor parallelism 1 (Megatron "
                         "turns it off with a warning): --sequence-parallel is not written");
-    if (hasMoeBlocks(plan.model))
+    if (plan.model.hasMoeLayers())
         notes.push_back("MoE routing uses Megatron's defaults (top-2, auxiliary-loss balancing); the model file does "
                         "not state its top-k");
     if (!notes.empty())

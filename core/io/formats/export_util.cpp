@@ -121,9 +121,5 @@ std::string indentedJson(const QJsonObject& o)
     return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
 }
 
-bool hasMoeBlocks(const ModelSpec& m)
-{
-    return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.kind == LayerKind::MoE; });
-}
 
 } // namespace hetplan::exportutil

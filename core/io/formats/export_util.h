@@ -65,6 +65,5 @@ std::string indentedJson(const QJsonObject& o);
 std::string pythonString(const std::string& s);
 
 // Whether the model has MoE blocks (the frameworks' sequence-parallel and expert settings depend on it).
-bool hasMoeBlocks(const ModelSpec& m);
 
 } // namespace hetplan::exportutil

@@ -5,6 +5,7 @@
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
+#include "core/planners/megatron_space.h"
 
 #include <algorithm>
 #include <exception>
@@ -14,7 +15,7 @@ namespace hetplan {
 
 std::vector<PlannerOption> AmpPlanner::options() const
 {
-    return {PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
+    return withMegatronSpace({PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
                                    "strategies re-scored by the simulator (the paper's real trials)"),
             PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
                                    "rank strategies that do not fit GPU memory too (AMP has no memory model)"),
@@ -22,7 +23,7 @@ std::vector<PlannerOption> AmpPlanner::options() const
                                    "re-split a strategy whose DP split does not fit memory, with the misfitting "
                                    "stages forbidden"),
             PlannerOption::choice("dp", "Layer DP", "fast", {"fast", "paper"},
-                                  "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum")};
+                                  "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum")});
 }
 
 namespace {

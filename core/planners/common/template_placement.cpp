@@ -79,11 +79,12 @@ std::string templateInputsKey(const PlanRequest& req)
     f.add(req.model.name);
     for (const LayerSpec& l : req.model.layers)
         for (double v : {double(l.kind), l.params, l.forwardFlops, l.outputBytes, l.activationBytesSharded,
-                         l.activationBytesReplicated, l.inputBytes, l.tpAllReduceBytes})
+                         l.activationBytesReplicated, l.inputBytes, l.tpAllReduceBytes, l.attentionCoreBytes})
             f.add(v);
     const Job& j = req.job;
     for (double v : {double(j.globalBatchSize), double(j.sequenceLength), double(j.precision), double(j.zeroStage),
-                     double(j.schedule), double(j.recompute), j.optimizerStateBytesPerParam, j.backwardFactor, j.memoryMargin})
+                     double(j.schedule), double(j.recompute), j.optimizerStateBytesPerParam, j.backwardFactor, j.memoryMargin,
+                     double(j.selectiveRecompute), double(j.sequenceParallel), double(j.framework)})
         f.add(v);
     f.add(req.profile.source);
     for (const auto& [key, layers] : req.profile.tables()) {

@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 #include "core/planners/common/exact_pipeline.h"
 #include "core/planners/common/oobleck_templates.h"
+#include "core/planners/megatron_space.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -18,7 +19,7 @@ namespace hetplan {
 
 std::vector<PlannerOption> DittoPlanner::options() const
 {
-    return {PlannerOption::choice("recovery", "Recovery", "dp", {"dp", "greedy", "paper"},
+    return withMegatronSpace({PlannerOption::choice("recovery", "Recovery", "dp", {"dp", "greedy", "paper"},
                                   "dp: merge single-GPU virtual stages (algorithm 2 with a beam and memory-aware "
                                   "merges); greedy: assign devices to Oobleck's virtual template (algorithm 1); "
                                   "paper: algorithm 2 as published (one state per stage, x GPUs merge exactly "
@@ -34,7 +35,7 @@ std::vector<PlannerOption> DittoPlanner::options() const
             PlannerOption::integer("exact_below", "Exact search below", 2000000, 0, 1000000000,
                                    "also run the exact pipeline search (exhaustive's), shape by shape from the best "
                                    "recovered one, while the states searched stay at most this, and keep the better "
-                                   "plan; 0 = never (ignored with recovery=paper)")};
+                                   "plan; 0 = never (ignored with recovery=paper)")});
 }
 
 namespace {

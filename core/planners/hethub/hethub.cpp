@@ -3,6 +3,7 @@
 #include "hethub_metrics.h"
 
 #include "core/base/errors.h"
+#include "core/planners/megatron_space.h"
 
 #include <QJsonArray>
 
@@ -10,7 +11,7 @@ namespace hetplan {
 
 std::vector<PlannerOption> HetHubPlanner::options() const
 {
-    return {PlannerOption::integer("top_k", "Leaves simulated", 10, 1, 1000,
+    return withMegatronSpace({PlannerOption::integer("top_k", "Leaves simulated", 10, 1, 1000,
                                    "best leaves by the predictor that the shared simulator re-scores"),
             PlannerOption::integer("max_micro_batch", "Largest micro-batch", 4, 1, 1024,
                                    "largest micro-batch size searched (the paper uses 1)"),
@@ -21,7 +22,7 @@ std::vector<PlannerOption> HetHubPlanner::options() const
                                    "order=best: simulations spent on stage orders (all orders when fewer, else "
                                    "pairwise-swap hill climbing)"),
             PlannerOption::boolean("metrics", "Paper metrics", true,
-                                   "compute the additive upper bound (eq. 3) and the uniform-split baseline")};
+                                   "compute the additive upper bound (eq. 3) and the uniform-split baseline")});
 }
 
 Plan HetHubPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const

@@ -4,6 +4,7 @@
 #include "core/planners/amp/amp_cost.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/search_tail.h"
+#include "core/planners/megatron_space.h"
 
 #include <algorithm>
 #include <map>
@@ -12,10 +13,10 @@ namespace hetplan {
 
 std::vector<PlannerOption> MegatronPlanner::options() const
 {
-    return {PlannerOption::choice(
+    return withMegatronSpace({PlannerOption::choice(
         "split", "Layer split", "layers", {"layers", "params"},
         "layer assignment: layers (equal transformer blocks per stage, embedding first, head last) or params "
-        "(balanced parameters)")};
+        "(balanced parameters)")});
 }
 
 Plan MegatronPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const

@@ -2,6 +2,7 @@
 
 #include "core/planners/common/exact_pipeline.h"
 #include "core/planners/common/template_placement.h"
+#include "core/planners/megatron_space.h"
 #include "core/planners/objective.h"
 
 #include "core/base/errors.h"
@@ -17,7 +18,7 @@ namespace hetplan {
 
 std::vector<PlannerOption> MetisPlanner::options() const
 {
-    return {searchedMicroBatchOption(),
+    return withMegatronSpace({searchedMicroBatchOption(),
             PlannerOption::integer("simulated", "Templates simulated", 8, 1, 64,
                                    "the best templates by the search's own estimate that are placed and simulated; "
                                    "the best simulated one wins"),
@@ -26,7 +27,7 @@ std::vector<PlannerOption> MetisPlanner::options() const
                                 "with the least compute sit out that template (their GPUs idle in it)"),
             PlannerOption::boolean("uniform_shapes", "Score AMP's and HetHub's plans", true,
                                    "also score the best plans of AMP and HetHub (one shape for every stage, inside "
-                                   "this space) and keep whichever is best")};
+                                   "this space) and keep whichever is best")});
 }
 
 namespace {
@@ -158,7 +159,8 @@ private:
     double maxWork_;
 };
 
-// A plan of `pipelines` for `req`, scored by the shared simulator.
+// A plan of `pipelines` for `req`, scored by the shared simulator, with its best virtual stages when those
+// are searched (so every plan offered, AMP's and HetHub's too, is compared at its best interleaving).
 Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline> pipelines)
 {
     Plan p;
@@ -167,6 +169,8 @@ Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline
     p.job = req.job;
     p.pipelines = std::move(pipelines);
     scorePlan(p, costs);
+    if (req.boolOption("search_vpp"))
+        interleaveBest(p, costs, req.objective);
     return p;
 }
 
@@ -182,14 +186,9 @@ public:
                                  {"fits", p.estimate.feasible}});
         if (!p.estimate.feasible)
             return false;
-        const bool meets = !objectiveMiss(objective_, p.estimate);
-        const bool better = !best_ || (meets && !bestMeets_) ||
-                            (meets == bestMeets_ &&
-                             (meets ? betterUnder(objective_, p.estimate, best_->estimate)
-                                    : p.estimate.iterationSeconds < best_->estimate.iterationSeconds));
+        const bool better = !best_ || preferredPlan(objective_, p.estimate, best_->estimate);
         if (better) {
             best_ = std::move(p);
-            bestMeets_ = meets;
             source_ = source;
         }
         return better;
@@ -201,7 +200,6 @@ public:
 private:
     Objective objective_;
     std::optional<Plan> best_;
-    bool bestMeets_ = false;
     std::string source_;
     QJsonArray rows_;
 };

@@ -5,6 +5,7 @@
 #include "core/model/frameworks.h"
 #include "core/planners/common/bounds.h"
 #include "core/planners/common/placement.h"
+#include "core/planners/megatron_space.h"
 
 #include <algorithm>
 
@@ -12,11 +13,11 @@ namespace hetplan {
 
 std::vector<PlannerOption> UniformPlanner::options() const
 {
-    return {
+    return withMegatronSpace({
         PlannerOption::integer("tp", "Tensor parallel", 1, 1, 1024,
                                "tensor-parallel degree (must divide every node's GPU count)"),
         PlannerOption::integer("pp", "Pipeline depth", 0, 0, 1000000, "pipeline depth; 0 = smallest that fits memory"),
-        PlannerOption::integer("mbs", "Micro-batch", 1, 1, kMaxBatch, "micro-batch size")};
+        PlannerOption::integer("mbs", "Micro-batch", 1, 1, kMaxBatch, "micro-batch size")});
 }
 
 namespace {

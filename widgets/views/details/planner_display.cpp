@@ -12,7 +12,7 @@ const std::vector<PlannerDisplay>& displays()
         std::vector<PlannerDisplay> v = {
             details::dittoDisplay(),  details::oobleckDisplay(), details::hethubDisplay(),
             details::hapDisplay(),    details::poplarDisplay(),  details::metisDisplay(),
-            details::selectionDisplay(),
+            details::selectionDisplay(), details::megatronSpaceDisplay(),
         };
         std::set<std::string> seen;
         for (const PlannerDisplay& d : v)

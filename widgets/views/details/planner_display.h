@@ -67,6 +67,7 @@ PlannerDisplay hapDisplay();
 PlannerDisplay poplarDisplay();
 PlannerDisplay metisDisplay();
 PlannerDisplay selectionDisplay(); // not a planner's: the GPU selection any plan may carry
+PlannerDisplay megatronSpaceDisplay(); // not a planner's: Megatron's options a pipeline plan may carry
 } // namespace details
 
 } // namespace hetplan

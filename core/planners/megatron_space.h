@@ -1,0 +1,53 @@
+#pragma once
+// What Megatron-LM users turn on besides the parallel degrees the papers search: interleaved 1F1B (virtual
+// pipeline stages), sequence parallelism, the distributed optimizer (ZeRO-1) and selective or full
+// recomputation. A pipeline planner that declares these options is searched with them:
+// - a setting the job turns on stays on; the search may turn on what the job leaves off;
+// - the planner plans with the request's own job, and again with the job that saves the most memory for
+//   each recomputation choice (sequence parallelism and the distributed optimizer on): memory it saves may
+//   let the planner pick other degrees, stages or micro-batches;
+// - every plan found is scored under every combination of the open settings (the planner's decisions
+//   kept), the best one then with 1, 2 and 4 virtual stages;
+// - the best simulated plan under the request's objective is returned.
+// Each family has its own option; with all four off a planner searches its paper's own space. What was tried
+// is recorded in the plan's "megatron_space" section (a planner's own section describes its own search,
+// before these settings were applied).
+#include "core/planners/planner.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// search_vpp, search_sp, search_dist_opt and search_recompute (all on by default).
+std::vector<PlannerOption> megatronSpaceOptions();
+// `own` with them appended (what a pipeline planner's options() returns).
+std::vector<PlannerOption> withMegatronSpace(std::vector<PlannerOption> own);
+// Whether `planner` declares them.
+bool searchesMegatronSpace(const Planner& planner);
+
+// Every job the open families of `req` (options resolved) allow, the request's own first. Only what the
+// job's framework runs: DeepSpeed's pipeline engine has no sequence parallelism and no selective
+// recomputation.
+std::vector<Job> megatronJobVariants(const PlanRequest& req);
+// The jobs the planner plans with: the request's own, then per recomputation choice the one saving the most
+// memory (or, without a recomputation choice, the one with the other open settings on).
+std::vector<Job> megatronReplanJobs(const PlanRequest& req);
+
+// The virtual-stage counts tried on a pipeline plan besides 1.
+inline constexpr int kVirtualStageChoices[] = {2, 4};
+
+// `plan` (scored) with the best number of virtual stages of kVirtualStageChoices and 1 that its pipelines
+// and the job allow (interleaved 1F1B runs on Megatron with several stages, micro-batches a multiple of the
+// stages and a layer per chunk); rescored. Plans that fit win over plans that do not, then `objective`.
+void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objective);
+
+// Runs `planOne` (plans and scores one request) once per job of megatronReplanJobs and keeps the best plan
+// under any variant; the time limit is shared as it goes, and a run cut short marks the result stopped.
+// Throws what planOne threw for the request's own job when no run gave a plan.
+using PlanOneFn = std::function<Plan(const std::string& planner, const PlanRequest& request, Progress& progress)>;
+Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& request, Progress& progress,
+                         const PlanOneFn& planOne);
+
+} // namespace hetplan

@@ -9,6 +9,7 @@
 #include "core/io/examples.h"
 #include "core/io/exporters.h"
 #include "core/model/frameworks.h"
+#include "core/planners/planner.h"
 #include "core/model/megatron_model.h"
 
 #include <QJsonArray>
@@ -521,6 +522,54 @@ private slots:
                                 [](const std::string& r) { return r.find("interleaved") != std::string::npos; }));
             QVERIFY(checkFrameworks(kinds.at(name)).at("megatron").ok);
         }
+    }
+
+    void plannedPlansWithMegatronOptionsKeepTheRules()
+    {
+        // What the planners choose with Megatron's options on (interleaving, sequence parallelism, the
+        // distributed optimizer, recomputation), exported: llama2-13b (bf16, gbs 256) on four 8-GPU A100 40GB
+        // and four 8-GPU V100 32GB servers, and gpt2-xl (gbs 128) on Ditto's Ex3.
+        Cluster mixed;
+        mixed.name = "a100-v100-64";
+        for (int i = 0; i < 8; ++i) {
+            Node n;
+            n.name = (i < 4 ? "a100-" : "v100-") + std::to_string(i % 4);
+            n.deviceType = i < 4 ? "A100-40GB" : "V100-32GB";
+            n.gpus = 8;
+            n.nicBandwidth = 12.5e9;
+            mixed.nodes.push_back(n);
+        }
+        PlanRequest llama;
+        llama.cluster = mixed;
+        llama.model = buildExampleModel("llama2-13b");
+        llama.job.globalBatchSize = 256;
+        llama.job.sequenceLength = 4096;
+        llama.job.precision = Precision::BF16;
+        PlanRequest gpt;
+        gpt.cluster = exampleCluster("ditto-ex3");
+        gpt.model = buildExampleModel("gpt2-xl");
+        gpt.job.globalBatchSize = 128;
+        int checked = 0, interleaved = 0, sequenceParallel = 0;
+        for (const PlanRequest* req : {&llama, &gpt})
+            for (const char* planner : {"amp", "hethub", "metis", "megatron", "uniform"}) {
+                Progress progress;
+                const Plan plan = runPlanner(planner, *req, progress);
+                if (!plan.estimate.frameworks.at("megatron").ok)
+                    continue;
+                std::vector<std::string> tokens = megatronArguments(plan);
+                const std::vector<std::string> data = megatronMockTokenizerArguments(plan.model);
+                tokens.insert(tokens.end(), data.begin(), data.end());
+                tokens.push_back("--mock-data");
+                const std::string why = checkMegatron(tokens, worldOf(plan));
+                QVERIFY2(why.empty(), (plan.model.name + " " + planner + ": " + why).c_str());
+                interleaved += plan.pipelines[0].virtualStages > 1;
+                sequenceParallel += plan.job.sequenceParallel;
+                ++checked;
+            }
+        qInfo("%d plans checked, %d interleaved, %d with sequence parallelism", checked, interleaved, sequenceParallel);
+        QVERIFY(checked >= 6);
+        QVERIFY(interleaved >= 1);
+        QVERIFY(sequenceParallel >= 1);
     }
 
     void deepSpeedConfigKeepsItsRules()

@@ -28,6 +28,9 @@ cp "$tmp/ditto/details.png" "$out/details-ditto.png"
 cp "$tmp/hethub/details.png" "$out/details-hethub.png"
 cp "$tmp/hap/details.png" "$out/details-hap.png"
 cp "$tmp/poplar/gantt.png" "$out/gantt-poplar.png"
+# HetHub's plan for gpt2-amp on AMP's cluster runs interleaved 1F1B (2 chunks per stage) with Megatron's options.
+app interleaved --example amp-het-cluster:gpt2-amp --run hethub
+cp "$tmp/interleaved/gantt.png" "$out/gantt-interleaved.png"
 
 for t in tst_views tst_gantt_view tst_large_views tst_project_window tst_window_context tst_replan_window tst_window_shortcuts \
          tst_run_outcomes tst_live_window tst_plan_pair tst_whatif_window; do

@@ -13,6 +13,33 @@ class TestGanttView : public QObject {
 private slots:
     void initTestCase() { p_.load(); }
 
+    void interleavedChunksAreNamed()
+    {
+        // gpt2-amp in 4 stages of 6 blocks on p3-0's four V100s, 32 micro-batches, interleaved with 2 chunks:
+        // the subtitle says so and hover texts name each box's chunk.
+        Plan plan = p_.amp;
+        Pipeline pl;
+        pl.microBatches = 32;
+        pl.virtualStages = 2;
+        const int bounds[] = {0, 7, 13, 19, 26};
+        for (int s = 0; s < 4; ++s)
+            pl.stages.push_back(Stage{bounds[s], bounds[s + 1], {s}, 1, 1});
+        plan.pipelines = {pl};
+        plan.validate("plan");
+        const SimResult sim = timeline(plan);
+        GanttView view;
+        showAt1000x600(view);
+        view.setPlan(plan, sim);
+        QVERIFY(view.layout().kind.contains(QStringLiteral("2 chunks each (interleaved 1F1B)")));
+        bool chunk0 = false, chunk1 = false;
+        for (const QString& t : hoverTexts(view)) {
+            chunk0 |= t.contains(QStringLiteral("chunk 0 of 2"));
+            chunk1 |= t.contains(QStringLiteral("chunk 1 of 2"));
+        }
+        QVERIFY(chunk0 && chunk1);
+        snapshot(view, QStringLiteral("gantt-interleaved"));
+    }
+
     void ganttPipelinePlans()
     {
         for (auto [p, sim, name] :

@@ -123,6 +123,16 @@ private slots:
         j.precision = Precision::FP32;
         p.setJob(j);
         QVERIFY(tf32->isEnabled());
+        // Full and selective recomputation exclude each other: ticking one unticks the other.
+        QCheckBox* full = p.findChild<QCheckBox*>(QStringLiteral("recompute"));
+        QCheckBox* selective = p.findChild<QCheckBox*>(QStringLiteral("selective_recompute"));
+        full->setChecked(true);
+        selective->setChecked(true);
+        QVERIFY(!full->isChecked());
+        QVERIFY(spy.back().front().value<Job>().selectiveRecompute && !spy.back().front().value<Job>().recompute);
+        full->setChecked(true);
+        QVERIFY(!selective->isChecked());
+        QVERIFY(spy.back().front().value<Job>().recompute && !spy.back().front().value<Job>().selectiveRecompute);
     }
 
     void jobPanelHasARowPerJobField()

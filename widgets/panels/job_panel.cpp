@@ -30,7 +30,7 @@ JobPanel::JobPanel(QWidget* parent) : QWidget(parent)
         } else {
             form->addRow(toQString(f.decl.label), w);
         }
-        editors_.back().onChanged([this] { emitEdited(); });
+        editors_.back().onChanged([this, key = f.decl.key] { emitEdited(key); });
     }
     setJob(Job{});
 }
@@ -65,11 +65,19 @@ Job JobPanel::job() const
     return j;
 }
 
-void JobPanel::emitEdited()
+void JobPanel::emitEdited(const std::string& changed)
 {
     if (updating_)
         return;
-    const Job j = job();
+    // Full and selective recomputation exclude each other (Megatron's --recompute-granularity takes one):
+    // ticking one unticks the other, as radio buttons would.
+    Job j = job();
+    if (j.recompute && j.selectiveRecompute) {
+        const bool keepFull = changed == "recompute";
+        j.recompute = keepFull;
+        j.selectiveRecompute = !keepFull;
+        setJob(j);
+    }
     editor("tf32")->setEnabled(j.precision == Precision::FP32);
     emit jobEdited(j);
 }

@@ -24,7 +24,7 @@ signals:
     void jobEdited(const hetplan::Job& job);
 
 private:
-    void emitEdited();
+    void emitEdited(const std::string& changed);
     QWidget* editor(const std::string& key) const;
     std::vector<OptionEditor> editors_; // jobFields()' order
     bool updating_ = false;

@@ -71,7 +71,7 @@ std::vector<GanttBox> gapBoxesOf(const GanttLayout& layout)
 }
 
 // What the tints, hatches and greys mean (only the kinds that occur).
-void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle, bool critical)
+void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle, bool critical, int chunks)
 {
     const auto styles = ganttstyle::styles();
     const auto swatch = [&](const QString& name, int style) {
@@ -88,6 +88,9 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle,
     new LegendSwatch(x, y, needs.microBatches ? GanttView::tr("forward (light)") : GanttView::tr("forward"),
                      styles[0].fill);
     swatch(needs.microBatches ? GanttView::tr("backward (dark, hatched)") : GanttView::tr("backward (hatched)"), 1);
+    if (chunks > 1) // interleaved 1F1B: GanttPlottable::drawBox marks chunk c with c bars
+        new LegendSwatch(x, y, GanttView::tr("model chunk c: c bars along the bottom (chunk 0 none)"), styles[0].fill,
+                         Qt::HorPattern, styles[0].outline);
     if (needs.recompute)
         swatch(GanttView::tr("recompute"), 2);
     if (needs.optimizer)
@@ -261,7 +264,7 @@ void GanttView::rebuild()
     endLine->setPen(QPen(QColor(60, 60, 60), 1, Qt::DashLine));
     endLine->setClipToAxisRect(true);
 
-    addLegend(p->xAxis, p->yAxis, layout_.legend, !layout_.gaps.empty(), options_.criticalPath);
+    addLegend(p->xAxis, p->yAxis, layout_.legend, !layout_.gaps.empty(), options_.criticalPath, layout_.virtualStages);
     p->legend->setVisible(true);
     p->legend->setIconSize(24, 12);
     placeLegendInRow(p->legend, 0, 7);

@@ -126,38 +126,34 @@ int ReplicaSchedule::inputEvent(int q, bool forward, int m) const
 // send costs nothing, on the op.
 void ReplicaSchedule::send(int s, int q, bool forward, int m, double end, int op)
 {
-    const Group& g = *groups_[s];
-    const int chunk = q / S_;
     if (forward && q < Q_ - 1) {
         const Boundary& bd = bounds_[q];
-        double& link = linkFwd_[s];
         const size_t i = size_t(q) * M_ + m;
-        const double start = std::max(end, link);
-        link = start + bd.fwdSeconds;
-        actArrive_[i] = link + bd.fwdGather;
-        actEvent_[i] = op;
-        if (blocking_)
-            clock_[s] = std::max(clock_[s], link);
-        if (bd.fwdSeconds > 0)
-            actEvent_[i] = recordSend(bd.senders, EventKind::SendActivation, g, chunk, m, start, link);
-        if (bd.fwdGather > 0)
-            actEvent_[i] = recordGather(*groups_[(s + 1) % S_], (q + 1) / S_, m, link, actArrive_[i], actEvent_[i]);
+        transfer({bd.fwdSeconds, bd.fwdGather, bd.senders, EventKind::SendActivation, linkFwd_[s], actArrive_[i],
+                  actEvent_[i], *groups_[(s + 1) % S_], (q + 1) / S_},
+                 s, q / S_, m, end, op);
     } else if (!forward && q > 0) {
         const Boundary& bd = bounds_[q - 1];
         const int below = (s + S_ - 1) % S_; // the stage of q − 1
-        double& link = linkBwd_[below];
         const size_t i = size_t(q) * M_ + m;
-        const double start = std::max(end, link);
-        link = start + bd.bwdSeconds;
-        gradArrive_[i] = link + bd.bwdGather;
-        gradEvent_[i] = op;
-        if (blocking_)
-            clock_[s] = std::max(clock_[s], link);
-        if (bd.bwdSeconds > 0)
-            gradEvent_[i] = recordSend(bd.receivers, EventKind::SendGradient, g, chunk, m, start, link);
-        if (bd.bwdGather > 0)
-            gradEvent_[i] = recordGather(*groups_[below], (q - 1) / S_, m, link, gradArrive_[i], gradEvent_[i]);
+        transfer({bd.bwdSeconds, bd.bwdGather, bd.receivers, EventKind::SendGradient, linkBwd_[below], gradArrive_[i],
+                  gradEvent_[i], *groups_[below], (q - 1) / S_},
+                 s, q / S_, m, end, op);
     }
+}
+
+void ReplicaSchedule::transfer(const Transfer& t, int s, int chunk, int m, double end, int op)
+{
+    const double start = std::max(end, t.link);
+    t.link = start + t.seconds;
+    t.arrive = t.link + t.gather;
+    t.event = op;
+    if (blocking_)
+        clock_[s] = std::max(clock_[s], t.link);
+    if (t.seconds > 0)
+        t.event = recordSend(t.representatives, t.kind, *groups_[s], chunk, m, start, t.link);
+    if (t.gather > 0)
+        t.event = recordGather(t.receiver, t.receiverChunk, m, t.link, t.arrive, t.event);
 }
 
 // The receiving group's all-gather of a partitioned boundary tensor, on all its GPUs; returns the first

@@ -65,6 +65,19 @@ public:
     void run();
 
 private:
+    // One boundary send in one direction: its link time and the receiver's all-gather, the representatives it
+    // is drawn on, the link it occupies, and where the arrival and its event are kept.
+    struct Transfer {
+        double seconds, gather;
+        const std::vector<int>& representatives;
+        EventKind kind;
+        double& link;
+        double& arrive;
+        int& event;
+        const Group& receiver;
+        int receiverChunk;
+    };
+    void transfer(const Transfer& t, int s, int chunk, int m, double end, int op);
     double inputReady(int q, bool forward, int m) const;
     int inputEvent(int q, bool forward, int m) const;
     void send(int s, int q, bool forward, int m, double end, int op);

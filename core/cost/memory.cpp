@@ -76,8 +76,8 @@ LayerActivation layerActivation(const LayerSpec& s, int tp, double microBatch, c
     const double replicated = sequenceParallel ? s.activationBytesReplicated / t : s.activationBytesReplicated;
     LayerActivation a;
     a.full = measuredFull >= 0 ? measuredFull : scale * (s.activationBytesSharded / t + replicated);
-    if (job.recompute)
-        a.kept = scale * s.inputBytes;
+    if (job.recompute) // the stashed input; sequence parallelism keeps it split along the sequence
+        a.kept = scale * (sequenceParallel ? s.inputBytes / t : s.inputBytes);
     else if (job.selectiveRecompute)
         a.kept = std::max(0.0, a.full - scale * s.attentionCoreBytes / t);
     else

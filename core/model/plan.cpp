@@ -93,6 +93,23 @@ std::vector<ModelChunk> Pipeline::chunks(const ModelSpec& model) const
     return out;
 }
 
+std::vector<ModelChunk> Pipeline::stageChunks(const ModelSpec& model, int s) const
+{
+    std::vector<ModelChunk> out;
+    for (const ModelChunk& c : chunks(model))
+        if (c.stage == s)
+            out.push_back(c);
+    return out;
+}
+
+std::string Pipeline::stageLayersText(const ModelSpec& model, int s) const
+{
+    std::string text;
+    for (const ModelChunk& c : stageChunks(model, s))
+        text += (text.empty() ? "[" : " + [") + std::to_string(c.firstLayer) + "," + std::to_string(c.endLayer) + ")";
+    return text;
+}
+
 long long Plan::samplesPerIteration() const
 {
     long long n = 0;
@@ -228,7 +245,6 @@ void Plan::validateStructure(const std::string& file) const
             throw InputError(file, pf + ".micro_batches", "must be between 1 and " + std::to_string(kMaxBatch));
         if (pl.stages.empty())
             throw InputError(file, pf + ".stages", "a pipeline needs at least one stage");
-        validateVirtualStages(pl, job, model, file, pf);
         int expectFirst = 0;
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];
@@ -252,6 +268,7 @@ void Plan::validateStructure(const std::string& file) const
             throw InputError(file, pf + ".stages",
                              "stages cover " + std::to_string(expectFirst) + " of " + std::to_string(nLayers) +
                                  " layers");
+        validateVirtualStages(pl, job, model, file, pf); // after the ranges: chunks() reads the model's layers
     }
     if (zero) {
         if (zero->stage < 0 || zero->stage > 3)

@@ -52,6 +52,10 @@ struct Pipeline {
     // 0 and the head with the last chunk of the last stage, as Megatron places them. With one virtual stage,
     // one chunk per stage with the stage's own layers.
     std::vector<ModelChunk> chunks(const ModelSpec& model) const;
+    // Stage s's chunks in chunk order: the layers its GPUs really run.
+    std::vector<ModelChunk> stageChunks(const ModelSpec& model, int s) const;
+    // "[4,7) + [16,19)": stage s's layers as its chunks hold them ("[7,13)" without interleaving).
+    std::string stageLayersText(const ModelSpec& model, int s) const;
 };
 
 struct ZeroGpu {

@@ -157,8 +157,9 @@ void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objecti
 {
     if (plan.pipelines.empty() || !megatronJob(plan.job) || plan.job.schedule != Schedule::OneFOneB)
         return;
+    const int current = plan.pipelines.front().virtualStages;
     for (int v : kVirtualStageChoices) {
-        if (!interleavable(plan, v))
+        if (v == current || !interleavable(plan, v))
             continue;
         Plan tried = plan;
         for (Pipeline& pl : tried.pipelines)
@@ -207,11 +208,14 @@ double peakGiB(const Plan& p)
 namespace {
 
 // `plan` (a planner's, scored) under every job variant, keeping the planner's decisions: the best variant
-// by `objective`, then its best interleaving.
-Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, bool vpp, const Objective& objective)
+// by `objective`, then its best interleaving. A stop (cancel, time limit) ends the tries early.
+Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, bool vpp, const Objective& objective,
+                  const Progress& progress)
 {
     Plan best = plan;
     for (const Job& j : variants) {
+        if (progress.stopReason() != StopReason::None)
+            return best;
         if (j == plan.job)
             continue;
         Plan p = plan;
@@ -233,10 +237,16 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
     const std::vector<Job> variants = megatronJobVariants(request);
     // Re-planning from an earlier plan's stored search (template planners after a node failure): plan with the
     // job that search was made with, as its templates are only valid for it.
+    // Re-planning from this planner's own stored search (template planners after a node failure): its
+    // templates are valid only for the job that search planned with, so that job goes first; the others
+    // follow (a template planner refuses them, and a planner that stores nothing plans them afresh).
+    std::vector<Job> replan = megatronReplanJobs(request);
     const auto reused = request.reuse.find("megatron_space");
-    const std::vector<Job> replan = reused == request.reuse.end()
-                                        ? megatronReplanJobs(request)
-                                        : std::vector<Job>{jobPlannedWith(request.job, reused->second)};
+    if (reused != request.reuse.end() && request.reuse.count(plannerName)) {
+        const Job stored = jobPlannedWith(request.job, reused->second);
+        replan.erase(std::remove(replan.begin(), replan.end(), stored), replan.end());
+        replan.insert(replan.begin(), stored);
+    }
     const bool vpp = request.boolOption("search_vpp");
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<Plan> best;
@@ -263,14 +273,14 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
             req.timeLimitSeconds = std::max(1e-9, left / double(replan.size() - i));
         }
         const double from = double(i) / double(replan.size()), share = 1.0 / double(replan.size());
+        Progress sub([&](double f, const std::string& text) { progress.report(from + share * f, text); },
+                     req.timeLimitSeconds, progress.stopToken());
         try {
-            Progress sub([&](double f, const std::string& text) { progress.report(from + share * f, text); },
-                         req.timeLimitSeconds, progress.stopToken());
             Plan planned = planOne(plannerName, req, sub);
             if (planned.search.stopped != StopReason::None)
                 stopped = planned.search.stopped;
             progress.report(from + share, plannerName + ": trying Megatron's options on its plan");
-            Plan plan = bestSettings(planned, variants, vpp, request.objective);
+            Plan plan = bestSettings(planned, variants, vpp, request.objective, sub);
             QJsonObject row = choiceJson(plan);
             row["planned_with"] = choiceJson(planned);
             row["iteration_seconds"] = plan.estimate.iterationSeconds;
@@ -288,6 +298,8 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
             if (i == 0)
                 ownError = std::current_exception();
         }
+        if (sub.stopReason() != StopReason::None) // its share ran out, or the user cancelled
+            stopped = sub.stopReason();
     }
     if (!best) {
         if (ownError)

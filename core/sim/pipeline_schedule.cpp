@@ -29,11 +29,8 @@ std::vector<ScheduleOp> stageOps(int S, int s, int M, int v, bool gpipe)
         return ops;
     }
     const int total = M * v;
-    int warmup;
-    if (v == 1)
-        warmup = std::min(S - s - 1, M);
-    else
-        warmup = M == S ? total : std::min((S - s - 1) * 2 + (v - 1) * S, total);
+    // Current Megatron-core (get_pp_rank_microbatches): the formula, capped at every op being a warm-up one.
+    const int warmup = std::min(v == 1 ? S - s - 1 : (S - s - 1) * 2 + (v - 1) * S, total);
     auto forwardOp = [&](int k) { return v == 1 ? ScheduleOp{true, 0, k} : interleavedOp(k, S, v, true); };
     auto backwardOp = [&](int k) { return v == 1 ? ScheduleOp{false, 0, k} : interleavedOp(k, S, v, false); };
     for (int k = 0; k < warmup; ++k)
@@ -73,8 +70,7 @@ ReplicaSchedule::ReplicaSchedule(std::vector<Group*>& groups, const std::vector<
       gradEvent_(size_t(Q_) * M, -1),
       next_(S_, 0),
       clock_(S_, 0.0),
-      linkFwd_(S_, 0.0),
-      linkBwd_(S_, 0.0)
+      linkFree_(size_t(S_) * S_, 0.0)
 {
     for (int s = 0; s < S_; ++s)
         ops_.push_back(stageOps(S_, s, M_, V_, gpipe));
@@ -129,14 +125,14 @@ void ReplicaSchedule::send(int s, int q, bool forward, int m, double end, int op
     if (forward && q < Q_ - 1) {
         const Boundary& bd = bounds_[q];
         const size_t i = size_t(q) * M_ + m;
-        transfer({bd.fwdSeconds, bd.fwdGather, bd.senders, EventKind::SendActivation, linkFwd_[s], actArrive_[i],
+        transfer({bd.fwdSeconds, bd.fwdGather, bd.senders, EventKind::SendActivation, link(s, (s + 1) % S_), actArrive_[i],
                   actEvent_[i], *groups_[(s + 1) % S_], (q + 1) / S_},
                  s, q / S_, m, end, op);
     } else if (!forward && q > 0) {
         const Boundary& bd = bounds_[q - 1];
         const int below = (s + S_ - 1) % S_; // the stage of q − 1
         const size_t i = size_t(q) * M_ + m;
-        transfer({bd.bwdSeconds, bd.bwdGather, bd.receivers, EventKind::SendGradient, linkBwd_[below], gradArrive_[i],
+        transfer({bd.bwdSeconds, bd.bwdGather, bd.receivers, EventKind::SendGradient, link(s, below), gradArrive_[i],
                   gradEvent_[i], *groups_[below], (q - 1) / S_},
                  s, q / S_, m, end, op);
     }

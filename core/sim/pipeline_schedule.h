@@ -7,8 +7,8 @@
 //   backwards alternate, then the cool-down backwards.
 // - Interleaved 1F1B (Megatron's virtual pipeline stages, v model chunks per stage): forwards walk the
 //   micro-batches in groups of S, each group through chunk 0, then chunk 1, ...; backwards walk the same
-//   groups through the chunks in reverse. Stage s runs (S − s − 1)·2 + (v − 1)·S warm-up forwards (all of them
-//   when M = S), then 1F1B. Virtual stage q = chunk·S + stage hands its output to q + 1, which for the last
+//   groups through the chunks in reverse. Stage s runs (S − s − 1)·2 + (v − 1)·S warm-up forwards (at most all of
+//   them, as current Megatron-core caps it), then 1F1B. Virtual stage q = chunk·S + stage hands its output to q + 1, which for the last
 //   stage is stage 0's next chunk: the extra sends that buy the smaller bubble (S − 1)/(v·M).
 #include "sim_detail.h"
 
@@ -95,7 +95,11 @@ private:
     std::vector<double> actArrive_, gradArrive_; // [q·M + m]: q's output at q + 1 / q's gradient at q − 1
     std::vector<int> actEvent_, gradEvent_;     // the events behind them
     std::vector<int> next_;
-    std::vector<double> clock_, linkFwd_, linkBwd_; // per stage; link k joins stage k and (k + 1) mod S
+    std::vector<double> clock_;    // per stage
+    std::vector<double> linkFree_; // per direction, sender × S + receiver: when its queue is free
+    // The queue of sends from stage `from` to stage `to` (one per direction: with two stages and interleaving,
+    // activations 1 → 0 and gradients 1 → 0 share one).
+    double& link(int from, int to) { return linkFree_[size_t(from) * S_ + to]; }
 };
 
 } // namespace hetplan::simdetail

@@ -213,16 +213,6 @@ double zero3GatherSeconds(const Plan& plan, const Group& g, const std::vector<st
     return ringAllGather(g.params * plan.job.bytesPerValue(), int(holders.size()), link);
 }
 
-// Stage s's model chunks in chunk order (one, with the stage's layers, without interleaving).
-std::vector<ModelChunk> stageChunks(const Pipeline& pl, const ModelSpec& model, int s)
-{
-    std::vector<ModelChunk> out;
-    for (const ModelChunk& c : pl.chunks(model))
-        if (c.stage == s)
-            out.push_back(c);
-    return out;
-}
-
 // An interleaved stage's memory: its chunks' model states, and their activations as its op order keeps them
 // in flight (peakInFlight); the recompute buffer and allocator reserve of its largest layer.
 GpuMemory interleavedStageMemory(const Plan& plan, const CostModel& costs, const Group& g,
@@ -260,7 +250,7 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     const size_t per = size_t(st.dataParallel) * st.tensorParallel;
     g.gpus.assign(st.gpus.begin() + r * per, st.gpus.begin() + (r + 1) * per);
     const double mb = double(pl.microBatchSize) / st.dataParallel;
-    const std::vector<ModelChunk> chunks = stageChunks(pl, plan.model, s);
+    const std::vector<ModelChunk> chunks = pl.stageChunks(plan.model, s);
     for (const ModelChunk& c : chunks) {
         const LayerTiming lt = slowestRange(plan, costs, g.gpus, c.firstLayer, c.endLayer, g.tp, mb, &g.device);
         g.f.push_back(lt.forward);

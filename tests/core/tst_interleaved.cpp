@@ -91,9 +91,12 @@ private slots:
         // One chunk is plain 1F1B: stage 0 of 2 warms up with one forward.
         const std::vector<ScheduleOp> plain{F(0, 0), F(0, 1), B(0, 0), F(0, 2), B(0, 1), F(0, 3), B(0, 2), B(0, 3)};
         QVERIFY(simdetail::stageOps(2, 0, 4, 1, false) == plain);
-        // M = S: every forward first (Megatron's all-warm-up case).
-        const std::vector<ScheduleOp> m2 = simdetail::stageOps(2, 1, 2, 2, false);
-        QVERIFY(std::all_of(m2.begin(), m2.begin() + 4, [](const ScheduleOp& o) { return o.forward; }));
+        // The warm-up is capped at every forward: stage 0 of 2 with 2 micro-batches and 2 chunks would warm up
+        // with 4 = all of them; stage 1 warms up with 2 and then alternates.
+        const std::vector<ScheduleOp> s0{F(0, 0), F(0, 1), F(1, 0), F(1, 1), B(1, 0), B(1, 1), B(0, 0), B(0, 1)};
+        const std::vector<ScheduleOp> s1{F(0, 0), F(0, 1), F(1, 0), B(1, 0), F(1, 1), B(1, 1), B(0, 0), B(0, 1)};
+        QVERIFY(simdetail::stageOps(2, 0, 2, 2, false) == s0);
+        QVERIFY(simdetail::stageOps(2, 1, 2, 2, false) == s1);
     }
 
     void bubbleShrinksByTheChunks_data()

@@ -77,6 +77,8 @@ private slots:
         const StageActivations f = stageActivations(m, 0, 1, 2, 1, job);
         QCOMPARE(f.perMicroBatch, 1e6);
         QCOMPARE(f.oncePerStage, 8e6);
+        // With sequence parallelism the stashed input is split along the sequence too: 1e6 / 2.
+        QCOMPARE(layerActivation(handLayer(), 2, 1, job, true).kept, 0.5e6);
         // The builders: GPT-2 keeps the softmax output (2 bytes) and its dropout mask and output (3) per score,
         // 5·a·s²; FlashAttention (Llama) keeps none of them.
         const ModelSpec gpt = buildExampleModel("gpt2-amp");

@@ -59,8 +59,9 @@ void addPipelineGroups(const Plan& plan, GanttLayout& layout, Placement& placeme
         layout.stageBase.push_back(int(layout.stageText.size()));
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];
-            layout.stageText.push_back(
-                ganttText("stage %1 · layers [%2,%3)").arg(s).arg(st.firstLayer).arg(st.endLayer));
+            layout.stageText.push_back(ganttText("stage %1 · layers %2")
+                                           .arg(s)
+                                           .arg(QString::fromStdString(pl.stageLayersText(plan.model, int(s)))));
             const int perReplica = std::max(1, st.tensorParallel * st.dataParallel);
             const QString pipelinePrefix = manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString();
             Group g{pipelinePrefix + QStringLiteral("s%1").arg(s), pipelinePrefix + ganttText("stage %1").arg(s), {}};

@@ -51,7 +51,8 @@ void pipelineRoles(const Plan& plan, std::vector<Role>& roles, std::vector<Stage
         const Pipeline& pl = plan.pipelines[p];
         for (size_t s = 0; s < pl.stages.size(); ++s, ++flat) {
             const Stage& st = pl.stages[s];
-            const QString range = QStringLiteral("[%1,%2)").arg(st.firstLayer).arg(st.endLayer);
+            // Interleaved stages list their chunks' layers ("[4,7) + [16,19)").
+            const QString range = QString::fromStdString(pl.stageLayersText(plan.model, int(s)));
             const QString stageName =
                 (manyPipelines ? QStringLiteral("P%1 ").arg(p) : QString()) + stageMapText("stage %1").arg(s);
             legend.push_back({stageName + QLatin1Char(' ') + range, flat});

@@ -64,6 +64,4 @@ std::string indentedJson(const QJsonObject& o);
 // ASCII as \xNN, \uNNNN or \UNNNNNNNN (invalid UTF-8 becomes U+FFFD). Nothing in it can end the literal.
 std::string pythonString(const std::string& s);
 
-// Whether the model has MoE blocks (the frameworks' sequence-parallel and expert settings depend on it).
-
 } // namespace hetplan::exportutil

@@ -11,6 +11,8 @@
 #include <iomanip>
 #include <map>
 #include <ostream>
+#include <string>
+#include <vector>
 #include <sstream>
 
 namespace hetplan::cli {
@@ -105,6 +107,32 @@ void printMemoryBreakdown(const Plan& p, std::ostream& out)
     }
 }
 
+// A pipeline plan's Megatron settings when any is on, and whether they were searched:
+// "Megatron options (searched): sequence parallel, distributed optimizer, selective recompute".
+void printMegatronSettings(const Plan& p, std::ostream& out)
+{
+    if (p.pipelines.empty())
+        return;
+    std::vector<std::string> on;
+    if (p.pipelines.front().virtualStages > 1)
+        on.push_back("interleaved 1F1B");
+    if (p.job.sequenceParallel)
+        on.push_back("sequence parallel");
+    if (p.job.zeroStage == 1)
+        on.push_back("distributed optimizer");
+    if (p.job.recompute)
+        on.push_back("full recompute");
+    if (p.job.selectiveRecompute)
+        on.push_back("selective recompute");
+    const bool searched = p.details.count("megatron_space") > 0;
+    if (on.empty() && !searched)
+        return;
+    out << "Megatron options" << (searched ? " (searched)" : "") << ": ";
+    for (size_t i = 0; i < on.size(); ++i)
+        out << (i ? ", " : "") << on[i];
+    out << (on.empty() ? "none\n" : "\n");
+}
+
 } // namespace
 
 void printPlan(const Plan& p, std::ostream& out)
@@ -123,16 +151,24 @@ void printPlan(const Plan& p, std::ostream& out)
             << p.estimate.cost->dollarsPerMillionTokens << " per million tokens\n";
     out << std::setprecision(3) << "search " << p.search.seconds * 1e3 << " ms, " << p.search.candidates
         << " candidates\n";
+    printMegatronSettings(p, out);
     for (size_t i = 0; i < p.pipelines.size(); ++i) {
         const Pipeline& pl = p.pipelines[i];
         out << "pipeline " << i << ": " << pl.replicas << " replica(s), micro-batch " << pl.microBatchSize << " x "
-            << pl.microBatches << "\n";
-        out << "  stage  layers      tp  dp  device        GPUs\n";
+            << pl.microBatches;
+        if (pl.virtualStages > 1)
+            out << ", " << pl.virtualStages << " chunks per stage (interleaved 1F1B)";
+        out << "\n";
+        std::vector<std::string> ranges; // "[4,7) + [16,19)" when interleaved
+        size_t width = 12;
+        for (size_t s = 0; s < pl.stages.size(); ++s) {
+            ranges.push_back(pl.stageLayersText(p.model, int(s)));
+            width = std::max(width, ranges.back().size() + 2);
+        }
+        out << "  stage  " << std::left << std::setw(int(width)) << "layers" << std::right << "tp  dp  device        GPUs\n";
         for (size_t s = 0; s < pl.stages.size(); ++s) {
             const Stage& st = pl.stages[s];
-            std::ostringstream range;
-            range << "[" << st.firstLayer << "," << st.endLayer << ")";
-            out << "  " << std::left << std::setw(7) << s << std::setw(12) << range.str() << std::right << std::setw(2)
+            out << "  " << std::left << std::setw(7) << s << std::setw(int(width)) << ranges[s] << std::right << std::setw(2)
                 << st.tensorParallel << std::setw(4) << st.dataParallel << "  " << std::left << std::setw(14)
                 << stageDevices(p.cluster, st.gpus) << " " << gpuList(p.cluster, st.gpus) << std::right << "\n";
         }

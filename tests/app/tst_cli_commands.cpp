@@ -91,6 +91,24 @@ private slots:
         QVERIFY2(r.err.contains("--schedule: schedule: expected 1f1b or gpipe, got \"zb\""), qPrintable(r.err));
     }
 
+    void planSaysWhichMegatronOptionsItChose()
+    {
+        // HetHub's plan for gpt2-amp on AMP's cluster runs interleaved 1F1B with 2 chunks per stage: the text
+        // says so, lists each stage's chunks, and names the options as searched; in the paper's space none.
+        CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs",
+                              "32", "--planner", "hethub"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Megatron options (searched): interleaved 1F1B"), qPrintable(r.out));
+        QVERIFY(r.out.contains("2 chunks per stage (interleaved 1F1B)"));
+        QVERIFY(r.out.contains(") + ["));
+        r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs", "32",
+                    "--planner", "hethub", "--option", "search_vpp=false", "--option", "search_sp=false", "--option",
+                    "search_dist_opt=false", "--option", "search_recompute=false"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!r.out.contains("Megatron options"));
+        QVERIFY(!r.out.contains("chunks per stage"));
+    }
+
     void selectGpusLeavesTheT4sOutOnPoplarB()
     {
         const QString plan = path("selected.json");

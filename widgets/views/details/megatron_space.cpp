@@ -13,13 +13,20 @@ namespace hetplan::details {
 namespace {
 QString yesNo(const QJsonValue& v) { return v.toBool() ? tr("on") : tr("off"); }
 
-// "2 chunks, sp on, distributed optimizer on, selective recompute".
+// The settings that are on, shortly ("2 chunks, sequence parallel, distributed optimizer, selective
+// recompute"), or "none", so a run's row stays narrow.
 QString settings(const QJsonObject& o)
 {
-    const int v = o.value("virtual_stages").toInt(1);
-    return tr("%1, sequence parallel %2, distributed optimizer %3, recompute %4")
-        .arg(v > 1 ? tr("%1 chunks per stage").arg(v) : tr("plain 1F1B"), yesNo(o.value("sequence_parallel")),
-             yesNo(o.value("distributed_optimizer")), o.value("recompute").toString());
+    QStringList on;
+    if (const int v = o.value("virtual_stages").toInt(1); v > 1)
+        on << tr("%1 chunks").arg(v);
+    if (o.value("sequence_parallel").toBool())
+        on << tr("sequence parallel");
+    if (o.value("distributed_optimizer").toBool())
+        on << tr("distributed optimizer");
+    if (const QString r = o.value("recompute").toString(); !r.isEmpty() && r != QStringLiteral("none"))
+        on << tr("%1 recompute").arg(r);
+    return on.isEmpty() ? tr("none") : on.join(QStringLiteral(", "));
 }
 } // namespace
 
@@ -33,6 +40,7 @@ static DetailsSection megatronSpaceSection(const QJsonObject& object, const Plan
     addRow(chosen, tr("Sequence parallelism"), yesNo(r.take("sequence_parallel")));
     addRow(chosen, tr("Distributed optimizer"), yesNo(r.take("distributed_optimizer")));
     addRow(chosen, tr("Recomputation"), r.take("recompute").toString());
+    r.take("zero_stage"); // the distributed optimizer row says it
     addRow(chosen, tr("Planned with"), settings(r.take("planned_with").toObject()));
     addRow(chosen, tr("Settings combinations"), integer(r.take("variants")));
     s.blocks.push_back(chosen);

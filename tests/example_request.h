@@ -3,6 +3,7 @@
 // --model example:… --gbs N` builds one (the job's sequence length is the model's). Header-only, so only
 // the tests that use it link the example loaders. Also: the same request in its planner's paper space.
 #include "core/io/examples.h"
+#include "core/planners/megatron_space.h"
 #include "core/planners/planner.h"
 
 namespace hetplan::test {
@@ -22,7 +23,7 @@ inline PlanRequest exampleRequest(const std::string& cluster, const std::string&
 // for tests of a paper's own algorithm, figures or metrics.
 inline void usePaperSpace(std::map<std::string, std::string>& options)
 {
-    for (const char* family : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+    for (const char* family : kMegatronSpaceFamilies)
         options[family] = "false";
 }
 inline PlanRequest paperSpace(PlanRequest r)

@@ -118,6 +118,10 @@ void printMegatronSettings(const Plan& p, std::ostream& out)
         on.push_back("interleaved 1F1B");
     if (p.job.sequenceParallel)
         on.push_back("sequence parallel");
+    if (const int cp = p.pipelines.front().contextParallel; cp > 1)
+        on.push_back("context parallel " + std::to_string(cp));
+    if (const int ep = p.pipelines.front().expertParallel; ep > 1)
+        on.push_back("expert parallel " + std::to_string(ep));
     if (p.job.zeroStage == 1)
         on.push_back("distributed optimizer");
     if (p.job.recompute)
@@ -158,6 +162,10 @@ void printPlan(const Plan& p, std::ostream& out)
             << pl.microBatches;
         if (pl.virtualStages > 1)
             out << ", " << pl.virtualStages << " chunks per stage (interleaved 1F1B)";
+        if (pl.contextParallel > 1)
+            out << ", context parallel " << pl.contextParallel << " (of each stage's dp ranks)";
+        if (pl.expertParallel > 1)
+            out << ", experts over " << pl.expertParallel << " ranks";
         out << "\n";
         std::vector<std::string> ranges; // "[4,7) + [16,19)" when interleaved
         size_t width = 12;

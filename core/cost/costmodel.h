@@ -64,13 +64,14 @@ public:
 
     // Whether Megatron runs sequence parallelism at this tp for this job and model.
     bool sequenceParallel(int tp) const { return job_.runsSequenceParallel(tp, moeModel_); }
+    // The share of layer `layer`'s forward its attention core takes (selective recomputation's extra work, the
+    // compute context parallelism's ring transfers hide behind).
+    double attentionCoreShare(int layer, const std::string& device, int tp, double microBatch) const;
 
 private:
     AnalyticContext analyticContext() const;
     // The measured full activations of layers [first, end) at this micro-batch, −1 where not measured.
     std::vector<double> measuredFullOf(int first, int end, const std::string& device, int tp, double microBatch) const;
-    // The share of layer `layer`'s forward its attention core takes (selective recomputation's extra work).
-    double attentionCoreShare(int layer, const std::string& device, int tp, double microBatch) const;
 
     ModelSpec model_;
     Job job_;

@@ -157,6 +157,18 @@ GpuMemory stageParts(double params, int dpShards, const StageActivations& a, int
     return m;
 }
 
+GpuMemory withExpertParallel(GpuMemory m, double expertParams, int ep, int dpShards, const Job& job)
+{
+    if (ep <= 1 || expertParams <= 0)
+        return m;
+    const MemoryBreakdown full = paramStateMemory(expertParams, dpShards, job);
+    const MemoryBreakdown own = paramStateMemory(expertParams / ep, std::max(1, dpShards / ep), job);
+    m.weights += own.weights - full.weights;
+    m.gradients += own.gradients - full.gradients;
+    m.optimizer += own.optimizer - full.optimizer;
+    return m;
+}
+
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,
                        int inFlight, const Job& job)
 {

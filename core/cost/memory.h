@@ -100,6 +100,10 @@ GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dp
 // with `inFlight` micro-batches: what stageMemory and StagePeakScan both return, term by term.
 GpuMemory stageParts(double params, int dpShards, const StageActivations& a, int inFlight, double microBatch,
                      const Job& job);
+// Expert parallelism over `ep` ranks: `m` counted `expertParams` expert parameters (per tp rank) in full on
+// every rank; each rank keeps 1/ep of them, and with a distributed optimizer their states shard over the
+// expert-data-parallel ranks (dpShards / ep) rather than all dpShards, which leaves the same states per rank.
+GpuMemory withExpertParallel(GpuMemory m, double expertParams, int ep, int dpShards, const Job& job);
 // stageMemory(...).stagePart().
 double stagePeakMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch,
                        int inFlight, const Job& job);

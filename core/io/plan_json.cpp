@@ -236,6 +236,10 @@ QJsonArray pipelinesToJson(const Plan& p, const GpuIndex& ix)
                       {"stages", stages}};
         if (pl.virtualStages != 1)
             o["virtual_stages"] = pl.virtualStages;
+        if (pl.contextParallel != 1)
+            o["context_parallel"] = pl.contextParallel;
+        if (pl.expertParallel != 1)
+            o["expert_parallel"] = pl.expertParallel;
         pls.append(o);
     }
     return pls;
@@ -392,6 +396,8 @@ std::vector<Pipeline> pipelinesFromJson(const JsonReader& r, const GpuIndex& ix,
         pl.microBatchSize = pr.integer("micro_batch_size");
         pl.microBatches = pr.integer("micro_batches");
         pl.virtualStages = pr.integer("virtual_stages", 1);
+        pl.contextParallel = pr.integer("context_parallel", 1);
+        pl.expertParallel = pr.integer("expert_parallel", 1);
         const QJsonArray stages = pr.array("stages");
         for (int s = 0; s < stages.size(); ++s)
             pl.stages.push_back(stageFromJson(pr.element(stages, "stages", s), ix, file));

@@ -39,7 +39,8 @@ void checkUniformPipelines(const Plan& plan, const std::string& framework, Frame
     const int tp = p0.stages[0].tensorParallel, dp = p0.stages[0].dataParallel;
     for (const Pipeline& p : plan.pipelines) {
         bool same = p.stages.size() == p0.stages.size() && p.microBatchSize == p0.microBatchSize &&
-                    p.microBatches == p0.microBatches && p.virtualStages == p0.virtualStages;
+                    p.microBatches == p0.microBatches && p.virtualStages == p0.virtualStages &&
+                    p.contextParallel == p0.contextParallel && p.expertParallel == p0.expertParallel;
         for (size_t s = 0; same && s < p.stages.size(); ++s)
             same = p.stages[s].firstLayer == p0.stages[s].firstLayer && p.stages[s].endLayer == p0.stages[s].endLayer;
         if (!same)
@@ -53,9 +54,11 @@ void checkUniformPipelines(const Plan& plan, const std::string& framework, Frame
                 fail(v, framework + " uses one data-parallel degree for all stages; this plan mixes " + str(dp) +
                             " and " + str(st.dataParallel));
         }
-        if (!p.stages.empty() && p.microBatchSize % p.stages[0].dataParallel != 0)
-            fail(v, "micro-batch " + str(p.microBatchSize) + " does not split evenly over " +
-                        str(p.stages[0].dataParallel) + " data-parallel ranks of a stage");
+        // Context-parallel ranks share their samples: the micro-batch splits over the groups of them.
+        const int sampleGroups = p.stages.empty() ? 1 : std::max(1, p.stages[0].dataParallel / p.contextParallel);
+        if (!p.stages.empty() && p.microBatchSize % sampleGroups != 0)
+            fail(v, "micro-batch " + str(p.microBatchSize) + " does not split evenly over " + str(sampleGroups) +
+                        " data-parallel ranks of a stage");
     }
 }
 
@@ -238,8 +241,8 @@ void checkMegatronBoundarySends(const Plan& plan, FrameworkVerdict& v)
                 "set the job's framework to megatron-core (or turn on sequence_parallel)");
 }
 
-// Interleaved 1F1B and selective recomputation are Megatron's; DeepSpeed's pipeline engine runs plain 1F1B
-// and checkpoints whole layers.
+// Interleaved 1F1B, selective recomputation and context parallelism are Megatron's; DeepSpeed's pipeline
+// engine runs plain 1F1B and checkpoints whole layers, and the deepspeed export has no expert groups.
 void checkDeepSpeedSchedule(const Plan& plan, FrameworkVerdict& v)
 {
     if (plan.pipelines.front().virtualStages > 1)
@@ -247,6 +250,11 @@ void checkDeepSpeedSchedule(const Plan& plan, FrameworkVerdict& v)
                     str(plan.pipelines.front().virtualStages) + ")");
     if (plan.job.selectiveRecompute)
         fail(v, "DeepSpeed's pipeline engine has no selective recomputation (it checkpoints whole layers)");
+    if (plan.pipelines.front().contextParallel > 1)
+        fail(v, "DeepSpeed's pipeline engine has no Megatron context parallelism (ring attention); its Ulysses "
+                "sequence parallelism is a different split");
+    if (plan.pipelines.front().expertParallel > 1)
+        fail(v, "the deepspeed export writes no expert-parallel MoE setup (DeepSpeed-MoE's expert groups)");
 }
 
 // DeepSpeed's pipeline engine partitions its sends (pipe_partitioned / grad_partitioned, the exporter

@@ -26,8 +26,9 @@
 //   (core/cost/pipeline_p2p.h): Megatron-core (what the megatron-launch script runs) cannot send them split
 //   and all-gathered as megatron-legacy / deepspeed-pipe jobs do, unless sequence parallelism makes the
 //   traffic the same; DeepSpeed's pipeline engine has no Megatron sequence parallelism;
-// - interleaved 1F1B (Pipeline::virtualStages > 1) and selective recomputation are Megatron's: every pipeline
-//   has the same virtual stages; DeepSpeed's pipeline engine runs neither;
+// - interleaved 1F1B (Pipeline::virtualStages > 1), selective recomputation, context and expert parallelism
+//   are Megatron's: every pipeline has the same virtual stages, context- and expert-parallel sizes;
+//   DeepSpeed's pipeline engine runs none of them (and the deepspeed export writes no expert groups);
 // - one job runs on one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL) and the two libraries
 //   cannot form one communicator, so a plan whose GPUs span vendors (HetHub's mixed clusters) runs on none
 //   of the three;

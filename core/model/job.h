@@ -49,6 +49,11 @@ struct Job {
     // Megatron's --sequence-parallel (megatron-core or megatron-legacy; DeepSpeed's pipeline engine has none).
     // With tensor parallelism 1 it changes nothing (Megatron turns it off with a warning).
     bool sequenceParallel = false;
+    // MoE: Megatron's --moe-expert-capacity-factor with its input padded to capacity (the exporter writes
+    // --moe-pad-expert-input-to-capacity): every expert takes factor × its balanced share of the tokens, so
+    // the all-to-all bytes and the experts' FLOP scale by it. 0 = dropless (Megatron's default): routing is
+    // taken as balanced, each expert gets its share.
+    double moeCapacityFactor = 0;
     bool operator==(const Job&) const = default;
 
     // Whether Megatron's sequence parallelism runs for a tensor-parallel degree `tp`: asked for, or forced

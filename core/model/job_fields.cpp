@@ -88,6 +88,12 @@ std::vector<FieldSpec<Job>> makeJobFields()
                                        "Megatron's sequence parallelism: norms and dropout split along the "
                                        "sequence, pipeline sends of (s/tp, b, h) per rank"))
                     .cli("sequence-parallel"));
+    t.push_back(memberField(&Job::moeCapacityFactor,
+                            D::real("moe_capacity_factor", "MoE capacity factor", 0, 0, 16,
+                                    "MoE layers: each expert takes this many times its balanced share of the "
+                                    "tokens, padded (all-to-all bytes and expert FLOP scale by it); 0 = dropless"))
+                    .cli("moe-capacity-factor")
+                    .omittedAtDefault());
     return t;
 }
 

@@ -51,6 +51,15 @@ std::vector<FieldSpec<LayerSpec>> makeLayerFields()
     t.push_back(amount(&LayerSpec::expertAllToAllBytes, "expert_alltoall_bytes", "Expert all-to-all", "B/sample",
                        "MoE: bytes each sample sends in the forward all-to-all")
                     .omittedAtDefault());
+    t.push_back(amount(&LayerSpec::expertParams, "expert_params", "Expert parameters", "",
+                       "MoE: the experts' share of the parameters (expert parallelism divides it)")
+                    .omittedAtDefault());
+    t.push_back(amount(&LayerSpec::expertFlops, "expert_flops", "Expert FLOP", "FLOP/sample",
+                       "MoE: the experts' share of the forward FLOP (a padded capacity scales it)")
+                    .omittedAtDefault());
+    t.push_back(amount(&LayerSpec::kvBytes, "kv_bytes", "Keys and values", "B/sample",
+                       "Attention: one sample's keys and values (context parallelism's ring passes them)")
+                    .omittedAtDefault());
     t.push_back(amount(&LayerSpec::memoryBytesSharded, "memory_bytes_sharded", "Element-wise traffic (sharded)",
                        "B/sample", "Element-wise memory traffic tensor parallelism divides (softmax, GeLU)")
                     .omittedAtDefault());

@@ -53,6 +53,8 @@ LayerSpec common(const std::string& name, const BlockShape& b)
     l.tensorParallel = true;
     // Megatron: one all-reduce after the attention block and one after the MLP, each of the s×h output.
     l.tpAllReduceBytes = 2 * kValueBytes * b.s * b.h;
+    // Keys and values of the whole sequence (grouped-query attention keeps kv heads only).
+    l.kvBytes = 2 * kValueBytes * b.s * kvWidth(b);
     return l;
 }
 
@@ -138,6 +140,8 @@ LayerSpec moeBlock(const std::string& name, const BlockShape& b, int experts, in
     l.weightBytesMoved = kValueBytes * l.params;
     // Dispatch and combine: each token's hidden vector goes to topK experts and comes back.
     l.expertAllToAllBytes = 2 * topK * kValueBytes * b.s * b.h;
+    l.expertParams = experts * mlpParams(b);
+    l.expertFlops = topK * 2 * mlpMatmul(b) * b.s;
     // Each expert multiplies the topK/experts share of the tokens routed to it (a grouped product).
     addAttentionWork(l, b);
     l.matmuls.push_back({b.s, double(experts), b.h, 1, TpSplit::None, false}); // router

@@ -46,6 +46,13 @@ struct LayerSpec {
     bool tensorParallel = true;     // can be split across tp ranks (params/flops divide by tp)
     double tpAllReduceBytes = 0;    // bytes all-reduced per sample in forward when tp > 1 (same in backward)
     double expertAllToAllBytes = 0; // MoE: bytes each sample sends in all-to-all per forward
+    // MoE: the parameters of the experts' MLPs (the part of `params` expert parallelism shards) and the FLOP
+    // they run per sample's forward (the part a padded capacity scales).
+    double expertParams = 0;
+    double expertFlops = 0;
+    // Attention: the keys and values of one sample's whole sequence, in bytes (2 · s · kv heads · head dim ·
+    // 2): what context parallelism's ring passes around, 1/cp of it per step.
+    double kvBytes = 0;
     // The work the analytic profile times (core/cost/analytic.h). Without matmuls it falls back to
     // forwardFlops at the device's batch-efficiency curve. Byte counts are for 16-bit values like the rest.
     std::vector<MatMul> matmuls;

@@ -302,6 +302,17 @@ const std::vector<std::pair<std::string, Builder>>& registry()
              c.relu = true;
              return buildLlm(n, c, s);
          }},
+        // Mixtral-8x7B: Mistral-7B's shape (32 layers, h 4096, 32 heads, 8 KV heads, vocab 32000, untied) with
+        // every MLP a mixture of 8 SwiGLU experts of 14336, top-2 routing; rotary base 1e6, seq 4096 here.
+        {"mixtral-8x7b",
+         [](const std::string& n, int s) {
+             LlmConfig c = llamaLike(32, 4096, 32, 8, 14336, 32000, 4096);
+             c.ropeBase = 1000000;
+             c.experts = 8;
+             c.topK = 2;
+             c.moeEvery = 1;
+             return buildLlm(n, c, s);
+         }},
     };
     return r;
 }

@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 
+#include <algorithm>
 #include <set>
 
 namespace hetplan {
@@ -219,6 +220,56 @@ void validateVirtualStages(const Pipeline& pl, const Job& job, const ModelSpec& 
                              "stage " + std::to_string(c.stage) + " has fewer layers besides the embedding and the "
                              "head than its " + std::to_string(v) + " chunks");
 }
+
+// Context parallelism: whole groups of a stage's data-parallel ranks, Megatron's load-balanced causal split
+// (2·cp sequence chunks), and keys and values to pass around the ring.
+void validateContextParallel(const Pipeline& pl, const Job& job, const ModelSpec& model, const std::string& file,
+                             const std::string& pf)
+{
+    const int cp = pl.contextParallel;
+    const std::string f = pf + ".context_parallel";
+    if (cp < 1 || cp > 64)
+        throw InputError(file, f, "must be between 1 and 64");
+    if (cp == 1)
+        return;
+    for (size_t s = 0; s < pl.stages.size(); ++s)
+        if (pl.stages[s].dataParallel % cp != 0)
+            throw InputError(file, f,
+                             "stage " + std::to_string(s) + " has " + std::to_string(pl.stages[s].dataParallel) +
+                                 " data-parallel ranks, not a multiple of the context-parallel size " +
+                                 std::to_string(cp));
+    if (job.sequenceLength % (2 * cp) != 0)
+        throw InputError(file, f,
+                         "the sequence (" + std::to_string(job.sequenceLength) + ") must split into 2 × " +
+                             std::to_string(cp) + " equal chunks (Megatron balances causal attention that way)");
+    if (std::none_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) { return l.kvBytes > 0; }))
+        throw InputError(file, f, "no layer of the model states its keys and values (kv_bytes), which the ring passes");
+}
+
+// Expert parallelism: whole experts per rank, whole groups of every stage's data-parallel ranks.
+void validateExpertParallel(const Pipeline& pl, const ModelSpec& model, const std::string& file, const std::string& pf)
+{
+    const int ep = pl.expertParallel;
+    const std::string f = pf + ".expert_parallel";
+    if (ep < 1 || ep > 1024)
+        throw InputError(file, f, "must be between 1 and 1024");
+    if (ep == 1)
+        return;
+    if (!model.hasMoeLayers())
+        throw InputError(file, f, "the model has no MoE layers to spread over an expert-parallel group");
+    if (model.arch.experts < 1 || model.arch.experts % ep != 0)
+        throw InputError(file, f,
+                         "the model's " + std::to_string(model.arch.experts) + " experts (arch.experts) do not split "
+                         "into whole experts over " + std::to_string(ep) + " ranks");
+    for (size_t s = 0; s < pl.stages.size(); ++s) {
+        const long long ranks = (long long)pl.replicas * pl.stages[s].dataParallel;
+        if (ranks % ep != 0)
+            throw InputError(file, f,
+                             "stage " + std::to_string(s) + " has " + std::to_string(ranks) +
+                                 " data-parallel ranks over its replicas, not a multiple of the expert-parallel "
+                                 "size " + std::to_string(ep));
+    }
+}
 } // namespace
 
 void Plan::validateStructure(const std::string& file) const
@@ -269,6 +320,8 @@ void Plan::validateStructure(const std::string& file) const
                              "stages cover " + std::to_string(expectFirst) + " of " + std::to_string(nLayers) +
                                  " layers");
         validateVirtualStages(pl, job, model, file, pf); // after the ranges: chunks() reads the model's layers
+        validateContextParallel(pl, job, model, file, pf);
+        validateExpertParallel(pl, model, file, pf);
     }
     if (zero) {
         if (zero->stage < 0 || zero->stage > 3)

@@ -41,6 +41,14 @@ struct Pipeline {
     // Model chunks per stage under interleaved 1F1B (Megatron's virtual pipeline size); 1 = plain 1F1B.
     // With v > 1 a stage still holds end − first layers, but as v chunks spread over the model: see chunks().
     int virtualStages = 1;
+    // Megatron's context parallelism: each stage's data-parallel ranks form groups of contextParallel
+    // consecutive ranks that share samples and split the sequence (ring attention passes keys and values
+    // around the group). Every stage's dataParallel is a multiple of it; 1 = off.
+    int contextParallel = 1;
+    // Megatron's expert parallelism: a stage's data-parallel ranks over all replicas (replica × dataParallel +
+    // rank) form groups of expertParallel consecutive ranks, each holding 1/expertParallel of every MoE layer's
+    // experts; tokens reach their experts by all-to-all. 1 = experts replicated.
+    int expertParallel = 1;
     std::vector<Stage> stages;
     bool operator==(const Pipeline&) const = default;
     long long samples() const { return (long long)replicas * microBatchSize * microBatches; }

@@ -26,6 +26,13 @@ std::vector<PlannerOption> megatronSpaceOptions()
                                "data-parallel ranks, ZeRO-1)"),
         PlannerOption::boolean("search_recompute", "Try recomputation", true,
                                "plan again with selective (attention core) and with full activation recomputation"),
+        PlannerOption::boolean("search_cp", "Try context parallelism", true,
+                               "Megatron's context parallelism: each plan is also simulated with 2 and 4 of its "
+                               "data-parallel copies splitting the sequence (ring attention) over more, smaller "
+                               "micro-batches"),
+        PlannerOption::boolean("search_ep", "Try expert parallelism", true,
+                               "MoE models: each plan is also simulated with its experts spread over 2, 4, ... "
+                               "data-parallel ranks of a stage (whole experts each, tokens sent by all-to-all)"),
     };
 }
 
@@ -138,11 +145,13 @@ std::vector<Job> megatronReplanJobs(const PlanRequest& req)
 
 namespace {
 
-// Whether `plan` can run with `v` virtual stages in every pipeline (Plan::validate's rules).
-bool interleavable(Plan plan, int v)
+} // namespace
+
+namespace {
+
+// Whether `plan` passes Plan's structural rules.
+bool valid(const Plan& plan)
 {
-    for (Pipeline& pl : plan.pipelines)
-        pl.virtualStages = v;
     try {
         plan.validateStructure("plan");
         return true;
@@ -151,7 +160,55 @@ bool interleavable(Plan plan, int v)
     }
 }
 
+// `tried` scored, kept in `plan` when the objective prefers it.
+void keepIfBetter(Plan& plan, Plan tried, const CostModel& costs, const Objective& objective)
+{
+    scorePlan(tried, costs);
+    if (preferredPlan(objective, tried.estimate, plan.estimate))
+        plan = std::move(tried);
+}
+
 } // namespace
+
+Plan withContextParallel(const Plan& plan, int cp)
+{
+    Plan out = plan;
+    for (Pipeline& pl : out.pipelines) {
+        if (pl.replicas % cp != 0 || pl.contextParallel != 1)
+            return plan;
+        pl.replicas /= cp;
+        pl.microBatches *= cp;
+        pl.contextParallel = cp;
+        for (Stage& st : pl.stages)
+            st.dataParallel *= cp;
+    }
+    return out;
+}
+
+void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
+{
+    if (plan.pipelines.empty() || !megatronJob(plan.job) || plan.pipelines.front().contextParallel != 1)
+        return;
+    const Plan base = plan;
+    for (int cp : kContextParallelChoices)
+        if (Plan tried = withContextParallel(base, cp); tried.pipelines.front().contextParallel == cp && valid(tried))
+            keepIfBetter(plan, std::move(tried), costs, objective);
+}
+
+void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
+{
+    if (plan.pipelines.empty() || !megatronJob(plan.job) || !plan.model.hasMoeLayers() ||
+        plan.pipelines.front().expertParallel != 1)
+        return;
+    const Plan base = plan;
+    for (int ep = 2; ep <= plan.model.arch.experts; ep *= 2) {
+        Plan tried = base;
+        for (Pipeline& pl : tried.pipelines)
+            pl.expertParallel = ep;
+        if (valid(tried))
+            keepIfBetter(plan, std::move(tried), costs, objective);
+    }
+}
 
 void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
@@ -159,14 +216,13 @@ void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objecti
         return;
     const int current = plan.pipelines.front().virtualStages;
     for (int v : kVirtualStageChoices) {
-        if (v == current || !interleavable(plan, v))
+        if (v == current)
             continue;
         Plan tried = plan;
         for (Pipeline& pl : tried.pipelines)
             pl.virtualStages = v;
-        scorePlan(tried, costs);
-        if (preferredPlan(objective, tried.estimate, plan.estimate))
-            plan = std::move(tried);
+        if (valid(tried))
+            keepIfBetter(plan, std::move(tried), costs, objective);
     }
 }
 
@@ -175,7 +231,11 @@ namespace {
 QJsonObject choiceJson(const Plan& p)
 {
     const int v = p.pipelines.empty() ? 1 : p.pipelines.front().virtualStages;
+    const int cp = p.pipelines.empty() ? 1 : p.pipelines.front().contextParallel;
+    const int ep = p.pipelines.empty() ? 1 : p.pipelines.front().expertParallel;
     return QJsonObject{{"virtual_stages", v},
+                       {"context_parallel", cp},
+                       {"expert_parallel", ep},
                        {"sequence_parallel", p.job.sequenceParallel},
                        {"distributed_optimizer", p.job.zeroStage == 1},
                        {"zero_stage", p.job.zeroStage},
@@ -207,10 +267,17 @@ double peakGiB(const Plan& p)
 
 namespace {
 
+// Which plan-level settings bestSettings tries after the job variants.
+struct PlanFamilies {
+    bool cp = false, ep = false, vpp = false;
+};
+
 // `plan` (a planner's, scored) under every job variant, keeping the planner's decisions: the best variant
-// by `objective`, then its best interleaving. A stop (cancel, time limit) ends the tries early.
-Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, bool vpp, const Objective& objective,
-                  const Progress& progress)
+// by `objective`, then its best context- and expert-parallel sizes, then its best interleaving (context
+// parallelism multiplies the micro-batches, which may open interleaving). A stop (cancel, time limit) ends
+// the tries early.
+Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, PlanFamilies families,
+                  const Objective& objective, const Progress& progress)
 {
     Plan best = plan;
     for (const Job& j : variants) {
@@ -224,8 +291,13 @@ Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, bool vpp, 
         if (preferredPlan(objective, p.estimate, best.estimate))
             best = std::move(p);
     }
-    if (vpp)
-        interleaveBest(best, CostModel(best.model, best.job, best.profile), objective);
+    const CostModel costs(best.model, best.job, best.profile);
+    if (families.cp && progress.stopReason() == StopReason::None)
+        contextParallelBest(best, costs, objective);
+    if (families.ep && progress.stopReason() == StopReason::None)
+        expertParallelBest(best, costs, objective);
+    if (families.vpp)
+        interleaveBest(best, costs, objective);
     return best;
 }
 
@@ -247,7 +319,8 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
         replan.erase(std::remove(replan.begin(), replan.end(), stored), replan.end());
         replan.insert(replan.begin(), stored);
     }
-    const bool vpp = request.boolOption("search_vpp");
+    const PlanFamilies families{request.boolOption("search_cp"), request.boolOption("search_ep"),
+                                request.boolOption("search_vpp")};
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<Plan> best;
     QJsonObject plannedWith; // the settings the best plan's planner run had
@@ -280,7 +353,7 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
             if (planned.search.stopped != StopReason::None)
                 stopped = planned.search.stopped;
             progress.report(from + share, plannerName + ": trying Megatron's options on its plan");
-            Plan plan = bestSettings(planned, variants, vpp, request.objective, sub);
+            Plan plan = bestSettings(planned, variants, families, request.objective, sub);
             QJsonObject row = choiceJson(plan);
             row["planned_with"] = choiceJson(planned);
             row["iteration_seconds"] = plan.estimate.iterationSeconds;

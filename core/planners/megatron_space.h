@@ -7,9 +7,10 @@
 //   each recomputation choice (sequence parallelism and the distributed optimizer on): memory it saves may
 //   let the planner pick other degrees, stages or micro-batches;
 // - every plan found is scored under every combination of the open settings (the planner's decisions
-//   kept), the best one then with 1, 2 and 4 virtual stages;
+//   kept), the best one then with context parallelism 2 and 4, with expert parallelism (MoE models) 2, 4, ...
+//   up to the experts, and with 1, 2 and 4 virtual stages;
 // - the best simulated plan under the request's objective is returned.
-// Each family has its own option; with all four off a planner searches its paper's own space. What was tried
+// Each family has its own option; with all six off a planner searches its paper's own space. What was tried
 // is recorded in the plan's "megatron_space" section (a planner's own section describes its own search,
 // before these settings were applied).
 #include "core/planners/planner.h"
@@ -20,8 +21,10 @@
 
 namespace hetplan {
 
-// search_vpp, search_sp, search_dist_opt and search_recompute (all on by default).
+// search_vpp, search_sp, search_dist_opt, search_recompute, search_cp and search_ep (all on by default).
 std::vector<PlannerOption> megatronSpaceOptions();
+inline constexpr const char* kMegatronSpaceFamilies[] = {"search_vpp", "search_sp", "search_dist_opt",
+                                                         "search_recompute", "search_cp", "search_ep"};
 // `own` with them appended (what a pipeline planner's options() returns).
 std::vector<PlannerOption> withMegatronSpace(std::vector<PlannerOption> own);
 // Whether `planner` declares them.
@@ -37,6 +40,20 @@ std::vector<Job> megatronReplanJobs(const PlanRequest& req);
 
 // The virtual-stage counts tried on a pipeline plan besides 1.
 inline constexpr int kVirtualStageChoices[] = {2, 4};
+
+// The context-parallel sizes tried on a pipeline plan besides 1.
+inline constexpr int kContextParallelChoices[] = {2, 4};
+
+// `plan` with cp of each pipeline's replicas regrouped as one replica whose stages have cp times the
+// data-parallel ranks, splitting the sequence: the same GPUs and samples, cp times the micro-batches of
+// 1/cp the tokens per rank. `plan` unchanged when some pipeline's replicas are no multiple of cp (or it
+// already runs context parallelism).
+Plan withContextParallel(const Plan& plan, int cp);
+// `plan` (scored) with the best context-parallel size of kContextParallelChoices and 1 that the plan rules
+// allow (Megatron jobs); rescored. The same for expert parallelism over 2, 4, ... up to the model's experts
+// (MoE models). Plans that fit win, then `objective`.
+void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);
+void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);
 
 // `plan` (scored) with the best number of virtual stages of kVirtualStageChoices and 1 that its pipelines
 // and the job allow (interleaved 1F1B runs on Megatron with several stages, micro-batches a multiple of the

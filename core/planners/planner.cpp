@@ -215,7 +215,7 @@ Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Pr
     if (planner && searchesMegatronSpace(*planner)) {
         PlanRequest resolved = request;
         resolved.options = resolveOptions(*planner, request.options);
-        for (const char* family : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+        for (const char* family : kMegatronSpaceFamilies)
             if (resolved.boolOption(family))
                 return planInMegatronSpace(plannerName, resolved, progress, planAndScoreOnce);
     }

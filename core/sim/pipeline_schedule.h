@@ -38,6 +38,7 @@ struct Group { // one stage of one replica of one pipeline
     std::vector<double> f, b;     // forward / backward seconds of one micro-batch, per model chunk
     double update = 0;
     double params = 0;   // parameters per tensor-parallel rank (its chunks' layers and tied copy)
+    double expertParams = 0; // the experts' part of params, before expert parallelism divides it
     double gather = 0;   // ZeRO-3: parameter all-gather before each forward and backward
     double ready = 0;    // end of its last backward
     double syncDone = 0; // end of its gradient reduction

@@ -10,6 +10,12 @@
 // - Interleaved 1F1B: a stage's v model chunks (Pipeline::chunks) each have their own compute times; the
 //   boundary between virtual stages q and q + 1 uses the physical link between their stages (the last
 //   stage's link to the first carries the chunk changes); its memory holds what its op order keeps in flight.
+// - Context parallelism (Pipeline::contextParallel): cp consecutive data-parallel ranks of a stage share
+//   samples and split the sequence, so compute and activations are the dp split's; each attention layer adds
+//   its ring's exposed transfers (core/cost/context_expert.h). Expert parallelism (expertParallel): each MoE
+//   layer adds its dispatch and combine all-to-alls over ep ranks of the stage (across replicas), a rank
+//   keeps 1/ep of the experts, and their gradients are reduced over the n/ep copies of the same experts.
+//   A padded capacity factor scales the experts' FLOP and all-to-all bytes (context_expert_sim.h).
 // - Per-stage op order is fixed, so start times are found by walking the ops in dependency order (sweeping
 //   stages forwards then backwards until all ops are placed) instead of a general event queue.
 // - Sends block (default): as in Megatron's and DeepSpeed's non-interleaved 1F1B, which wait on their
@@ -40,6 +46,7 @@
 //   all-reduces that copy's gradient with its counterpart in the first stage, before either steps.
 // - Timeline: compute events go on every GPU of the group; a send is recorded on the sending side's
 //   representative GPUs with the sending stage's index (SendGradient of stage s travels to s−1).
+#include "context_expert_sim.h"
 #include "pipeline_schedule.h"
 #include "sim_detail.h"
 
@@ -135,6 +142,8 @@ struct Segment {
     int first = 0, end = 0;
     std::vector<Holder> holders;
     double params = 0; // per tensor-parallel rank (the largest shard when holders' tp differ)
+    double expertParams = 0; // the experts' part of params, reduced over expert-data-parallel groups
+    int ep = 1;              // expert-parallel size (the smallest of its holders' pipelines)
     LinkParams link;   // bottleneck of its rings, one per tensor-parallel rank, running at once
 };
 
@@ -146,6 +155,16 @@ double collectiveSeconds(EventKind kind, double bytes, int n, LinkParams link)
     case EventKind::AllGather: return ringAllGather(bytes, n, link);
     default: return 0;
     }
+}
+
+// A segment's collective: with expert parallelism its experts' 1/ep shard goes over the n/ep holders that
+// hold the same experts (Megatron's expert-data-parallel group), after the rest over all n.
+double segmentSeconds(EventKind kind, const Segment& seg, int n, double bytesPerValue)
+{
+    if (seg.ep <= 1 || seg.expertParams <= 0)
+        return collectiveSeconds(kind, seg.params * bytesPerValue, n, seg.link);
+    return collectiveSeconds(kind, (seg.params - seg.expertParams) * bytesPerValue, n, seg.link) +
+           collectiveSeconds(kind, seg.expertParams / seg.ep * bytesPerValue, std::max(1, n / seg.ep), seg.link);
 }
 
 // Runs one collective per segment (segments ordered by when their holders are ready) on the GPUs'
@@ -166,7 +185,7 @@ void runSegmentCollectives(std::vector<Segment>& segs, std::vector<Group>& group
     for (auto [ready, negIdx] : order) {
         Segment& seg = segs[size_t(-negIdx)];
         const int n = int(seg.holders.size());
-        const double dur = collectiveSeconds(kind, seg.params * bytesPerValue, n, seg.link);
+        const double dur = segmentSeconds(kind, seg, n, bytesPerValue);
         if (n <= 1 || dur <= 0) {
             for (const Holder& h : seg.holders)
                 doneOf(groups[h.group], readyOf(groups[h.group]));
@@ -253,10 +272,12 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     const std::vector<ModelChunk> chunks = pl.stageChunks(plan.model, s);
     for (const ModelChunk& c : chunks) {
         const LayerTiming lt = slowestRange(plan, costs, g.gpus, c.firstLayer, c.endLayer, g.tp, mb, &g.device);
-        g.f.push_back(lt.forward);
-        g.b.push_back(lt.backward);
+        const ChunkExtra x = contextExpertSeconds(plan, costs, g, c.firstLayer, c.endLayer, mb);
+        g.f.push_back(lt.forward + x.forward);
+        g.b.push_back(lt.backward + x.backward);
         g.update += lt.update;
         g.params += stageParamsPerRank(plan.model, c.firstLayer, c.endLayer, g.tp);
+        g.expertParams += expertParamsPerRank(plan.model, c.firstLayer, c.endLayer, g.tp);
     }
     if (job.zeroStage >= 3 && S == 1) {
         std::vector<std::vector<int>> holders;
@@ -265,11 +286,12 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
         g.gather = zero3GatherSeconds(plan, g, holders);
     }
     const int shards = job.zeroStage > 0 ? pl.replicas * st.dataParallel : 1;
-    const GpuMemory mem = pl.virtualStages > 1 ? interleavedStageMemory(plan, costs, g, chunks, shards, mb)
+    const GpuMemory all = pl.virtualStages > 1 ? interleavedStageMemory(plan, costs, g, chunks, shards, mb)
                                                : costs.stageMemory(g.first, g.end, g.device, g.tp, shards, mb,
                                                                    job.schedule == Schedule::GPipe
                                                                        ? pl.microBatches
                                                                        : std::min(S - s, pl.microBatches));
+    const GpuMemory mem = withExpertParallel(all, g.expertParams, pl.expertParallel, shards, job);
     // Its communicators: its tp group, the data-parallel group of every copy of its first layer (in every
     // pipeline), its pipeline neighbours and, when tied, the embedding group.
     int copies = 0;
@@ -339,7 +361,7 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     Segment seg;
     seg.first = first;
     seg.end = end;
-    int minTp = 1 << 30;
+    int minTp = 1 << 30, minEp = 1 << 30;
     bool tiedCopy = false; // some holder keeps the tied word-embedding copy with this segment
     std::vector<std::vector<int>> holders;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
@@ -348,6 +370,7 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
         for (const ModelChunk& c : pl.chunks(plan.model))
             if (c.firstLayer <= first && first < c.endLayer)
                 s = c.stage;
+        minEp = std::min(minEp, pl.expertParallel);
         for (int r = 0; r < pl.replicas; ++r) {
             const Group& g = gs.at(plan, p, r, s);
             minTp = std::min(minTp, g.tp);
@@ -364,6 +387,8 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     }
     seg.params =
         paramsPerRank(plan.model, first, end, minTp) + (tiedCopy ? plan.model.arch.wordEmbeddingParams() / minTp : 0.0);
+    seg.expertParams = expertParamsPerRank(plan.model, first, end, minTp);
+    seg.ep = minEp;
     seg.link = concurrentRingsLink(plan.cluster, tensorRankRings(holders, minTp));
     return seg;
 }
@@ -425,8 +450,10 @@ void stepOptimizers(const Plan& plan, const CostModel& costs, Groups& gs, bool s
     for (Group& g : gs.all) {
         const Pipeline& pl = plan.pipelines[g.pipeline];
         const double shards = sharded ? double(pl.replicas) * g.dp : 1.0;
-        const double dur =
-            optimizerSeconds(costs, g.device, g.update, g.params, shards);
+        // Expert parallelism leaves a rank fewer expert parameters to step (none fewer when sharded).
+        const double params = optimizerParams(g.params, g.expertParams, pl.expertParallel, sharded);
+        const double update = g.params > 0 ? g.update * params / g.params : g.update;
+        const double dur = optimizerSeconds(costs, g.device, update, params, shards);
         const double start = std::max(g.ready, g.syncDone);
         g.optEnd = start + dur;
         for (int gpu : g.gpus) {

@@ -42,7 +42,8 @@ private slots:
                               "amp-scale-8x8",   "amp-scale-16x16", "gpt2-amp",      "gpt2-xl",       "transgan-amp",
                               "llama2-7b",       "llama2-13b",      "bert-base",     "bert-hap",      "vit-base",
                               "vgg19",           "vgg19-cifar",     "bert-moe",      "llama-0.5b",    "llama-1.1b",
-                              "opt-350m",        "gpt-neo-2.7b",    "llama3-8b",     "opt-30b"})
+                              "opt-350m",        "gpt-neo-2.7b",    "llama3-8b",     "opt-30b",
+                              "mixtral-8x7b"})
             QVERIFY2(r.out.contains(QString(" ") + n + " "), n);
         const auto planners = runCli({"list", "planners"});
         QCOMPARE(planners.exitCode, 0);

@@ -220,7 +220,7 @@ private slots:
         const std::vector<std::string> design = {"gpt2-amp",  "gpt2-xl",    "transgan-amp", "llama2-7b", "llama2-13b",
                                                  "bert-base", "bert-hap",   "vit-base",     "vgg19",     "vgg19-cifar",
                                                  "bert-moe",  "llama-0.5b", "llama-1.1b",   "opt-350m",  "gpt-neo-2.7b",
-                                                 "llama3-8b", "opt-30b"};
+                                                 "llama3-8b", "opt-30b",    "mixtral-8x7b"};
         QCOMPARE(names, design);
         for (const std::string& n : names) {
             const ModelSpec m = buildExampleModel(n);
@@ -285,6 +285,9 @@ private slots:
         QTest::newRow("llama3-8b") << "llama3-8b" << 8.03e9 << 8030261248.0;
         // opt-30b: 50272·7168 + 2050·7168 + 48·(12·7168² + 13·7168) + 2·7168.
         QTest::newRow("opt-30b") << "opt-30b" << 30e9 << 29974540288.0;
+        // mixtral-8x7b: 32·(2·4096² + 2·4096·1024 + 8·3·4096·14336 + 8·4096 router + 2·4096) + 2·32000·4096
+        // + 4096: Mistral AI's 46,702,792,704.
+        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b" << 46.7e9 << 46702792704.0;
     }
 
     void parameterCounts()

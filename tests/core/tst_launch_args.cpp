@@ -4,6 +4,7 @@
 // writes must be in the table, carry a value of the right type (or none), and keep its constraints, for
 // each kind of plan: tp = 1 and > 1, even and uneven stages, several pipelines, dp inside stages, Llama
 // (RoPE, GQA, SwiGLU), Qwen2 (Q/K/V bias), MoE, BERT, ZeRO with equal and per-GPU batches.
+#include "megatron_flag_table.h"
 #include "testutil.h"
 
 #include "core/io/examples.h"
@@ -23,6 +24,7 @@
 #include <set>
 
 using namespace hetplan;
+using namespace hetplan::megatron_flags;
 
 namespace {
 
@@ -125,251 +127,19 @@ std::vector<Kind> planKinds()
     uneven.job.sequenceParallel = true;
     uneven.job.selectiveRecompute = true;
     k.push_back({"interleaved, uneven chunks, sp, selective", uneven});
+    // Context parallelism: tp 2 × 2 dp ranks per stage forming one cp group (the micro-batch of 2 is each
+    // rank's: Megatron's data-parallel size is 8 / (2·2·2) = 1). Expert parallelism: Mixtral's 8 experts over 4
+    // replicas (tp 2, so sequence parallelism), with a padded capacity factor.
+    Plan cp = gridPlan("amp-het-cluster", gpt, {0, 13, 26}, 2, 2, 1, 2, 8);
+    cp.pipelines[0].contextParallel = 2;
+    k.push_back({"context parallel 2", cp});
+    Plan ep = gridPlan("amp-homogeneous", buildExampleModel("mixtral-8x7b"), {0, 17, 34}, 2, 1, 4, 1, 4);
+    ep.pipelines[0].expertParallel = 4;
+    ep.job.moeCapacityFactor = 1.25;
+    k.push_back({"mixtral, ep 4, capacity 1.25", ep});
     k.push_back({"zero, equal batches", zeroPlan(false)});
     k.push_back({"zero, per-GPU batches", zeroPlan(true)});
     return k;
-}
-
-// ---------------------------------------------------------------- Megatron-LM's table
-
-using ArgMap = std::map<std::string, std::string>; // flag → value ("" for a flag without one)
-
-enum class Type { Flag, Int, Float, Text };
-struct Rule {
-    Type type;
-    const char* meaning;
-    // The constraint on the whole argument set, given the world size; "" when it holds, else why not.
-    std::function<std::string(const ArgMap&, int world)> check = {};
-};
-
-long long num(const ArgMap& a, const std::string& f, long long fallback = 0)
-{
-    const auto it = a.find(f);
-    return it == a.end() ? fallback : std::stoll(it->second);
-}
-bool has(const ArgMap& a, const std::string& f) { return a.count(f) > 0; }
-std::string need(bool ok, const std::string& why) { return ok ? "" : why; }
-
-const std::map<std::string, Rule>& megatronTable()
-{
-    static const std::map<std::string, Rule> t = {
-        {"--tensor-model-parallel-size",
-         {Type::Int, "tensor-parallel degree",
-          [](const ArgMap& a, int world) {
-              const long long model = num(a, "--tensor-model-parallel-size") * num(a, "--pipeline-model-parallel-size", 1);
-              return need(world % model == 0, "world size must be divisible by tp × pp (validate_args)");
-          }}},
-        {"--pipeline-model-parallel-size", {Type::Int, "pipeline stages"}},
-        {"--micro-batch-size",
-         {Type::Int, "samples per micro-batch per data-parallel rank",
-          [](const ArgMap& a, int) { return need(num(a, "--micro-batch-size") > 0, "micro_batch_size > 0"); }}},
-        {"--global-batch-size",
-         {Type::Int, "samples per iteration",
-          [](const ArgMap& a, int world) {
-              const long long dp = world / (num(a, "--tensor-model-parallel-size", 1) *
-                                            num(a, "--pipeline-model-parallel-size", 1));
-              return need(num(a, "--global-batch-size") % (num(a, "--micro-batch-size") * dp) == 0,
-                          "global batch must be a multiple of micro-batch × data-parallel size");
-          }}},
-        {"--num-layers",
-         {Type::Int, "transformer layers",
-          [](const ArgMap& a, int) {
-              // Without a layout the layers must split evenly over the stages (validate_args).
-              if (has(a, "--pipeline-model-parallel-layout"))
-                  return std::string();
-              return need(num(a, "--num-layers") % num(a, "--pipeline-model-parallel-size", 1) == 0,
-                          "layers divisible by the pipeline size");
-          }}},
-        {"--hidden-size",
-         {Type::Int, "hidden size",
-          [](const ArgMap& a, int) {
-              return need(num(a, "--hidden-size") % num(a, "--num-attention-heads") == 0,
-                          "kv_channels = hidden / heads needs heads to divide hidden");
-          }}},
-        {"--num-attention-heads",
-         {Type::Int, "attention heads",
-          [](const ArgMap& a, int) {
-              return need(num(a, "--num-attention-heads") % num(a, "--tensor-model-parallel-size", 1) == 0,
-                          "tp splits the heads");
-          }}},
-        {"--ffn-hidden-size", {Type::Int, "MLP inner size (4·hidden by default)"}},
-        {"--seq-length", {Type::Int, "tokens per sample"}},
-        {"--max-position-embeddings",
-         {Type::Int, "position table rows (a bound for rotary models)",
-          [](const ArgMap& a, int) {
-              return need(num(a, "--max-position-embeddings") >= num(a, "--seq-length"),
-                          "max_position_embeddings >= seq_length (validate_args)");
-          }}},
-        {"--swiglu", {Type::Flag, "gated SiLU MLP (three matrices)"}},
-        {"--normalization",
-         {Type::Text, "LayerNorm or RMSNorm",
-          [](const ArgMap& a, int) {
-              const std::string v = a.at("--normalization");
-              return need(v == "LayerNorm" || v == "RMSNorm", "choices LayerNorm, RMSNorm");
-          }}},
-        {"--position-embedding-type",
-         {Type::Text, "learned_absolute, rope, mrope, relative or none",
-          [](const ArgMap& a, int) {
-              static const std::set<std::string> c{"learned_absolute", "rope", "mrope", "relative", "none"};
-              return need(c.count(a.at("--position-embedding-type")) > 0, "a known position embedding type");
-          }}},
-        {"--rotary-base",
-         {Type::Int, "RoPE frequency base (type int, default 10000)",
-          [](const ArgMap& a, int) {
-              return need(has(a, "--position-embedding-type") && a.at("--position-embedding-type") == "rope",
-                          "only meaningful with rope positions");
-          }}},
-        {"--disable-bias-linear", {Type::Flag, "no biases in linear layers (add_bias_linear false)"}},
-        {"--add-qkv-bias",
-         {Type::Flag, "biases on Q/K/V only",
-          [](const ArgMap& a, int) {
-              // With biases on, validate_args turns add_qkv_bias on anyway: the flag only matters without them.
-              return need(has(a, "--disable-bias-linear"), "only meaningful with --disable-bias-linear");
-          }}},
-        {"--attention-dropout", {Type::Float, "dropout after attention (default 0.1)"}},
-        {"--hidden-dropout", {Type::Float, "dropout on hidden states (default 0.1)"}},
-        {"--untie-embeddings-and-output-weights", {Type::Flag, "separate output layer"}},
-        {"--group-query-attention",
-         {Type::Flag, "grouped-query attention",
-          [](const ArgMap& a, int) { return need(has(a, "--num-query-groups"), "with --num-query-groups"); }}},
-        {"--num-query-groups",
-         {Type::Int, "key/value groups",
-          [](const ArgMap& a, int) {
-              const long long g = num(a, "--num-query-groups");
-              if (!has(a, "--group-query-attention"))
-                  return std::string("read only with --group-query-attention");
-              if (num(a, "--num-attention-heads") % g != 0)
-                  return std::string("groups divide the heads");
-              return need(g % num(a, "--tensor-model-parallel-size", 1) == 0, "tp splits the groups");
-          }}},
-        {"--num-experts", {Type::Int, "experts per MoE layer"}},
-        {"--moe-ffn-hidden-size",
-         {Type::Int, "expert MLP inner size",
-          [](const ArgMap& a, int) { return need(has(a, "--num-experts"), "with --num-experts"); }}},
-        {"--moe-layer-freq",
-         {Type::Text, "N (every N-th layer) or a list of 0/1 per layer",
-          [](const ArgMap& a, int) {
-              const std::string v = a.at("--moe-layer-freq");
-              // _eval_pattern admits digits, commas, brackets, parentheses, + and *; a list has one entry per layer.
-              if (v.find_first_not_of("0123456789,[]()+*") != std::string::npos)
-                  return std::string("characters _eval_pattern refuses");
-              if (v.front() == '[' && long(std::count(v.begin(), v.end(), ',')) + 1 != num(a, "--num-layers"))
-                  return std::string("one entry per layer");
-              return need(has(a, "--num-experts"), "with --num-experts");
-          }}},
-        {"--make-vocab-size-divisible-by",
-         {Type::Int, "vocabulary padding unit (× tp)",
-          [](const ArgMap& a, int) { return need(num(a, "--make-vocab-size-divisible-by") >= 1, "positive"); }}},
-        {"--fp16",
-         {Type::Flag, "fp16 mixed precision",
-          [](const ArgMap& a, int) { return need(!has(a, "--bf16"), "not with --bf16 (validate_args)"); }}},
-        {"--bf16", {Type::Flag, "bf16 mixed precision"}},
-        {"--use-distributed-optimizer", {Type::Flag, "optimizer states sharded over data-parallel ranks (ZeRO-1)"}},
-        {"--recompute-granularity",
-         {Type::Text, "full or selective",
-          [](const ArgMap& a, int) {
-              const std::string v = a.at("--recompute-granularity");
-              return need(v == "full" || v == "selective", "choices full, selective");
-          }}},
-        {"--num-layers-per-virtual-pipeline-stage",
-         {Type::Int, "transformer layers per model chunk (interleaved 1F1B)",
-          [](const ArgMap& a, int world) {
-              const long long pp = num(a, "--pipeline-model-parallel-size", 1), n = num(a, "--num-layers-per-virtual-pipeline-stage");
-              if (has(a, "--pipeline-model-parallel-layout"))
-                  return std::string("not with a layout (validate_args)");
-              // With p2p overlap (the default for interleaving) validate_args wants more than one stage.
-              if (pp <= 1)
-                  return std::string("interleaving needs pipeline size > 1");
-              if (n < 1 || (num(a, "--num-layers") / pp) % n != 0)
-                  return std::string("layers per stage divisible by the chunk size");
-              // The interleaved schedule walks micro-batches in groups of pp.
-              const long long dp = world / (num(a, "--tensor-model-parallel-size", 1) * pp);
-              const long long micro = num(a, "--global-batch-size") / (num(a, "--micro-batch-size") * dp);
-              return need(micro % pp == 0, "micro-batches a multiple of the pipeline size");
-          }}},
-        {"--recompute-method",
-         {Type::Text, "uniform or block",
-          [](const ArgMap& a, int) {
-              return need(a.at("--recompute-granularity") == "full", "selective recompute takes no method");
-          }}},
-        {"--recompute-num-layers", {Type::Int, "layers per recompute unit"}},
-        {"--sequence-parallel",
-         {Type::Flag, "activations split over tp between its regions",
-          [](const ArgMap& a, int) {
-              return need(num(a, "--tensor-model-parallel-size", 1) > 1, "dropped by validate_args when tp = 1");
-          }}},
-        {"--pipeline-model-parallel-layout",
-         {Type::Text, "layers per stage: E, t, L, '|'",
-          [](const ArgMap& a, int world) {
-              const std::vector<int> stages = parseMegatronLayout(a.at("--pipeline-model-parallel-layout"));
-              long long layers = 0;
-              for (int n : stages)
-                  layers += n;
-              const long long pp = num(a, "--pipeline-model-parallel-size");
-              if (long(stages.size()) % pp != 0)
-                  return std::string("stage count divisible by the pipeline size (validate_args)");
-              if (long(stages.size()) > pp) { // virtual stages: the interleaved schedule's micro-batch groups
-                  const long long dp = world / (num(a, "--tensor-model-parallel-size", 1) * pp);
-                  if ((num(a, "--global-batch-size") / (num(a, "--micro-batch-size") * dp)) % pp != 0)
-                      return std::string("micro-batches a multiple of the pipeline size with virtual stages");
-              }
-              return need(layers == num(a, "--num-layers"), "its transformer layers are --num-layers");
-          }}},
-        // DATA_ARGS and TRAIN_ARGS.
-        {"--mock-data", {Type::Flag, "synthetic data"}},
-        {"--tokenizer-type", {Type::Text, "tokenizer class"}},
-        {"--vocab-size",
-         {Type::Int, "NullTokenizer's vocabulary before its end-of-document token",
-          [](const ArgMap& a, int) {
-              return need(has(a, "--tokenizer-type") && a.at("--tokenizer-type") == "NullTokenizer",
-                          "read by the null tokenizer");
-          }}},
-        {"--train-iters", {Type::Int, "iterations"}},
-        {"--lr", {Type::Float, "learning rate"}},
-        {"--lr-decay-style", {Type::Text, "constant, linear, cosine, ..."}},
-    };
-    return t;
-}
-
-bool parses(Type type, const std::string& v)
-{
-    try {
-        size_t used = 0;
-        if (type == Type::Int)
-            std::stoll(v, &used);
-        else if (type == Type::Float)
-            std::stod(v, &used);
-        else
-            return !v.empty();
-        return used == v.size();
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-// Checks `tokens` against the table; returns the first problem or "".
-std::string checkMegatron(const std::vector<std::string>& tokens, int world)
-{
-    const auto& table = megatronTable();
-    ArgMap a;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-        const auto it = table.find(tokens[i]);
-        if (it == table.end())
-            return "unknown flag " + tokens[i];
-        if (it->second.type == Type::Flag) {
-            a[tokens[i]] = "";
-            continue;
-        }
-        if (i + 1 >= tokens.size() || !parses(it->second.type, tokens[i + 1]))
-            return tokens[i] + " needs a value of its type";
-        a[tokens[i]] = tokens[i + 1];
-        ++i;
-    }
-    for (const auto& [flag, value] : a)
-        if (const auto& check = table.at(flag).check)
-            if (const std::string why = check(a, world); !why.empty())
-                return flag + ": " + why;
-    return {};
 }
 
 // ---------------------------------------------------------------- DeepSpeed's
@@ -477,7 +247,7 @@ private slots:
             QVERIFY(script.find("\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
             ++checked;
         }
-        QCOMPARE(checked, 11);
+        QCOMPARE(checked, 13);
         // The table catches what it should: tp 3 on 16 GPUs, a layout that drops a layer.
         QVERIFY(!checkMegatron({"--tensor-model-parallel-size", "3", "--pipeline-model-parallel-size", "1"}, 16).empty());
         QVERIFY(!checkMegatron({"--num-layers", "24", "--pipeline-model-parallel-size", "2",
@@ -521,6 +291,38 @@ private slots:
             QVERIFY(std::any_of(v.reasons.begin(), v.reasons.end(),
                                 [](const std::string& r) { return r.find("interleaved") != std::string::npos; }));
             QVERIFY(checkFrameworks(kinds.at(name)).at("megatron").ok);
+        }
+    }
+
+    void contextAndExpertParallelArguments()
+    {
+        std::map<std::string, Plan> kinds;
+        for (const Kind& k : planKinds())
+            kinds[k.name] = k.plan;
+        auto value = [](const std::vector<std::string>& a, const std::string& flag) {
+            const auto it = std::find(a.begin(), a.end(), flag);
+            return it == a.end() || it + 1 == a.end() ? std::string("(absent)") : *(it + 1);
+        };
+        const std::vector<std::string> cp = megatronArguments(kinds.at("context parallel 2"));
+        QCOMPARE(value(cp, "--context-parallel-size"), std::string("2"));
+        // 2 samples per replica over 2 dp ranks that share them: 2 per rank, 8 micro-batches × 1 × 2 = 16.
+        QCOMPARE(value(cp, "--micro-batch-size"), std::string("2"));
+        QCOMPARE(value(cp, "--global-batch-size"), std::string("16"));
+        const std::vector<std::string> ep = megatronArguments(kinds.at("mixtral, ep 4, capacity 1.25"));
+        QCOMPARE(value(ep, "--expert-model-parallel-size"), std::string("4"));
+        QCOMPARE(value(ep, "--moe-token-dispatcher-type"), std::string("alltoall"));
+        QCOMPARE(value(ep, "--moe-expert-capacity-factor"), std::string("1.25"));
+        QCOMPARE(value(ep, "--num-experts"), std::string("8"));
+        QVERIFY(std::count(ep.begin(), ep.end(), "--moe-pad-expert-input-to-capacity") == 1);
+        QVERIFY(std::count(ep.begin(), ep.end(), "--sequence-parallel") == 1);
+        // The table catches: a sequence that does not cut into 2·cp chunks, experts that do not split, a world
+        // that tp × pp × cp does not divide.
+        QVERIFY(!checkMegatron({"--seq-length", "1026", "--context-parallel-size", "2"}, 2).empty());
+        QVERIFY(!checkMegatron({"--num-experts", "8", "--expert-model-parallel-size", "3"}, 3).empty());
+        QVERIFY(!checkMegatron({"--tensor-model-parallel-size", "2", "--context-parallel-size", "3"}, 8).empty());
+        for (const char* name : {"context parallel 2", "mixtral, ep 4, capacity 1.25"}) {
+            QVERIFY(checkFrameworks(kinds.at(name)).at("megatron").ok);
+            QVERIFY(!checkFrameworks(kinds.at(name)).at("deepspeed").ok);
         }
     }
 
@@ -576,8 +378,10 @@ private slots:
     {
         int checked = 0;
         for (const Kind& k : planKinds()) {
-            if (k.name == std::string("bert") || k.name == std::string("moe"))
+            if (k.name == std::string("bert") || k.plan.model.hasMoeLayers())
                 continue; // hetplan does not write the model for DeepSpeed: its layers are the user's
+            if (k.plan.pipelines.size() == 1 && k.plan.pipelines[0].contextParallel > 1)
+                continue; // Megatron's (contextAndExpertParallelArguments checks DeepSpeed says no)
             if (k.plan.pipelines.size() == 1 && k.plan.pipelines[0].virtualStages > 1)
                 continue; // Megatron's schedule (interleavedPlansWriteTheirChunks checks DeepSpeed says no)
             const QJsonObject c = deepSpeedConfig(k.plan);

@@ -29,7 +29,9 @@ Plan planOn(const Cluster& cluster, std::vector<int> gpus, double tokensPerSecon
     s.endLayer = 1;
     s.dataParallel = int(gpus.size());
     s.gpus = std::move(gpus);
-    p.pipelines.push_back(Pipeline{1, 1, 1, 1, {s}});
+    Pipeline pl;
+    pl.stages = {s};
+    p.pipelines.push_back(pl);
     p.estimate.tokensPerSecond = tokensPerSecond;
     return p;
 }

@@ -1,6 +1,7 @@
 // Megatron-LM arguments and its torchrun launch script (see exporters.h).
 #include "core/io/exporters.h"
 
+#include "core/base/fields.h"
 #include "core/base/quote.h"
 #include "core/io/formats/export_util.h"
 #include "core/model/megatron_model.h"
@@ -34,6 +35,7 @@ std::string shellQuote(const std::string& s)
 struct Grid {
     int tp = 1, pp = 1, micro = 0, global = 0, zeroStage = 0;
     int vpp = 1;               // model chunks per stage (interleaved 1F1B)
+    int cp = 1, ep = 1;        // context- and expert-parallel sizes
     std::vector<int> perStage; // transformer layers per virtual stage, in Megatron's order (chunk-major)
 };
 
@@ -53,6 +55,8 @@ Grid gridOf(const Plan& plan)
     g.micro = u.microBatchPerGpu();
     g.global = u.microBatchSize * u.microBatches * u.replicas;
     g.zeroStage = plan.job.zeroStage;
+    g.cp = u.cp;
+    g.ep = u.ep;
     g.vpp = plan.pipelines.front().virtualStages;
     for (const ModelChunk& c : plan.pipelines.front().chunks(plan.model)) {
         int n = 0;
@@ -67,6 +71,23 @@ Grid gridOf(const Plan& plan)
 bool unevenStages(const Grid& g)
 {
     return g.pp > 1 && std::any_of(g.perStage.begin(), g.perStage.end(), [&](int n) { return n != g.perStage[0]; });
+}
+
+// MoE parallelism: the expert-parallel size and the token dispatcher the simulator models (all-to-all; Megatron
+// takes a capacity factor only with it), and a capacity factor padded to capacity as the job states it.
+std::vector<std::string> moeArguments(const Plan& plan, const Grid& g)
+{
+    std::vector<std::string> a;
+    if (!plan.model.hasMoeLayers())
+        return a;
+    if (g.ep > 1)
+        a.insert(a.end(), {"--expert-model-parallel-size", std::to_string(g.ep)});
+    if (g.ep > 1 || plan.job.moeCapacityFactor > 0)
+        a.insert(a.end(), {"--moe-token-dispatcher-type", "alltoall"});
+    if (plan.job.moeCapacityFactor > 0)
+        a.insert(a.end(), {"--moe-expert-capacity-factor", fields_detail::numberText(plan.job.moeCapacityFactor),
+                           "--moe-pad-expert-input-to-capacity"});
+    return a;
 }
 
 } // namespace
@@ -103,6 +124,10 @@ std::vector<std::string> megatronArguments(const Plan& plan)
         a.insert(a.end(), {"--pipeline-model-parallel-layout", formatMegatronLayout(g.perStage)});
     else if (g.vpp > 1)
         a.insert(a.end(), {"--num-layers-per-virtual-pipeline-stage", std::to_string(g.perStage.front())});
+    if (g.cp > 1)
+        a.insert(a.end(), {"--context-parallel-size", std::to_string(g.cp)});
+    const std::vector<std::string> moe = moeArguments(plan, g);
+    a.insert(a.end(), moe.begin(), moe.end());
     return a;
 }
 

@@ -30,6 +30,8 @@ UniformPipeline uniformPipeline(const Plan& plan)
     u.stages = int(p0.stages.size());
     u.tp = p0.stages[0].tensorParallel;
     u.dp = p0.stages[0].dataParallel;
+    u.cp = p0.contextParallel;
+    u.ep = p0.expertParallel;
     u.microBatchSize = p0.microBatchSize;
     u.microBatches = p0.microBatches;
     for (const Stage& s : p0.stages)

@@ -19,12 +19,14 @@ void requireFramework(const Plan& plan, const std::string& framework);
 // then just more data-parallel replicas) and every stage the same tensor- and data-parallel degree.
 struct UniformPipeline {
     int stages = 1, tp = 1, dp = 1; // dp: data parallelism inside a stage (splits the micro-batch)
+    int cp = 1, ep = 1;             // context- and expert-parallel sizes (cp of the dp ranks share samples)
     int replicas = 0;               // over all pipelines
     int microBatchSize = 1;         // per pipeline replica
     int microBatches = 1;
     std::vector<int> bounds; // first layer of each stage, then the layer count
-    int dataParallelSize() const { return replicas * dp; }
-    int microBatchPerGpu() const { return microBatchSize / dp; }
+    // The frameworks' data-parallel size: ranks that hold different samples (context-parallel ranks do not).
+    int dataParallelSize() const { return replicas * dp / cp; }
+    int microBatchPerGpu() const { return microBatchSize * cp / dp; }
 };
 UniformPipeline uniformPipeline(const Plan& plan);
 

@@ -84,7 +84,7 @@ std::string templateInputsKey(const PlanRequest& req)
     const Job& j = req.job;
     for (double v : {double(j.globalBatchSize), double(j.sequenceLength), double(j.precision), double(j.zeroStage),
                      double(j.schedule), double(j.recompute), j.optimizerStateBytesPerParam, j.backwardFactor, j.memoryMargin,
-                     double(j.selectiveRecompute), double(j.sequenceParallel), double(j.framework)})
+                     double(j.selectiveRecompute), double(j.sequenceParallel), double(j.framework), j.moeCapacityFactor})
         f.add(v);
     f.add(req.profile.source);
     for (const auto& [key, layers] : req.profile.tables()) {

@@ -20,6 +20,10 @@ QString settings(const QJsonObject& o)
     QStringList on;
     if (const int v = o.value("virtual_stages").toInt(1); v > 1)
         on << tr("%1 chunks").arg(v);
+    if (const int cp = o.value("context_parallel").toInt(1); cp > 1)
+        on << tr("context parallel %1").arg(cp);
+    if (const int ep = o.value("expert_parallel").toInt(1); ep > 1)
+        on << tr("expert parallel %1").arg(ep);
     if (o.value("sequence_parallel").toBool())
         on << tr("sequence parallel");
     if (o.value("distributed_optimizer").toBool())
@@ -38,6 +42,9 @@ static DetailsSection megatronSpaceSection(const QJsonObject& object, const Plan
     const int v = r.take("virtual_stages").toInt(1);
     addRow(chosen, tr("Interleaved 1F1B"), v > 1 ? tr("%1 chunks per stage").arg(v) : tr("no"));
     addRow(chosen, tr("Sequence parallelism"), yesNo(r.take("sequence_parallel")));
+    const int cp = r.take("context_parallel").toInt(1), ep = r.take("expert_parallel").toInt(1);
+    addRow(chosen, tr("Context parallelism"), cp > 1 ? tr("%1 ranks per sequence").arg(cp) : tr("off"));
+    addRow(chosen, tr("Expert parallelism"), ep > 1 ? tr("experts over %1 ranks").arg(ep) : tr("off"));
     addRow(chosen, tr("Distributed optimizer"), yesNo(r.take("distributed_optimizer")));
     addRow(chosen, tr("Recomputation"), r.take("recompute").toString());
     r.take("zero_stage"); // the distributed optimizer row says it

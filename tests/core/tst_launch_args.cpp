@@ -351,7 +351,7 @@ private slots:
         gpt.cluster = exampleCluster("ditto-ex3");
         gpt.model = buildExampleModel("gpt2-xl");
         gpt.job.globalBatchSize = 128;
-        int checked = 0, interleaved = 0, sequenceParallel = 0;
+        int checked = 0, interleaved = 0, sequenceParallel = 0, contextParallel = 0;
         for (const PlanRequest* req : {&llama, &gpt})
             for (const char* planner : {"amp", "hethub", "metis", "megatron", "uniform"}) {
                 Progress progress;
@@ -366,12 +366,33 @@ private slots:
                 QVERIFY2(why.empty(), (plan.model.name + " " + planner + ": " + why).c_str());
                 interleaved += plan.pipelines[0].virtualStages > 1;
                 sequenceParallel += plan.job.sequenceParallel;
+                contextParallel += plan.pipelines[0].contextParallel > 1;
                 ++checked;
             }
-        qInfo("%d plans checked, %d interleaved, %d with sequence parallelism", checked, interleaved, sequenceParallel);
+        // Mixtral-8x7B as the megatron baseline plans it there, with its experts over 2 ranks and a padded
+        // capacity factor: the expert flags keep their rules too.
+        PlanRequest mixtral = llama;
+        mixtral.model = buildExampleModel("mixtral-8x7b");
+        Progress progress;
+        Plan moe = runPlanner("megatron", mixtral, progress);
+        for (Pipeline& pl : moe.pipelines)
+            pl.expertParallel = 2;
+        moe.job.moeCapacityFactor = 1.25;
+        moe.validate("plan");
+        QVERIFY(checkFrameworks(moe).at("megatron").ok);
+        std::vector<std::string> tokens = megatronArguments(moe);
+        const std::vector<std::string> data = megatronMockTokenizerArguments(moe.model);
+        tokens.insert(tokens.end(), data.begin(), data.end());
+        tokens.push_back("--mock-data");
+        QVERIFY(std::count(tokens.begin(), tokens.end(), "--expert-model-parallel-size") == 1);
+        const std::string why = checkMegatron(tokens, worldOf(moe));
+        QVERIFY2(why.empty(), ("mixtral megatron ep 2: " + why).c_str());
+        qInfo("%d plans checked, %d interleaved, %d with sequence parallelism, %d with context parallelism", checked,
+              interleaved, sequenceParallel, contextParallel);
         QVERIFY(checked >= 6);
         QVERIFY(interleaved >= 1);
         QVERIFY(sequenceParallel >= 1);
+        QVERIFY(contextParallel >= 1);
     }
 
     void deepSpeedConfigKeepsItsRules()

@@ -31,10 +31,10 @@ LayerSpec handLayer()
     return l;
 }
 
-// `r` with the four families set to `on` (the rest of a planner's options at their defaults).
+// `r` with the six families set to `on` (the rest of a planner's options at their defaults).
 PlanRequest families(PlanRequest r, bool on)
 {
-    for (const char* k : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+    for (const char* k : kMegatronSpaceFamilies)
         r.options[k] = on ? "true" : "false";
     return r;
 }
@@ -217,7 +217,79 @@ private slots:
         QCOMPARE(section.value("variants").toInt(), 12);
         QCOMPARE(section.value("virtual_stages").toInt(), wide.pipelines[0].virtualStages);
         QCOMPARE(section.value("sequence_parallel").toBool(), wide.job.sequenceParallel);
+        QCOMPARE(section.value("context_parallel").toInt(), wide.pipelines[0].contextParallel);
+        QCOMPARE(section.value("expert_parallel").toInt(), 1); // gpt2-amp has no experts
         QVERIFY(wide.estimate.feasible);
+    }
+
+    void contextParallelRegroupsReplicas()
+    {
+        // 4 replicas of a 2-stage pipeline, 3 micro-batches of 2: cp 2 makes 2 replicas whose stages have 2
+        // data-parallel ranks sharing each sample, 6 micro-batches. The GPUs keep their places (replica 2j + c
+        // becomes dp rank c of replica j) and the samples their count.
+        Cluster c = testCluster({{"TestA", 8}}, 1e11, 1e10);
+        Job j;
+        j.globalBatchSize = 24;
+        j.sequenceLength = 1024;
+        ModelSpec m = testModel(2);
+        for (LayerSpec& l : m.layers)
+            l.kvBytes = 1e6;
+        Plan plan = makePlan(c, m, j, Profile());
+        plan.pipelines.push_back(makePipeline({0, 1, 2}, {{0, 1, 2, 3}, {4, 5, 6, 7}}, 4, 2, 3));
+        const Plan cp = withContextParallel(plan, 2);
+        const Pipeline& pl = cp.pipelines[0];
+        QCOMPARE(pl.contextParallel, 2);
+        QCOMPARE(pl.replicas, 2);
+        QCOMPARE(pl.microBatches, 6);
+        QCOMPARE(pl.microBatchSize, 2);
+        QCOMPARE(pl.stages[0].dataParallel, 2);
+        QVERIFY(pl.stages[0].gpus == plan.pipelines[0].stages[0].gpus);
+        QCOMPARE(cp.samplesPerIteration(), plan.samplesPerIteration());
+        cp.validate("plan");
+        // 4 replicas do not regroup by 3; a plan already split keeps its split.
+        QCOMPARE(withContextParallel(plan, 3).pipelines[0].contextParallel, 1);
+        QCOMPARE(withContextParallel(cp, 2).pipelines[0].replicas, 2);
+    }
+
+    void expertParallelBestTakesTheSplitThatFits()
+    {
+        // One MoE layer with 6e9 expert parameters on two 80 GB GPUs (two replicas): at ~16 bytes of model
+        // state per parameter it needs ~96 GB replicated and half that with the experts over both GPUs.
+        Cluster c = testCluster({{"TestA", 1}, {"TestA", 1}}, 1e11, 1e10);
+        ModelSpec m = testModel(1, 6e9);
+        m.arch.experts = 4;
+        m.layers[0].kind = LayerKind::MoE;
+        m.layers[0].expertParams = 6e9;
+        m.layers[0].expertAllToAllBytes = 1e6;
+        Job j;
+        j.globalBatchSize = 2;
+        Profile prof;
+        setTimes(prof, "TestA", 1, 1, {1.0}, {2.0});
+        Plan plan = makePlan(c, m, j, prof);
+        plan.pipelines.push_back(makePipeline({0, 1}, {{0, 1}}, 2, 1, 1));
+        const CostModel costs(plan.model, plan.job, prof, testCatalog());
+        scorePlan(plan, costs);
+        QVERIFY(stateBytesPerParam(j).total() * 6e9 > 80e9);
+        QVERIFY(!plan.estimate.feasible);
+        expertParallelBest(plan, costs, Objective{});
+        QCOMPARE(plan.pipelines[0].expertParallel, 2); // 4 would need 4 data-parallel ranks
+        QVERIFY(plan.estimate.feasible);
+    }
+
+    void expertParallelOnlyWhereTheFamilyIsOpen()
+    {
+        // bert-moe's 8 experts on AMP's cluster: every plan the search returns keeps the plan rules, and with
+        // search_ep off (or a dense model) the experts stay replicated.
+        PlanRequest base = test::exampleRequest("amp-het-cluster", "bert-moe", 64);
+        Progress p1, p2;
+        const Plan wide = runPlanner("megatron", families(base, true), p1);
+        wide.validate("plan");
+        const int ep = wide.pipelines[0].expertParallel;
+        QVERIFY(ep == 1 || (8 % ep == 0 && wide.pipelines[0].replicas * wide.pipelines[0].stages[0].dataParallel % ep == 0));
+        QCOMPARE(wide.details.at("megatron_space").value("expert_parallel").toInt(), ep);
+        PlanRequest off = families(base, true);
+        off.options["search_ep"] = "false";
+        QCOMPARE(runPlanner("megatron", off, p2).pipelines[0].expertParallel, 1);
     }
 
     void metisStillContainsAmp()

@@ -174,13 +174,21 @@ Plan withContextParallel(const Plan& plan, int cp)
 {
     Plan out = plan;
     for (Pipeline& pl : out.pipelines) {
-        if (pl.replicas % cp != 0 || pl.contextParallel != 1)
+        const bool stagesSplit = std::all_of(pl.stages.begin(), pl.stages.end(),
+                                             [&](const Stage& st) { return st.dataParallel % cp == 0; });
+        if (pl.contextParallel != 1)
             return plan;
-        pl.replicas /= cp;
+        if (pl.replicas % cp == 0) { // cp replicas become one, their GPUs its stages' dp ranks
+            pl.replicas /= cp;
+            for (Stage& st : pl.stages)
+                st.dataParallel *= cp;
+        } else if (stagesSplit && pl.microBatchSize % cp == 0) { // cp of a stage's dp ranks share samples
+            pl.microBatchSize /= cp;
+        } else {
+            return plan;
+        }
         pl.microBatches *= cp;
         pl.contextParallel = cp;
-        for (Stage& st : pl.stages)
-            st.dataParallel *= cp;
     }
     return out;
 }

@@ -104,7 +104,8 @@ private slots:
         QVERIFY(r.out.contains(") + ["));
         r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--gbs", "32",
                     "--planner", "hethub", "--option", "search_vpp=false", "--option", "search_sp=false", "--option",
-                    "search_dist_opt=false", "--option", "search_recompute=false"});
+                    "search_dist_opt=false", "--option", "search_recompute=false", "--option", "search_cp=false",
+                    "--option", "search_ep=false"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(!r.out.contains("Megatron options"));
         QVERIFY(!r.out.contains("chunks per stage"));

@@ -38,9 +38,10 @@ void checkPlan(const Plan& plan)
 {
     const CostModel costs(plan.model, plan.job, plan.profile);
     QCOMPARE(int(plan.pipelines.size()), 1);
-    // These baselines have no data parallelism inside a stage: each stage holds replicas × tp GPUs.
+    // These baselines have no data parallelism inside a stage: each stage holds replicas × tp GPUs, unless the
+    // search regrouped replicas as a context-parallel group (its only dp ranks).
     for (const Stage& st : plan.pipelines[0].stages)
-        QCOMPARE(st.dataParallel, 1);
+        QCOMPARE(st.dataParallel, plan.pipelines[0].contextParallel);
     // Layers once in order, GPU counts, no GPU double-booked, all GPUs used, batches, memory fits.
     test::checkPipelineInvariants(plan, &costs, true);
     if (QTest::currentTestFailed())

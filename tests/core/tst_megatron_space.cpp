@@ -246,9 +246,21 @@ private slots:
         QVERIFY(pl.stages[0].gpus == plan.pipelines[0].stages[0].gpus);
         QCOMPARE(cp.samplesPerIteration(), plan.samplesPerIteration());
         cp.validate("plan");
-        // 4 replicas do not regroup by 3; a plan already split keeps its split.
-        QCOMPARE(withContextParallel(plan, 3).pipelines[0].contextParallel, 1);
+        // A plan already split keeps its split; 4 replicas do not regroup by 3, nor do stages of 1 dp rank split.
         QCOMPARE(withContextParallel(cp, 2).pipelines[0].replicas, 2);
+        QCOMPARE(withContextParallel(plan, 3).pipelines[0].contextParallel, 1);
+        // One replica whose stages have 4 dp ranks and a micro-batch of 4: pairs of them share samples, the
+        // micro-batch halves and the micro-batches double.
+        Plan wide = makePlan(c, m, j, Profile());
+        wide.job.globalBatchSize = 12;
+        wide.pipelines.push_back(makePipeline({0, 1, 2}, {{0, 1, 2, 3}, {4, 5, 6, 7}}, 1, 4, 3, 1, 4));
+        const Plan inStage = withContextParallel(wide, 2);
+        QCOMPARE(inStage.pipelines[0].contextParallel, 2);
+        QCOMPARE(inStage.pipelines[0].replicas, 1);
+        QCOMPARE(inStage.pipelines[0].stages[1].dataParallel, 4);
+        QCOMPARE(inStage.pipelines[0].microBatchSize, 2);
+        QCOMPARE(inStage.pipelines[0].microBatches, 6);
+        inStage.validate("plan");
     }
 
     void expertParallelBestTakesTheSplitThatFits()

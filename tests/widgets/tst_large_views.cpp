@@ -85,6 +85,7 @@ Plan fourStagePlan(const Cluster& cluster)
     r.model = loadModel("example:gpt2-amp");
     r.job.globalBatchSize = cluster.gpuCount() / 4 * 2;
     r.options["pp"] = "4";
+    r.options["search_cp"] = "false"; // the replica counts below are the uniform split's
     return plan("uniform", r);
 }
 

@@ -328,10 +328,16 @@ QString kindText(const Plan& plan)
         return ganttText("SPMD, %1 instructions").arg(plan.spmd->program.size());
     if (plan.pipelines.empty())
         return {};
-    const size_t stages = plan.pipelines[0].stages.size();
-    const QString text = stages == 1 ? ganttText("1 stage") : ganttText("%1 stages").arg(stages);
-    const int v = plan.pipelines[0].virtualStages;
-    return v > 1 ? text + ganttText(", %1 chunks each (interleaved 1F1B)").arg(v) : text;
+    const Pipeline& pl = plan.pipelines[0];
+    const size_t stages = pl.stages.size();
+    QString text = stages == 1 ? ganttText("1 stage") : ganttText("%1 stages").arg(stages);
+    if (pl.virtualStages > 1)
+        text += ganttText(", %1 chunks each (interleaved 1F1B)").arg(pl.virtualStages);
+    if (pl.contextParallel > 1)
+        text += ganttText(", sequences split over %1 GPUs (context parallel)").arg(pl.contextParallel);
+    if (pl.expertParallel > 1)
+        text += ganttText(", experts over %1 GPUs").arg(pl.expertParallel);
+    return text;
 }
 
 } // namespace

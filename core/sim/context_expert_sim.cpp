@@ -96,12 +96,7 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
 
 double expertParamsPerRank(const ModelSpec& model, int first, int end, int tp)
 {
-    double p = 0;
-    for (int l = first; l < end; ++l) {
-        const LayerSpec& s = model.layers[l];
-        p += s.tensorParallel ? s.expertParams / std::max(1, tp) : s.expertParams;
-    }
-    return p;
+    return perTensorRank(model, first, end, tp, &LayerSpec::expertParams);
 }
 
 double optimizerParams(double params, double expertParams, int ep, bool sharded)

@@ -58,6 +58,9 @@ LayerTiming slowestRange(const Plan& plan, const CostModel& costs, const std::ve
 double optimizerSeconds(const CostModel& costs, const std::string& device, double measuredUpdate, double params,
                         double shards);
 
+// A per-layer count (parameters, expert parameters) of layers [first, end) on one tensor-parallel rank: tp
+// divides it where the layer splits.
+double perTensorRank(const ModelSpec& model, int first, int end, int tp, double LayerSpec::*count);
 // Parameters of layers [first, end) held by one tensor-parallel rank.
 double paramsPerRank(const ModelSpec& model, int first, int end, int tp);
 

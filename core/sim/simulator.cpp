@@ -62,14 +62,19 @@ void refuseTimeline(int maxEvents)
                          "are still computed without one");
 }
 
-double paramsPerRank(const ModelSpec& model, int first, int end, int tp)
+double perTensorRank(const ModelSpec& model, int first, int end, int tp, double LayerSpec::*count)
 {
     double p = 0;
     for (int l = first; l < end; ++l) {
         const LayerSpec& s = model.layers[l];
-        p += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
+        p += s.tensorParallel ? s.*count / std::max(1, tp) : s.*count;
     }
     return p;
+}
+
+double paramsPerRank(const ModelSpec& model, int first, int end, int tp)
+{
+    return perTensorRank(model, first, end, tp, &LayerSpec::params);
 }
 
 // The slowest link of any tensor-parallel group in `gpus` (consecutive runs of tp GPUs).

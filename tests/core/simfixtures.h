@@ -1,6 +1,7 @@
 #pragma once
 // Hand-built inputs for the simulator and exporter tests: a private device catalog with two test GPUs,
 // clusters with chosen links, toy models and measured profiles with exact per-layer times.
+#include "core/base/errors.h"
 #include "core/cost/costmodel.h"
 #include "core/model/plan.h"
 
@@ -110,6 +111,17 @@ inline Plan makePlan(const Cluster& c, const ModelSpec& m, const Job& j, const P
     plan.job = j;
     plan.profile = p;
     return plan;
+}
+
+// Why Plan::validate refuses `plan` (the InputError's text), or "" when it accepts it.
+inline std::string refusal(const Plan& plan)
+{
+    try {
+        plan.validate("plan");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return {};
 }
 
 } // namespace hetplan::simtest

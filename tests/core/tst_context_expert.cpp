@@ -36,16 +36,6 @@ SimResult run(const Plan& plan)
     return simulate(plan, CostModel(plan.model, plan.job, plan.profile, testCatalog()));
 }
 
-std::string refusal(const Plan& plan)
-{
-    try {
-        plan.validate("plan");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return {};
-}
-
 // One block measured at 1 s forward and 2 s backward, with `kv` key/value bytes per sample; two one-GPU nodes
 // joined by a 1 GB/s NIC. One stage over both GPUs as data-parallel ranks, one micro-batch of one sample
 // split over them (as context-parallel ranks when cp = 2).

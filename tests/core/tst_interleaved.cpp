@@ -53,16 +53,6 @@ SimResult run(const Plan& plan, const Profile& prof)
     return simulate(plan, CostModel(plan.model, plan.job, prof, testCatalog()));
 }
 
-std::string refusal(const Plan& plan)
-{
-    try {
-        plan.validate("plan");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return {};
-}
-
 // gpt2-amp-like layer kinds: an embedding, `blocks` blocks and a head.
 ModelSpec withEnds(int blocks)
 {

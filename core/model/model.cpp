@@ -125,6 +125,12 @@ void ModelSpec::validate(const std::string& file) const
         const LayerSpec& l = layers[i];
         const std::string f = "layers[" + std::to_string(i) + "]";
         checkFields(l, layerFields(), file, f + ".");
+        // The experts are a part of the layer: expert parallelism and a capacity factor take them out of it.
+        if (l.expertParams > l.params)
+            throw InputError(file, f + ".expert_params", "exceeds the layer's params (the experts are a part of them)");
+        if (l.expertFlops > l.forwardFlops)
+            throw InputError(file, f + ".expert_flops",
+                             "exceeds the layer's forward_flops (the experts are a part of them)");
         for (size_t k = 0; k < l.matmuls.size(); ++k) {
             const MatMul& mm = l.matmuls[k];
             for (double v : {mm.m, mm.n, mm.k, mm.batch})

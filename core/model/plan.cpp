@@ -242,6 +242,15 @@ void validateContextParallel(const Pipeline& pl, const Job& job, const ModelSpec
         throw InputError(file, f,
                          "the sequence (" + std::to_string(job.sequenceLength) + ") must split into 2 × " +
                              std::to_string(cp) + " equal chunks (Megatron balances causal attention that way)");
+    // Sequence parallelism then splits each rank's s/cp tokens over tp.
+    for (size_t s = 0; s < pl.stages.size(); ++s) {
+        const int tp = pl.stages[s].tensorParallel;
+        if (job.runsSequenceParallel(tp, model.hasMoeLayers()) && (job.sequenceLength / cp) % tp != 0)
+            throw InputError(file, f,
+                             "stage " + std::to_string(s) + ": sequence parallelism splits each rank's " +
+                                 std::to_string(job.sequenceLength / cp) + " tokens over tp " + std::to_string(tp) +
+                                 ", which does not divide them");
+    }
     if (std::none_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) { return l.kvBytes > 0; }))
         throw InputError(file, f, "no layer of the model states its keys and values (kv_bytes), which the ring passes");
 }

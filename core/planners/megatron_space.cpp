@@ -195,7 +195,9 @@ Plan withContextParallel(const Plan& plan, int cp)
 
 void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
-    if (plan.pipelines.empty() || !megatronJob(plan.job) || plan.pipelines.front().contextParallel != 1)
+    // Legacy Megatron (Megatron-DeepSpeed) has no ring attention; Megatron-core has.
+    if (plan.pipelines.empty() || plan.job.framework != Framework::MegatronCore ||
+        plan.pipelines.front().contextParallel != 1)
         return;
     const Plan base = plan;
     for (int cp : kContextParallelChoices)
@@ -205,7 +207,7 @@ void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& ob
 
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
-    if (plan.pipelines.empty() || !megatronJob(plan.job) || !plan.model.hasMoeLayers() ||
+    if (plan.pipelines.empty() || plan.job.framework != Framework::MegatronCore || !plan.model.hasMoeLayers() ||
         plan.pipelines.front().expertParallel != 1)
         return;
     const Plan base = plan;

@@ -46,12 +46,13 @@ inline constexpr int kContextParallelChoices[] = {2, 4};
 
 // `plan` with every pipeline's per-rank micro-batch split over cp ranks of its sequence: the same GPUs and
 // samples, cp times the micro-batches of 1/cp the tokens per rank. cp replicas of a pipeline regroup as one
-// whose stages have cp times the data-parallel ranks (replica cj + i becomes dp rank i of replica j) or,
+// whose stages have cp times the data-parallel ranks (replica cj + i's dp ranks become dp ranks i·dp to
+// i·dp + dp − 1 of replica j) or,
 // when the replicas do not divide, the stages' dp ranks already there share samples, the micro-batch
 // 1/cp as large. `plan` unchanged when neither fits some pipeline (or it already runs context parallelism).
 Plan withContextParallel(const Plan& plan, int cp);
 // `plan` (scored) with the best context-parallel size of kContextParallelChoices and 1 that the plan rules
-// allow (Megatron jobs); rescored. The same for expert parallelism over 2, 4, ... up to the model's experts
+// allow (Megatron-core jobs); rescored. The same for expert parallelism over 2, 4, ... up to the model's experts
 // (MoE models). Plans that fit win, then `objective`.
 void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);

@@ -8,32 +8,19 @@ namespace hetplan::simdetail {
 
 namespace {
 
-// The context-parallel rings of group g: cp consecutive data-parallel ranks, one ring per tensor-parallel rank.
-std::vector<std::vector<int>> contextRings(const Group& g, int cp)
-{
-    std::vector<std::vector<int>> rings;
-    for (int k = 0; k + cp <= g.dp; k += cp)
-        for (int t = 0; t < g.tp; ++t) {
-            std::vector<int> ring;
-            for (int c = 0; c < cp; ++c)
-                ring.push_back(g.gpus[size_t(k + c) * g.tp + t]);
-            rings.push_back(std::move(ring));
-        }
-    return rings;
-}
-
-// The expert-parallel groups of g's stage over all replicas (they run at once): ep consecutive data-parallel
-// ranks (replica × dp + rank), one group per tensor-parallel rank.
-std::vector<std::vector<int>> expertGroups(const Plan& plan, const Group& g, int ep)
+// Groups of `size` consecutive data-parallel ranks of g's stage, counted over all its replicas (replica × dp +
+// rank), one per tensor-parallel rank: the context-parallel rings (cp divides dp, so a ring stays inside its
+// replica) or the expert-parallel groups. All replicas' groups run at once and share the NICs.
+std::vector<std::vector<int>> stageGroups(const Plan& plan, const Group& g, int size)
 {
     const Pipeline& pl = plan.pipelines[g.pipeline];
     const Stage& st = pl.stages[g.stage];
     const int ranks = pl.replicas * st.dataParallel, tp = st.tensorParallel;
     std::vector<std::vector<int>> groups;
-    for (int base = 0; base + ep <= ranks; base += ep)
+    for (int base = 0; base + size <= ranks; base += size)
         for (int t = 0; t < tp; ++t) {
             std::vector<int> group;
-            for (int e = 0; e < ep; ++e)
+            for (int e = 0; e < size; ++e)
                 group.push_back(st.gpus[size_t(base + e) * tp + t]);
             groups.push_back(std::move(group));
         }
@@ -60,8 +47,11 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
     ChunkExtra out;
     if (!rings && !(moe && (ep > 1 || cf > 0)))
         return out;
-    const LinkParams ringLink = rings ? concurrentRingsLink(plan.cluster, contextRings(g, cp)) : LinkParams{};
-    const LinkParams a2aLink = moe && ep > 1 ? allToAllLink(plan.cluster, expertGroups(plan, g, ep)) : LinkParams{};
+    const LinkParams ringLink = rings ? concurrentRingsLink(plan.cluster, stageGroups(plan, g, cp)) : LinkParams{};
+    const LinkParams a2aLink = moe && ep > 1 ? allToAllLink(plan.cluster, stageGroups(plan, g, ep)) : LinkParams{};
+    // Recomputation reruns the forward's communication in the backward: all of it when full, the attention
+    // core's ring when selective.
+    const bool rerunRing = job.recompute || job.selectiveRecompute, rerunAllToAll = job.recompute;
     const double scale = job.activationScale();
     for (int l = first; l < end; ++l) {
         const LayerSpec& spec = m.layers[l];
@@ -73,7 +63,7 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
             const RingAttentionSeconds r = ringAttentionExposed(spec.kvBytes * scale * mb / tp, cp, ringLink,
                                                                 core * t.forward, core * t.backward);
             out.forward += r.forward;
-            out.backward += r.backward;
+            out.backward += r.backward + (rerunRing ? r.forward : 0);
         }
         if (spec.expertAllToAllBytes <= 0)
             continue;
@@ -82,7 +72,7 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
             // Megatron runs MoE under tensor parallelism with sequence parallelism: each tp rank dispatches 1/tp.
             const double a2a = expertAllToAllSeconds(spec.expertAllToAllBytes * scale * mb * padded / tp, ep, a2aLink);
             out.forward += a2a;
-            out.backward += a2a;
+            out.backward += a2a * (rerunAllToAll ? 2 : 1);
         }
         if (cf > 0 && spec.expertFlops > 0 && spec.forwardFlops > 0) {
             const LayerTiming t = costs.layer(l, g.device, g.tp, mb);

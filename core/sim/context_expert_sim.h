@@ -7,7 +7,8 @@ namespace hetplan::simdetail {
 
 // Seconds one micro-batch of chunk [first, end) adds on group g: the ring attention's exposed transfers
 // (context parallelism), the MoE dispatch and combine all-to-alls (expert parallelism) and, with a padded
-// capacity factor, the experts' extra (or spared) FLOP. `mb`: the group's samples per rank as the compute
+// capacity factor, the experts' extra (or spared) FLOP. Recomputation reruns the forward's transfers in the
+// backward (full: the ring and the all-to-alls; selective: the attention core's ring). `mb`: the group's samples per rank as the compute
 // sees them (micro-batch / dataParallel: a context-parallel rank's share of its samples' tokens).
 struct ChunkExtra {
     double forward = 0, backward = 0;

@@ -145,6 +145,7 @@ struct Segment {
     double expertParams = 0; // the experts' part of params, reduced over expert-data-parallel groups
     int ep = 1;              // expert-parallel size (the smallest of its holders' pipelines)
     LinkParams link;   // bottleneck of its rings, one per tensor-parallel rank, running at once
+    LinkParams expertLink; // the same for the expert-data-parallel rings (holders of the same experts)
 };
 
 double collectiveSeconds(EventKind kind, double bytes, int n, LinkParams link)
@@ -164,7 +165,7 @@ double segmentSeconds(EventKind kind, const Segment& seg, int n, double bytesPer
     if (seg.ep <= 1 || seg.expertParams <= 0)
         return collectiveSeconds(kind, seg.params * bytesPerValue, n, seg.link);
     return collectiveSeconds(kind, (seg.params - seg.expertParams) * bytesPerValue, n, seg.link) +
-           collectiveSeconds(kind, seg.expertParams / seg.ep * bytesPerValue, std::max(1, n / seg.ep), seg.link);
+           collectiveSeconds(kind, seg.expertParams / seg.ep * bytesPerValue, std::max(1, n / seg.ep), seg.expertLink);
 }
 
 // Runs one collective per segment (segments ordered by when their holders are ready) on the GPUs'
@@ -364,6 +365,7 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     int minTp = 1 << 30, minEp = 1 << 30;
     bool tiedCopy = false; // some holder keeps the tied word-embedding copy with this segment
     std::vector<std::vector<int>> holders;
+    std::vector<int> rank; // each holder's data-parallel index in its pipeline's stage (replica × dp + rank)
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {
         const Pipeline& pl = plan.pipelines[p];
         int s = 0; // the stage whose chunk holds layer `first`
@@ -381,6 +383,7 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
                 h.group = int(&g - gs.all.data());
                 h.gpus.assign(g.gpus.begin() + d * g.tp, g.gpus.begin() + (d + 1) * g.tp);
                 holders.push_back(h.gpus);
+                rank.push_back(r * g.dp + d);
                 seg.holders.push_back(std::move(h));
             }
         }
@@ -390,6 +393,17 @@ Segment makeSegment(const Plan& plan, Groups& gs, int first, int end)
     seg.expertParams = expertParamsPerRank(plan.model, first, end, minTp);
     seg.ep = minEp;
     seg.link = concurrentRingsLink(plan.cluster, tensorRankRings(holders, minTp));
+    if (seg.ep > 1 && seg.expertParams > 0) {
+        // The copies of the same experts: holders whose rank agrees modulo ep, one set of rings each, all at once.
+        std::vector<std::vector<std::vector<int>>> same(size_t(seg.ep));
+        for (size_t i = 0; i < holders.size(); ++i)
+            same[size_t(rank[i] % seg.ep)].push_back(holders[i]);
+        std::vector<std::vector<int>> rings;
+        for (const auto& copies : same)
+            for (std::vector<int>& ring : tensorRankRings(copies, minTp))
+                rings.push_back(std::move(ring));
+        seg.expertLink = concurrentRingsLink(plan.cluster, rings);
+    }
     return seg;
 }
 

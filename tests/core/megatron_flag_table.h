@@ -207,8 +207,12 @@ inline const std::map<std::string, Rule>& megatronTable()
          {Type::Int, "ranks splitting each sequence (ring attention)",
           [](const ArgMap& a, int) {
               // get_batch_on_this_cp_rank cuts the sequence into 2·cp chunks (a causal load balance).
-              return need(num(a, "--seq-length") % (2 * num(a, "--context-parallel-size")) == 0,
-                          "the sequence splits into 2 × cp chunks");
+              const long long cp = num(a, "--context-parallel-size"), seq = num(a, "--seq-length");
+              if (seq % (2 * cp) != 0)
+                  return std::string("the sequence splits into 2 × cp chunks");
+              // Sequence parallelism then scatters each rank's s/cp tokens over tp.
+              return need(!has(a, "--sequence-parallel") || (seq / cp) % num(a, "--tensor-model-parallel-size", 1) == 0,
+                          "with sequence parallelism tp divides the s/cp tokens of a rank");
           }}},
         {"--expert-model-parallel-size",
          {Type::Int, "ranks the experts are spread over",

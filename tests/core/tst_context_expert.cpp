@@ -128,6 +128,11 @@ private slots:
         QCOMPARE(firstDuration(ring, 0, EventKind::Backward) - firstDuration(plain, 0, EventKind::Backward),
                  kLatency + 1e8 / kNic);
         QCOMPARE(ring.peakMemoryBytes.at(0), plain.peakMemoryBytes.at(0));
+        // Selective recomputation reruns the attention core, and with it the forward's hop, in the backward.
+        Plan p1 = ringPlan(1, 1e8), p2 = ringPlan(2, 1e8);
+        p1.job.selectiveRecompute = p2.job.selectiveRecompute = true;
+        QCOMPARE(firstDuration(run(p2), 0, EventKind::Backward) - firstDuration(run(p1), 0, EventKind::Backward),
+                 (kLatency + 5e7 / kNic) + (kLatency + 1e8 / kNic));
     }
 
     // 4e8 bytes per sample over two ranks on two nodes: two all-to-alls of 2e8, half of each leaving the node
@@ -138,6 +143,11 @@ private slots:
         const double a2a = 2 * (0.5 * 2e8 / kNic + kLatency);
         QCOMPARE(firstDuration(ep, 0, EventKind::Forward) - firstDuration(plain, 0, EventKind::Forward), a2a);
         QCOMPARE(firstDuration(ep, 0, EventKind::Backward) - firstDuration(plain, 0, EventKind::Backward), a2a);
+        // Full recomputation runs the forward's two all-to-alls again in the backward.
+        Plan p1 = moePlan(1, 4e8), p2 = moePlan(2, 4e8);
+        p1.job.recompute = p2.job.recompute = true;
+        QCOMPARE(firstDuration(run(p2), 0, EventKind::Backward) - firstDuration(run(p1), 0, EventKind::Backward),
+                 2 * a2a);
     }
 
     // Each rank keeps one of the two experts' halves: 0.5e9 parameters fewer, at the job's bytes per parameter.
@@ -152,6 +162,22 @@ private slots:
         z1.job.zeroStage = z2.job.zeroStage = 1;
         const StateBytesPerParam per = stateBytesPerParam(z1.job);
         QCOMPARE(run(z1).peakMemoryBytes.at(0) - run(z2).peakMemoryBytes.at(0), 0.5e9 * (per.weights + per.gradients));
+    }
+
+    // Four replicas on two nodes of two GPUs, experts over ep = 2: GPUs 0 and 2 hold the same experts, so do 1
+    // and 3. The layer is all experts, so the gradient all-reduce is theirs only: 0.5e9 parameters of 2 bytes
+    // over a ring of 2, both rings leaving each node through its NIC at once (0.5 GB/s each):
+    // 2 · 1/2 · 1e9 B / 0.5e9 B/s + 2 latencies.
+    void expertGradientsReduceOverTheirCopies()
+    {
+        Plan p = moePlan(2, 4e8);
+        p.cluster = testCluster({{"TestA", 2}, {"TestA", 2}}, 1e11, kNic, 0, kLatency);
+        p.model.layers[0].params = p.model.layers[0].expertParams;
+        p.job.globalBatchSize = 4;
+        p.pipelines[0] = makePipeline({0, 1}, {{0, 1, 2, 3}}, 4, 1, 1);
+        p.pipelines[0].expertParallel = 2;
+        QCOMPARE(refusal(p), std::string());
+        QCOMPARE(firstDuration(run(p), 0, EventKind::AllReduce), 2.0 + 2 * kLatency);
     }
 
     // Capacity factor 1.5, padded: the experts (half of the layer's FLOP) run 1.5 times their share, so the
@@ -179,6 +205,9 @@ private slots:
         QVERIFY(refusal(three).find("not a multiple of the context-parallel size 3") != std::string::npos);
 
         QCOMPARE(refusal(moePlan(2, 4e8)), std::string());
+        Plan tooMany = moePlan(2, 4e8);
+        tooMany.model.layers[0].expertParams = 3e9; // the layer has 2e9 parameters in all
+        QVERIFY_THROWS_EXCEPTION(InputError, tooMany.model.validate("model"));
         Plan dense = ringPlan(1, 1e8);
         dense.pipelines[0].expertParallel = 2;
         QVERIFY(refusal(dense).find("no MoE layers") != std::string::npos);

@@ -250,9 +250,10 @@ std::string megatronLaunchScript(const Plan& plan)
                       "# Megatron-LM launch written by hetplan (planner " +
                       plan.planner +
                       "). Run it once per launch node i of HOSTS, on that host, with NODE_RANK=i.\n"
-                      "# Ranks follow Megatron's order (tp fastest, then dp, then pp); launch node i starts NPROC[i]\n"
-                      "# processes that see only the GPUS[i] of its host, in that order, so every rank runs where the\n"
-                      "# plan put it (torchrun numbers ranks node by node, so launch nodes may start different counts).\n";
+                      "# Ranks follow Megatron's order (tp fastest, then cp, ep and dp, then pp); launch node i starts\n"
+                      "# NPROC[i] processes that see only the GPUS[i] of its host, in that order, so every rank runs\n"
+                      "# where the plan put it (torchrun numbers ranks node by node, so launch nodes may start\n"
+                      "# different counts).\n";
     out += modelHeader(plan, g);
     out += "set -euo pipefail\n"
            "MEGATRON_DIR=${MEGATRON_DIR:-.}\n";

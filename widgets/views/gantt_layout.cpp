@@ -334,9 +334,9 @@ QString kindText(const Plan& plan)
     if (pl.virtualStages > 1)
         text += ganttText(", %1 chunks each (interleaved 1F1B)").arg(pl.virtualStages);
     if (pl.contextParallel > 1)
-        text += ganttText(", sequences split over %1 GPUs (context parallel)").arg(pl.contextParallel);
+        text += ganttText(", context parallel %1").arg(pl.contextParallel);
     if (pl.expertParallel > 1)
-        text += ganttText(", experts over %1 GPUs").arg(pl.expertParallel);
+        text += ganttText(", expert parallel %1").arg(pl.expertParallel);
     return text;
 }
 

@@ -108,17 +108,20 @@ void addLegend(QCPAxis* x, QCPAxis* y, const GanttLegendNeeds& needs, bool idle,
         path->setOutline(QPen(QColor(15, 15, 15), 2.5));
     }
 }
-// "gpt2 on lab · 3 stages · 1.24 s (simulated)"; parts that are empty are left out.
+// "gpt2 on lab · 3 stages · 1.24 s (simulated)"; parts that are empty are left out, a long kind goes on a line
+// of its own.
 QString subtitleOf(const Plan& plan, const QString& kind, const SimResult& result)
 {
+    const bool ownLine = kind.size() > 40; // interleaving with context or expert parallelism, say
     QStringList parts{GanttView::tr("%1 on %2")
                           .arg(QString::fromStdString(plan.model.name), QString::fromStdString(plan.cluster.name))};
-    if (!kind.isEmpty())
+    if (!kind.isEmpty() && !ownLine)
         parts << kind;
     parts << GanttView::tr("%1 (simulated)").arg(viewutil::formatDuration(result.iterationSeconds));
     if (!result.feasible)
         parts << GanttView::tr("does not fit memory");
-    return parts.join(QStringLiteral(" · "));
+    const QString text = parts.join(QStringLiteral(" · "));
+    return ownLine ? text + QLatin1Char('\n') + kind : text;
 }
 } // namespace
 

@@ -62,8 +62,8 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
             const double core = costs.attentionCoreShare(l, g.device, g.tp, mb);
             const RingAttentionSeconds r = ringAttentionExposed(spec.kvBytes * scale * mb / tp, cp, ringLink,
                                                                 core * t.forward, core * t.backward);
-            out.forward += r.forward;
-            out.backward += r.backward + (rerunRing ? r.forward : 0);
+            out.forwardComm.ring += r.forward;
+            out.backwardComm.ring += r.backward + (rerunRing ? r.forward : 0);
         }
         if (spec.expertAllToAllBytes <= 0)
             continue;
@@ -71,14 +71,14 @@ ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const 
         if (ep > 1) {
             // Megatron runs MoE under tensor parallelism with sequence parallelism: each tp rank dispatches 1/tp.
             const double a2a = expertAllToAllSeconds(spec.expertAllToAllBytes * scale * mb * padded / tp, ep, a2aLink);
-            out.forward += a2a;
-            out.backward += a2a * (rerunAllToAll ? 2 : 1);
+            out.forwardComm.allToAll += a2a;
+            out.backwardComm.allToAll += a2a * (rerunAllToAll ? 2 : 1);
         }
         if (cf > 0 && spec.expertFlops > 0 && spec.forwardFlops > 0) {
             const LayerTiming t = costs.layer(l, g.device, g.tp, mb);
             const double share = std::min(1.0, spec.expertFlops / spec.forwardFlops);
-            out.forward += (cf - 1) * share * t.forward;
-            out.backward += (cf - 1) * share * t.backward;
+            out.forwardCompute += (cf - 1) * share * t.forward;
+            out.backwardCompute += (cf - 1) * share * t.backward;
         }
     }
     return out;

@@ -11,7 +11,8 @@ namespace hetplan::simdetail {
 // backward (full: the ring and the all-to-alls; selective: the attention core's ring). `mb`: the group's samples per rank as the compute
 // sees them (micro-batch / dataParallel: a context-parallel rank's share of its samples' tokens).
 struct ChunkExtra {
-    double forward = 0, backward = 0;
+    OpComm forwardComm, backwardComm; // the ring's and the all-to-alls' exposed seconds
+    double forwardCompute = 0, backwardCompute = 0; // the padded experts' extra FLOP (negative below 1)
 };
 ChunkExtra contextExpertSeconds(const Plan& plan, const CostModel& costs, const Group& g, int first, int end,
                                 double mb);

@@ -203,13 +203,23 @@ bool ReplicaSchedule::advance(int s)
         const double end = start + (op.forward ? g.f : g.b)[size_t(op.chunk)];
         clock_[s] = end;
         const EventKind kind = op.forward ? EventKind::Forward : EventKind::Backward;
-        int first = -1;
+        // The op's communication (ring attention, MoE all-to-alls) is drawn after its compute, on the
+        // communication track: the ring as the all-gather of keys and values it is.
+        const OpComm comm = (op.forward ? g.fComm : g.bComm)[size_t(op.chunk)];
+        const double computeEnd = end - comm.total(), ringEnd = computeEnd + comm.ring;
+        int last = -1;
         for (int gpu : g.gpus) {
-            const int i = rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, end, waitedOn, op.chunk);
-            if (first < 0)
-                first = i;
+            const int i = rec_.add(gpu, kind, g.pipeline, g.replica, g.stage, m, start, computeEnd, waitedOn, op.chunk);
+            const int r = comm.ring > 0 ? rec_.add(gpu, EventKind::AllGather, g.pipeline, g.replica, g.stage, m,
+                                                   computeEnd, ringEnd, -1, op.chunk)
+                                        : i;
+            const int a = comm.allToAll > 0 ? rec_.add(gpu, EventKind::AllToAll, g.pipeline, g.replica, g.stage, m,
+                                                       ringEnd, end, -1, op.chunk)
+                                            : r;
+            if (last < 0)
+                last = a;
         }
-        send(s, q, op.forward, m, end, first);
+        send(s, q, op.forward, m, end, last);
         ++next_[s];
         moved = true;
     }

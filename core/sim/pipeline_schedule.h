@@ -30,12 +30,20 @@ std::vector<ScheduleOp> stageOps(int S, int s, int M, int v, bool gpipe);
 // until its backward; the largest running sum.
 double peakInFlight(const std::vector<ScheduleOp>& ops, const std::vector<double>& perMicroBatch);
 
+// Communication inside one micro-batch's forward or backward of a model chunk, in exposed seconds: context
+// parallelism's ring attention and expert parallelism's all-to-alls (context_expert_sim.h).
+struct OpComm {
+    double ring = 0, allToAll = 0;
+    double total() const { return ring + allToAll; }
+};
+
 struct Group { // one stage of one replica of one pipeline
     int pipeline = 0, replica = 0, stage = 0;
     int first = 0, end = 0, tp = 1, dp = 1;
     std::vector<int> gpus;
     std::string device;           // slowest device type of the group
     std::vector<double> f, b;     // forward / backward seconds of one micro-batch, per model chunk
+    std::vector<OpComm> fComm, bComm; // the part of f and b that is communication, per model chunk
     double update = 0;
     double params = 0;   // parameters per tensor-parallel rank (its chunks' layers and tied copy)
     double expertParams = 0; // the experts' part of params, before expert parallelism divides it

@@ -274,8 +274,10 @@ Group makeGroup(const Plan& plan, const CostModel& costs, int p, int r, int s, R
     for (const ModelChunk& c : chunks) {
         const LayerTiming lt = slowestRange(plan, costs, g.gpus, c.firstLayer, c.endLayer, g.tp, mb, &g.device);
         const ChunkExtra x = contextExpertSeconds(plan, costs, g, c.firstLayer, c.endLayer, mb);
-        g.f.push_back(lt.forward + x.forward);
-        g.b.push_back(lt.backward + x.backward);
+        g.f.push_back(lt.forward + x.forwardCompute + x.forwardComm.total());
+        g.b.push_back(lt.backward + x.backwardCompute + x.backwardComm.total());
+        g.fComm.push_back(x.forwardComm);
+        g.bComm.push_back(x.backwardComm);
         g.update += lt.update;
         g.params += stageParamsPerRank(plan.model, c.firstLayer, c.endLayer, g.tp);
         g.expertParams += expertParamsPerRank(plan.model, c.firstLayer, c.endLayer, g.tp);

@@ -4,6 +4,7 @@
 #include "core/cost/costmodel.h"
 #include "core/io/json_io.h"
 #include "core/model/device.h"
+#include "core/planners/megatron_space.h"
 #include "core/sim/simulator.h"
 
 #include <algorithm>
@@ -104,7 +105,7 @@ Outcome runOne(const std::string& planner, const PlanRequest& request, double ti
         // plan Ditto finds in that space, without Megatron's options (core/planners/megatron_space.h).
         if (planner == "ditto") {
             PlanRequest paper = request;
-            for (const char* family : {"search_vpp", "search_sp", "search_dist_opt", "search_recompute"})
+            for (const char* family : kMegatronSpaceFamilies)
                 paper.options[family] = "false";
             Progress again({}, timeLimit);
             const Plan own = runPlanner(planner, paper, again);

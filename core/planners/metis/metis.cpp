@@ -159,8 +159,9 @@ private:
     double maxWork_;
 };
 
-// A plan of `pipelines` for `req`, scored by the shared simulator, with its best virtual stages when those
-// are searched (so every plan offered, AMP's and HetHub's too, is compared at its best interleaving).
+// A plan of `pipelines` for `req`, scored by the shared simulator, at its best context- and expert-parallel
+// sizes and virtual stages when those are searched (so every plan offered, AMP's and HetHub's too, is compared
+// with the plan-level settings the search would give it on its own).
 Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline> pipelines)
 {
     Plan p;
@@ -169,6 +170,10 @@ Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline
     p.job = req.job;
     p.pipelines = std::move(pipelines);
     scorePlan(p, costs);
+    if (req.boolOption("search_cp"))
+        contextParallelBest(p, costs, req.objective);
+    if (req.boolOption("search_ep"))
+        expertParallelBest(p, costs, req.objective);
     if (req.boolOption("search_vpp"))
         interleaveBest(p, costs, req.objective);
     return p;

@@ -145,10 +145,6 @@ std::vector<Job> megatronReplanJobs(const PlanRequest& req)
 
 namespace {
 
-} // namespace
-
-namespace {
-
 // Whether `plan` passes Plan's structural rules.
 bool valid(const Plan& plan)
 {
@@ -160,12 +156,23 @@ bool valid(const Plan& plan)
     }
 }
 
-// `tried` scored, kept in `plan` when the objective prefers it.
-void keepIfBetter(Plan& plan, Plan tried, const CostModel& costs, const Objective& objective)
+// `plan` with `set(pipeline, value)` applied to every pipeline, for each of `values` in turn: the variants
+// the plan rules allow are scored and the best under `objective` is kept (plans that fit first).
+template <class Set>
+void keepBestVariant(Plan& plan, const CostModel& costs, const Objective& objective, const std::vector<int>& values,
+                     Set set)
 {
-    scorePlan(tried, costs);
-    if (preferredPlan(objective, tried.estimate, plan.estimate))
-        plan = std::move(tried);
+    const Plan base = plan;
+    for (int value : values) {
+        Plan tried = base;
+        for (Pipeline& pl : tried.pipelines)
+            set(pl, value);
+        if (!valid(tried))
+            continue;
+        scorePlan(tried, costs);
+        if (preferredPlan(objective, tried.estimate, plan.estimate))
+            plan = std::move(tried);
+    }
 }
 
 } // namespace
@@ -201,8 +208,11 @@ void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& ob
         return;
     const Plan base = plan;
     for (int cp : kContextParallelChoices)
-        if (Plan tried = withContextParallel(base, cp); tried.pipelines.front().contextParallel == cp && valid(tried))
-            keepIfBetter(plan, std::move(tried), costs, objective);
+        if (Plan tried = withContextParallel(base, cp); tried.pipelines.front().contextParallel == cp && valid(tried)) {
+            scorePlan(tried, costs);
+            if (preferredPlan(objective, tried.estimate, plan.estimate))
+                plan = std::move(tried);
+        }
 }
 
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
@@ -210,30 +220,36 @@ void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& obj
     if (plan.pipelines.empty() || plan.job.framework != Framework::MegatronCore || !plan.model.hasMoeLayers() ||
         plan.pipelines.front().expertParallel != 1)
         return;
-    const Plan base = plan;
-    for (int ep = 2; ep <= plan.model.arch.experts; ep *= 2) {
-        Plan tried = base;
-        for (Pipeline& pl : tried.pipelines)
-            pl.expertParallel = ep;
-        if (valid(tried))
-            keepIfBetter(plan, std::move(tried), costs, objective);
-    }
+    std::vector<int> sizes;
+    for (int ep = 2; ep <= plan.model.arch.experts; ep *= 2)
+        sizes.push_back(ep);
+    keepBestVariant(plan, costs, objective, sizes, [](Pipeline& pl, int ep) { pl.expertParallel = ep; });
 }
 
 void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
     if (plan.pipelines.empty() || !megatronJob(plan.job) || plan.job.schedule != Schedule::OneFOneB)
         return;
-    const int current = plan.pipelines.front().virtualStages;
-    for (int v : kVirtualStageChoices) {
-        if (v == current)
-            continue;
-        Plan tried = plan;
-        for (Pipeline& pl : tried.pipelines)
-            pl.virtualStages = v;
-        if (valid(tried))
-            keepIfBetter(plan, std::move(tried), costs, objective);
-    }
+    std::vector<int> counts;
+    for (int v : kVirtualStageChoices)
+        if (v != plan.pipelines.front().virtualStages)
+            counts.push_back(v);
+    keepBestVariant(plan, costs, objective, counts, [](Pipeline& pl, int v) { pl.virtualStages = v; });
+}
+
+PlanLevelFamilies PlanLevelFamilies::of(const PlanRequest& req)
+{
+    return {req.boolOption("search_cp"), req.boolOption("search_ep"), req.boolOption("search_vpp")};
+}
+
+void planLevelBest(Plan& plan, const CostModel& costs, const Objective& objective, PlanLevelFamilies families)
+{
+    if (families.cp)
+        contextParallelBest(plan, costs, objective);
+    if (families.ep)
+        expertParallelBest(plan, costs, objective);
+    if (families.vpp)
+        interleaveBest(plan, costs, objective);
 }
 
 namespace {
@@ -277,16 +293,11 @@ double peakGiB(const Plan& p)
 
 namespace {
 
-// Which plan-level settings bestSettings tries after the job variants.
-struct PlanFamilies {
-    bool cp = false, ep = false, vpp = false;
-};
-
 // `plan` (a planner's, scored) under every job variant, keeping the planner's decisions: the best variant
 // by `objective`, then its best context- and expert-parallel sizes, then its best interleaving (context
 // parallelism multiplies the micro-batches, which may open interleaving). A stop (cancel, time limit) ends
 // the tries early.
-Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, PlanFamilies families,
+Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, PlanLevelFamilies families,
                   const Objective& objective, const Progress& progress)
 {
     Plan best = plan;
@@ -301,13 +312,8 @@ Plan bestSettings(const Plan& plan, const std::vector<Job>& variants, PlanFamili
         if (preferredPlan(objective, p.estimate, best.estimate))
             best = std::move(p);
     }
-    const CostModel costs(best.model, best.job, best.profile);
-    if (families.cp && progress.stopReason() == StopReason::None)
-        contextParallelBest(best, costs, objective);
-    if (families.ep && progress.stopReason() == StopReason::None)
-        expertParallelBest(best, costs, objective);
-    if (families.vpp)
-        interleaveBest(best, costs, objective);
+    if (progress.stopReason() == StopReason::None)
+        planLevelBest(best, CostModel(best.model, best.job, best.profile), objective, families);
     return best;
 }
 
@@ -329,8 +335,7 @@ Plan planInMegatronSpace(const std::string& plannerName, const PlanRequest& requ
         replan.erase(std::remove(replan.begin(), replan.end(), stored), replan.end());
         replan.insert(replan.begin(), stored);
     }
-    const PlanFamilies families{request.boolOption("search_cp"), request.boolOption("search_ep"),
-                                request.boolOption("search_vpp")};
+    const PlanLevelFamilies families = PlanLevelFamilies::of(request);
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<Plan> best;
     QJsonObject plannedWith; // the settings the best plan's planner run had

@@ -62,6 +62,15 @@ void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& obj
 // stages and a layer per chunk); rescored. Plans that fit win over plans that do not, then `objective`.
 void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objective);
 
+// The plan-level settings (no re-plan, no job change) the search tries on a plan, by their options.
+struct PlanLevelFamilies {
+    bool cp = false, ep = false, vpp = false;
+    static PlanLevelFamilies of(const PlanRequest& req); // search_cp, search_ep, search_vpp
+};
+// `plan` (scored) at its best context-parallel size, then expert-parallel size, then virtual stages, of the
+// families on (context parallelism multiplies the micro-batches, which may open interleaving).
+void planLevelBest(Plan& plan, const CostModel& costs, const Objective& objective, PlanLevelFamilies families);
+
 // Runs `planOne` (plans and scores one request) once per job of megatronReplanJobs and keeps the best plan
 // under any variant; the time limit is shared as it goes, and a run cut short marks the result stopped.
 // Throws what planOne threw for the request's own job when no run gave a plan.

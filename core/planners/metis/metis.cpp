@@ -170,12 +170,7 @@ Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline
     p.job = req.job;
     p.pipelines = std::move(pipelines);
     scorePlan(p, costs);
-    if (req.boolOption("search_cp"))
-        contextParallelBest(p, costs, req.objective);
-    if (req.boolOption("search_ep"))
-        expertParallelBest(p, costs, req.objective);
-    if (req.boolOption("search_vpp"))
-        interleaveBest(p, costs, req.objective);
+    planLevelBest(p, costs, req.objective, PlanLevelFamilies::of(req));
     return p;
 }
 

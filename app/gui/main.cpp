@@ -5,7 +5,9 @@
 // With --screenshots the app opens the example, runs the planners, writes one PNG per main view into DIR
 // and exits (works with QT_QPA_PLATFORM=offscreen). With --save-project it saves the project (the example,
 // job, profile and the run's results) to FILE through the same atomic save as File > Save, then exits: a
-// script's way to make a project file.
+// script's way to make a project file. A batch run that names a project opens it first; if the app refuses
+// it (or the example), hetplan prints the reason on stderr and exits 2 without running, drawing or saving
+// anything, so the refused file is left byte for byte as it was.
 #include "main_window.h"
 
 #include "core/base/quote.h"
@@ -78,6 +80,16 @@ int reportStartupTime(QApplication& app, const QElapsedTimer& started)
         app.quit();
     });
     return app.exec();
+}
+
+// The positional project in batch mode, opened before any other step; false (with the reason on stderr) if
+// the app refuses it, which leaves the file as it was.
+bool openProjectArgument(MainWindow& window, const QString& path)
+{
+    if (window.openFile(path))
+        return true;
+    std::fprintf(stderr, "error: %s\n", escapeControls(window.lastMessage().toStdString()).c_str());
+    return false;
 }
 
 // --example CLUSTER:MODEL; false (with the error on stderr) if it is malformed or cannot be opened.
@@ -186,18 +198,25 @@ int main(int argc, char** argv)
     if (cli.parser.isSet(cli.timing))
         return reportStartupTime(app, started);
 
-    if (!cli.parser.positionalArguments().isEmpty()) {
-        const QString path = cli.parser.positionalArguments().first();
-        QTimer::singleShot(0, &window, [&window, path] { window.openFile(path); });
-    }
+    const QString project = cli.parser.positionalArguments().value(0);
+    const std::vector<std::string> planners = plannerList(cli.parser.value(cli.run));
+    // Batch: every step runs only if the one before it worked, so a project the app refuses is never
+    // followed by a save over it (or a run or screenshots of an empty project).
+    if (batch && !project.isEmpty() && !openProjectArgument(window, project))
+        return 2;
     if (cli.parser.isSet(cli.example) && !openExampleArgument(window, cli.parser.value(cli.example)))
         return 2;
     if (!applyJobAndProfile(window, cli))
         return 2;
-    const std::vector<std::string> planners = plannerList(cli.parser.value(cli.run));
-    if (batch)
+    if (batch) {
         scheduleBatch(app, window, cli.parser.value(cli.shots), cli.parser.value(cli.saveProject), planners);
-    else if (!planners.empty())
-        QTimer::singleShot(0, &app, [&window, planners] { window.runPlanners(planners); });
+    } else {
+        // Interactive: the window is on screen before a failed open's dialog, and a run follows only an open
+        // that worked.
+        QTimer::singleShot(0, &window, [&window, project, planners] {
+            if ((project.isEmpty() || window.openFile(project)) && !planners.empty())
+                window.runPlanners(planners);
+        });
+    }
     return app.exec();
 }

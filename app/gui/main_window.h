@@ -70,8 +70,8 @@ public:
 
     // Opens an example cluster + model (replacing the project; asks to save unsaved changes when interactive).
     void openExample(const std::string& cluster, const std::string& model);
-    // Opens a project file; on failure shows the error and keeps the current project.
-    void openFile(const QString& path);
+    // Opens a project file; on failure shows the error, keeps the current project and returns false.
+    bool openFile(const QString& path);
     // Starts the planners on the current cluster/model/job; false (with a status message) if it cannot.
     // `options` (planner → key → value) add to what the Run tab says.
     bool runPlanners(const std::vector<std::string>& planners,

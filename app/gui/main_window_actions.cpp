@@ -82,15 +82,17 @@ void MainWindow::reportFailure(const QString& status, const QString& dialogTitle
         QMessageBox::warning(this, dialogTitle, reason);
 }
 
-void MainWindow::openFile(const QString& path)
+bool MainWindow::openFile(const QString& path)
 {
     try {
         doc_->open(path);
         addRecent(path);
         showMessage(tr("Opened %1").arg(path));
+        return true;
     } catch (const std::exception& e) {
         // The document (and the file) are left as they were.
         reportFailure(tr("Cannot open: %1"), tr("Cannot open project"), e);
+        return false;
     }
 }
 

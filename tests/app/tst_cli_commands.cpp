@@ -205,7 +205,7 @@ private slots:
         const QString plan = path("hap.json");
         const CliResult r = runCli({"plan", "--cluster", "example:poplar-b", "--model", "example:bert-hap", "--gbs", "32",
                                     "--planner", "hap", "--time-limit", "20", "--out", plan},
-                                   60000);
+                                   test::kHangGuardMs);
         QCOMPARE(r.exitCode, 0);
         const QJsonObject spmd = readJson(plan)["spmd"].toObject();
         const int instructions = spmd["program"].toArray().size();

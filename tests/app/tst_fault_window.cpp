@@ -160,7 +160,7 @@ private slots:
                 w.runner()->cancel();
         });
         QVERIFY(w.runPlanners({name}));
-        QVERIFY(finished.wait(120000));
+        QVERIFY(finished.wait(test::kHangGuardMs));
         const Project& project = w.document()->project();
         QCOMPARE(project.runs.size(), runsBefore + 1);
         QCOMPARE(project.runs.back().results.size(), size_t(1));
@@ -204,7 +204,7 @@ private slots:
         QProcess p;
         p.start(QStringLiteral(HETPLAN_GUI), {"--example", "amp-het-cluster:gpt2-amp", "--run", "uniform",
                                               "--save-project", project});
-        QVERIFY(p.waitForFinished(120000));
+        QVERIFY(p.waitForFinished(test::kHangGuardMs));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const Project saved = loadProject(project.toStdString());
         QCOMPARE(saved.clusters.size(), size_t(1));
@@ -219,7 +219,7 @@ private slots:
         const QString nowhere = dir.filePath("no-such-dir/p.hetplan");
         QProcess bad;
         bad.start(QStringLiteral(HETPLAN_GUI), {"--example", "amp-het-cluster:gpt2-amp", "--save-project", nowhere});
-        QVERIFY(bad.waitForFinished(120000));
+        QVERIFY(bad.waitForFinished(test::kHangGuardMs));
         QCOMPARE(bad.exitCode(), 1);
         // (Qt's own platform notes may share stderr; the error is one line of its own.)
         const QStringList errors =

@@ -43,7 +43,7 @@ QJsonObject readJson(const QString& path)
 // hetplan-cli with its address space capped at `memoryBytes` (RLIMIT_AS), so a command that would grow
 // without bound fails instead of exhausting the machine.
 // A 2-minute deadline: the refusals under test are quick, but an unfixed binary would grow for minutes.
-CliResult runCliWithMemoryCap(const QStringList& args, rlim_t memoryBytes) { return runCli(args, 120000, memoryBytes); }
+CliResult runCliWithMemoryCap(const QStringList& args, rlim_t memoryBytes) { return runCli(args, test::kHangGuardMs, memoryBytes); }
 
 // The one-line error contract: exit 2, exactly one line "error: <file>: <field>: <reason>" on stderr, and
 // no control character (escape codes) anywhere in it.

@@ -53,7 +53,7 @@ QByteArray fileHash(const QString& path)
     return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
 }
 
-bool waitForRun(MainWindow& w, int ms = 60000)
+bool waitForRun(MainWindow& w, int ms = test::kHangGuardMs)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
     return spy.wait(ms);
@@ -112,8 +112,8 @@ private slots:
         w.setInteractive(false);
         w.show();
         w.openExample("amp-scale-16x16", "gpt2-amp");
-        // Simulated annealing with a huge iteration budget keeps the worker busy until cancelled.
-        QVERIFY(w.runPlanners({"annealing"}, {{"annealing", {{"iterations", "100000"}}}}));
+        // Simulated annealing with a budget it cannot finish keeps the worker busy until cancelled.
+        QVERIFY(w.runPlanners({"annealing"}, {{"annealing", {{"iterations", "10000000"}}}}));
         QVERIFY(w.runner()->isRunning());
         QElapsedTimer clock;
         clock.start();
@@ -127,19 +127,18 @@ private slots:
             ++ticks;
         });
         timer.start(5);
-        QTest::qWait(400);
+        // The event loop turns while the search runs: a search on the GUI thread would let no tick through
+        // before it ended. Gaps are printed, not asserted: on a busy machine they say how busy it is, not
+        // where the search runs (responsiveness figures belong to the GUI benchmark).
+        QTRY_VERIFY_WITH_TIMEOUT(ticks >= 5, test::kHangGuardMs);
         timer.stop();
-        qInfo("event loop: %d ticks in 400 ms, worst gap %lld ms", ticks, worst);
-        // A search on the GUI thread would stall the loop for the whole 400 ms window; a loaded CI machine
-        // may delay a tick by tens of ms, which says nothing about where the search runs (the bound is not a
-        // speed target: responsiveness figures belong to the GUI benchmark).
-        QVERIFY2(worst < 300 && ticks >= 5, qPrintable(QString("worst gap %1 ms, %2 ticks").arg(worst).arg(ticks)));
-        QVERIFY(w.runner()->isRunning()); // still searching: the gaps above were measured during the search
+        qInfo("event loop: %d ticks, worst gap %lld ms", ticks, worst);
+        QVERIFY(w.runner()->isRunning()); // still searching: the ticks came during the search
         QSignalSpy spy(&w, &MainWindow::runFinished);
         QElapsedTimer cancelClock;
         cancelClock.start();
         w.runner()->cancel();
-        QVERIFY(spy.wait(10000));
+        QVERIFY(spy.wait(test::kHangGuardMs));
         qInfo("cancel took %lld ms", cancelClock.elapsed());
         QCOMPARE(toString(w.document()->project().runs.back().results.back().status), std::string("cancelled"));
     }
@@ -339,7 +338,7 @@ private slots:
         w.openExample("amp-het-cluster", "gpt2-amp");
         QSignalSpy finished(&w, &MainWindow::runFinished);
         QVERIFY(w.runPlanners({"megatron"}));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(test::kHangGuardMs));
         emit menu->aboutToShow();
         QVERIFY(action("plan")->isEnabled());
         QVERIFY(action("megatron-launch")->isEnabled());

@@ -60,7 +60,7 @@ void saveShot(QWidget* widget, const QString& name)
         widget->grab().save(dir + "/" + name);
 }
 
-bool waitForRun(MainWindow& w, int ms = 60000)
+bool waitForRun(MainWindow& w, int ms = test::kHangGuardMs)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
     return spy.wait(ms);
@@ -73,7 +73,7 @@ bool startWaitingPlanner(MainWindow& w, const std::string& planner)
     if (!w.runPlanners({planner}))
         return false;
     return QTest::qWaitFor(
-        [&] { return w.runPanel()->runningRow() && w.runPanel()->runningRow()->text(6) == kWaiting; }, 60000);
+        [&] { return w.runPanel()->runningRow() && w.runPanel()->runningRow()->text(6) == kWaiting; }, test::kHangGuardMs);
 }
 } // namespace
 

@@ -39,7 +39,7 @@
 using namespace hetplan;
 
 namespace {
-bool waitForRun(MainWindow& w, int ms = 60000)
+bool waitForRun(MainWindow& w, int ms = test::kHangGuardMs)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
     return spy.wait(ms);

@@ -115,7 +115,7 @@ void saveShot(QWidget* widget, const QString& name)
 bool waitForRun(MainWindow& w)
 {
     QSignalSpy spy(&w, &MainWindow::runFinished);
-    return spy.wait(60000);
+    return spy.wait(test::kHangGuardMs);
 }
 
 // Focuses the first focusable widget shown on the current tab (the tab itself when there is none).
@@ -204,7 +204,7 @@ private slots:
             QTest::keyClick(target, Qt::Key_F5);
             const QString name = w.tabs()->tabText(tab);
             QVERIFY2(w.document()->project().runs.size() == runs + 1, qPrintable("F5 on the tab " + name));
-            QVERIFY(finished.wait(60000));
+            QVERIFY(finished.wait(test::kHangGuardMs));
         }
         qInstallMessageHandler(previous);
         QVERIFY2(ambiguityWarnings.isEmpty(), qPrintable(ambiguityWarnings.join('\n')));

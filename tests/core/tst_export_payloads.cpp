@@ -117,7 +117,7 @@ class TestExportPayloads : public QObject {
         f.close();
         QProcess syntax;
         syntax.start("bash", {"-n", path});
-        QVERIFY(syntax.waitForFinished(10000));
+        QVERIFY(syntax.waitForFinished(test::kHangGuardMs));
         QVERIFY2(syntax.exitCode() == 0, qPrintable(what + ": bash -n: " + syntax.readAllStandardError()));
         QProcess run;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -126,7 +126,7 @@ class TestExportPayloads : public QObject {
         run.setProcessEnvironment(env);
         run.setWorkingDirectory(dir.path());
         run.start("bash", {path});
-        QVERIFY(run.waitForFinished(10000));
+        QVERIFY(run.waitForFinished(test::kHangGuardMs));
         QVERIFY2(run.exitCode() == 0, qPrintable(what + ": " + run.readAllStandardError()));
         ++scriptsRun;
     }
@@ -167,7 +167,7 @@ class TestExportPayloads : public QObject {
         QProcess py;
         py.start("python3", {"-c", driver, dir.filePath("modules"), QString::fromStdString(marker),
                              QString::number(modules.size())});
-        QVERIFY(py.waitForFinished(120000));
+        QVERIFY(py.waitForFinished(test::kHangGuardMs));
         const QString out = QString::fromUtf8(py.readAllStandardOutput());
         const int failed = out.section(' ', 0, 0).toInt();
         QVERIFY2(py.exitCode() == 0, qPrintable(modules.value(failed) + ": " + out + py.readAllStandardError()));

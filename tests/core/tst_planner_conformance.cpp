@@ -373,7 +373,7 @@ private slots:
         qInfo("%s after cancel: %.1f ms CPU, %.1f ms wall", outcome.c_str(), cpuMs, ms);
         QVERIFY2(cpuMs < 100 * kSanitizerSlowdown,
                  qPrintable(QString("worked %1 ms of CPU after cancel").arg(cpuMs)));
-        QVERIFY2(ms < 10000, qPrintable(QString("returned %1 ms after cancel").arg(ms))); // hung, not slow
+        // The wall time is printed only: a hang stops at the suite's hang guard, and a busy machine stretches it.
         QVERIFY(outcome != "best so far (time-limit)");
     }
 

@@ -45,7 +45,7 @@ class TestLive : public QObject {
         QSignalSpy failed(&live, &LiveController::failed);
         live.setEnabled(true);
         QVERIFY(live.isScheduled()); // switching on plans what is there, after the debounce
-        QVERIFY2(updated.wait(30000), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+        QVERIFY2(updated.wait(test::kHangGuardMs), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
     }
 
 private slots:
@@ -78,7 +78,7 @@ private slots:
         // Nothing starts at the edit itself: the debounce runs first.
         QVERIFY(live.isScheduled());
         QCOMPARE(started.count(), 0);
-        QVERIFY(updated.wait(30000));
+        QVERIFY(updated.wait(test::kHangGuardMs));
         QCOMPARE(started.count(), 1);
         QCOMPARE(updated.count(), 1);
         QCOMPARE(planBatch(doc), 64);
@@ -99,7 +99,7 @@ private slots:
         Cluster c = *doc.cluster(); // an edit of another kind: a node's NIC bandwidth
         c.nodes.front().nicBandwidth *= 2;
         doc.setCluster(c);
-        QVERIFY(updated.wait(30000));
+        QVERIFY(updated.wait(test::kHangGuardMs));
         QTest::qWait(3 * LiveController::kDebounceMs); // nothing else follows
         QCOMPARE(started.count(), 1);
         QCOMPARE(updated.count(), 1);
@@ -120,12 +120,12 @@ private slots:
         QSignalSpy started(&live, &LiveController::started);
         QSignalSpy updated(&live, &LiveController::updated);
         setBatch(doc, 64);
-        QVERIFY(started.wait(5000));
+        QVERIFY(started.wait(test::kHangGuardMs));
         QVERIFY(live.isRunning());
         QVERIFY(!live.runner()->wasCancelled());
         setBatch(doc, 128); // the run for 64 is stale now
         QVERIFY(live.runner()->wasCancelled());
-        QVERIFY(updated.wait(30000));
+        QVERIFY(updated.wait(test::kHangGuardMs));
         QCOMPARE(started.count(), 2);
         QCOMPARE(updated.count(), 1); // the stale run's plans were dropped
         QCOMPARE(planBatch(doc), 128);
@@ -150,7 +150,7 @@ private slots:
         for (int gbs : {64, 128, 16}) {
             QSignalSpy updated(&live, &LiveController::updated);
             setBatch(doc, gbs);
-            QVERIFY(updated.wait(30000));
+            QVERIFY(updated.wait(test::kHangGuardMs));
             QCOMPARE(doc.project().runs.size(), size_t(2));
             QCOMPARE(live.liveRunId(), id);
             QCOMPARE(doc.currentPlan()->runId, id);
@@ -163,7 +163,7 @@ private slots:
         // Undo is an edit too: it re-plans the batch from before.
         QSignalSpy updated(&live, &LiveController::updated);
         doc.undoStack()->undo();
-        QVERIFY(updated.wait(30000));
+        QVERIFY(updated.wait(test::kHangGuardMs));
         QCOMPARE(planBatch(doc), doc.job()->job.globalBatchSize);
         QCOMPARE(doc.project().runs.size(), size_t(2));
     }
@@ -190,8 +190,8 @@ private slots:
         live.setEnabled(false);
         live.setEnabled(true);
         QVERIFY(live.isScheduled());
-        QVERIFY(started.wait(5000));
-        QVERIFY(QTest::qWaitFor([&] { return !live.isRunning(); }, 30000));
+        QVERIFY(started.wait(test::kHangGuardMs));
+        QVERIFY(QTest::qWaitFor([&] { return !live.isRunning(); }, test::kHangGuardMs));
         QCOMPARE(started.count(), 1);
     }
 
@@ -214,7 +214,7 @@ private slots:
         Job job = doc.job()->job;
         job.globalBatchSize *= 2;
         doc.setJob({doc.job()->name, job});
-        QVERIFY(updated.wait(30000)); // Live stays on
+        QVERIFY(updated.wait(test::kHangGuardMs)); // Live stays on
         QCOMPARE(doc.project().runs.size(), size_t(1));
         QCOMPARE(doc.run(live.liveRunId())->cluster, std::string("ditto-ex3"));
     }

@@ -99,7 +99,7 @@ private slots:
         QSignalSpy results(&runner, &RunController::resultReady);
         QSignalSpy finished(&runner, &RunController::finished);
         QVERIFY(runner.start({"data-parallel"}, smallRequest(12), run));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(test::kHangGuardMs));
         QCOMPARE(results.size(), 1);
         const auto r = results.front().front().value<RunResult>();
         QCOMPARE(toString(r.status), std::string("error"));

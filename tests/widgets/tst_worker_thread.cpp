@@ -1,6 +1,7 @@
 // WorkerThread (widgets/controller/worker_thread.h): the worker's messages reach the GUI thread in order,
 // finished() comes after the last one, isRunning() holds until then, and a nested event loop inside a
 // message holds the later ones back instead of running them out of order or finishing the job early.
+#include "testutil.h"
 #include "widgets/controller/worker_thread.h"
 
 #include <QSignalSpy>
@@ -30,7 +31,7 @@ private slots:
                 });
         }));
         QVERIFY(w.isRunning());
-        QVERIFY(done.wait(10000));
+        QVERIFY(done.wait(test::kHangGuardMs));
         QCOMPARE(int(got.size()), 1000);
         for (int i = 0; i < 1000; ++i)
             QCOMPARE(got[size_t(i)], i);
@@ -53,7 +54,7 @@ private slots:
         QVERIFY(w.isRunning());
         QCOMPARE(delivered, 0);
         QVERIFY(!w.start([](const WorkerThread::Post&) {})); // refused: the last job's messages are pending
-        QTRY_VERIFY(!w.isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), test::kHangGuardMs);
         QVERIFY(deliveredBeforeFinished);
     }
 
@@ -66,7 +67,7 @@ private slots:
                 QVERIFY(w.start([](const WorkerThread::Post& post) { post([] {}); }));
         });
         QVERIFY(w.start([](const WorkerThread::Post&) {}));
-        QTRY_COMPARE(jobs, 3);
+        QTRY_COMPARE_WITH_TIMEOUT(jobs, 3, test::kHangGuardMs);
         QTest::qWait(5 * WorkerThread::kPollMs);
         QCOMPARE(jobs, 3);
         QVERIFY(!w.isRunning());
@@ -91,7 +92,7 @@ private slots:
             post([&] { got.push_back(2); });
             post([&] { got.push_back(3); });
         }));
-        QTRY_VERIFY(!w.isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), test::kHangGuardMs);
         QCOMPARE(got, (std::vector<int>{0, 1, 2, 3}));
         QVERIFY(!finishedEarly);
     }
@@ -130,7 +131,7 @@ private slots:
                 seen = unguarded;
         });
         poll.start(1);
-        QTRY_COMPARE(seen, 42);
+        QTRY_COMPARE_WITH_TIMEOUT(seen, 42, test::kHangGuardMs);
     }
 };
 

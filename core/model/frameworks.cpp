@@ -1,6 +1,7 @@
 #include "frameworks.h"
 
 #include "core/base/errors.h"
+#include "framework_options.h"
 #include "megatron_model.h"
 
 #include <algorithm>
@@ -140,8 +141,6 @@ void checkDeepSpeedZero(const ZeroPlan& z, FrameworkVerdict& v)
         }
 }
 
-int zeroStageOf(const Plan& plan) { return plan.zero ? plan.zero->stage : plan.job.zeroStage; }
-
 // Megatron builds the plan's model parameter for parameter (vocabulary padding and BERT's binary head aside,
 // which the launch script states), or says why not.
 void checkMegatronBuildsModel(const Plan& plan, FrameworkVerdict& v)
@@ -216,7 +215,6 @@ std::string tensorParallelProblem(const ModelSpec& model, int tp)
 
 namespace {
 
-
 // Pipelines whose boundary sends depend on the framework: more than one stage and tensor parallelism.
 bool boundarySendsSplit(const Plan& plan)
 {
@@ -241,29 +239,16 @@ void checkMegatronBoundarySends(const Plan& plan, FrameworkVerdict& v)
                 "set the job's framework to megatron-core (or turn on sequence_parallel)");
 }
 
-// Interleaved 1F1B, selective recomputation and context parallelism are Megatron's; DeepSpeed's pipeline
-// engine runs plain 1F1B and checkpoints whole layers, and the deepspeed export has no expert groups.
-void checkDeepSpeedSchedule(const Plan& plan, FrameworkVerdict& v)
+// The options the plan uses (framework_options.h) that `target`, what the verdict's export runs, lacks; and,
+// for pipeline plans, those the job's framework lacks: the job says where the plan will run.
+void checkOptions(const Plan& plan, Framework target, FrameworkVerdict& v)
 {
-    if (plan.pipelines.front().virtualStages > 1)
-        fail(v, "DeepSpeed's pipeline engine has no interleaved schedule (virtual stages " +
-                    str(plan.pipelines.front().virtualStages) + ")");
-    if (plan.job.selectiveRecompute)
-        fail(v, "DeepSpeed's pipeline engine has no selective recomputation (it checkpoints whole layers)");
-    if (plan.pipelines.front().contextParallel > 1)
-        fail(v, "DeepSpeed's pipeline engine has no Megatron context parallelism (ring attention); its Ulysses "
-                "sequence parallelism is a different split");
-    if (plan.pipelines.front().expertParallel > 1)
-        fail(v, "the deepspeed export writes no expert-parallel MoE setup (DeepSpeed-MoE's expert groups)");
-}
-
-// DeepSpeed's pipeline engine partitions its sends (pipe_partitioned / grad_partitioned, the exporter
-// writes them from the job) or sends whole tensors, but has no Megatron sequence parallelism.
-void checkDeepSpeedBoundarySends(const Plan& plan, FrameworkVerdict& v)
-{
-    if (boundarySendsSplit(plan) && plan.job.sequenceParallel)
-        fail(v, "the job runs Megatron's sequence parallelism (framework " + toString(plan.job.framework) +
-                    "), which DeepSpeed's pipeline engine does not have");
+    for (FrameworkOption o : optionsUsed(plan)) {
+        if (std::string why = unsupportedReason(target, o); !why.empty())
+            fail(v, std::move(why));
+        else if (!plan.pipelines.empty() && !(why = unsupportedReason(plan.job.framework, o)).empty())
+            fail(v, "the job's framework is " + toString(plan.job.framework) + ", and " + why);
+    }
 }
 
 } // namespace
@@ -280,9 +265,7 @@ FrameworkVerdict checkMegatron(const Plan& plan, const FrameworkRules& rules)
     } else {
         checkUniformZero(*plan.zero, "Megatron-LM", v);
     }
-    if (zeroStageOf(plan) >= 2)
-        fail(v, "Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); ZeRO stage " +
-                    str(zeroStageOf(plan)) + " has no Megatron equivalent");
+    checkOptions(plan, Framework::MegatronCore, v); // the megatron-launch script runs Megatron-core
     checkMegatronBoundarySends(plan, v);
     checkOneVendor(plan, "Megatron-LM", v);
     checkMegatronBuildsModel(plan, v);
@@ -297,10 +280,7 @@ FrameworkVerdict checkDeepSpeed(const Plan& plan, const FrameworkRules& rules)
     if (!plan.pipelines.empty()) {
         checkUniformPipelines(plan, "DeepSpeed", v);
         checkStagesAndTensorGroups(plan, rules, v);
-        if (plan.job.zeroStage >= 2 && plan.pipelines.front().stages.size() > 1)
-            fail(v, "DeepSpeed does not support ZeRO stage ≥2 with pipeline parallelism");
-        checkDeepSpeedBoundarySends(plan, v);
-        checkDeepSpeedSchedule(plan, v);
+        checkOptions(plan, Framework::DeepSpeedPipe, v); // ZeRO plans run on the plain engine instead
     } else {
         checkDeepSpeedZero(*plan.zero, v);
     }

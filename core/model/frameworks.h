@@ -13,8 +13,12 @@
 //   every stage the same tensor- and data-parallel degree; a stage's data-parallel ranks split the
 //   micro-batch evenly;
 // - Megatron builds transformer models: only embedding, transformer/MoE blocks and a head, the embedding in
-//   the first stage and the head in the last; its distributed optimizer is ZeRO-1 at most;
-// - DeepSpeed refuses ZeRO stage ≥ 2 together with pipeline parallelism; its config takes one
+//   the first stage and the head in the last;
+// - the options a plan uses (context and expert parallelism, interleaving, sequence parallelism, the ZeRO
+//   stage, recomputation, the MoE capacity factor) follow one table, framework_options.h: the verdict's
+//   export target (Megatron-core for "megatron", DeepSpeed's pipeline engine for "deepspeed" pipelines) and,
+//   for pipeline plans, the job's framework must run each of them;
+// - DeepSpeed's ZeRO plans run on its plain engine (every stage); its config takes one
 //   micro-batch and accumulation count, but with the exporter's rank→batch file each rank's data loader
 //   takes its own micro-batch, accumulation steps and last micro-batch (docs/deepspeed-rank-batches.md);
 //   from ZeRO-2 on every rank must still run the same number of micro-steps (gradients are reduced in
@@ -25,10 +29,8 @@
 // - pipeline boundary sends (with more than one stage and tp > 1) follow the job's framework
 //   (core/cost/pipeline_p2p.h): Megatron-core (what the megatron-launch script runs) cannot send them split
 //   and all-gathered as megatron-legacy / deepspeed-pipe jobs do, unless sequence parallelism makes the
-//   traffic the same; DeepSpeed's pipeline engine has no Megatron sequence parallelism;
-// - interleaved 1F1B (Pipeline::virtualStages > 1), selective recomputation, context and expert parallelism
-//   are Megatron's: every pipeline has the same virtual stages, context- and expert-parallel sizes;
-//   DeepSpeed's pipeline engine runs none of them (and the deepspeed export writes no expert groups);
+//   traffic the same;
+// - every pipeline has the same virtual stages, context- and expert-parallel sizes;
 // - one job runs on one GPU vendor: a PyTorch build is CUDA (NCCL) or ROCm (RCCL) and the two libraries
 //   cannot form one communicator, so a plan whose GPUs span vendors (HetHub's mixed clusters) runs on none
 //   of the three;

@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include "core/base/errors.h"
+#include "framework_options.h"
 #include "job_fields.h"
 
 namespace hetplan {
@@ -72,10 +73,10 @@ void Job::validate(const std::string& file) const
         throw InputError(file, "selective_recompute",
                          "full and selective recomputation exclude each other (Megatron's --recompute-granularity "
                          "takes one): set recompute or selective_recompute, not both");
-    if (sequenceParallel && framework == Framework::DeepSpeedPipe)
+    if (const std::string why = unsupportedReason(framework, FrameworkOption::SequenceParallel);
+        sequenceParallel && !why.empty())
         throw InputError(file, "sequence_parallel",
-                         "DeepSpeed's pipeline engine has no Megatron sequence parallelism; use framework "
-                         "megatron-core or megatron-legacy, or set sequence_parallel to false");
+                         why + "; use framework megatron-core or megatron-legacy, or set sequence_parallel to false");
 }
 
 } // namespace hetplan

@@ -1,6 +1,7 @@
 #include "megatron_space.h"
 
 #include "core/base/errors.h"
+#include "core/model/framework_options.h"
 #include "core/sim/simulator.h"
 
 #include <QJsonArray>
@@ -68,8 +69,6 @@ std::string toString(Recompute r)
     return "none";
 }
 
-bool megatronJob(const Job& j) { return j.framework != Framework::DeepSpeedPipe; }
-
 bool hasMultiGpuNode(const Cluster& c)
 {
     return std::any_of(c.nodes.begin(), c.nodes.end(), [](const Node& n) { return n.gpus > 1; });
@@ -89,8 +88,10 @@ OpenFamilies openFamilies(const PlanRequest& req)
 {
     const Job& j = req.job;
     OpenFamilies o;
-    o.sp = req.boolOption("search_sp") && megatronJob(j) && !j.sequenceParallel && hasMultiGpuNode(req.cluster);
-    o.distOpt = req.boolOption("search_dist_opt") && j.zeroStage == 0;
+    o.sp = req.boolOption("search_sp") && frameworkRuns(j.framework, FrameworkOption::SequenceParallel) &&
+           !j.sequenceParallel && hasMultiGpuNode(req.cluster);
+    o.distOpt = req.boolOption("search_dist_opt") && j.zeroStage == 0 &&
+                frameworkRuns(j.framework, FrameworkOption::DistributedOptimizer);
     o.recompute = req.boolOption("search_recompute") && recomputeOf(j) == Recompute::None;
     return o;
 }
@@ -98,8 +99,12 @@ OpenFamilies openFamilies(const PlanRequest& req)
 // The recomputation choices besides none the job's framework runs.
 std::vector<Recompute> recomputeChoices(const Job& j)
 {
-    return megatronJob(j) ? std::vector<Recompute>{Recompute::Selective, Recompute::Full}
-                          : std::vector<Recompute>{Recompute::Full};
+    std::vector<Recompute> out;
+    if (frameworkRuns(j.framework, FrameworkOption::SelectiveRecompute))
+        out.push_back(Recompute::Selective);
+    if (frameworkRuns(j.framework, FrameworkOption::FullRecompute))
+        out.push_back(Recompute::Full);
+    return out;
 }
 
 Job withChoices(Job j, bool sp, bool distOpt, Recompute r)
@@ -202,8 +207,7 @@ Plan withContextParallel(const Plan& plan, int cp)
 
 void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
-    // Legacy Megatron (Megatron-DeepSpeed) has no ring attention; Megatron-core has.
-    if (plan.pipelines.empty() || plan.job.framework != Framework::MegatronCore ||
+    if (plan.pipelines.empty() || !frameworkRuns(plan.job.framework, FrameworkOption::ContextParallel) ||
         plan.pipelines.front().contextParallel != 1)
         return;
     const Plan base = plan;
@@ -217,7 +221,8 @@ void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& ob
 
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
-    if (plan.pipelines.empty() || plan.job.framework != Framework::MegatronCore || !plan.model.hasMoeLayers() ||
+    if (plan.pipelines.empty() || !frameworkRuns(plan.job.framework, FrameworkOption::ExpertParallel) ||
+        !plan.model.hasMoeLayers() ||
         plan.pipelines.front().expertParallel != 1)
         return;
     std::vector<int> sizes;
@@ -228,7 +233,8 @@ void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& obj
 
 void interleaveBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
-    if (plan.pipelines.empty() || !megatronJob(plan.job) || plan.job.schedule != Schedule::OneFOneB)
+    if (plan.pipelines.empty() || !frameworkRuns(plan.job.framework, FrameworkOption::Interleaving) ||
+        plan.job.schedule != Schedule::OneFOneB)
         return;
     std::vector<int> counts;
     for (int v : kVirtualStageChoices)

@@ -31,8 +31,8 @@ std::vector<PlannerOption> withMegatronSpace(std::vector<PlannerOption> own);
 bool searchesMegatronSpace(const Planner& planner);
 
 // Every job the open families of `req` (options resolved) allow, the request's own first. Only what the
-// job's framework runs: DeepSpeed's pipeline engine has no sequence parallelism and no selective
-// recomputation.
+// job's framework runs (core/model/framework_options.h): DeepSpeed's pipeline engine has no sequence
+// parallelism and no selective recomputation.
 std::vector<Job> megatronJobVariants(const PlanRequest& req);
 // The jobs the planner plans with: the request's own, then per recomputation choice the one saving the most
 // memory (or, without a recomputation choice, the one with the other open settings on).
@@ -52,8 +52,8 @@ inline constexpr int kContextParallelChoices[] = {2, 4};
 // 1/cp as large. `plan` unchanged when neither fits some pipeline (or it already runs context parallelism).
 Plan withContextParallel(const Plan& plan, int cp);
 // `plan` (scored) with the best context-parallel size of kContextParallelChoices and 1 that the plan rules
-// allow (Megatron-core jobs); rescored. The same for expert parallelism over 2, 4, ... up to the model's experts
-// (MoE models). Plans that fit win, then `objective`.
+// allow (jobs whose framework runs it: Megatron-core); rescored. The same for expert parallelism over 2, 4, ...
+// up to the model's experts (MoE models). Plans that fit win, then `objective`.
 void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective);
 

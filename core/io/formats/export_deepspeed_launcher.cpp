@@ -94,7 +94,8 @@ def topology():
 def pipeline_module(layers, **kwargs):
     """A deepspeed.pipe.PipelineModule over `layers` (one entry per name in LAYER_NAMES, in that order) with
     the plan's topology and its layer split PARTS, which none of DeepSpeed's partition methods (uniform,
-    parameters, type:) can express. Other keyword arguments go to PipelineModule."""
+    parameters, type:) can express, checkpointing activations as the plan's job does. Other keyword arguments
+    go to PipelineModule."""
     if not PARTS:
         raise ValueError("this plan has no pipeline stages: pass the model to deepspeed.initialize directly")
     layers = list(layers)
@@ -108,6 +109,7 @@ def pipeline_module(layers, **kwargs):
             stage = self._topo.get_coord(self.global_rank).pipe
             self._set_bounds(start=self.parts[stage], stop=self.parts[stage + 1])
 
+    kwargs.setdefault("activation_checkpoint_interval", ACTIVATION_CHECKPOINT_INTERVAL)
     return PlannedPipelineModule(layers=layers, topology=topology(), **kwargs)
 
 
@@ -147,6 +149,9 @@ std::string deepSpeedLauncher(const Plan& plan)
     out += constant("TRAIN_MICRO_BATCH_SIZE_PER_GPU", d.micro, "the config's");
     out += constant("GRADIENT_ACCUMULATION_STEPS", d.gas, "the config's");
     out += constant("ZERO_STAGE", d.zeroStage, "the config's zero_optimization.stage");
+    // The job's full recomputation: PipelineModule recomputes every layer in the backward (interval 1).
+    out += constant("ACTIVATION_CHECKPOINT_INTERVAL", plan.job.recompute && !plan.pipelines.empty() ? 1 : 0,
+                    "PipelineModule's: 1 = every layer's activations recomputed in the backward (full recompute)");
     std::vector<std::string> names;
     for (const LayerSpec& l : plan.model.layers)
         names.push_back(pythonString(l.name));

@@ -23,7 +23,10 @@
 // Loading opens the file read-only and never writes to it. It refuses, with InputError(path, field,
 // reason): non-SQLite files, SQLite files of other applications, files from a newer hetplan (higher
 // user_version), files failing PRAGMA integrity_check or the content hash (damaged or edited outside
-// hetplan), and rows whose JSON does not parse. A file cut short is named as truncated. It creates no side
+// hetplan), rows whose JSON does not parse, and columns that break the rules their plan-JSON or document
+// counterparts follow (project_store_read.cpp: a result's planner must be a plain name and its plan's, a
+// run's cluster and model those its plans were made on, names not empty and unique per table, run ids
+// unique, a run's start an ISO 8601 time). A file cut short is named as truncated. It creates no side
 // file: a WAL-mode file (written by another tool) opens immutable, and a hot "-journal" or a non-empty
 // "-wal" beside the file (another program's unfinished change) is refused with what to do, since reading
 // past it would mean writing. Older schema versions are migrated step by step

@@ -5,13 +5,16 @@
 #include "json_io.h"
 
 #include "core/base/errors.h"
+#include "core/base/names.h"
 #include "core/base/quote.h"
 
+#include <QDateTime>
 #include <QString>
 
 #include <sqlite3.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace hetplan::projectdb {
@@ -20,10 +23,22 @@ namespace {
 
 std::string indexed(const char* table, size_t i) { return std::string(table) + "[" + std::to_string(i) + "]"; }
 
+// The name columns follow the rules of the documents they name: not empty (as a cluster's, model's or
+// job's "name"), and, within one table, unique (the app looks items up by name).
+void checkName(const std::string& path, const std::string& field, const std::string& name,
+               std::set<std::string>* seen = nullptr)
+{
+    if (name.empty())
+        throw InputError(path, field, "must not be empty");
+    if (seen && !seen->insert(name).second)
+        throw InputError(path, field, "duplicate name " + quotedInput(name));
+}
+
 void readClusters(const Conn& c, Project& p)
 {
     const std::string& path = c.path();
     Stmt s = c.prepare("SELECT name, document FROM clusters ORDER BY position", "clusters");
+    std::set<std::string> names;
     while (c.step(s.get(), "clusters")) {
         const Row r{c, s.get(), indexed("clusters", p.clusters.size())};
         const std::string name = r.text(0, "name");
@@ -31,6 +46,7 @@ void readClusters(const Conn& c, Project& p)
         Cluster cl = readDocument(path, r.field, [&] { return clusterFromJson(doc, path, /*allowEmpty=*/true); });
         if (cl.name != name)
             throw InputError(path, r.field + ".name", "does not match the document's name '" + cl.name + "'");
+        checkName(path, r.field + ".name", name, &names);
         p.clusters.push_back(std::move(cl));
     }
 }
@@ -41,6 +57,7 @@ std::map<long long, size_t> readModels(const Conn& c, Project& p)
     const std::string& path = c.path();
     std::map<long long, size_t> modelIndex;
     Stmt s = c.prepare("SELECT position, name, document FROM models ORDER BY position", "models");
+    std::set<std::string> names;
     while (c.step(s.get(), "models")) {
         const Row r{c, s.get(), indexed("models", p.models.size())};
         modelIndex[r.integer(0, "position")] = p.models.size();
@@ -50,6 +67,7 @@ std::map<long long, size_t> readModels(const Conn& c, Project& p)
         pm.model = readDocument(path, r.field, [&] { return modelFromJson(doc, path); });
         if (pm.model.name != name)
             throw InputError(path, r.field + ".name", "does not match the document's name '" + pm.model.name + "'");
+        checkName(path, r.field + ".name", name, &names);
         p.models.push_back(std::move(pm));
     }
     return modelIndex;
@@ -73,20 +91,40 @@ void readJobs(const Conn& c, Project& p)
 {
     const std::string& path = c.path();
     Stmt s = c.prepare("SELECT name, document FROM jobs ORDER BY position", "jobs");
+    std::set<std::string> names;
     while (c.step(s.get(), "jobs")) {
         const Row r{c, s.get(), indexed("jobs", p.jobs.size())};
         NamedJob j;
         j.name = r.text(0, "name");
+        checkName(path, r.field + ".name", j.name, &names);
         const QJsonObject doc = r.json(1, "document");
         j.job = readDocument(path, r.field, [&] { return jobFromJson(doc, path); });
         p.jobs.push_back(std::move(j));
     }
 }
 
+// A run names the cluster, model and job it ran on as they were called then: the items may since have been
+// renamed or deleted, so the names need not be in the project, but they follow the items' name rule, and a
+// result's plan must have been made on that cluster and model (readRunResults).
+void checkRunColumns(const Row& r, const Run& run, std::set<int>& ids)
+{
+    const std::string& path = r.c.path();
+    if (!ids.insert(run.id).second)
+        throw InputError(path, r.field + ".id", "duplicate run id " + std::to_string(run.id));
+    checkName(path, r.field + ".cluster", run.cluster);
+    checkName(path, r.field + ".model", run.model);
+    checkName(path, r.field + ".job", run.job);
+    if (!QDateTime::fromString(QString::fromStdString(run.started), Qt::ISODate).isValid())
+        throw InputError(path, r.field + ".started",
+                         "expected an ISO 8601 date and time such as 2026-11-21T21:40:00Z, got " +
+                             quotedInput(run.started));
+}
+
 // Returns position → index of each run (results refer to runs by position).
 std::map<long long, size_t> readRuns(const Conn& c, Project& p)
 {
     std::map<long long, size_t> runIndex;
+    std::set<int> ids;
     Stmt s = c.prepare("SELECT position, id, cluster, model, job, started FROM runs ORDER BY position", "runs");
     while (c.step(s.get(), "runs")) {
         const Row r{c, s.get(), indexed("runs", p.runs.size())};
@@ -97,6 +135,7 @@ std::map<long long, size_t> readRuns(const Conn& c, Project& p)
         run.model = r.text(3, "model");
         run.job = r.text(4, "job");
         run.started = r.text(5, "started");
+        checkRunColumns(r, run, ids);
         p.runs.push_back(std::move(run));
     }
     return runIndex;
@@ -106,6 +145,9 @@ RunResult readRunResult(const Row& r, const std::string& path)
 {
     RunResult rr;
     rr.planner = r.text(1, "planner");
+    // The plan JSON's rule for its "planner": any planner's name, ours or another tool's, if it is plain.
+    if (const std::string why = plainNameProblem(rr.planner); !why.empty())
+        throw InputError(path, r.field + ".planner", why);
     const QJsonObject opts = r.json(2, "options");
     for (auto o = opts.begin(); o != opts.end(); ++o) {
         if (!o.value().isString())
@@ -121,8 +163,26 @@ RunResult readRunResult(const Row& r, const std::string& path)
     if (!r.isNull(6)) {
         const QJsonObject doc = r.json(6, "plan");
         rr.plan = readDocument(path, r.field + ".plan", [&] { return planFromJson(doc, path); });
+        if (rr.plan->planner != rr.planner)
+            throw InputError(path, r.field + ".planner",
+                             "does not match its plan's planner " + quotedInput(rr.plan->planner));
     }
     return rr;
+}
+
+// A result's plan was made on its run's cluster and model (the names the run recorded).
+void checkResultOfRun(const RunResult& rr, const Run& run, const std::string& runField, const Row& r)
+{
+    if (!rr.plan)
+        return;
+    const std::pair<const std::string&, const std::string&> names[] = {{run.cluster, rr.plan->cluster.name},
+                                                                       {run.model, rr.plan->model.name}};
+    const char* columns[] = {"cluster", "model"};
+    for (int i = 0; i < 2; ++i)
+        if (names[i].first != names[i].second)
+            throw InputError(r.c.path(), runField + "." + columns[i],
+                             "does not match the " + std::string(columns[i]) + " " + quotedInput(names[i].second) +
+                                 " its result " + r.field + ".plan was made on");
 }
 
 void readRunResults(const Conn& c, Project& p, const std::map<long long, size_t>& runIndex)
@@ -135,7 +195,9 @@ void readRunResults(const Conn& c, Project& p, const std::map<long long, size_t>
         const auto it = runIndex.find(r.integer(0, "run_position"));
         if (it == runIndex.end())
             throw InputError(c.path(), r.field + ".run_position", "refers to no run");
-        p.runs[it->second].results.push_back(readRunResult(r, c.path()));
+        Run& run = p.runs[it->second];
+        run.results.push_back(readRunResult(r, c.path()));
+        checkResultOfRun(run.results.back(), run, indexed("runs", it->second), r);
     }
 }
 

@@ -203,13 +203,13 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         Project project;
-        Run run;
-        run.id = 1;
-        run.cluster = "every example";
-        run.model = "its models";
-        run.job = "default";
-        run.started = "2026-11-28T00:00:00Z";
-        for (const auto& [cluster, model, gbs] : roundTripExamples())
+        for (const auto& [cluster, model, gbs] : roundTripExamples()) {
+            Run run; // one run per example: its results' plans were made on its cluster and model
+            run.id = int(project.runs.size()) + 1;
+            run.cluster = cluster;
+            run.model = model;
+            run.job = "default";
+            run.started = "2026-11-28T00:00:00Z";
             for (const std::string& planner : planners()) {
                 PlanRequest req;
                 req.cluster = exampleCluster(cluster);
@@ -253,14 +253,18 @@ private slots:
                 rr.plan = plan;
                 run.results.push_back(rr);
             }
-        project.runs.push_back(run);
+            project.runs.push_back(run);
+        }
         const std::string path = dir.filePath("all-plans.hetplan").toStdString();
         try {
             saveProject(project, path);
         } catch (const InputError& e) {
             QFAIL((std::string("the project with every plan cannot be saved: ") + e.what()).c_str());
         }
-        QCOMPARE(loadProject(path).runs.at(0).results.size(), size_t(plans));
+        size_t loaded = 0;
+        for (const Run& run : loadProject(path).runs)
+            loaded += run.results.size();
+        QCOMPARE(loaded, size_t(plans));
         qInfo("%d plans round-tripped (%d planner x example pairs not accepted)", plans, skipped);
         QVERIFY(plans >= 150);
     }

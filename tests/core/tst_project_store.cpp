@@ -350,6 +350,77 @@ private slots:
         expectRefused(g, "jobs", "table missing");
     }
 
+    // The columns that repeat what a plan or an item says (the planner, the run's cluster, model, job and
+    // start) follow the rules their plan-JSON and document counterparts have. A crafted file with a correct
+    // checksum is refused naming the column, and left as it was.
+    void freeTextColumnsFollowTheirRules_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("planner with a line break")
+            << "UPDATE run_results SET planner = 'amp' || char(10) || 'feasible: yes' WHERE run_position = 0 AND "
+               "position = 1;"
+            << "run_results[1].planner" << "contains \"\\n\" at position 3";
+        QTest::newRow("planner not its plan's")
+            << "UPDATE run_results SET planner = 'amp' WHERE run_position = 0 AND position = 0;"
+            << "run_results[0].planner" << "does not match its plan's planner \"uniform\"";
+        QTest::newRow("run on another cluster than its plan")
+            << "UPDATE runs SET cluster = 'hethub-pair' WHERE position = 0;"
+            << "runs[0].cluster" << "does not match the cluster \"amp-het-cluster\" its result run_results[0].plan";
+        QTest::newRow("run with another model than its plan")
+            << "UPDATE runs SET model = 'bert-base' WHERE position = 0;"
+            << "runs[0].model" << "does not match the model \"gpt2-amp\"";
+        QTest::newRow("run without a cluster") << "UPDATE runs SET cluster = '' WHERE position = 1;"
+                                               << "runs[1].cluster" << "must not be empty";
+        QTest::newRow("run without a job") << "UPDATE runs SET job = '' WHERE position = 1;"
+                                           << "runs[1].job" << "must not be empty";
+        QTest::newRow("start not a date") << "UPDATE runs SET started = 'yesterday' WHERE position = 1;"
+                                          << "runs[1].started" << "ISO 8601";
+        QTest::newRow("run id twice") << "UPDATE runs SET id = 1 WHERE position = 1;"
+                                      << "runs[1].id" << "duplicate run id 1";
+        QTest::newRow("job without a name") << "UPDATE jobs SET name = '' WHERE position = 1;"
+                                            << "jobs[1].name" << "must not be empty";
+        QTest::newRow("job name twice") << "UPDATE jobs SET name = 'gbs32' WHERE position = 1;"
+                                        << "jobs[1].name" << "duplicate name \"gbs32\"";
+    }
+    void freeTextColumnsFollowTheirRules()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, field);
+        QFETCH(QString, reason);
+        const std::string p = savedSample("column.hetplan");
+        sql(p, change.toStdString(), true);
+        expectRefused(p, field.toStdString(), reason.toStdString());
+        QFile::remove(QString::fromStdString(p));
+    }
+
+    // A run keeps the names of what it ran on, which the user may since have renamed or deleted: a name that
+    // is in no item of the project still loads.
+    void runsKeepNamesOfItemsSinceRenamed()
+    {
+        const std::string p = savedSample("renamed.hetplan");
+        sql(p, "UPDATE runs SET cluster = 'renamed away', model = 'gone' WHERE position = 1;", true);
+        const Project loaded = loadProject(p);
+        QCOMPARE(loaded.runs[1].cluster, std::string("renamed away"));
+        QVERIFY(loaded.findCluster("renamed away") == nullptr);
+    }
+
+    // Nothing that would be refused on loading is saved: the written copy is read back first.
+    void badColumnIsNotSaved()
+    {
+        const std::string p = savedSample("unsaved.hetplan");
+        const QByteArray before = readAll(p);
+        Project bad = sample;
+        bad.runs[0].results[1].planner = "amp\nfeasible: yes";
+        const auto e = test::errorOf([&] { saveProject(bad, p); });
+        QVERIFY(e.has_value());
+        QCOMPARE(e->file(), p);
+        QCOMPARE(e->field(), std::string("run_results[1].planner"));
+        QCOMPARE(readAll(p), before);
+        QVERIFY(tempFiles(dir.path()).isEmpty());
+    }
+
     void migratesVersion0OnACopy()
     {
         // A bare version-0 file: the hetplan id stamped, no tables. It loads as an empty project through

@@ -3,6 +3,7 @@
 #include "terminal_text.h"
 
 #include "core/base/errors.h"
+#include "core/base/output_file.h"
 #include "core/base/quote.h"
 #include "core/io/exporters.h"
 #include "core/io/importers.h"
@@ -91,6 +92,13 @@ CommandLine commandLine(const std::string& command)
 {
     const Command& c = findCommand(command);
     return CommandLine(c.usage, c.summary);
+}
+
+void checkOutputs(const CommandLine& cl, std::initializer_list<const char*> options)
+{
+    for (const char* name : options)
+        if (cl.has(name))
+            checkOutputPath(cl.get(name));
 }
 
 std::string table(const std::vector<std::pair<std::string, std::string>>& rows)

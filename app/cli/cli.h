@@ -9,6 +9,7 @@
 #include "core/model/job.h"
 #include "core/planners/planner.h"
 
+#include <initializer_list>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -55,6 +56,9 @@ void applyJobOptions(const CommandLine& a, Job& job, const std::vector<std::stri
 // The job fields `simulate` may change on a written plan: they change how the plan's sends and products run,
 // not its shape.
 inline const std::vector<std::string> kFrameworkJobKeys{"framework", "sequence_parallel", "tf32"};
+// Checks every output file the command line names among `options` (--out, --trace) before the command
+// plans anything: a path that cannot be written is InputError(path, "file", reason), exit 2, at once.
+void checkOutputs(const CommandLine& cl, std::initializer_list<const char*> options);
 // Warns when the job asks for sequence parallelism and no stage of the plan has tp > 1 (a no-op).
 void warnIdleSequenceParallel(const Plan& plan, std::ostream& err);
 PlanRequest requestFromArgs(const CommandLine& a);

@@ -67,6 +67,7 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
         return Ok;
     const std::vector<std::string> planners = plannerList(cl.get("planners"));
     PlanRequest req = requestFromArgs(cl);
+    checkOutputs(cl, {"out"}); // before every planner runs, not after
     noteFailedNodes(req, err);
     const PlannerOptions options = perPlannerOptions(planners, req.options);
     req.options.clear();
@@ -101,9 +102,10 @@ int cmdCompare(const std::vector<std::string>& argv, std::ostream& out, std::ost
             // Options that do not apply to this planner/cluster: report, keep comparing the others.
             status = std::string("not applicable: ") + withJobSource(e, cl).what();
         }
+        // The reason may quote the cluster's or model's name: one line per planner whatever it holds.
         out << std::left << std::setw(15) << name << std::right << std::setw(12) << "-" << std::setw(12) << "-"
             << std::setw(14) << "-" << std::setw(12) << "-"
-            << "  " << status << "\n";
+            << "  " << escapeControls(status) << "\n";
         failures.append(
             QJsonObject{{"planner", QString::fromStdString(name)}, {"status", QString::fromStdString(status)}});
     }

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/importers.h"
 #include "core/io/json_io.h"
 #include "core/model/device.h"
@@ -156,7 +157,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     writeJsonFile(outPath, toJson(p));
     out << "imported " << p.tables().size() << " table(s), " << p.layerCount() << " layers, devices:";
     for (const std::string& d : p.deviceTypes())
-        out << " " << d;
+        out << " " << escapeControls(d);
     out << " -> " << outPath << "\n";
     return Ok;
 }

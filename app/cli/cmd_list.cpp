@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/model/device.h"
 #include "core/model/model.h"
@@ -27,21 +28,21 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             width = std::max(width, n.size() + 2);
         for (const std::string& n : names) {
             auto p = PlannerRegistry::instance().create(n);
-            out << std::left << std::setw(int(width)) << n << p->description() << "\n";
+            out << std::left << std::setw(int(width)) << escapeControls(n) << escapeControls(p->description()) << "\n";
         }
     } else if (what == "examples") {
         out << "clusters:\n";
         for (const std::string& n : exampleClusterNames()) {
             Cluster c = exampleCluster(n);
-            out << "  " << std::left << std::setw(18) << n << c.gpuCount() << " GPUs";
+            out << "  " << std::left << std::setw(18) << escapeControls(n) << c.gpuCount() << " GPUs";
             if (!c.description.empty())
-                out << "  " << c.description;
+                out << "  " << escapeControls(c.description);
             out << "\n";
         }
         out << "models:\n";
         for (const std::string& n : exampleModelNames()) {
             ModelSpec m = buildExampleModel(n);
-            out << "  " << std::left << std::setw(18) << n << std::fixed << std::setprecision(1)
+            out << "  " << std::left << std::setw(18) << escapeControls(n) << std::fixed << std::setprecision(1)
                 << m.totalParams() / 1e6 << " M params, " << m.layerCount() << " layers, seq " << m.arch.sequence
                 << "\n";
         }
@@ -50,10 +51,10 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             << "TFLOP/s" << std::setw(9) << "GiB" << std::setw(10) << "GB/s"
             << "  intra-node link\n";
         for (const DeviceType& d : DeviceCatalog::builtin().all())
-            out << std::left << std::setw(16) << d.name << std::setw(8) << d.vendor << std::right << std::fixed
-                << std::setprecision(1) << std::setw(10) << d.peakFlops / 1e12 << std::setw(9)
+            out << std::left << std::setw(16) << escapeControls(d.name) << std::setw(8) << escapeControls(d.vendor)
+                << std::right << std::fixed << std::setprecision(1) << std::setw(10) << d.peakFlops / 1e12 << std::setw(9)
                 << d.memoryBytes / 1073741824.0 << std::setprecision(0) << std::setw(10) << d.memoryBandwidth / 1e9
-                << "  " << d.intraNodeLink << "\n";
+                << "  " << escapeControls(d.intraNodeLink) << "\n";
     } else {
         throw InputError("list", "what", "unknown list '" + what + "' (expected planners, examples or devices)");
     }

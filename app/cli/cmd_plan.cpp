@@ -6,6 +6,7 @@
 #include "core/base/quote.h"
 #include "core/cost/costmodel.h"
 #include "core/io/json_io.h"
+#include "core/model/frameworks.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -28,7 +29,7 @@ std::string gpuList(const Cluster& c, const std::vector<int>& gpus)
             ++j;
         if (i)
             s << ",";
-        s << c.gpuName(gpus[i]);
+        s << escapeControls(c.gpuName(gpus[i]));
         if (j > i)
             s << "-" << c.gpu(gpus[j]).local;
         i = j + 1;
@@ -45,7 +46,7 @@ std::string stageDevices(const Cluster& c, const std::vector<int>& gpus)
     std::string s;
     for (const std::string& t : types)
         s += (s.empty() ? "" : "+") + t;
-    return s;
+    return escapeControls(s);
 }
 
 // HAP's program: how many instructions of each kind (collectives by name), its first lines, and the
@@ -55,7 +56,7 @@ void printSpmd(const Plan& p, std::ostream& out)
     const SpmdPlan& s = *p.spmd;
     std::map<std::string, int> kinds;
     for (const SpmdInstruction& i : s.instructions)
-        ++kinds[i.kind == SpmdInstruction::Kind::Collective ? i.collective : toString(i.kind)];
+        ++kinds[escapeControls(i.kind == SpmdInstruction::Kind::Collective ? i.collective : toString(i.kind))];
     out << "SPMD program: " << s.program.size() << " instructions";
     std::string counts;
     for (const auto& [kind, n] : kinds)
@@ -63,7 +64,7 @@ void printSpmd(const Plan& p, std::ostream& out)
     out << (counts.empty() ? "" : " (" + counts + ")") << "\n";
     constexpr size_t kShown = 12;
     for (size_t i = 0; i < s.program.size() && i < kShown; ++i)
-        out << "  " << s.program[i] << "\n";
+        out << "  " << escapeControls(s.program[i]) << "\n";
     if (s.program.size() > kShown)
         out << "  ... " << s.program.size() - kShown << " more (plan JSON \"spmd\".\"program\")\n";
     // A terminal shows a few dozen columns; the plan JSON has every GPU's ratio.
@@ -75,10 +76,11 @@ void printSpmd(const Plan& p, std::ostream& out)
         out << ", the first " << shown << " of " << refs.size() << " GPUs; all in plan JSON \"spmd\".\"sharding_ratios\"";
     out << "):\n  segment           ";
     for (size_t g = 0; g < shown; ++g)
-        out << " " << std::setw(8) << p.cluster.nodes[size_t(refs[g].node)].name + "/" + std::to_string(refs[g].local);
+        out << " " << std::setw(8)
+            << escapeControls(p.cluster.nodes[size_t(refs[g].node)].name + "/" + std::to_string(refs[g].local));
     out << "\n" << std::setprecision(1);
     for (size_t r = 0; r < s.shardingRatios.size(); ++r) {
-        const std::string name = r < s.segments.size() ? s.segments[r] : "segment " + std::to_string(r);
+        const std::string name = escapeControls(r < s.segments.size() ? s.segments[r] : "segment " + std::to_string(r));
         out << "  " << std::left << std::setw(18) << name << std::right;
         for (size_t g = 0; g < shown && g < s.shardingRatios[r].size(); ++g)
             out << " " << std::setw(8) << s.shardingRatios[r][g] * 100;
@@ -99,8 +101,8 @@ void printMemoryBreakdown(const Plan& p, std::ostream& out)
     out << std::setprecision(2);
     for (const DeviceTypeSummary& d : p.summary->deviceTypes) {
         const GpuMemory& m = d.peakMemory;
-        out << "  " << std::left << std::setw(14) << d.deviceType << std::right << std::setw(9) << gib(m.weights)
-            << std::setw(7) << gib(m.gradients) << std::setw(7) << gib(m.optimizer) << std::setw(7)
+        out << "  " << std::left << std::setw(14) << escapeControls(d.deviceType) << std::right << std::setw(9)
+            << gib(m.weights) << std::setw(7) << gib(m.gradients) << std::setw(7) << gib(m.optimizer) << std::setw(7)
             << gib(m.activations) << std::setw(9) << gib(m.gradientBuffer) << std::setw(9) << gib(m.allocatorReserve)
             << std::setw(6) << gib(m.communicators) << std::setw(9) << gib(m.context) << std::setw(8)
             << gib(m.total()) << std::setw(6) << gib(d.memoryCapacityBytes) << "\n";
@@ -137,13 +139,29 @@ void printMegatronSettings(const Plan& p, std::ostream& out)
     out << (on.empty() ? "none\n" : "\n");
 }
 
+// When the framework the plan is made for (Megatron-LM for pipelines, DeepSpeed for ZeRO) would not run it
+// as simulated (estimate.frameworks), why: the export to it is refused with the same reasons.
+void printFrameworkVerdict(const Plan& p, std::ostream& out)
+{
+    const std::string native = nativeFramework(p);
+    const auto it = p.estimate.frameworks.find(native);
+    if ((native != "megatron" && native != "deepspeed") || it == p.estimate.frameworks.end() || it->second.ok)
+        return;
+    std::string reasons;
+    for (const std::string& r : it->second.reasons)
+        reasons += (reasons.empty() ? "" : "; ") + r;
+    out << (native == "megatron" ? "Megatron-LM" : "DeepSpeed") << " cannot run this plan as simulated: "
+        << escapeControls(reasons) << "\n";
+}
+
 } // namespace
 
 void printPlan(const Plan& p, std::ostream& out)
 {
     out << std::fixed;
-    out << "planner " << p.planner << " | cluster " << p.cluster.name << " (" << p.cluster.gpuCount()
-        << " GPUs) | model " << p.model.name << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength
+    // Names come from input files: escaped, so a name holding a newline cannot print a line of its own.
+    out << "planner " << escapeControls(p.planner) << " | cluster " << escapeControls(p.cluster.name) << " ("
+        << p.cluster.gpuCount() << " GPUs) | model " << escapeControls(p.model.name) << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength
         << "\n";
     out << std::setprecision(4) << "iteration " << p.estimate.iterationSeconds << " s (simulated)";
     if (p.plannerEstimate)
@@ -194,10 +212,11 @@ void printPlan(const Plan& p, std::ostream& out)
         auto peak = std::max_element(p.estimate.peakMemoryBytes.begin(), p.estimate.peakMemoryBytes.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; });
         out << std::setprecision(2) << "peak memory " << peak->second / 1073741824.0 << " GiB on "
-            << p.cluster.gpuName(peak->first) << "\n";
+            << escapeControls(p.cluster.gpuName(peak->first)) << "\n";
     }
     printMemoryBreakdown(p, out);
     printSelection(p, out);
+    printFrameworkVerdict(p, out);
 }
 
 namespace {
@@ -229,6 +248,7 @@ int cmdPlan(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         return Ok;
     const std::string planner = cl.get("planner");
     PlanRequest req = requestFromArgs(cl);
+    checkOutputs(cl, {"out"}); // before the search, not after it
     noteFailedNodes(req, err);
     for (const std::string& w : profileWarnings(req.job, req.profile))
         err << "warning: " << escapeControls(w) << "\n";

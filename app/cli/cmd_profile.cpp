@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/base/units.h"
 #include "core/cost/analytic.h"
 #include "core/io/examples.h"
@@ -166,7 +167,7 @@ int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     p.model = model.name;
     p.source = "analytic";
     writeJsonFile(outPath, toJson(p));
-    out << "analytic profile of " << model.name << " (" << model.layerCount() << " layers, " << toString(job.precision)
+    out << "analytic profile of " << escapeControls(model.name) << " (" << model.layerCount() << " layers, " << toString(job.precision)
         << "): " << p.tables().size() << " table(s) -> " << outPath << "\n";
     return Ok;
 }

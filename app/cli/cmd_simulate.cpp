@@ -37,6 +37,7 @@ int cmdSimulate(const std::vector<std::string>& argv, std::ostream& out, std::os
         return Ok;
     const std::string path = cl.get("plan");
     Plan plan = readPlan(path);
+    checkOutputs(cl, {"out", "trace"});
     applyJobOptions(cl, plan.job, kFrameworkJobKeys);
     plan.job.validate(path);
     // The simulator and the summary name the plan "plan"; here it is the plan file.
@@ -77,6 +78,7 @@ int simulatePlan(const CommandLine& cl, const std::string& path, Plan& plan, std
     plan.estimate.peakMemoryBytes = r.peakMemoryBytes;
     plan.estimate.memory = r.memory;
     plan.estimate.feasible = r.feasible;
+    plan.estimate.frameworks = checkFrameworks(plan); // the job's framework may have changed (--framework)
     priceEstimate(plan, [&](const std::string& type) { return &costs.device(type); });
     if (!std::isfinite(r.iterationSeconds) || !(r.iterationSeconds > 0))
         throw InputError(path, "estimate.iteration_seconds",

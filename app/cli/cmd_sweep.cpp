@@ -3,10 +3,12 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
 #include "core/planners/sweep.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -17,12 +19,13 @@ namespace hetplan::cli {
 
 namespace {
 
+// Escaped: the values come from the command line, and a node name must not start a line of its own.
 std::string pointText(const SweepPoint& point)
 {
     std::string s;
     for (const auto& [axis, v] : point)
         s += (s.empty() ? "" : " ") + axis + "=" + v;
-    return s;
+    return escapeControls(s);
 }
 
 // Builds one combination's request. Every value of every axis is applied and checked once here, before any
@@ -72,7 +75,7 @@ private:
 
 void printRow(const SweepRow& r, std::ostream& out)
 {
-    out << std::left << std::setw(28) << pointText(r.point) << std::setw(14) << r.planner << std::right;
+    out << std::left << std::setw(28) << pointText(r.point) << std::setw(14) << escapeControls(r.planner) << std::right;
     if (r.status == RunStatus::Ok || r.iterationSeconds > 0) {
         out << std::fixed << std::setprecision(4) << std::setw(12) << r.iterationSeconds << std::setprecision(0)
             << std::setw(12) << r.tokensPerSecond << std::setw(12);
@@ -82,11 +85,34 @@ void printRow(const SweepRow& r, std::ostream& out)
             out << "-";
     } else
         out << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-";
-    out << "  " << toString(r.status) << (r.error.empty() ? "" : ": " + r.error);
+    // The reason may quote a cluster's or model's name: one line per row whatever it holds.
+    out << "  " << toString(r.status) << (r.error.empty() ? "" : ": " + escapeControls(r.error));
     for (size_t i = 0; !r.cost && i < r.unpricedDeviceTypes.size(); ++i)
-        out << (i ? ", " : " (no price for ") << r.unpricedDeviceTypes[i]
+        out << (i ? ", " : " (no price for ") << escapeControls(r.unpricedDeviceTypes[i])
             << (i + 1 == r.unpricedDeviceTypes.size() ? ")" : "");
     out << "\n";
+}
+
+// The exit status: 4 when the time limit cancelled runs (the sweep is incomplete, whatever the others gave),
+// else 0 when some run gave a plan that fits, else 3.
+int sweepExitCode(const std::vector<SweepRow>& rows, std::ostream& err)
+{
+    auto count = [&](RunStatus s) {
+        return std::count_if(rows.begin(), rows.end(), [s](const SweepRow& r) { return r.status == s; });
+    };
+    const long long cancelled = count(RunStatus::Cancelled), ok = count(RunStatus::Ok);
+    if (cancelled > 0) {
+        err << "error: the time limit stopped the sweep: " << cancelled << " of " << rows.size()
+            << " runs (combination x planner) were cancelled before they gave a plan";
+        if (ok > 0)
+            err << "; the " << ok << " that gave a plan are listed";
+        err << "\n";
+        return Cancelled;
+    }
+    if (ok > 0)
+        return Ok;
+    err << "error: no feasible plan: no combination gave a plan that fits\n";
+    return Infeasible;
 }
 
 } // namespace
@@ -105,7 +131,11 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                    "combinations not started by then are reported as cancelled. A sweep makes at most " +
                    std::to_string(kMaxSweepPlans) +
                    " plans (combinations x planners). --option keys apply to the planners that have them; a key no "
-                   "listed planner has, or a value one of them refuses, exits 2.\n");
+                   "listed planner has, or a value one of them refuses, exits 2.\n\n"
+                   "Exit status: 0 every combination was planned and at least one run gave a plan that fits; "
+                   "2 bad input (checked before anything is planned, --out included); 3 every combination was planned "
+                   "and none gave a plan that fits; 4 the time limit stopped the sweep before every run gave a plan "
+                   "(the table and --out still list every run, the stopped ones as cancelled).\n");
     if (!cl.parse(argv, out))
         return Ok;
     std::vector<SweepAxis> axes;
@@ -119,6 +149,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     const std::vector<std::string> planners = plannerList(cl.get("planners"));
     checkSweepSize(axes, planners.size());
     PlanRequest base = requestFromArgs(cl);
+    checkOutputs(cl, {"out"}); // before minutes of planning, not after
     noteFailedNodes(base, err);
     // --time-limit bounds the whole sweep, not each combination.
     const double timeLimit = base.timeLimitSeconds;
@@ -150,17 +181,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         doc["wall_seconds"] = wall;
         writeJsonFile(cl.get("out"), doc);
     }
-    const bool anyOk = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == RunStatus::Ok; });
-    if (anyOk)
-        return Ok;
-    const bool allStopped =
-        std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.status == RunStatus::Cancelled; });
-    if (allStopped) {
-        err << "error: the time limit passed before any combination gave a plan\n";
-        return Cancelled;
-    }
-    err << "error: no feasible plan: no combination gave a plan that fits\n";
-    return Infeasible;
+    return sweepExitCode(rows, err);
 }
 
 } // namespace hetplan::cli

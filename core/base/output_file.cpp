@@ -134,6 +134,23 @@ OutputTarget outputTarget(const std::string& path)
     throw InputError(path, "file", std::string(kindOf(st.st_mode)) + ": refusing to write over it");
 }
 
+void checkOutputPath(const std::string& path)
+{
+    if (outputTarget(path) == OutputTarget::WriteThrough)
+        return;
+    std::filesystem::path folder = std::filesystem::path(replacedFile(path)).parent_path();
+    if (folder.empty())
+        folder = ".";
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0)
+        cannotWrite(path, "its folder " + folder.string() + ": " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        cannotWrite(path, folder.string() + " is not a folder");
+    // The temporary copy is created in the folder, then renamed over the target.
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+        cannotWrite(path, "its folder " + folder.string() + ": " + std::strerror(errno));
+}
+
 void writeOutputFile(const std::string& path, std::string_view bytes)
 {
     writeOutputFiles({{path, std::string(bytes)}});

@@ -23,6 +23,11 @@ enum class OutputTarget {
 // How `path` will be written; throws InputError(path, "file", reason) for a target that must not be touched.
 OutputTarget outputTarget(const std::string& path);
 
+// Checks, before a command does its work, that `path` can be written the way writeOutputFile will: the
+// refusals of outputTarget(), and for a file to create or replace, a folder that exists and that this
+// process may write in. Throws InputError(path, "file", reason); writes nothing.
+void checkOutputPath(const std::string& path);
+
 // Writes `bytes` to `path` as described above.
 void writeOutputFile(const std::string& path, std::string_view bytes);
 

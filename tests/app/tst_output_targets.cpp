@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -161,6 +162,37 @@ private slots:
             QVERIFY2(r.err.contains("is a directory"), qPrintable(r.err));
             QVERIFY(typeOf(path("a-folder")) == S_IFDIR);
         }
+    }
+
+    // A target that cannot be written (its folder is missing) is refused before the command does its work:
+    // exit 2 naming the path, nothing on stdout (compare printed its table, sweep its progress, before
+    // finding out), and a search that would run for seconds is not started (its CPU time is not spent).
+    void unwritableTargetIsRefusedBeforeTheWork()
+    {
+        const QString target = path("no-such-folder/out.json");
+        for (const Writer& w : writers(target)) {
+            if (QString(w.name).startsWith("export") || QString(w.name).startsWith("import") ||
+                QString(w.name).startsWith("profile"))
+                continue; // no search before their write
+            const CliResult r = runCli(w.args);
+            QVERIFY2(r.exitCode == 2, qPrintable(QString(w.name) + ": exit " + QString::number(r.exitCode)));
+            QVERIFY2(r.err.startsWith("error: " + target + ": file: cannot be written: its folder "), qPrintable(r.err));
+            QVERIFY2(r.out.isEmpty(), qPrintable(QString(w.name) + " printed: " + r.out));
+            QVERIFY2(!r.err.contains("sweep: "), qPrintable(r.err));
+        }
+        // A random search of 10,000,000 draws under a 3-second limit: refused first, it spends no search time.
+        rusage before {}, after {};
+        ::getrusage(RUSAGE_CHILDREN, &before);
+        const CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                    "--planner", "random", "--option", "trials=10000000", "--time-limit", "3", "--out",
+                                    target});
+        ::getrusage(RUSAGE_CHILDREN, &after);
+        QCOMPARE(r.exitCode, 2);
+        auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+        const double cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) -
+                           seconds(before.ru_stime);
+        qInfo("refused plan: %.2f s CPU", cpu);
+        QVERIFY2(cpu < 1.5, qPrintable(QString::number(cpu)));
     }
 
     void regularFileIsReplacedAndLinksKept()

@@ -176,6 +176,60 @@ private slots:
         QCOMPARE(toString(rows[1].status), std::string("ok"));
     }
 
+    // A time limit that cancels runs leaves the sweep incomplete: it says it stopped, how many runs were
+    // cancelled, and exits 4 (as `plan` does when stopped without a plan), whatever the other runs gave;
+    // the table and --out still list every run. 2,000 combinations under a 50 ms limit: the limit passes
+    // long before the last one starts, on any machine.
+    void cliSweepStoppedByItsTimeLimitExitsFour()
+    {
+        QStringList gbs;
+        for (int g = 1; g <= 2000; ++g)
+            gbs << QString::number(g);
+        const std::string out = path("stopped.json");
+        const auto r = test::runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                     "--planners", "uniform", "--vary", "gbs=" + gbs.join(','), "--time-limit", "0.05",
+                                     "--jobs", "1", "--out", QString::fromStdString(out)},
+                                    120000);
+        QCOMPARE(r.exitCode, 4);
+        const QJsonArray rows = readJsonFile(out)["rows"].toArray();
+        QCOMPARE(rows.size(), 2000);
+        int cancelled = 0;
+        for (const QJsonValue& v : rows)
+            cancelled += v.toObject()["status"].toString() == "cancelled";
+        QVERIFY(cancelled >= 1);
+        QVERIFY2(r.err.contains(QString("error: the time limit stopped the sweep: %1 of 2000 runs").arg(cancelled)),
+                 qPrintable(r.err.right(400)));
+        QCOMPARE(r.out.count("  cancelled"), cancelled);
+    }
+
+    // --out is checked before anything is planned: a sweep of 400 combinations with an unwritable --out
+    // exits 2 at once, without a single progress line (it used to plan them all, then fail to write).
+    void cliSweepChecksItsOutputFirst()
+    {
+        QStringList gbs;
+        for (int g = 1; g <= 400; ++g)
+            gbs << QString::number(g);
+        for (const QString& target : {dir_.path(), dir_.filePath("missing/sweep.json")}) {
+            const auto r = test::runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                         "--planners", "uniform", "--vary", "gbs=" + gbs.join(','), "--out", target},
+                                        120000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.startsWith("error: " + target + ": file: "), qPrintable(r.err.left(400)));
+            QVERIFY2(!r.err.contains("sweep: "), qPrintable(r.err.left(400)));
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+
+    // The exit codes are in the help.
+    void helpStatesTheExitCodes()
+    {
+        const auto r = test::runCli({"sweep", "--help"});
+        QCOMPARE(r.exitCode, 0);
+        const QString help = r.out.simplified();
+        QVERIFY2(help.contains("Exit status: 0 every combination was planned"), qPrintable(help));
+        QVERIFY(help.contains("4 the time limit stopped the sweep"));
+    }
+
     void cliBadVaryExitsTwo_data()
     {
         QTest::addColumn<QString>("vary");

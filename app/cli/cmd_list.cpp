@@ -52,9 +52,9 @@ int cmdList(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             << "  intra-node link\n";
         for (const DeviceType& d : DeviceCatalog::builtin().all())
             out << std::left << std::setw(16) << escapeControls(d.name) << std::setw(8) << escapeControls(d.vendor)
-                << std::right << std::fixed << std::setprecision(1) << std::setw(10) << d.peakFlops / 1e12 << std::setw(9)
-                << d.memoryBytes / 1073741824.0 << std::setprecision(0) << std::setw(10) << d.memoryBandwidth / 1e9
-                << "  " << escapeControls(d.intraNodeLink) << "\n";
+                << std::right << std::fixed << std::setprecision(1) << std::setw(10) << d.peakFlops / 1e12
+                << std::setw(9) << d.memoryBytes / 1073741824.0 << std::setprecision(0) << std::setw(10)
+                << d.memoryBandwidth / 1e9 << "  " << escapeControls(d.intraNodeLink) << "\n";
     } else {
         throw InputError("list", "what", "unknown list '" + what + "' (expected planners, examples or devices)");
     }

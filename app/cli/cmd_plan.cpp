@@ -104,8 +104,8 @@ void printMemoryBreakdown(const Plan& p, std::ostream& out)
         out << "  " << std::left << std::setw(14) << escapeControls(d.deviceType) << std::right << std::setw(9)
             << gib(m.weights) << std::setw(7) << gib(m.gradients) << std::setw(7) << gib(m.optimizer) << std::setw(7)
             << gib(m.activations) << std::setw(9) << gib(m.gradientBuffer) << std::setw(9) << gib(m.allocatorReserve)
-            << std::setw(6) << gib(m.communicators) << std::setw(9) << gib(m.context) << std::setw(8)
-            << gib(m.total()) << std::setw(6) << gib(d.memoryCapacityBytes) << "\n";
+            << std::setw(6) << gib(m.communicators) << std::setw(9) << gib(m.context) << std::setw(8) << gib(m.total())
+            << std::setw(6) << gib(d.memoryCapacityBytes) << "\n";
     }
 }
 
@@ -150,8 +150,8 @@ void printFrameworkVerdict(const Plan& p, std::ostream& out)
     std::string reasons;
     for (const std::string& r : it->second.reasons)
         reasons += (reasons.empty() ? "" : "; ") + r;
-    out << (native == "megatron" ? "Megatron-LM" : "DeepSpeed") << " cannot run this plan as simulated: "
-        << escapeControls(reasons) << "\n";
+    out << (native == "megatron" ? "Megatron-LM" : "DeepSpeed")
+        << " cannot run this plan as simulated: " << escapeControls(reasons) << "\n";
 }
 
 } // namespace
@@ -161,8 +161,8 @@ void printPlan(const Plan& p, std::ostream& out)
     out << std::fixed;
     // Names come from input files: escaped, so a name holding a newline cannot print a line of its own.
     out << "planner " << escapeControls(p.planner) << " | cluster " << escapeControls(p.cluster.name) << " ("
-        << p.cluster.gpuCount() << " GPUs) | model " << escapeControls(p.model.name) << " | gbs " << p.job.globalBatchSize << ", seq " << p.job.sequenceLength
-        << "\n";
+        << p.cluster.gpuCount() << " GPUs) | model " << escapeControls(p.model.name) << " | gbs "
+        << p.job.globalBatchSize << ", seq " << p.job.sequenceLength << "\n";
     out << std::setprecision(4) << "iteration " << p.estimate.iterationSeconds << " s (simulated)";
     if (p.plannerEstimate)
         out << ", planner estimate " << *p.plannerEstimate << " s";

@@ -167,8 +167,8 @@ int cmdProfile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     p.model = model.name;
     p.source = "analytic";
     writeJsonFile(outPath, toJson(p));
-    out << "analytic profile of " << escapeControls(model.name) << " (" << model.layerCount() << " layers, " << toString(job.precision)
-        << "): " << p.tables().size() << " table(s) -> " << outPath << "\n";
+    out << "analytic profile of " << escapeControls(model.name) << " (" << model.layerCount() << " layers, "
+        << toString(job.precision) << "): " << p.tables().size() << " table(s) -> " << outPath << "\n";
     return Ok;
 }
 

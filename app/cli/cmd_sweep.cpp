@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <map>
 #include <iomanip>
+#include <map>
 #include <ostream>
 
 namespace hetplan::cli {

@@ -222,8 +222,7 @@ void contextParallelBest(Plan& plan, const CostModel& costs, const Objective& ob
 void expertParallelBest(Plan& plan, const CostModel& costs, const Objective& objective)
 {
     if (plan.pipelines.empty() || !frameworkRuns(plan.job.framework, FrameworkOption::ExpertParallel) ||
-        !plan.model.hasMoeLayers() ||
-        plan.pipelines.front().expertParallel != 1)
+        !plan.model.hasMoeLayers() || plan.pipelines.front().expertParallel != 1)
         return;
     std::vector<int> sizes;
     for (int ep = 2; ep <= plan.model.arch.experts; ep *= 2)

@@ -36,7 +36,8 @@ class TestCliNames : public QObject {
     // The command's stdout holds the escaped name and no forged line.
     void expectEscaped(const CliResult& r, int exitCode, const char* what)
     {
-        QVERIFY2(r.exitCode == exitCode, qPrintable(QString(what) + ": exit " + QString::number(r.exitCode) + ": " + r.err));
+        QVERIFY2(r.exitCode == exitCode,
+                 qPrintable(QString(what) + ": exit " + QString::number(r.exitCode) + ": " + r.err));
         QVERIFY2(forgedLine(r.out).isEmpty(), qPrintable(QString(what) + " printed: " + forgedLine(r.out)));
         QVERIFY2(r.out.contains(QString("\\n") + kForged), qPrintable(QString(what) + ": " + r.out));
     }

@@ -181,16 +181,16 @@ private slots:
             QVERIFY2(!r.err.contains("sweep: "), qPrintable(r.err));
         }
         // A random search of 10,000,000 draws under a 3-second limit: refused first, it spends no search time.
-        rusage before {}, after {};
+        rusage before{}, after{};
         ::getrusage(RUSAGE_CHILDREN, &before);
-        const CliResult r = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
-                                    "--planner", "random", "--option", "trials=10000000", "--time-limit", "3", "--out",
-                                    target});
+        const CliResult r =
+            runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--planner",
+                    "random", "--option", "trials=10000000", "--time-limit", "3", "--out", target});
         ::getrusage(RUSAGE_CHILDREN, &after);
         QCOMPARE(r.exitCode, 2);
         auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
-        const double cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) -
-                           seconds(before.ru_stime);
+        const double cpu =
+            seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime);
         qInfo("refused plan: %.2f s CPU", cpu);
         QVERIFY2(cpu < 1.5, qPrintable(QString::number(cpu)));
     }

@@ -30,16 +30,16 @@ struct Expected {
     bool core, legacy, deepspeedPipe;
 };
 const Expected kExpected[] = {
-    {O::ContextParallel, true, false, false},     // ring attention is Megatron-core's
-    {O::ExpertParallel, true, false, false},      // legacy SwitchMLP all-gathers tokens; no DeepSpeed-MoE export
-    {O::Interleaving, true, true, false},         // DeepSpeed's TrainSchedule is plain 1F1B
-    {O::SequenceParallel, true, true, false},     // DeepSpeed has no Megatron sequence parallelism
-    {O::DistributedOptimizer, true, true, true},  // Megatron's distributed optimizer, DeepSpeed's ZeRO-1
-    {O::ZeroGradients, false, false, false},      // Megatron: ZeRO-1 at most; PipelineEngine asserts stage < 2
+    {O::ContextParallel, true, false, false},    // ring attention is Megatron-core's
+    {O::ExpertParallel, true, false, false},     // legacy SwitchMLP all-gathers tokens; no DeepSpeed-MoE export
+    {O::Interleaving, true, true, false},        // DeepSpeed's TrainSchedule is plain 1F1B
+    {O::SequenceParallel, true, true, false},    // DeepSpeed has no Megatron sequence parallelism
+    {O::DistributedOptimizer, true, true, true}, // Megatron's distributed optimizer, DeepSpeed's ZeRO-1
+    {O::ZeroGradients, false, false, false},     // Megatron: ZeRO-1 at most; PipelineEngine asserts stage < 2
     {O::ZeroParameters, false, false, false},
-    {O::SelectiveRecompute, true, true, false},   // DeepSpeed checkpoints whole layers
-    {O::FullRecompute, true, true, true},         // PipelineModule's activation_checkpoint_interval
-    {O::MoeCapacityFactor, true, false, false},   // --moe-expert-capacity-factor is Megatron-core's
+    {O::SelectiveRecompute, true, true, false}, // DeepSpeed checkpoints whole layers
+    {O::FullRecompute, true, true, true},       // PipelineModule's activation_checkpoint_interval
+    {O::MoeCapacityFactor, true, false, false}, // --moe-expert-capacity-factor is Megatron-core's
 };
 
 bool expectedRuns(Framework f, const Expected& e)
@@ -91,8 +91,8 @@ Plan basePlan(int tp, bool moe, int stages = 2)
 Plan planUsing(Framework f, O o)
 {
     const bool zero23 = o == O::ZeroGradients || o == O::ZeroParameters;
-    Plan p = basePlan(o == O::SequenceParallel ? 2 : 1, o == O::ExpertParallel || o == O::MoeCapacityFactor,
-                      zero23 ? 1 : 2);
+    Plan p =
+        basePlan(o == O::SequenceParallel ? 2 : 1, o == O::ExpertParallel || o == O::MoeCapacityFactor, zero23 ? 1 : 2);
     p.job.framework = f;
     Pipeline& pl = p.pipelines[0];
     switch (o) {
@@ -138,8 +138,7 @@ bool megatronSays(const std::vector<std::string>& tokens, O o)
 bool deepSpeedSays(const Plan& p, O o)
 {
     const int stage = deepSpeedConfig(p).value("zero_optimization").toObject().value("stage").toInt();
-    const bool checkpoints =
-        deepSpeedLauncher(p).find("\nACTIVATION_CHECKPOINT_INTERVAL = 1 ") != std::string::npos;
+    const bool checkpoints = deepSpeedLauncher(p).find("\nACTIVATION_CHECKPOINT_INTERVAL = 1 ") != std::string::npos;
     switch (o) {
     case O::DistributedOptimizer: return stage == 1;
     case O::ZeroGradients: return stage == 2;
@@ -193,7 +192,8 @@ private slots:
                 QVERIFY(optionsUsed(p).empty());
                 scorePlan(p, CostModel(p.model, p.job, p.profile));
                 QVERIFY2(p.estimate.frameworks.at("megatron").ok, joined(p.estimate.frameworks.at("megatron")).c_str());
-                QVERIFY2(p.estimate.frameworks.at("deepspeed").ok, joined(p.estimate.frameworks.at("deepspeed")).c_str());
+                QVERIFY2(p.estimate.frameworks.at("deepspeed").ok,
+                         joined(p.estimate.frameworks.at("deepspeed")).c_str());
                 for (O o : kFrameworkOptions) {
                     QVERIFY(!megatronSays(megatronArguments(p), o));
                     QVERIFY(!deepSpeedSays(p, o));
@@ -219,7 +219,8 @@ private slots:
         if (f == Framework::DeepSpeedPipe && e.option == O::SequenceParallel) {
             // Not even a job: its validation refuses the pair with the table's reason.
             const std::string why = refusalOf([&] { p.job.validate("job"); });
-            QVERIFY2(why.rfind("sequence_parallel: DeepSpeed's pipeline engine has no Megatron sequence parallelism", 0) == 0,
+            QVERIFY2(why.rfind("sequence_parallel: DeepSpeed's pipeline engine has no Megatron sequence parallelism",
+                               0) == 0,
                      why.c_str());
             return;
         }
@@ -235,7 +236,8 @@ private slots:
         } else {
             QCOMPARE(refusalOf([&] { megatronArguments(p); }), "frameworks.megatron: " + joined(m));
             if (e.core) // Megatron-core runs it: the job's framework is why not, and the reason says so
-                QVERIFY2(joined(m).rfind("the job's framework is " + toString(f) + ", and ", 0) == 0, joined(m).c_str());
+                QVERIFY2(joined(m).rfind("the job's framework is " + toString(f) + ", and ", 0) == 0,
+                         joined(m).c_str());
         }
         // DeepSpeed: its pipeline engine, and the job's framework.
         const FrameworkVerdict& d = p.estimate.frameworks.at("deepspeed");

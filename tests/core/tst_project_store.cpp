@@ -361,28 +361,38 @@ private slots:
         QTest::newRow("planner with a line break")
             << "UPDATE run_results SET planner = 'amp' || char(10) || 'feasible: yes' WHERE run_position = 0 AND "
                "position = 1;"
-            << "run_results[1].planner" << "contains \"\\n\" at position 3";
+            << "run_results[1].planner"
+            << "contains \"\\n\" at position 3";
         QTest::newRow("planner not its plan's")
             << "UPDATE run_results SET planner = 'amp' WHERE run_position = 0 AND position = 0;"
-            << "run_results[0].planner" << "does not match its plan's planner \"uniform\"";
+            << "run_results[0].planner"
+            << "does not match its plan's planner \"uniform\"";
         QTest::newRow("run on another cluster than its plan")
             << "UPDATE runs SET cluster = 'hethub-pair' WHERE position = 0;"
-            << "runs[0].cluster" << "does not match the cluster \"amp-het-cluster\" its result run_results[0].plan";
+            << "runs[0].cluster"
+            << "does not match the cluster \"amp-het-cluster\" its result run_results[0].plan";
         QTest::newRow("run with another model than its plan")
             << "UPDATE runs SET model = 'bert-base' WHERE position = 0;"
-            << "runs[0].model" << "does not match the model \"gpt2-amp\"";
+            << "runs[0].model"
+            << "does not match the model \"gpt2-amp\"";
         QTest::newRow("run without a cluster") << "UPDATE runs SET cluster = '' WHERE position = 1;"
-                                               << "runs[1].cluster" << "must not be empty";
+                                               << "runs[1].cluster"
+                                               << "must not be empty";
         QTest::newRow("run without a job") << "UPDATE runs SET job = '' WHERE position = 1;"
-                                           << "runs[1].job" << "must not be empty";
+                                           << "runs[1].job"
+                                           << "must not be empty";
         QTest::newRow("start not a date") << "UPDATE runs SET started = 'yesterday' WHERE position = 1;"
-                                          << "runs[1].started" << "ISO 8601";
+                                          << "runs[1].started"
+                                          << "ISO 8601";
         QTest::newRow("run id twice") << "UPDATE runs SET id = 1 WHERE position = 1;"
-                                      << "runs[1].id" << "duplicate run id 1";
+                                      << "runs[1].id"
+                                      << "duplicate run id 1";
         QTest::newRow("job without a name") << "UPDATE jobs SET name = '' WHERE position = 1;"
-                                            << "jobs[1].name" << "must not be empty";
+                                            << "jobs[1].name"
+                                            << "must not be empty";
         QTest::newRow("job name twice") << "UPDATE jobs SET name = 'gbs32' WHERE position = 1;"
-                                        << "jobs[1].name" << "duplicate name \"gbs32\"";
+                                        << "jobs[1].name"
+                                        << "duplicate name \"gbs32\"";
     }
     void freeTextColumnsFollowTheirRules()
     {

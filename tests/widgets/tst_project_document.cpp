@@ -248,13 +248,20 @@ void TestProjectDocument::runsDirtyWithoutUndoSteps()
     doc->setJob({"default", withBatch(64)});
     doc->undoStack()->undo();
     QVERIFY(!doc->isDirty());
-    Run run;
-    run.cluster = "amp-het-cluster";
+    Run run; // a run as the Run tab starts one: the current cluster, model and job
+    run.cluster = doc->cluster()->name;
+    run.model = doc->model()->model.name;
+    run.job = doc->job()->name;
+    run.started = "2026-12-05T12:00:00Z";
     const int id = doc->addRun(run);
     QVERIFY(doc->isDirty());
     QCOMPARE(doc->undoStack()->count(), 1); // the job edit (undone); the run is no step
     QVERIFY(!doc->undoStack()->canUndo());
-    doc->addRunResult(id, RunResult{});
+    RunResult failed; // a planner that gave no plan
+    failed.planner = "amp";
+    failed.status = RunStatus::Infeasible;
+    failed.message = "no plan fits";
+    doc->addRunResult(id, failed);
     // Going back to the stack's clean state does not hide an unsaved run.
     doc->undoStack()->redo();
     doc->undoStack()->undo();

@@ -18,26 +18,38 @@ class TemplateSearch {
 public:
     TemplateSearch(const StageCosts& costs, const TemplateGenOptions& o)
         : costs_(costs), o_(o), L_(costs.layers()), kMax_(std::min(costs.layers(), o.maxGpus))
-    {
-        states_.assign(size_t(L_ + 1) * (o_.maxGpus + 1) * (kMax_ + 1), {});
-    }
+    {}
 
     TemplateTable run(const Progress* progress)
     {
+        allocate(progress);
         arena_.push_back(TemplateLabel{});
         states_[index(L_, 0, 0)].push_back(0);
         for (int v = L_; v >= 1; --v)
-            for (int G = 0; G < o_.maxGpus; ++G) {
-                if (progress)
-                    progress->checkpoint();
-                for (int k = 0; k < kMax_; ++k)
+            for (int G = 0; G < o_.maxGpus; ++G)
+                for (int k = 0; k < kMax_; ++k) {
+                    if (progress)
+                        progress->checkpoint(); // a state's labels each try O(M · L) stages
                     for (int id : states_[index(v, G, k)])
                         expand(v, G, k, id);
-            }
+                }
         return table();
     }
 
 private:
+    // The states a chunk at a time, polling in between: up to max_states of them, and first touching their
+    // memory (page faults) takes most of a second at the limit.
+    void allocate(const Progress* progress)
+    {
+        const size_t states = size_t(L_ + 1) * (o_.maxGpus + 1) * (kMax_ + 1);
+        states_.reserve(states);
+        while (states_.size() < states) {
+            if (progress)
+                progress->checkpoint();
+            states_.resize(std::min(states, states_.size() + (size_t(1) << 18)));
+        }
+    }
+
     size_t index(int u, int G, int k) const { return (size_t(u) * (o_.maxGpus + 1) + G) * (kMax_ + 1) + k; }
 
     double stageTime(int g, int u, int v, int k) const

@@ -3,10 +3,70 @@
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 #include "core/model/frameworks.h"
+#include "core/planners/planner.h"
 
 #include <algorithm>
 
 namespace hetplan {
+
+namespace {
+
+// stagePeakMemory(model, first, end, tp, shards, micro, k, job) for one first layer and every end in turn,
+// each step O(1) instead of O(end - first): the same terms added in the same order as stageMemory
+// (core/cost/memory.cpp) adds them, so every peak is the very double it returns. Unlike StagePeakScan it
+// takes no measured activations, as stagePeakMemory does not.
+class RangePeak {
+public:
+    RangePeak(const ModelSpec& model, const Job& job, int tp, int shards, double microBatch)
+        : model_(model), job_(job), tp_(std::max(1, tp)), shards_(shards), microBatch_(microBatch)
+    {
+        const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
+        for (const LayerSpec& l : model.layers) {
+            params_.push_back(l.tensorParallel ? l.params / tp_ : l.params);
+            const LayerActivation a = layerActivation(l, tp, microBatch, job, sp);
+            full_.push_back(a.full);
+            kept_.push_back(a.kept);
+        }
+    }
+    void start(int first)
+    {
+        end_ = first;
+        paramSum_ = keptSum_ = largest_ = 0;
+        head_ = embedding_ = false;
+    }
+    void extend()
+    {
+        paramSum_ += params_[size_t(end_)];
+        keptSum_ += kept_[size_t(end_)];
+        largest_ = std::max(largest_, full_[size_t(end_)]);
+        head_ |= model_.layers[size_t(end_)].kind == LayerKind::Head;
+        embedding_ |= model_.layers[size_t(end_)].kind == LayerKind::Embedding;
+        ++end_;
+    }
+    double peak(int inFlight) const
+    {
+        StageActivations a;
+        a.perMicroBatch = keptSum_;
+        a.oncePerStage = job_.recompute ? largest_ : 0;
+        a.largestLayer = largest_;
+        // ModelSpec::tiedCopyParams: a stage holding the head but not the embedding keeps a tied copy.
+        const double tied = model_.arch.tiedEmbeddings && head_ && !embedding_ ? model_.arch.wordEmbeddingParams() : 0;
+        const double params = paramSum_ + tied / tp_;
+        return stageParts(params, shards_, a, inFlight, microBatch_, job_).stagePart();
+    }
+
+private:
+    const ModelSpec& model_;
+    const Job& job_;
+    int tp_, shards_;
+    double microBatch_;
+    std::vector<double> params_, full_, kept_; // per layer
+    int end_ = 0;
+    double paramSum_ = 0, keptSum_ = 0, largest_ = 0;
+    bool head_ = false, embedding_ = false;
+};
+
+} // namespace
 
 TemplateObjective templateObjective(const std::vector<double>& t, int microBatches)
 {
@@ -31,7 +91,8 @@ int stageInFlight(const Job& job, int s, int stages, int microBatches)
 }
 
 StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
-                       int microBatchSize, int microBatches, std::vector<Node> nodes, const Cluster* cluster)
+                       int microBatchSize, int microBatches, std::vector<Node> nodes, const Cluster* cluster,
+                       Memory memory)
     : nodes_(std::move(nodes)),
       cluster_(cluster),
       job_(job),
@@ -54,6 +115,8 @@ StageCosts::StageCosts(const CostModel& costs, const Job& job, std::vector<std::
                 addShape(costs, job, i, g, {tp, dp});
             }
     }
+    if (memory == Memory::Fit)
+        fitMemory(costs, nullptr);
 }
 
 void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape)
@@ -72,28 +135,59 @@ void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int 
         for (int l = 0; l < layers_; ++l)
             s.updatePrefix[size_t(l + 1)] = s.updatePrefix[size_t(l)] + times[l].update / std::max(1, microBatches_);
     }
-    const DeviceType& device = costs.device(types_[type]);
-    Node node; // the catalog's runtime overhead for the type, unless the caller named the tightest node
-    node.deviceType = types_[type];
-    if (size_t(type) < nodes_.size())
-        node = nodes_[size_t(type)];
     if (cluster_ && size_t(type) < nodes_.size())
-        addCommunication(s, costs, job, node);
-    const int shards = job.zeroStage > 0 ? shape.dp : 1;
+        addCommunication(s, costs, job, nodeOf(type));
+    tables_[type][g].push_back(std::move(s));
+}
+
+Node StageCosts::nodeOf(int type) const
+{
+    // The catalog's runtime overhead for the type, unless the caller named the tightest node.
+    if (size_t(type) < nodes_.size())
+        return nodes_[size_t(type)];
+    Node node;
+    node.deviceType = types_[type];
+    return node;
+}
+
+double StageCosts::memoryEntries() const
+{
+    double shapes = 0;
+    for (const auto& byGpus : tables_)
+        for (const auto& list : byGpus)
+            shapes += double(list.size());
+    return shapes * double(layers_ + 1) * double(layers_ + 1);
+}
+
+void StageCosts::fitMemory(const CostModel& costs, const Progress* progress)
+{
+    for (int i = 0; i < typeCount(); ++i)
+        for (auto& list : tables_[i])
+            for (Shape& s : list)
+                fitShape(costs, i, s, progress);
+}
+
+void StageCosts::fitShape(const CostModel& costs, int type, Shape& s, const Progress* progress) const
+{
+    const DeviceType& device = costs.device(types_[type]);
+    const Node node = nodeOf(type);
+    const int shards = job_.zeroStage > 0 ? s.shape.dp : 1;
     const int most = std::max(1, microBatches_); // 1F1B keeps at most N_b in flight, GPipe exactly N_b
+    RangePeak peak(costs.model(), job_, s.shape.tp, shards, double(microBatchSize_) / s.shape.dp);
     s.maxInFlight.assign(size_t(layers_ + 1) * (layers_ + 1), 0);
-    for (int u = 0; u < layers_; ++u)
+    for (int u = 0; u < layers_; ++u) {
+        if (progress)
+            progress->checkpoint();
+        peak.start(u);
         for (int v = u + 1; v <= layers_; ++v) {
+            peak.extend();
             // The stage's communicators as far as a template knows them: its tp group, a data-parallel group
             // (replicas or other pipelines may hold the same layers), and, unless it holds the whole model, a
             // pipeline position it does not know yet (the worst is counted).
             const bool whole = u == 0 && v == layers_;
-            const RankGroups groups = RankGroups::pipelineStage(shape.tp, 2, whole ? 1 : 3, whole ? 0 : -1,
+            const RankGroups groups = RankGroups::pipelineStage(s.shape.tp, 2, whole ? 1 : 3, whole ? 0 : -1,
                                                                 costs.model().arch.tiedEmbeddings);
-            auto fits = [&](int k) {
-                return fitsMemory(stagePeakMemory(costs.model(), u, v, shape.tp, shards, micro, k, job), node, device,
-                                  job, groups);
-            };
+            auto fits = [&](int k) { return fitsMemory(peak.peak(k), node, device, job_, groups); };
             // Peak memory grows with the micro-batches in flight: binary search the largest that fits.
             if (!fits(1))
                 break; // longer ranges from u only need more memory
@@ -107,7 +201,7 @@ void StageCosts::addShape(const CostModel& costs, const Job& job, int type, int 
             }
             s.maxInFlight[size_t(u) * (layers_ + 1) + v] = lo;
         }
-    tables_[type][g].push_back(std::move(s));
+    }
 }
 
 StageChoice StageCosts::best(int type, int g, int u, int v, int inFlight) const

@@ -23,6 +23,8 @@
 
 namespace hetplan {
 
+class Progress;
+
 constexpr double kNoStage = std::numeric_limits<double>::infinity();
 
 struct StageShape {
@@ -62,8 +64,19 @@ public:
     //    iteration, spread over the micro-batches (divided by N_b) so T keeps its (sum, max) form and the
     //    template searches stay exact for it (an approximation of max_s of the syncs after the flush);
     //  - likewise the optimizer step of its layers.
+    //
+    // The memory table (the most micro-batches in flight that fit, per layer range and shape) holds
+    // memoryEntries() entries and takes O(entries · log N_b) to fill. With `memory` = Defer the constructor
+    // builds only the times (cheap: modelTime, fastest), so a caller can check what the table and its own
+    // search would cost before paying for them, then calls fitMemory(); best() needs the table.
+    enum class Memory { Fit, Defer };
     StageCosts(const CostModel& costs, const Job& job, std::vector<std::string> types, std::vector<int> maxGpus,
-               int microBatchSize, int microBatches, std::vector<Node> nodes = {}, const Cluster* cluster = nullptr);
+               int microBatchSize, int microBatches, std::vector<Node> nodes = {}, const Cluster* cluster = nullptr,
+               Memory memory = Memory::Fit);
+    double memoryEntries() const;
+    // Fills the memory table; `progress` (may be null) is polled per first layer, a stop throws
+    // CancelledError.
+    void fitMemory(const CostModel& costs, const Progress* progress);
 
     int layers() const { return layers_; }
     int typeCount() const { return int(types_.size()); }
@@ -101,6 +114,8 @@ private:
     };
     void addShape(const CostModel& costs, const Job& job, int type, int g, StageShape shape);
     void addCommunication(Shape& s, const CostModel& costs, const Job& job, const Node& node) const;
+    Node nodeOf(int type) const;
+    void fitShape(const CostModel& costs, int type, Shape& s, const Progress* progress) const;
 
     std::vector<Node> nodes_; // per type: the node its stages must fit on (may be empty)
     const Cluster* cluster_ = nullptr; // with it, stage times include communication

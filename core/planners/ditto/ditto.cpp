@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace hetplan {
 
@@ -131,6 +132,23 @@ QJsonObject foldingJson(const Folding& f, const std::vector<TypeGroup>& groups)
 
 namespace {
 
+// (r, S): the virtual devices per weakest GPU and the virtual stages the template search runs on. The DP's
+// virtual template has one stage per virtual device: at most L (decision 1), and each weakest GPU split
+// into r = ⌊L / V⌋ virtual devices when the model has room (decision 4). The greedy's has V GPUs.
+std::pair<int, int> virtualSize(const PlanRequest& req, const Folding& f)
+{
+    const bool dp = req.option("recovery") != "greedy";
+    const int L = req.model.layerCount();
+    const int granularity = dp ? std::max(1, L / std::max(1, f.virtualGpus)) : 1;
+    return {granularity, dp ? std::min(f.virtualGpus * granularity, L) : f.virtualGpus};
+}
+
+void checkTemplateSize(const PlanRequest& req, int stages)
+{
+    checkStateCount(req, "ditto", templateStateCount(req.model.layerCount(), stages),
+                    "layers x virtual GPUs x stage counts");
+}
+
 struct Recovered {
     std::vector<TemplateStage> virt, real;
     TemplateTable table; // empty when the stored template was reused
@@ -160,7 +178,8 @@ std::string sizesOf(const std::vector<TemplateStage>& stages)
 // V = 24-44 virtual GPUs, at least V / M stages, on 12-22 real GPUs). Decision: the greedy then falls back
 // to Oobleck's templates for fewer virtual GPUs (V - 1, V - 2, ...), i.e. it under-uses the strong GPUs,
 // which is the waste section 6.1 describes and the DP recovery removes.
-void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f, const std::vector<int>& available)
+void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f, const std::vector<int>& available,
+                            const Progress& progress)
 {
     for (int g = r.stages; g >= 1; --g) {
         std::vector<const PipelineTemplate*> order;
@@ -170,6 +189,7 @@ void recoverGreedyFromTable(Recovered& r, const StageCosts& sc, const Folding& f
             return a->objective(sc.microBatches()) < b->objective(sc.microBatches());
         });
         for (const PipelineTemplate* t : order) {
+            progress.checkpoint(); // one recovery per template, up to V · L of them
             r.virt = t->stages;
             r.real = recoverGreedy(sc, f, available, r.virt);
             if (!r.real.empty())
@@ -183,35 +203,33 @@ Recovered recoverTemplate(const PlanRequest& req, const StageCosts& sc, const Fo
 {
     const bool paper = req.option("recovery") == "paper";
     const bool dp = req.option("recovery") == "dp" || paper;
-    const int L = req.model.layerCount();
     Recovered r;
-    // The DP's virtual template has one stage per virtual device: at most L (decision 1), and each weakest
-    // GPU split into r = ⌊L / V⌋ virtual devices when the model has room (decision 4).
-    r.granularity = dp ? std::max(1, L / std::max(1, f.virtualGpus)) : 1;
-    r.stages = dp ? std::min(f.virtualGpus * r.granularity, L) : f.virtualGpus;
+    std::tie(r.granularity, r.stages) = virtualSize(req, f);
     const RecoveryOptions options = paper ? RecoveryOptions{1, false, r.granularity, true}
                                           : RecoveryOptions{req.intOption("beam"), req.option("merge") == "any",
                                                             r.granularity, false};
     // A stored template is reused when it recovers; the greedy falls back to fewer virtual GPUs as below.
-    for (int g = r.stages; g >= (dp ? r.stages : 1); --g)
+    for (int g = r.stages; g >= (dp ? r.stages : 1); --g) {
+        progress.checkpoint(); // the greedy may try up to V stored templates
         if (auto stored = storedTemplate(req, f, weakType, g)) {
             r.virt = *stored;
-            r.real =
-                dp ? recoverDp(sc, f, available, boundsOf(r.virt), options) : recoverGreedy(sc, f, available, r.virt);
+            r.real = dp ? recoverDp(sc, f, available, boundsOf(r.virt), options, &progress)
+                        : recoverGreedy(sc, f, available, r.virt);
             r.reused = !r.real.empty();
             if (r.reused)
                 return r;
         }
+    }
     progress.report(0.2, "ditto: virtual template");
-    checkStateCount(req, "ditto", templateStateCount(L, r.stages), "layers x virtual GPUs x stage counts");
+    checkTemplateSize(req, r.stages);
     r.table = virtualTable(sc, f, dp, r.stages, progress);
     progress.report(0.6, "ditto: recovery");
     if (dp) {
         r.virt = fromTable(r.table, true, r.stages, sc.microBatches());
         if (!r.virt.empty())
-            r.real = recoverDp(sc, f, available, boundsOf(r.virt), options);
+            r.real = recoverDp(sc, f, available, boundsOf(r.virt), options, &progress);
     } else {
-        recoverGreedyFromTable(r, sc, f, available);
+        recoverGreedyFromTable(r, sc, f, available, progress);
     }
     if (r.real.empty())
         throw InfeasibleError(std::string("ditto: the ") + (dp ? "DP" : "greedy") +
@@ -267,10 +285,16 @@ MicroBatchPlan planAtMicroBatch(const PlanRequest& req, const CostModel& costs, 
     // k identical pipelines: the search runs on one share, each pipeline takes 1/k of the batch.
     const std::vector<TypeGroup> groups = k == 1 ? allGroups : replicaShare(allGroups, req.cluster, k, 0);
     const int B = req.job.globalBatchSize / k / mbs;
-    const StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B,
-                        groupTightestNodes(allGroups, req.cluster, costs), &req.cluster);
+    StageCosts sc(costs, req.job, groupTypes(groups), groupNodeSizes(groups), mbs, B,
+                  groupTightestNodes(allGroups, req.cluster, costs), &req.cluster, StageCosts::Memory::Defer);
     const Folding f = req.option("folding") == "comm" ? foldWithComm(sc, groups, req.cluster, req.model, req.job)
                                                       : foldPlain(sc, groups);
+    // Both tables are sized before either is built: the memory table takes O(entries · log N_b), the
+    // template search O(states · L) (a stored template spares the search; recoverTemplate checks it then).
+    checkStateCount(req, "ditto", sc.memoryEntries(), "stage-cost entries: layer ranges x stage shapes");
+    if (!req.reuse.count("ditto"))
+        checkTemplateSize(req, virtualSize(req, f).second);
+    sc.fitMemory(costs, &progress);
     std::vector<int> available;
     for (const TypeGroup& g : groups)
         available.push_back(g.gpus);

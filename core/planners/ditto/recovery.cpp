@@ -1,5 +1,7 @@
 #include "recovery.h"
 
+#include "core/planners/planner.h"
+
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -7,6 +9,22 @@
 namespace hetplan {
 
 namespace {
+
+// Polls `progress` every 1024 calls: a call is at most a beam's worth of work (microseconds), a poll reads
+// the clock.
+class StopPoll {
+public:
+    explicit StopPoll(const Progress* progress) : progress_(progress) {}
+    void operator()()
+    {
+        if (progress_ && (++calls_ & 1023u) == 0)
+            progress_->checkpoint();
+    }
+
+private:
+    const Progress* progress_;
+    unsigned calls_ = 0;
+};
 
 // One recovered suffix: the virtual stages j .. S-1 as real stages.
 struct RecoveryCell {
@@ -53,7 +71,7 @@ double capacityLeft(const PrefixBound& bound, const std::vector<int>& available,
 // Tries every choice (type, x, y) starting at virtual stage j on top of the suffix cells (eq. 6-9).
 void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& costs, const Folding& f,
            const std::vector<int>& available, const std::vector<int>& bounds, const RecoveryOptions& o,
-           const PrefixBound& bound)
+           const PrefixBound& bound, StopPoll& poll)
 {
     const int S = int(bounds.size()) - 1;
     for (int i = 0; i < costs.typeCount(); ++i)
@@ -65,6 +83,7 @@ void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& 
             const int yLast = o.anyMerge ? S - j : x * share;
             for (int y = yFirst; y <= yLast && j + y <= S; ++y)
                 for (int p = 0; p < int(dp[j + y].size()); ++p) {
+                    poll();
                     const RecoveryCell& prev = dp[j + y][p];
                     if (prev.used[i] + x > available[i])
                         continue; // no more GPUs than the type has
@@ -97,15 +116,17 @@ void relax(std::vector<std::vector<RecoveryCell>>& dp, int j, const StageCosts& 
 } // namespace
 
 std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& folding, const std::vector<int>& available,
-                                     const std::vector<int>& bounds, const RecoveryOptions& options)
+                                     const std::vector<int>& bounds, const RecoveryOptions& options,
+                                     const Progress* progress)
 {
     const int S = int(bounds.size()) - 1;
     std::vector<std::vector<RecoveryCell>> dp(S + 1);
     dp[S].push_back(RecoveryCell{});
     dp[S][0].used.assign(costs.typeCount(), 0);
     const PrefixBound bound(costs);
+    StopPoll poll(progress);
     for (int j = S - 1; j >= 0; --j)
-        relax(dp, j, costs, folding, available, bounds, options, bound); // an empty cell is infeasible, and stays so
+        relax(dp, j, costs, folding, available, bounds, options, bound, poll); // an empty cell stays infeasible
     std::vector<TemplateStage> out;
     if (dp[0].empty())
         return out;

@@ -42,8 +42,11 @@ struct RecoveryOptions {
     bool paper = false;
 };
 
+// `progress` (may be null) is polled as the cells are filled (a wide beam takes seconds); a stop throws
+// CancelledError.
 std::vector<TemplateStage> recoverDp(const StageCosts& costs, const Folding& folding, const std::vector<int>& available,
-                                     const std::vector<int>& virtualBounds, const RecoveryOptions& options);
+                                     const std::vector<int>& virtualBounds, const RecoveryOptions& options,
+                                     const Progress* progress = nullptr);
 
 std::vector<TemplateStage> recoverGreedy(const StageCosts& costs, const Folding& folding,
                                          const std::vector<int>& available,

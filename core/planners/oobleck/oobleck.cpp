@@ -105,11 +105,15 @@ Plan OobleckPlanner::plan(const PlanRequest& req, const CostModel& costs, Progre
     const int B = req.job.globalBatchSize / mbs;
     const int M = group.maxNodeGpus;
     const int N = int(group.nodes.size());
-    const StageCosts sc(costs, req.job, {group.type}, {M}, mbs, B, groupTightestNodes({group}, req.cluster, costs), &req.cluster);
+    StageCosts sc(costs, req.job, {group.type}, {M}, mbs, B, groupTightestNodes({group}, req.cluster, costs),
+                  &req.cluster, StageCosts::Memory::Defer);
     const bool reused = req.reuse.count("oobleck") > 0;
+    // Both tables are sized before either is built (stored templates spare the template search).
+    checkStateCount(req, "oobleck", sc.memoryEntries(), "stage-cost entries: layer ranges x stage shapes");
     if (!reused)
         checkStateCount(req, "oobleck", templateStateCount(req.model.layerCount(), N * M),
                         "layers x GPUs x stage counts");
+    sc.fitMemory(costs, &progress);
     progress.report(0.1, reused ? "oobleck: re-instantiating stored templates" : "oobleck: generating templates");
     if (reused)
         checkReusedInputs(req, req.reuse.at("oobleck"), "oobleck");

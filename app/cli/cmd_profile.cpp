@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/base/units.h"
 #include "core/cost/analytic.h"
 #include "core/io/examples.h"
@@ -42,17 +43,11 @@ std::vector<int> positiveList(const CommandLine& cl, const std::string& name)
     std::vector<int> out;
     std::stringstream ss(cl.get(name));
     for (std::string item; std::getline(ss, item, ',');) {
-        size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || v < 1 || v > kMaxBatch)
+        const std::optional<long long> v = wholeNumber(item);
+        if (!v || *v < 1 || *v > kMaxBatch)
             throw InputError("--" + name, "argument",
                              "expected positive integers separated by commas, got '" + cl.get(name) + "'");
-        out.push_back(v);
+        out.push_back(int(*v));
     }
     if (out.empty())
         throw InputError("--" + name, "argument", "expected at least one value");

@@ -5,12 +5,14 @@
 #include "json_io.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/base/quote.h"
 
 #include <QString>
 
 #include <sqlite3.h>
 
+#include <climits>
 #include <map>
 #include <string>
 
@@ -141,9 +143,8 @@ void readRunResults(const Conn& c, Project& p, const std::map<long long, size_t>
 
 int intOr(const QString& text, int fallback)
 {
-    bool ok = false;
-    const int v = text.toInt(&ok);
-    return ok ? v : fallback;
+    const std::optional<long long> v = wholeNumber(text.toStdString()); // the one number rule
+    return v && *v >= INT_MIN && *v <= INT_MAX ? int(*v) : fallback;
 }
 
 } // namespace

@@ -11,7 +11,6 @@
 #include "core/model/catalog_json.h"
 #include "core/model/device.h"
 
-#include <iomanip>
 #include <ostream>
 #include <sstream>
 
@@ -127,8 +126,8 @@ void checkProfileSize(size_t devices, size_t tps, size_t mbs, int layers)
     if (times <= kMaxProfileLayerTimes)
         return;
     std::ostringstream why;
-    why << std::fixed << std::setprecision(0) << tables << " tables (device types x --tp x --mbs values) x " << layers
-        << " layers = " << times << " layer times, more than the " << kMaxProfileLayerTimes
+    why << messageNumber(tables) << " tables (device types x --tp x --mbs values) x " << layers << " layers = "
+        << messageNumber(times) << " layer times, more than the " << kMaxProfileLayerTimes
         << " one profile holds: give fewer --tp or --mbs values (planners need only the degrees and micro-batch "
            "sizes they will try)";
     throw InputError("--mbs", "argument", why.str());

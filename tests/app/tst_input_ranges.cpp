@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -36,19 +37,27 @@ QString writeText(const QTemporaryDir& dir, const QString& name, const QByteArra
     return dir.filePath(name);
 }
 
-// A native profile: every layer of every device's micro-batch-1 table takes `time` (written verbatim) forward
-// and backward.
-QByteArray profileText(const QByteArray& time, int layers, const QStringList& devices)
+// A native profile: every layer of each device's micro-batch-1 table takes that device's time (written
+// verbatim) forward and backward.
+QByteArray profileText(int layers, const QList<QPair<QString, QByteArray>>& deviceTimes)
 {
     QByteArrayList tables;
-    for (const QString& d : devices) {
+    for (const auto& [device, time] : deviceTimes) {
         QByteArrayList ls;
         for (int l = 0; l < layers; ++l)
             ls << R"({"forward": )" + time + R"(, "backward": )" + time + "}";
-        tables << R"({"device": ")" + d.toUtf8() + R"(", "tp": 1, "micro_batch": 1, "layers": [)" + ls.join(",") + "]}";
+        tables << R"({"device": ")" + device.toUtf8() + R"(", "tp": 1, "micro_batch": 1, "layers": [)" +
+                      ls.join(",") + "]}";
     }
-    return R"({"schema": "hetplan.profile/1", "precision": "fp16", "tables": [)" +
-           tables.join(",") + "]}";
+    return R"({"schema": "hetplan.profile/1", "precision": "fp16", "tables": [)" + tables.join(",") + "]}";
+}
+
+QByteArray profileText(const QByteArray& time, int layers, const QStringList& devices)
+{
+    QList<QPair<QString, QByteArray>> deviceTimes;
+    for (const QString& d : devices)
+        deviceTimes.append({d, time});
+    return profileText(layers, deviceTimes);
 }
 
 // The one line hetplan-cli printed on stderr that starts with "error:".
@@ -136,6 +145,15 @@ private slots:
         const CliResult b = runCli(kUniform + QStringList{"--budget", "1e308"});
         QCOMPARE(b.exitCode, 2);
         QVERIFY2(errorLine(b).endsWith("got 1e+308") && errorLine(b).size() < 300, qPrintable(b.err));
+        // A planner's count in a message: ditto folds T4s 1e13 times slower than the V100s into virtual GPUs,
+        // whose search has about 7.6e19 states, shown as such rather than in twenty digits.
+        const QString profile = writeText(dir, "mixed.json", profileText(26, {{"V100-16GB", "1e-9"}, {"T4", "1e4"}}));
+        const CliResult d = runCli({"plan", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
+                                    "--gbs", "64", "--planner", "ditto", "--profile", profile, "--quiet"});
+        QCOMPARE(d.exitCode, 2);
+        QVERIFY2(errorLine(d).contains(QRegularExpression("has \\d\\.\\d+e\\+19 states")) &&
+                     !errorLine(d).contains(QRegularExpression("\\d{16}")),
+                 qPrintable(d.err));
         // The objective's own figures: a budget in a plan file's selection is shown in a few characters.
         Objective o;
         o.budgetDollarsPerHour = 1e300;

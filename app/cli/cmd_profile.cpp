@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/base/quote.h"
 #include "core/base/units.h"
 #include "core/cost/analytic.h"
@@ -11,7 +12,6 @@
 #include "core/model/catalog_json.h"
 #include "core/model/device.h"
 
-#include <iomanip>
 #include <ostream>
 #include <sstream>
 
@@ -43,17 +43,11 @@ std::vector<int> positiveList(const CommandLine& cl, const std::string& name)
     std::vector<int> out;
     std::stringstream ss(cl.get(name));
     for (std::string item; std::getline(ss, item, ',');) {
-        size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || v < 1 || v > kMaxBatch)
+        const std::optional<long long> v = wholeNumber(item);
+        if (!v || *v < 1 || *v > kMaxBatch)
             throw InputError("--" + name, "argument",
                              "expected positive integers separated by commas, got '" + cl.get(name) + "'");
-        out.push_back(v);
+        out.push_back(int(*v));
     }
     if (out.empty())
         throw InputError("--" + name, "argument", "expected at least one value");
@@ -133,8 +127,8 @@ void checkProfileSize(size_t devices, size_t tps, size_t mbs, int layers)
     if (times <= kMaxProfileLayerTimes)
         return;
     std::ostringstream why;
-    why << std::fixed << std::setprecision(0) << tables << " tables (device types x --tp x --mbs values) x " << layers
-        << " layers = " << times << " layer times, more than the " << kMaxProfileLayerTimes
+    why << messageNumber(tables) << " tables (device types x --tp x --mbs values) x " << layers << " layers = "
+        << messageNumber(times) << " layer times, more than the " << kMaxProfileLayerTimes
         << " one profile holds: give fewer --tp or --mbs values (planners need only the degrees and micro-batch "
            "sizes they will try)";
     throw InputError("--mbs", "argument", why.str());

@@ -1,5 +1,6 @@
 #include "command_line.h"
 
+#include "core/base/numbers.h"
 #include "core/base/qstrings.h"
 
 #include <ostream>
@@ -125,17 +126,20 @@ std::vector<std::string> CommandLine::all(const std::string& name) const
 
 int CommandLine::integer(const std::string& name) const
 {
-    return parseWhole(name, "an integer", [](const std::string& v, size_t* used) {
-        const long long x = std::stoll(v, used);
-        if (x < -2000000000LL || x > 2000000000LL)
-            throw std::out_of_range("x");
-        return int(x);
-    });
+    const std::string v = get(name);
+    const std::optional<long long> x = wholeNumber(v);
+    if (!x || *x < -2000000000LL || *x > 2000000000LL)
+        throw InputError("--" + name, "argument", "expected an integer, got '" + v + "'");
+    return int(*x);
 }
 
 double CommandLine::number(const std::string& name) const
 {
-    return parseWhole(name, "a number", [](const std::string& v, size_t* used) { return std::stod(v, used); });
+    const std::string v = get(name);
+    const std::optional<double> x = decimalNumber(v);
+    if (!x)
+        throw InputError("--" + name, "argument", decimalProblem(v));
+    return *x;
 }
 
 std::vector<std::string> CommandLine::positional() const

@@ -41,26 +41,13 @@ public:
     // The last value given, else the default, else "".
     std::string value(const std::string& name) const;
     std::vector<std::string> all(const std::string& name) const;
-    int integer(const std::string& name) const; // strict parse of get(name)
+    // get(name) read by the one number rule (core/base/numbers.h): " 5", "5 " and "0x10" are refused.
+    int integer(const std::string& name) const;
     double number(const std::string& name) const;
     std::vector<std::string> positional() const;
 
 private:
     [[noreturn]] void fail(const std::vector<std::string>& argv) const;
-    // get(name) read by `parse` (std::sto* style), which must use every character.
-    template <typename Parse>
-    auto parseWhole(const std::string& name, const std::string& expected, Parse parse) const
-    {
-        const std::string v = get(name);
-        try {
-            size_t used = 0;
-            const auto x = parse(v, &used);
-            if (used == v.size())
-                return x;
-        } catch (const std::exception&) {
-        }
-        throw InputError("--" + name, "argument", "expected " + expected + ", got '" + v + "'");
-    }
     bool takesValue(const std::string& name) const;
 
     std::unique_ptr<QCommandLineParser> parser_; // held so a CommandLine can be returned

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "core/base/errors.h"
+#include "core/base/physical_ranges.h"
 #include "core/base/quote.h"
 #include "core/io/examples.h"
 #include "core/io/json_io.h"
@@ -41,7 +42,7 @@ std::string flagHelp(const FieldSpec<Job>& f)
         return d.help + (d.defaultValue == "true" ? " (turns " + d.key + " off)." : ".");
     std::string range;
     if (d.type != OptionType::Choice)
-        range = fields_detail::numberText(d.min) + "-" + fields_detail::numberText(d.max) +
+        range = numberText(d.min) + "-" + numberText(d.max) +
                 (f.unit.empty() ? "" : " " + f.unit) + "; ";
     return d.help + " (" + range + "default: the job's, else " + (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) +
            ").";
@@ -164,15 +165,14 @@ void searchFromArgs(const CommandLine& a, PlanRequest& req)
     }
     if (!parseObjectiveGoal(a.get("objective"), req.objective.goal))
         throw InputError("--objective", "argument", "expected time or cost, got '" + a.get("objective") + "'");
-    const auto money = [&](const std::string& flag, double& out) {
+    const auto bounded = [&](const std::string& flag, const PhysicalRange& range, double& out) {
         if (!a.has(flag))
             return;
         out = a.number(flag);
-        if (!std::isfinite(out) || out < 0)
-            throw InputError("--" + flag, "argument", "must be a non-negative number");
+        checkRange(range, out, "--" + flag, "argument");
     };
-    money("budget", req.objective.budgetDollarsPerHour);
-    money("min-throughput", req.objective.minTokensPerSecond);
+    bounded("budget", ranges::kBudget, req.objective.budgetDollarsPerHour);
+    bounded("min-throughput", ranges::kThroughputFloor, req.objective.minTokensPerSecond);
     req.selectGpus = a.flag("select-gpus");
     req.timeLimitSeconds = a.number("time-limit");
     if (std::isnan(req.timeLimitSeconds) || req.timeLimitSeconds < 0)

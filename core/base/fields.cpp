@@ -1,22 +1,16 @@
 #include "fields.h"
 
-#include <charconv>
+#include "core/base/numbers.h"
+
 #include <cmath>
 #include <limits>
 
 namespace hetplan::fields_detail {
 
-std::string numberText(double v)
-{
-    if (v == std::floor(v) && std::abs(v) < 1e15)
-        return std::to_string((long long)v); // 10000000, not 1e+07
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
-
 std::string rangeProblem(const OptionDecl& decl, double v)
 {
+    if (isSubnormal(v))
+        return kSubnormalReason;
     const bool whole = decl.type == OptionType::Int;
     if (std::isfinite(v) && v >= decl.min && v <= decl.max && (!whole || v == std::floor(v)))
         return {};
@@ -45,15 +39,14 @@ bool parseNumber(const OptionDecl& decl, const std::string& s, double& out)
             return false;
         return true;
     }
-    const char* end = s.data() + s.size();
     if (decl.type == OptionType::Int) {
-        long long v = 0;
-        auto [ptr, ec] = std::from_chars(s.data(), end, v);
-        out = double(v);
-        return ec == std::errc() && ptr == end && !s.empty();
+        const std::optional<long long> v = wholeNumber(s);
+        out = double(v.value_or(0));
+        return v.has_value();
     }
-    auto [ptr, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && ptr == end && !s.empty() && std::isfinite(out);
+    const std::optional<double> v = decimalNumber(s);
+    out = v.value_or(0);
+    return v.has_value();
 }
 
 double defaultNumber(const OptionDecl& decl)

@@ -4,6 +4,7 @@
 // unit, and the command-line flag. Readers, writers, validation, CLI flags, editors and error labels are
 // loops over the table, so adding a field is one row (and the member) rather than six hand-kept lists.
 #include "errors.h"
+#include "numbers.h"
 #include "options.h"
 #include "quote.h"
 
@@ -75,8 +76,6 @@ namespace fields_detail {
 std::string rangeProblem(const OptionDecl& decl, double v);
 // "expected fp16, bf16 or fp32, got 'x'"
 std::string choiceProblem(const OptionDecl& decl, const std::string& got);
-// Shortest text that reads back as `v`, whole numbers in full ("10000000", "0.1", "1e+21").
-std::string numberText(double v);
 // Strict whole-string parses (as OptionDecl::check): false on anything else.
 bool parseNumber(const OptionDecl& decl, const std::string& s, double& out);
 // The declared default as a number (integer, real and boolean declarations).
@@ -103,7 +102,7 @@ std::string fieldText(const FieldSpec<T>& f, const T& o)
     case OptionType::Int:
     case OptionType::Real: break;
     }
-    return fields_detail::numberText(f.number(o));
+    return numberText(f.number(o));
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 #include "json_reader.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 
 #include <cmath>
 #include <set>
@@ -37,6 +38,8 @@ double JsonReader::number(const std::string& key) const
     double d = v.toDouble();
     if (!std::isfinite(d))
         fail(key, "not a finite number");
+    if (isSubnormal(d))
+        fail(key, kSubnormalReason);
     return d;
 }
 

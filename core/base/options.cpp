@@ -1,10 +1,10 @@
 #include "options.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/base/quote.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -21,19 +21,19 @@ std::string formatNumber(double v)
     return os.str();
 }
 
-// Whole-string parses: "3", "-2", "0.25", "1e-3"; no spaces, no trailing text, finite.
+// The one number rule (core/base/numbers.h): "3", "-2", "0.25", "1e-3"; no spaces, no hex, finite.
 bool parseInt(const std::string& s, long long& out)
 {
-    const char* end = s.data() + s.size();
-    auto [ptr, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && ptr == end && !s.empty();
+    const std::optional<long long> v = wholeNumber(s);
+    out = v.value_or(0);
+    return v.has_value();
 }
 
 bool parseReal(const std::string& s, double& out)
 {
-    const char* end = s.data() + s.size();
-    auto [ptr, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && ptr == end && !s.empty() && std::isfinite(out);
+    const std::optional<double> v = decimalNumber(s);
+    out = v.value_or(0);
+    return v.has_value();
 }
 
 } // namespace

@@ -1,10 +1,10 @@
 #include "units.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 
 #include <QJsonValue>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -52,49 +52,21 @@ const char* dimensionName(Dimension dim)
 
 double parseQuantity(const std::string& text, Dimension dim, const std::string& file, const std::string& field)
 {
-    size_t i = 0;
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-    // A plain decimal number: [sign] digits [. digits] [e|E [sign] digits]. strtod would also take hex
-    // ("0x10"), "inf" and "nan", and depends on the locale's decimal point.
-    const size_t begin = i;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
-        ++i;
-    auto digits = [&] {
-        const size_t from = i;
-        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
-            ++i;
-        return i - from;
-    };
-    size_t mantissa = digits();
-    if (i < text.size() && text[i] == '.') {
-        ++i;
-        mantissa += digits();
-    }
+    // The figure follows the one number rule (core/base/numbers.h), spaces may separate it from the unit,
+    // and nothing may come before the figure or after the unit.
+    if (!text.empty() && (std::isspace(static_cast<unsigned char>(text.front())) ||
+                          std::isspace(static_cast<unsigned char>(text.back()))))
+        throw InputError(file, field, "space before or after '" + text + "': write the value alone");
+    const size_t length = decimalPrefixLength(text);
     // "0x10" would otherwise read as 0 with the unit "x10".
-    if (mantissa == 0 || (i < text.size() && (text[i] == 'x' || text[i] == 'X')))
-        throw InputError(file, field, "expected a decimal number with a unit (no hex, inf or nan), got '" + text + "'");
-    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-        size_t j = i + 1;
-        if (j < text.size() && (text[j] == '+' || text[j] == '-'))
-            ++j;
-        if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) { // else 'e' starts the unit
-            i = j;
-            digits();
-        }
-    }
-    const char* first = text.data() + begin + (text[begin] == '+' ? 1 : 0); // from_chars rejects '+'
-    double v = 0;
-    const auto [stop, ec] = std::from_chars(first, text.data() + i, v);
-    if (ec == std::errc::result_out_of_range)
-        throw InputError(file, field, "value out of range");
-    if (ec != std::errc() || stop != text.data() + i)
-        throw InputError(file, field, "expected a decimal number with a unit, got '" + text + "'");
-    std::string unit = text.substr(i);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
-        unit.erase(unit.begin());
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back())))
-        unit.pop_back();
+    if (length == 0 || (length < text.size() && (text[length] == 'x' || text[length] == 'X')))
+        throw InputError(file, field,
+                         "expected a decimal number with a unit (no hex, inf or nan), got '" + text + "'");
+    const std::optional<double> v = decimalNumber(std::string_view(text).substr(0, length));
+    if (!v)
+        throw InputError(file, field, "value out of range in '" + text + "'");
+    std::string unit = text.substr(length);
+    unit.erase(0, unit.find_first_not_of(' '));
     if (unit.empty())
         throw InputError(file, field,
                          "missing unit in '" + text + "': write a " + dimensionName(dim) +
@@ -103,9 +75,9 @@ double parseQuantity(const std::string& text, Dimension dim, const std::string& 
     auto it = t.find(unit);
     if (it == t.end())
         throw InputError(file, field, "unknown unit '" + unit + "' for a " + dimensionName(dim));
-    const double r = v * it->second;
-    if (!std::isfinite(r))
-        throw InputError(file, field, "value out of range");
+    const double r = *v * it->second;
+    if (!std::isfinite(r) || isSubnormal(r))
+        throw InputError(file, field, "value out of range in '" + text + "'");
     return r;
 }
 
@@ -115,6 +87,8 @@ double parseQuantity(const QJsonValue& value, Dimension dim, const std::string& 
         const double v = value.toDouble();
         if (!std::isfinite(v))
             throw InputError(file, field, "not a finite number");
+        if (isSubnormal(v))
+            throw InputError(file, field, kSubnormalReason);
         return v;
     }
     if (value.isString())

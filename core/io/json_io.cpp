@@ -11,6 +11,7 @@
 #include "core/base/input_file.h"
 #include "core/base/json_parse.h"
 #include "core/base/output_file.h"
+#include "core/base/physical_ranges.h"
 
 #include <QFile>
 #include <algorithm>
@@ -138,8 +139,7 @@ Cluster clusterFromJson(const QJsonObject& o, const std::string& file, bool allo
             n.fail("runtime_overhead", "must be at least 0");
         if (n.has("price_per_gpu_hour")) {
             node.pricePerGpuHour = n.number("price_per_gpu_hour");
-            if (!(node.pricePerGpuHour > 0 && std::isfinite(node.pricePerGpuHour)))
-                n.fail("price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+            checkRange(ranges::kPricePerGpuHour, node.pricePerGpuHour, file, n.field("price_per_gpu_hour"));
         }
         if (n.has("pcie_topology")) {
             const JsonReader t = n.object("pcie_topology");

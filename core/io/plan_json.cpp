@@ -144,7 +144,7 @@ void costFromJson(const JsonReader& c, Estimate& est)
 // Always written, so every plan says what it costs or why that is unknown.
 QJsonObject costToJson(const Estimate& est)
 {
-    if (est.cost)
+    if (est.cost && costIsFinite(*est.cost)) // JSON has no infinity: a non-finite cost is an unknown one
         return QJsonObject{{"dollars_per_hour", est.cost->dollarsPerHour},
                            {"dollars_per_million_tokens", est.cost->dollarsPerMillionTokens}};
     QJsonObject c{{"dollars_per_hour", QJsonValue::Null},

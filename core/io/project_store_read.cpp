@@ -6,6 +6,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/names.h"
+#include "core/base/numbers.h"
 #include "core/base/quote.h"
 
 #include <QDateTime>
@@ -13,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include <climits>
 #include <map>
 #include <set>
 #include <string>
@@ -203,9 +205,8 @@ void readRunResults(const Conn& c, Project& p, const std::map<long long, size_t>
 
 int intOr(const QString& text, int fallback)
 {
-    bool ok = false;
-    const int v = text.toInt(&ok);
-    return ok ? v : fallback;
+    const std::optional<long long> v = wholeNumber(text.toStdString()); // the one number rule
+    return v && *v >= INT_MIN && *v <= INT_MAX ? int(*v) : fallback;
 }
 
 } // namespace

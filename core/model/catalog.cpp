@@ -6,6 +6,7 @@
 #include "core/base/json_reader.h"
 
 #include "core/base/errors.h"
+#include "core/base/physical_ranges.h"
 #include "core/model/device.h"
 
 #include <QFile>
@@ -67,19 +68,18 @@ const DeviceType* uniqueMatch(const std::vector<DeviceType>& devices, const std:
 void readAnalyticFields(const JsonReader& r, DeviceType& d)
 {
     d.peakFlopsFp32 = r.has("peak_flops_fp32") ? r.quantity("peak_flops_fp32", Dimension::FlopRate) : d.peakFlops / 4;
-    if (!(d.peakFlopsFp32 > 0))
-        r.fail("peak_flops_fp32", "must be positive");
+    checkRange(ranges::kFlopRate, d.peakFlopsFp32, r.file(), r.field("peak_flops_fp32"));
     d.peakFlopsFp32CudaCores = r.has("peak_flops_fp32_cuda_cores")
                                    ? r.quantity("peak_flops_fp32_cuda_cores", Dimension::FlopRate)
                                    : d.peakFlopsFp32;
-    if (!(d.peakFlopsFp32CudaCores > 0 && d.peakFlopsFp32CudaCores <= d.peakFlopsFp32))
-        r.fail("peak_flops_fp32_cuda_cores", "must be positive and at most peak_flops_fp32 (the TF32 rate)");
+    checkRange(ranges::kFlopRate, d.peakFlopsFp32CudaCores, r.file(), r.field("peak_flops_fp32_cuda_cores"));
+    if (!(d.peakFlopsFp32CudaCores <= d.peakFlopsFp32))
+        r.fail("peak_flops_fp32_cuda_cores", "must be at most peak_flops_fp32 (the TF32 rate)");
     d.gemmHalfDim = r.number("gemm_half_dim", d.gemmHalfDim);
     if (!(d.gemmHalfDim >= 0 && d.gemmHalfDim < 1e6))
         r.fail("gemm_half_dim", "must be between 0 and 1e6 (matrix rows/columns)");
     d.memoryEfficiency = r.number("memory_efficiency", d.memoryEfficiency);
-    if (!(d.memoryEfficiency > 0 && d.memoryEfficiency <= 1))
-        r.fail("memory_efficiency", "must be in (0, 1] (a fraction of memory_bandwidth)");
+    checkRange(ranges::kEfficiency, d.memoryEfficiency, r.file(), r.field("memory_efficiency"));
     d.launchOverhead = r.has("launch_overhead") ? r.quantity("launch_overhead", Dimension::Seconds) : 0;
     if (!(d.launchOverhead >= 0 && d.launchOverhead < 1))
         r.fail("launch_overhead", "must be between 0 and 1 s");
@@ -96,8 +96,7 @@ void readPrice(const JsonReader& r, DeviceType& d)
     if (!r.has("price_per_gpu_hour"))
         return;
     const double price = r.number("price_per_gpu_hour");
-    if (!(price > 0 && std::isfinite(price)))
-        r.fail("price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+    checkRange(ranges::kPricePerGpuHour, price, r.file(), r.field("price_per_gpu_hour"));
     if (d.priceSource.empty() || d.priceDate.empty())
         r.fail("price_per_gpu_hour", "needs price_source and price_date (where and when the price was read)");
     d.pricePerGpuHour = price;
@@ -221,24 +220,21 @@ DeviceType deviceFromJson(const QJsonObject& o, const std::string& file, const s
     if (d.vendor.empty())
         r.fail("vendor", "must not be empty");
 
-    auto positive = [&](const char* key, Dimension dim) {
+    auto bounded = [&](const char* key, Dimension dim, const PhysicalRange& range) {
         const double v = r.quantity(key, dim);
-        if (!(v > 0))
-            r.fail(key, "must be positive (got " + r.value(key).toVariant().toString().toStdString() + ")");
+        checkRange(range, v, r.file(), r.field(key));
         return v;
     };
-    d.peakFlops = positive("peak_flops", Dimension::FlopRate);
-    d.memoryBytes = positive("memory", Dimension::Bytes);
-    d.memoryBandwidth = positive("memory_bandwidth", Dimension::Bandwidth);
+    d.peakFlops = bounded("peak_flops", Dimension::FlopRate, ranges::kFlopRate);
+    d.memoryBytes = bounded("memory", Dimension::Bytes, ranges::kDeviceMemory);
+    d.memoryBandwidth = bounded("memory_bandwidth", Dimension::Bandwidth, ranges::kBandwidth);
     d.intraNodeLink = r.string("intra_node_link", "");
-    d.intraNodeBandwidth = positive("intra_node_bandwidth", Dimension::Bandwidth);
+    d.intraNodeBandwidth = bounded("intra_node_bandwidth", Dimension::Bandwidth, ranges::kBandwidth);
 
     d.effMax = r.number("efficiency_max", d.effMax);
-    if (!(d.effMax > 0 && d.effMax <= 1))
-        r.fail("efficiency_max", "must be in (0, 1] (a fraction of peak)");
+    checkRange(ranges::kEfficiency, d.effMax, r.file(), r.field("efficiency_max"));
     d.effHalfBatch = r.number("efficiency_half_batch", d.effHalfBatch);
-    if (!(d.effHalfBatch > 0))
-        r.fail("efficiency_half_batch", "must be positive (micro-batch size at half of efficiency_max)");
+    checkRange(ranges::kHalfBatch, d.effHalfBatch, r.file(), r.field("efficiency_half_batch"));
     d.source = r.string("source", "");
     readAnalyticFields(r, d);
     d.runtimeOverheadBytes = r.quantity("runtime_overhead", Dimension::Bytes, d.runtimeOverheadBytes);

@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/names.h"
+#include "core/base/physical_ranges.h"
 #include "core/base/quote.h"
 
 #include <algorithm>
@@ -10,14 +11,6 @@
 #include <set>
 
 namespace hetplan {
-
-namespace {
-// Plausible physical ranges: anything outside is a unit mistake, and would make times overflow.
-bool plausibleBandwidth(double b) { return b >= 1e3 && b <= 1e15; } // 1 kB/s .. 1 PB/s
-bool plausibleLatency(double s) { return s >= 0 && s <= 10; }       // 0 .. 10 s per message
-const char* kBandwidthRange = "must be between 1 kB/s and 1 PB/s (check the unit)";
-const char* kLatencyRange = "must be between 0 and 10 s (check the unit)";
-} // namespace
 
 int Cluster::gpuCount() const
 {
@@ -216,16 +209,15 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
         if (std::isnan(n.runtimeOverhead) || n.runtimeOverhead >= device->memoryBytes)
             throw InputError(file, f + ".runtime_overhead", "must be less than the device memory");
         // < 0 means "the catalog's price"; an explicit one is a real amount of money.
-        if (!(n.pricePerGpuHour < 0 || (n.pricePerGpuHour > 0 && std::isfinite(n.pricePerGpuHour))))
-            throw InputError(file, f + ".price_per_gpu_hour", "must be a positive, finite number of US dollars per GPU-hour");
+        if (!(n.pricePerGpuHour < 0))
+            checkRange(ranges::kPricePerGpuHour, n.pricePerGpuHour, file, f + ".price_per_gpu_hour");
         if (n.gpus <= 0)
             throw InputError(file, f + ".gpus", "must be at least 1 (got " + std::to_string(n.gpus) + ")");
         if (n.gpus > 1024)
             throw InputError(file, f + ".gpus", "implausibly many GPUs in one node");
-        if (!(n.intraBandwidth == 0 || plausibleBandwidth(n.intraBandwidth)))
-            throw InputError(file, f + ".intra_bandwidth", kBandwidthRange);
-        if (!plausibleBandwidth(n.nicBandwidth))
-            throw InputError(file, f + ".nic_bandwidth", kBandwidthRange);
+        if (n.intraBandwidth != 0) // 0: the device's usual link
+            checkRange(ranges::kBandwidth, n.intraBandwidth, file, f + ".intra_bandwidth");
+        checkRange(ranges::kBandwidth, n.nicBandwidth, file, f + ".nic_bandwidth");
         if (n.pcie.gpusPerSwitch < 0 || n.pcie.gpusPerSwitch > 1024)
             throw InputError(file, f + ".pcie_topology.gpus_per_switch", "must be between 1 and 1024");
         if (n.pcie.p2p > 1)
@@ -248,19 +240,13 @@ void Cluster::validate(const DeviceCatalog& catalog, const std::string& file, bo
             throw InputError(file, f,
                              "duplicate link between " + quotedInput(l.a) + " and " + quotedInput(l.b) + " (links[" +
                                  std::to_string(at->second) + "] already joins them)");
-        if (!plausibleBandwidth(l.bandwidth))
-            throw InputError(file, f + ".bandwidth", kBandwidthRange);
-        if (!plausibleLatency(l.latency))
-            throw InputError(file, f + ".latency", kLatencyRange);
+        checkRange(ranges::kBandwidth, l.bandwidth, file, f + ".bandwidth");
+        checkRange(ranges::kLatency, l.latency, file, f + ".latency");
     }
-    if (!plausibleLatency(intraLatency))
-        throw InputError(file, "intra_latency", kLatencyRange);
-    if (!plausibleLatency(interLatency))
-        throw InputError(file, "inter_latency", kLatencyRange);
-    if (!plausibleBandwidth(cpuIntraBandwidth))
-        throw InputError(file, "cpu_intra_bandwidth", kBandwidthRange);
-    if (!plausibleBandwidth(cpuInterBandwidth))
-        throw InputError(file, "cpu_inter_bandwidth", kBandwidthRange);
+    checkRange(ranges::kLatency, intraLatency, file, "intra_latency");
+    checkRange(ranges::kLatency, interLatency, file, "inter_latency");
+    checkRange(ranges::kBandwidth, cpuIntraBandwidth, file, "cpu_intra_bandwidth");
+    checkRange(ranges::kBandwidth, cpuInterBandwidth, file, "cpu_inter_bandwidth");
 }
 
 Cluster withoutNodes(const Cluster& cluster, const std::vector<std::string>& names, const std::string& file)

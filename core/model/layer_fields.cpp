@@ -1,18 +1,16 @@
 #include "layer_fields.h"
 
-#include <limits>
+#include "core/base/physical_ranges.h"
 
 namespace hetplan {
 
 namespace {
 
-constexpr double kUnbounded = std::numeric_limits<double>::infinity();
-
-// A non-negative amount per layer.
+// A non-negative amount per layer, at most its physical range's maximum (params, FLOP, bytes or a count).
 FieldSpec<LayerSpec> amount(double LayerSpec::*member, const char* key, const char* label, const char* unit,
-                            const char* help)
+                            const char* help, const PhysicalRange& range = ranges::kModelBytes)
 {
-    return memberField(member, OptionDecl::real(key, label, 0, 0, kUnbounded, help)).in(unit);
+    return memberField(member, OptionDecl::real(key, label, 0, 0, range.max, help)).in(unit);
 }
 
 std::vector<FieldSpec<LayerSpec>> makeLayerFields()
@@ -24,9 +22,11 @@ std::vector<FieldSpec<LayerSpec>> makeLayerFields()
     std::vector<FieldSpec<LayerSpec>> t;
     t.push_back(enumField(&LayerSpec::kind, OptionDecl::choice("kind", "Kind", "other", kinds, "What the layer is"),
                           toString, parseLayerKind));
-    t.push_back(amount(&LayerSpec::params, "params", "Parameters", "parameters", "Parameter count").mandatory());
+    t.push_back(
+        amount(&LayerSpec::params, "params", "Parameters", "parameters", "Parameter count", ranges::kModelParams)
+            .mandatory());
     t.push_back(amount(&LayerSpec::forwardFlops, "forward_flops", "Forward FLOP", "FLOP/sample",
-                       "FLOP of one sample's forward pass")
+                       "FLOP of one sample's forward pass", ranges::kModelFlop)
                     .mandatory());
     t.push_back(amount(&LayerSpec::outputBytes, "output_bytes", "Output", "B/sample",
                        "Activation handed to the next layer (a pipeline send)"));
@@ -52,10 +52,12 @@ std::vector<FieldSpec<LayerSpec>> makeLayerFields()
                        "MoE: bytes each sample sends in the forward all-to-all")
                     .omittedAtDefault());
     t.push_back(amount(&LayerSpec::expertParams, "expert_params", "Expert parameters", "",
-                       "MoE: the experts' share of the parameters (expert parallelism divides it)")
+                       "MoE: the experts' share of the parameters (expert parallelism divides it)",
+                       ranges::kModelParams)
                     .omittedAtDefault());
     t.push_back(amount(&LayerSpec::expertFlops, "expert_flops", "Expert FLOP", "FLOP/sample",
-                       "MoE: the experts' share of the forward FLOP (a padded capacity scales it)")
+                       "MoE: the experts' share of the forward FLOP (a padded capacity scales it)",
+                       ranges::kModelFlop)
                     .omittedAtDefault());
     t.push_back(amount(&LayerSpec::kvBytes, "kv_bytes", "Keys and values", "B/sample",
                        "Attention: one sample's keys and values (context parallelism's ring passes them)")
@@ -74,7 +76,8 @@ std::vector<FieldSpec<LayerSpec>> makeLayerFields()
                             OptionDecl::boolean("fused_attention", "Fused attention", false,
                                                 "A fused kernel keeps the attention scores on chip (16-bit only)"))
                     .omittedAtDefault());
-    t.push_back(amount(&LayerSpec::kernels, "kernels", "Kernels", "", "Kernels one forward pass launches")
+    t.push_back(amount(&LayerSpec::kernels, "kernels", "Kernels", "", "Kernels one forward pass launches",
+                           ranges::kModelCount)
                     .omittedAtDefault());
     return t;
 }

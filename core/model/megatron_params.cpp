@@ -4,6 +4,7 @@
 #include "megatron_model.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 
 #include <cmath>
 #include <map>
@@ -47,16 +48,10 @@ public:
                 badArgument(f, "missing");
             return fallback;
         }
-        size_t used = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(it->second, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != it->second.size() || v < 0)
+        const std::optional<long long> v = wholeNumber(it->second);
+        if (!v || *v < 0)
             badArgument(f, "expected a non-negative integer, got '" + it->second + "'");
-        return v;
+        return *v;
     }
 
 private:
@@ -69,17 +64,11 @@ std::vector<bool> moeLayerMask(const std::string& freq, long long layers)
 {
     std::vector<bool> out;
     if (freq.empty() || freq.front() != '[') {
-        size_t used = 0;
-        long long n = 0;
-        try {
-            n = std::stoll(freq, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != freq.size() || n < 1)
+        const std::optional<long long> n = wholeNumber(freq);
+        if (!n || *n < 1)
             badArgument("--moe-layer-freq", "expected a positive integer or a list, got '" + freq + "'");
         for (long long i = 0; i < layers; ++i)
-            out.push_back(i % n == 0);
+            out.push_back(i % *n == 0);
         return out;
     }
     for (size_t i = 1; i < freq.size(); ++i) {

@@ -3,6 +3,8 @@
 #include "layer_fields.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
+#include "core/base/physical_ranges.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,9 +136,10 @@ void ModelSpec::validate(const std::string& file) const
         for (size_t k = 0; k < l.matmuls.size(); ++k) {
             const MatMul& mm = l.matmuls[k];
             for (double v : {mm.m, mm.n, mm.k, mm.batch})
-                if (!std::isfinite(v) || v <= 0)
+                if (!(v > 0 && v <= ranges::kModelCount.max))
                     throw InputError(file, f + ".matmuls[" + std::to_string(k) + "]",
-                                     "m, n, k and batch must be finite and positive");
+                                     "m, n, k and batch must be positive and at most " +
+                                         numberText(ranges::kModelCount.max) + " (a matrix dimension)");
         }
     }
     // A model without any compute would simulate to a zero-second iteration; say so here, about the model,

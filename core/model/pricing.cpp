@@ -1,8 +1,14 @@
 #include "core/model/pricing.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hetplan {
+
+bool costIsFinite(const PlanCost& cost)
+{
+    return std::isfinite(cost.dollarsPerHour) && std::isfinite(cost.dollarsPerMillionTokens);
+}
 
 std::optional<double> gpuHourPrice(const Node& node, const DeviceType* device)
 {
@@ -25,6 +31,9 @@ std::optional<PlanCost> costOf(const std::vector<std::optional<double>>& usedGpu
     }
     const double tokensPerHour = tokensPerSecond * 3600.0;
     cost.dollarsPerMillionTokens = cost.dollarsPerHour / tokensPerHour * 1e6;
+    // An overflowing sum is no cost: "$inf/h" would meet every cost goal and be written as JSON null.
+    if (!costIsFinite(cost))
+        return std::nullopt;
     return cost;
 }
 
@@ -59,10 +68,11 @@ void priceEstimate(Plan& plan, const DeviceLookup& device)
 
 std::string costUnknownReason(const Estimate& estimate)
 {
-    if (estimate.cost)
+    if (estimate.cost && costIsFinite(*estimate.cost))
         return {};
     if (estimate.unpricedDeviceTypes.empty())
-        return "the plan moves no tokens";
+        return estimate.tokensPerSecond > 0 ? "the cost is not a finite number of dollars"
+                                            : "the plan moves no tokens";
     std::string why = "no price for ";
     for (size_t i = 0; i < estimate.unpricedDeviceTypes.size(); ++i)
         why += (i ? ", " : "") + estimate.unpricedDeviceTypes[i];

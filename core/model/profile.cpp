@@ -1,6 +1,7 @@
 #include "profile.h"
 
 #include "core/base/errors.h"
+#include "core/base/physical_ranges.h"
 
 #include <algorithm>
 #include <cmath>
@@ -205,20 +206,15 @@ void Profile::validate(const std::string& file) const
         for (size_t i = 0; i < v.size(); ++i) {
             const LayerTiming& l = v[i];
             const std::string lf = f + ".layers[" + std::to_string(i) + "]";
-            if (!std::isfinite(l.forward) || l.forward < 0)
-                throw InputError(file, lf + ".forward", "must be a finite non-negative time");
-            if (!std::isfinite(l.backward) || l.backward < 0)
-                throw InputError(file, lf + ".backward", "must be a finite non-negative time");
-            if (!std::isfinite(l.update) || l.update < 0)
-                throw InputError(file, lf + ".update", "must be a finite non-negative time");
-            // -1 is the "not measured" marker; any other negative size is a broken measurement.
-            if (!std::isfinite(l.activationBytes) || (l.activationBytes < 0 && l.activationBytes != -1))
-                throw InputError(file, lf + ".activation_bytes",
-                                 "must be a finite non-negative size (or absent when not measured)");
-            for (const auto& [value, name] : {std::pair{l.peakBytes, ".peak_bytes"},
+            // Measured values within their physical ranges; -1 is the "not measured" marker for sizes.
+            for (const auto& [value, name] : {std::pair{l.forward, ".forward"}, std::pair{l.backward, ".backward"},
+                                              std::pair{l.update, ".update"}})
+                checkRange(ranges::kLayerTime, value, file, lf + name);
+            for (const auto& [value, name] : {std::pair{l.activationBytes, ".activation_bytes"},
+                                              std::pair{l.peakBytes, ".peak_bytes"},
                                               std::pair{l.tpAllReduceBytes, ".tp_allreduce_bytes"}})
-                if (!std::isfinite(value) || (value < 0 && value != -1))
-                    throw InputError(file, lf + name, "must be a finite non-negative size (or absent)");
+                if (value != -1)
+                    checkRange(ranges::kLayerBytes, value, file, lf + name);
         }
         // A table that says every layer takes no time is not a measurement: it would make that device
         // infinitely fast and every plan put all the work on it.

@@ -1,6 +1,7 @@
 #include "core/planners/sweep.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 
 #include <QJsonArray>
 
@@ -118,10 +119,10 @@ void checkSweepSize(const std::vector<SweepAxis>& axes, size_t planners, const s
     const double combinations = sweepSize(axes), plans = combinations * double(planners);
     if (plans <= double(kMaxSweepPlans))
         return;
-    char why[200];
-    std::snprintf(why, sizeof why, "%.0f combinations x %zu planner(s) = %.0f plans, more than the %lld one sweep makes: "
-                  "vary fewer values or split the sweep", combinations, planners, plans, kMaxSweepPlans);
-    throw InputError(source, "combinations", why);
+    throw InputError(source, "combinations",
+                     messageNumber(combinations) + " combinations x " + std::to_string(planners) + " planner(s) = " +
+                         messageNumber(plans) + " plans, more than the " + std::to_string(kMaxSweepPlans) +
+                         " one sweep makes: vary fewer values or split the sweep");
 }
 
 PlanRequest applySweepPoint(const PlanRequest& base, const SweepPoint& point, const SequenceSetter& setSequence,

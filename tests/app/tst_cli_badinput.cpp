@@ -216,7 +216,7 @@ void TestCliBadInput::badInput_data()
     QTest::newRow("negative budget")
         << QStringList{"plan",     "--cluster", good,   "--model", "example:gpt2-amp", "--planner", "uniform",
                        "--budget", "-3",        "--out", out}
-        << "--budget: argument: must be a non-negative number";
+        << "--budget: argument: must be 0 or between 0.0001 and 1e+10 US dollars per hour";
     QTest::newRow("throughput floor not a number")
         << QStringList{"plan",             "--cluster", good,   "--model", "example:gpt2-amp", "--planner", "uniform",
                        "--min-throughput", "lots",      "--out", out}

@@ -92,7 +92,7 @@ private slots:
         QCOMPARE(errorFor(R"({"params":1,"forward_flops":1,"output_byte":4})"),
                  std::string("layers[1].output_byte: unknown field"));
         QCOMPARE(errorFor(R"({"params":1,"forward_flops":-1})"),
-                 std::string("layers[1].forward_flops: must be a finite non-negative number"));
+                 std::string("layers[1].forward_flops: must be between 0 and 1e+21"));
         QCOMPARE(errorFor(R"({"params":1})"), std::string("layers[1].forward_flops: missing"));
         QCOMPARE(errorFor(R"({"params":1,"forward_flops":1,"kind":"block"})"),
                  std::string("layers[1].kind: expected embedding, transformer, head, conv, linear, moe or other, "

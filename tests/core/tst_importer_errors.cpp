@@ -103,11 +103,11 @@ private slots:
         row("native unknown device", "native", "native/unknown_device.json", "", "tables[1].device",
             "unknown device type 'H999' (see hetplan-cli list devices)");
         row("native negative activation", "native", "native/negative_activation.json", "",
-            "tables[0].layers[1].activation_bytes", "non-negative");
+            "tables[0].layers[1].activation_bytes", "must be 0 or between 1 and 1e+15 B");
         row("native hex quantity", "native", "native/hex_time.json", "", "tables[0].layers[0].forward",
             "decimal number");
 
-        row("csv not a number", "csv", "csv/bad_number.csv", "", "line 3: forward_ms", "not a number");
+        row("csv not a number", "csv", "csv/bad_number.csv", "", "line 3: forward_ms", "not a decimal number");
         row("csv layer gap", "csv", "csv/gap.csv", "", "line 4: layer", "layer 2 is missing");
         row("csv duplicate", "csv", "csv/duplicate.csv", "", "line 4: layer", "duplicate");
         row("csv mixed units", "csv", "csv/mixed_units.csv", "", "line 1: header", "mix units");

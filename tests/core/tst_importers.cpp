@@ -52,9 +52,9 @@ Profile awkwardProfile()
     Profile p;
     p.model = "toy";
     p.set({"T4", 1, 1},
-          {timing(1.0 / 3.0, 0.1 + 0.2, 1e-9, 12345), timing(2.0 / 7.0, 4e-300, 0), timing(5e-5, 1.5e-4, 0, 0)});
+          {timing(1.0 / 3.0, 0.1 + 0.2, 1e-9, 12345), timing(2.0 / 7.0, 4e-9 / 3.0, 0), timing(5e-5, 1.5e-4, 0, 0)});
     p.set({"T4", 1, 4},
-          {timing(0.7, 1.4, 0.001), timing(std::nextafter(0.25, 1.0), 0.5), timing(1e-12, 3e-12, 0, 1e12)});
+          {timing(0.7, 1.4, 0.001), timing(std::nextafter(0.25, 1.0), 0.5), timing(1e-9 * std::sqrt(2.0), 3e-9 * std::sqrt(3.0), 0, 1e12)});
     p.set({"V100-16GB", 2, 2}, {timing(0.3, 0.6), timing(0.9, 1.8, 0.01, 7), timing(0.0, 0.0)});
     return p;
 }

@@ -73,7 +73,8 @@ private slots:
         QCOMPARE(c.interLatency, 20e-6);
     }
 
-    // Only plain decimal numbers before the unit: strtod also took hex, "inf" and "nan".
+    // Only plain decimal numbers before the unit (strtod also took hex, "inf" and "nan"), nothing before the
+    // number or after the unit, and no subnormal value.
     void unitsAcceptOnlyDecimalNumbers()
     {
         auto q = [](const char* text, Dimension dim) { return parseQuantity(std::string(text), dim, "f", "x"); };
@@ -82,11 +83,13 @@ private slots:
             return e && e->file() == "f" && e->field() == "x";
         };
         for (const char* bad : {"0x10 GB/s", "0X1p4 GB/s", "inf GB/s", "-inf GB/s", "infinity GB/s", "nan GB/s",
-                                "NAN GB/s", ". GB/s", "- 5 GB/s", "e5 GB/s", "1,5 GB/s", "1e400 GB/s", "GB/s", ""})
+                                "NAN GB/s", ". GB/s", "- 5 GB/s", "e5 GB/s", "1,5 GB/s", "1e400 GB/s", "GB/s", "",
+                                " 2 GB/s", "2 GB/s ", "\t2 GB/s", "1e-320 B/s"})
             QVERIFY2(refused(bad, Dimension::Bandwidth), bad);
         QCOMPARE(q("12.5 GB/s", Dimension::Bandwidth), 12.5e9);
         QCOMPARE(q("100 Gbps", Dimension::Bandwidth), 100 * (1e9 / 8)); // 12.5 GB/s
-        QCOMPARE(q("  +2 GiB ", Dimension::Bytes), 2 * 1073741824.0);
+        QCOMPARE(q("+2 GiB", Dimension::Bytes), 2 * 1073741824.0);
+        QCOMPARE(q("2GiB", Dimension::Bytes), 2 * 1073741824.0);
         QCOMPARE(q("2E2 B", Dimension::Bytes), 200.0);
         QCOMPARE(q("1.5e+3ms", Dimension::Seconds), 1500 * 1e-3);
         QCOMPARE(q(".5 s", Dimension::Seconds), 0.5);

@@ -262,7 +262,8 @@ private slots:
         QVERIFY(!toJson(p)["estimate"].toObject()["cost"].toObject().contains("unknown_because"));
     }
 
-    // Two unpriced types are both named, once each and sorted; a plan moving no tokens says so.
+    // Two unpriced types are both named, once each and sorted; a plan moving no tokens says so, and a plan
+    // that moves tokens on priced GPUs yet has no cost can only have overflowed.
     void unknownReasonNamesEachTypeOnce()
     {
         Cluster c = test::twoNodeCluster("RTX-4090", 2, "RTX-3090", 2);
@@ -276,7 +277,7 @@ private slots:
         whole.estimate.cost.reset();
         const QJsonObject o = toJson(whole);
         QCOMPARE(o["estimate"].toObject()["cost"].toObject()["unknown_because"].toString(),
-                 QString("the plan moves no tokens"));
+                 QString("the cost is not a finite number of dollars"));
         QVERIFY(!o["estimate"].toObject()["cost"].toObject().contains("unpriced_device_types"));
         QVERIFY(validatePlanJson(o).empty());
     }

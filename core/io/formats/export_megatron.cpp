@@ -85,7 +85,7 @@ std::vector<std::string> moeArguments(const Plan& plan, const Grid& g)
     if (g.ep > 1 || plan.job.moeCapacityFactor > 0)
         a.insert(a.end(), {"--moe-token-dispatcher-type", "alltoall"});
     if (plan.job.moeCapacityFactor > 0)
-        a.insert(a.end(), {"--moe-expert-capacity-factor", fields_detail::numberText(plan.job.moeCapacityFactor),
+        a.insert(a.end(), {"--moe-expert-capacity-factor", numberText(plan.job.moeCapacityFactor),
                            "--moe-pad-expert-input-to-capacity"});
     return a;
 }

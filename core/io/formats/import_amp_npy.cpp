@@ -7,6 +7,7 @@
 #include "core/io/importers.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/io/formats/import_util.h"
 
 #include <algorithm>
@@ -262,7 +263,7 @@ Profile importAmpNpy(const std::string& path, const std::string& deviceType, int
         if (!std::isfinite(forward[i]))
             throw InputError(path, "[" + std::to_string(i) + "]", "not a finite time");
         if (forward[i] < 0)
-            throw InputError(path, "[" + std::to_string(i) + "]", "negative time " + formatDouble(forward[i]));
+            throw InputError(path, "[" + std::to_string(i) + "]", "negative time " + messageNumber(forward[i]));
     }
     if (compactGpt2) {
         try {

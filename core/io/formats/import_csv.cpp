@@ -5,6 +5,8 @@
 #include "core/io/importers.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
+#include "core/base/physical_ranges.h"
 #include "core/io/formats/import_util.h"
 #include "core/model/device.h"
 
@@ -212,12 +214,12 @@ public:
         auto seconds = [&](double v) { return h_.msUnits ? v / 1000.0 : v; };
         Row row;
         row.line = line_;
-        row.timing.forward = seconds(*number(Forward, false));
-        row.timing.backward = seconds(*number(Backward, false));
+        row.timing.forward = bounded(Forward, seconds(*number(Forward, false)), ranges::kLayerTime);
+        row.timing.backward = bounded(Backward, seconds(*number(Backward, false)), ranges::kLayerTime);
         if (auto u = number(Update, true))
-            row.timing.update = seconds(*u);
+            row.timing.update = bounded(Update, seconds(*u), ranges::kLayerTime);
         if (auto a = number(Activation, true))
-            row.timing.activationBytes = *a;
+            row.timing.activationBytes = bounded(Activation, *a, ranges::kLayerBytes);
         return row;
     }
 
@@ -234,14 +236,23 @@ private:
         return static_cast<int>(v);
     }
 
+    // The value in SI units, refused with the line and column when outside its physical range.
+    double bounded(int col, double v, const PhysicalRange& range) const
+    {
+        if (const std::string why = rangeProblem(range, v); !why.empty())
+            fail(h_.name[col], why);
+        return v;
+    }
+
     // Empty optional cells (and absent optional columns) mean "not measured".
     std::optional<double> number(int col, bool optional) const
     {
         if (h_.index[col] < 0 || (optional && cell(col).empty()))
             return std::nullopt;
-        double v = 0;
-        if (!parseDouble(cell(col), v))
-            fail(h_.name[col], "not a number: '" + cell(col) + "'");
+        const std::optional<double> parsed = decimalNumber(cell(col));
+        if (!parsed)
+            fail(h_.name[col], decimalProblem(cell(col)));
+        const double v = *parsed;
         if (v < 0)
             fail(h_.name[col], "negative value " + cell(col));
         return v;
@@ -331,11 +342,11 @@ std::string exportCsv(const Profile& p)
         for (size_t i = 0; i < layers.size(); ++i) {
             const LayerTiming& l = layers[i];
             out << quoteIfNeeded(key.deviceType) << ',' << key.tp << ',' << key.microBatch << ',' << i << ','
-                << formatDouble(l.forward) << ',' << formatDouble(l.backward) << ',' << formatDouble(l.update);
+                << numberText(l.forward) << ',' << numberText(l.backward) << ',' << numberText(l.update);
             if (anyActivation) {
                 out << ',';
                 if (l.activationBytes >= 0)
-                    out << formatDouble(l.activationBytes);
+                    out << numberText(l.activationBytes);
             }
             out << '\n';
         }

@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
 #include "core/base/json_parse.h"
+#include "core/base/numbers.h"
 #include "core/model/device.h"
 
 #include <QByteArray>
@@ -11,7 +12,6 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QJsonParseError>
-#include <charconv>
 #include <cmath>
 
 namespace hetplan::importutil {
@@ -83,7 +83,7 @@ double nonNegativeNumber(const QJsonValue& v, const std::string& file, const std
     if (!std::isfinite(x))
         throw InputError(file, field, "not a finite number");
     if (x < 0)
-        throw InputError(file, field, "negative value " + formatDouble(x));
+        throw InputError(file, field, "negative value " + messageNumber(x));
     return x;
 }
 
@@ -91,25 +91,9 @@ bool parseInt(std::string_view text, long long& out)
 {
     if (text.empty() || text.front() == '+' || text.front() == '-')
         return false;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && p == text.data() + text.size();
-}
-
-bool parseDouble(std::string_view text, double& out)
-{
-    if (!text.empty() && text.front() == '+') // from_chars rejects '+'; accept it as people write it
-        text.remove_prefix(1);
-    if (text.empty())
-        return false;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && p == text.data() + text.size() && std::isfinite(out);
-}
-
-std::string formatDouble(double v)
-{
-    char buf[64];
-    const auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return ec == std::errc() ? std::string(buf, p) : std::to_string(v);
+    const std::optional<long long> v = wholeNumber(text);
+    out = v.value_or(0);
+    return v.has_value();
 }
 
 std::string_view trim(std::string_view s)

@@ -24,12 +24,8 @@ QJsonDocument readJsonDocument(const std::string& path);
 // A JSON number that is finite and >= 0 (times, byte counts).
 double nonNegativeNumber(const QJsonValue& v, const std::string& file, const std::string& field);
 
-// Strict decimal parses of a whole string (no sign for the integer forms, no trailing junk).
+// An unsigned whole number by the one number rule (core/base/numbers.h): digits only, nothing around them.
 bool parseInt(std::string_view text, long long& out);
-bool parseDouble(std::string_view text, double& out);
-
-// Shortest text that reads back as exactly the same double.
-std::string formatDouble(double v);
 
 std::string_view trim(std::string_view s);
 

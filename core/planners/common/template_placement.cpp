@@ -1,6 +1,7 @@
 #include "template_placement.h"
 
 #include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/cost/collectives.h"
 #include "core/cost/memory.h"
 
@@ -30,11 +31,10 @@ void checkStateCount(const PlanRequest& req, const std::string& planner, double 
     const double limit = req.intOption("max_states");
     if (states <= limit)
         return;
-    char why[320];
-    std::snprintf(why, sizeof why, "%s: the search has %.0f states (%s), more than max_states %.0f", planner.c_str(),
-                  states, what.c_str(), limit);
     throw InputError("cluster", "nodes",
-                     std::string(why) + "; plan a smaller model or cluster, or raise max_states if memory allows");
+                     planner + ": the search has " + messageNumber(states) + " states (" + what +
+                         "), more than max_states " + messageNumber(limit) +
+                         "; plan a smaller model or cluster, or raise max_states if memory allows");
 }
 
 std::vector<Node> groupTightestNodes(const std::vector<TypeGroup>& groups, const Cluster& cluster,

@@ -1,5 +1,7 @@
 #include "load_balance.h"
 
+#include "core/base/errors.h"
+
 #include <ClpEventHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <CoinPackedMatrix.hpp>
@@ -85,6 +87,19 @@ private:
 
 constexpr int kClpStoppedByEvent = 5;
 
+// Inputs within their physical ranges can still span enough orders of magnitude (seconds of compute next to
+// microseconds of transfer, on GPUs a thousand times apart) for CLP to give up; that is no plan for this
+// input rather than a fault of the program.
+std::string noOptimumReason(int status)
+{
+    const char* why = status == 1   ? "infeasible"
+                      : status == 2 ? "unbounded"
+                      : status == 3 ? "iteration limit"
+                                    : "numerical difficulties";
+    return "hap: the sharding-ratio LP found no optimum (CLP status " + std::to_string(status) + ", " + why +
+           "): the layer times and transfer times span too many orders of magnitude for the solver";
+}
+
 } // namespace
 
 Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,
@@ -146,8 +161,7 @@ Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& cla
     if (memory && limit && model.isProvenPrimalInfeasible())
         return {{}, std::numeric_limits<double>::infinity()};
     if (!model.isProvenOptimal())
-        throw std::runtime_error("hap: the sharding-ratio LP has no optimum (CLP status " +
-                                 std::to_string(model.status()) + ")");
+        throw InfeasibleError(noOptimumReason(model.status()));
     const double* x = model.primalColumnSolution();
     Ratios r;
     r.perGpu.assign(segments, std::vector<double>(C));

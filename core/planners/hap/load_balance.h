@@ -32,7 +32,8 @@ struct MemoryLimit {
 
 // min_B Σ stages (comm(max_c B) + max_c comp_c(B_c)) subject to Σ_c gpus_c · B_c = 1 and B ≥ 0 per
 // segment, and with `memory`, fixed_c + Σ_k perShare_k · B_k,c ≤ capacity_c per class. Returns
-// seconds = +inf when no ratios fit memory; throws std::runtime_error if the solver fails otherwise.
+// seconds = +inf when no ratios fit memory; throws InfeasibleError when the solver ends without an optimum
+// otherwise (no plan for this input, not a fault).
 // `stop` is polled before the solve and after every simplex iteration; when it says stop, the result is
 // {stopped = true, seconds = +inf} (a large LP takes seconds, and a cancel must not wait for it).
 Ratios optimalRatios(const CostTerms& terms, const std::vector<DeviceClass>& classes, int segments,

@@ -24,6 +24,14 @@ CliResult runCli(const QStringList& args, int timeoutMs, unsigned long long memo
             const rlimit cap{rlim_t(memoryCapBytes), rlim_t(memoryCapBytes)};
             ::setrlimit(RLIMIT_AS, &cap);
         });
+    // Reaped children's CPU time accumulates in RUSAGE_CHILDREN: the difference across this run is the
+    // child's (tests start one child at a time).
+    const auto childCpu = [] {
+        rusage u{};
+        ::getrusage(RUSAGE_CHILDREN, &u);
+        return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    };
+    const double cpuBefore = childCpu();
     p.start(QStringLiteral(HETPLAN_CLI), args);
     CliResult r;
     if (!p.waitForFinished(timeoutMs)) {
@@ -33,6 +41,7 @@ CliResult runCli(const QStringList& args, int timeoutMs, unsigned long long memo
         return r;
     }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.cpuSeconds = childCpu() - cpuBefore;
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;

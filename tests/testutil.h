@@ -29,6 +29,7 @@ constexpr int kHangGuardMs = 600000;
 struct CliResult {
     int exitCode = -1;
     QString out, err;
+    double cpuSeconds = 0; // the child's user + system CPU time: a bound that a busy machine does not move
 };
 // Runs hetplan-cli; a run past `timeoutMs` is killed (exitCode -1, err "timeout"). A non-zero
 // `memoryCapBytes` caps the child's address space (RLIMIT_AS), so a runaway allocation fails in the child.

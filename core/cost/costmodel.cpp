@@ -228,14 +228,15 @@ GpuMemory CostModel::stageMemory(int first, int end, const std::string& deviceNa
                                   double microBatch, int inFlight) const
 {
     const std::vector<double> measuredFull = measuredFullOf(first, end, deviceName, tp, microBatch);
-    return hetplan::stageMemory(model_, first, end, tp, dpShards, microBatch, inFlight, job_, measuredFull);
+    return hetplan::stageMemory(model_, first, end, tp, dpShards, microBatch, inFlight, job_, sequenceParallel(tp),
+                                measuredFull);
 }
 
 StageActivations CostModel::stageActivations(int first, int end, const std::string& deviceName, int tp,
                                              double microBatch) const
 {
     const std::vector<double> measuredFull = measuredFullOf(first, end, deviceName, tp, microBatch);
-    return hetplan::stageActivations(model_, first, end, tp, microBatch, job_, measuredFull);
+    return hetplan::stageActivations(model_, first, end, tp, microBatch, job_, sequenceParallel(tp), measuredFull);
 }
 
 double CostModel::stagePeak(int first, int end, const std::string& deviceName, int tp, int dpShards, double microBatch,

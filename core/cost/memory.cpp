@@ -86,9 +86,8 @@ LayerActivation layerActivation(const LayerSpec& s, int tp, double microBatch, c
 }
 
 StageActivations stageActivations(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job,
-                                  std::span<const double> measuredFull)
+                                  bool sp, std::span<const double> measuredFull)
 {
-    const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
     StageActivations a;
     double largestLayer = 0;
     for (int l = first; l < end; ++l) {
@@ -104,6 +103,24 @@ StageActivations stageActivations(const ModelSpec& model, int first, int end, in
         a.oncePerStage = largestLayer;
     a.largestLayer = largestLayer;
     return a;
+}
+
+StageActivations stageActivations(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job,
+                                  std::span<const double> measuredFull)
+{
+    const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
+    return stageActivations(model, first, end, tp, microBatch, job, sp, measuredFull);
+}
+
+std::vector<StageActivations> layerStageActivations(const ModelSpec& model, int first, int end, int tp,
+                                                    double microBatch, const Job& job)
+{
+    const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
+    std::vector<StageActivations> out;
+    out.reserve(size_t(std::max(0, end - first)));
+    for (int l = first; l < end; ++l)
+        out.push_back(stageActivations(model, l, l + 1, tp, microBatch, job, sp, {}));
+    return out;
 }
 
 double activationMemory(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job)
@@ -131,6 +148,13 @@ double gradientBufferMemory(double params, const Job& job)
 GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
                       const Job& job, std::span<const double> measuredFull)
 {
+    const bool sp = job.runsSequenceParallel(tp, model.hasMoeLayers());
+    return stageMemory(model, first, end, tp, dpShards, microBatch, inFlight, job, sp, measuredFull);
+}
+
+GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
+                      const Job& job, bool sequenceParallel, std::span<const double> measuredFull)
+{
     // The parameters one GPU holds, summed as modelStateMemory sums them (one pass, not two: the template
     // planners call this O(L^2 log M) times).
     double params = 0;
@@ -139,7 +163,7 @@ GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dp
         params += s.tensorParallel ? s.params / std::max(1, tp) : s.params;
     }
     params += model.tiedCopyParams(first, end) / std::max(1, tp);
-    const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, measuredFull);
+    const StageActivations a = stageActivations(model, first, end, tp, microBatch, job, sequenceParallel, measuredFull);
     return stageParts(params, dpShards, a, inFlight, microBatch, job);
 }
 

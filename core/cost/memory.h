@@ -15,6 +15,7 @@
 #include "core/model/model.h"
 
 #include <span>
+#include <vector>
 
 namespace hetplan {
 
@@ -85,6 +86,15 @@ struct StageActivations {
 StageActivations stageActivations(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job,
                                   std::span<const double> measuredFull = {});
 
+// The same with sequence parallelism decided by the caller (job.runsSequenceParallel(tp, model has MoE
+// layers)): CostModel decides it once, where asking the model walks every layer on every call.
+StageActivations stageActivations(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job,
+                                  bool sequenceParallel, std::span<const double> measuredFull);
+// stageActivations of every layer of [first, end) on its own, in one pass (calling stageActivations per
+// layer re-checks the whole model for MoE layers each time: quadratic in the layers).
+std::vector<StageActivations> layerStageActivations(const ModelSpec& model, int first, int end, int tp,
+                                                    double microBatch, const Job& job);
+
 // Activation bytes with one micro-batch in flight (stageActivations(...).peak(1)).
 double activationMemory(const ModelSpec& model, int first, int end, int tp, double microBatch, const Job& job);
 
@@ -96,6 +106,8 @@ double gradientBufferMemory(double params, const Job& job);
 // min(S - s, M) for stage s of S; GPipe: M), the gradient buffer and the allocator reserve.
 GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
                       const Job& job, std::span<const double> measuredFull = {});
+GpuMemory stageMemory(const ModelSpec& model, int first, int end, int tp, int dpShards, double microBatch, int inFlight,
+                      const Job& job, bool sequenceParallel, std::span<const double> measuredFull);
 // The stage part of one GPU holding `params` parameters (ZeRO-sharded over `dpShards`) and activations `a`
 // with `inFlight` micro-batches: what stageMemory and StagePeakScan both return, term by term.
 GpuMemory stageParts(double params, int dpShards, const StageActivations& a, int inFlight, double microBatch,

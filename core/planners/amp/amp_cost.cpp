@@ -231,12 +231,15 @@ bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::v
     return true;
 }
 
-std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int mbs, int gas) const
+std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int mbs, int gas,
+                                                        const std::function<bool()>& stop) const
 {
     const int L = costs_.model().layerCount(), k = p.degrees.pp;
     std::map<std::string, StagePeakScan> scans; // one per device type, shared by the stages
     std::vector<std::vector<int>> lastEnd(k, std::vector<int>(L + 1, 0));
     for (int s = 0; s < k; ++s) {
+        if (stop && stop()) // a stage of a thousand-layer model scans for milliseconds
+            return {};
         struct Check {
             StagePeakScan* scan;
             const Node* node;
@@ -305,7 +308,11 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
     // the limits tell that in O(k·L) before any layer DP (most strategies of a large cluster are such).
     std::vector<std::vector<int>> limits;
     if (repairMemory) {
-        limits = memoryLimits(p, mbs, gas);
+        limits = memoryLimits(p, mbs, gas, stop);
+        if (limits.empty()) {
+            e.stopped = true;
+            return e;
+        }
         if (!hasSplitWithinLimits(limits, L)) {
             e.seconds = std::numeric_limits<double>::infinity();
             e.fitsMemory = false;
@@ -325,7 +332,7 @@ AmpEstimate AmpCostModel::evaluate(const Placement& p, int mbs, int gas, LayerDp
         split = solve();
         e.dpSteps = split.evaluations;
         if (repairMemory && !split.bounds.empty() && !(stop && stop()) && !fitsMemory(p, mbs, gas, split.bounds)) {
-            lay.problem.allowed = maskOfLimits(limits, L);
+            lay.problem.lastEnd = limits;
             LayerSplit fitting = solve();
             e.dpSteps += fitting.evaluations;
             if (!fitting.bounds.empty()) {
@@ -354,9 +361,9 @@ LayerSplit AmpCostModel::fastSplitWithRepair(const Placement& p, int mbs, int ga
     // other order: the constrained DP is cheap (memory bounds every stage), and a split that fits costs at
     // least the constrained optimum, so an unconstrained walk that gets below it (with a margin for
     // rounding) has proved its answer does not fit and can stop there.
-    problem.allowed = maskOfLimits(limits, problem.layers);
+    problem.lastEnd = limits;
     LayerSplit fitting = solveLayerSplit(problem);
-    problem.allowed.clear();
+    problem.lastEnd.clear();
     if (!fitting.bounds.empty())
         problem.goal = fitting.cost * (1 - 1e-9);
     LayerSplit split = solveLayerSplit(problem);

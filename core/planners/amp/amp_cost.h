@@ -56,6 +56,7 @@ struct AmpEstimate {
     bool fitsMemory = true;
     bool repaired = false; // the split was re-solved under the memory constraint
     long long dpSteps = 0; // inner-loop steps of the layer DP
+    bool stopped = false;  // `stop` came before the memory limits were known: nothing was evaluated
 };
 
 class AmpCostModel {
@@ -74,7 +75,9 @@ public:
     // allowed[] mask for PipelineProblem: stage s may hold [a, b) iff its peak memory fits all its GPUs.
     std::vector<char> memoryMask(const Placement& p, int mbs, int gas) const;
     // The same as limits: lastEnd[s][a] is the largest b for which stage s may hold [a, b) (≤ a: none).
-    std::vector<std::vector<int>> memoryLimits(const Placement& p, int mbs, int gas) const;
+    // `stop` (optional) is polled per stage; when it returns true the limits are empty.
+    std::vector<std::vector<int>> memoryLimits(const Placement& p, int mbs, int gas,
+                                               const std::function<bool()>& stop = {}) const;
     // Eq. 4 and the memory check for a given split.
     AmpEstimate estimate(const Placement& p, int mbs, int gas, const std::vector<int>& bounds) const;
 

@@ -60,9 +60,14 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     std::vector<Strategy> results(tasks.size());
     std::vector<long long> steps(tasks.size(), 0);
     std::vector<char> repaired(tasks.size(), 0);
+    std::vector<char> evaluated(tasks.size(), 0);
     std::exception_ptr failure;
     std::mutex failureMutex;
     auto evaluate = [&](const int& i) {
+        // Each task is polled: on a model of thousands of layers one task's memory limits take tens of
+        // milliseconds, a chunk of them seconds.
+        if (progress.stopReason() != StopReason::None)
+            return;
         try {
             const Task& t = tasks[i];
             Strategy& s = results[i];
@@ -71,11 +76,14 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             s.microBatches = gbs / (t.degrees.dp * t.mbs);
             const AmpEstimate e = amp.evaluate(s.placement, t.mbs, s.microBatches, method, repair,
                                                [&] { return progress.stopReason() != StopReason::None; });
+            if (e.stopped)
+                return;
             repaired[i] = e.repaired;
             s.layerBounds = e.bounds;
             s.plannerCost = e.seconds;
             s.fitsMemory = e.fitsMemory;
             steps[i] = e.dpSteps;
+            evaluated[i] = 1;
         } catch (...) {
             std::lock_guard<std::mutex> lock(failureMutex);
             if (!failure)
@@ -97,7 +105,15 @@ Plan AmpPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
             std::rethrow_exception(failure);
         done += n;
     }
-    results.resize(done);
+    // The strategies evaluated: every one before a stop, and those of the last chunk that ran before it.
+    std::vector<Strategy> kept;
+    for (int i = 0; i < done; ++i)
+        if (evaluated[size_t(i)])
+            kept.push_back(std::move(results[size_t(i)]));
+    if (stopped == StopReason::None && int(kept.size()) < done)
+        stopped = progress.stopReason(); // the stop came during the last chunk
+    done = int(kept.size());
+    results = std::move(kept);
 
     SearchStats stats;
     stats.candidates = done;

@@ -1,5 +1,7 @@
 #include "layer_dp.h"
 
+#include "core/base/errors.h"
+#include "core/base/numbers.h"
 #include "core/planners/common/bounds.h"
 
 #include <algorithm>
@@ -12,6 +14,7 @@ namespace hetplan {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPaperDpMaxEntries = 1 << 26; // 64 Mi entries: 768 MB of table and choices
 
 // All stage times t_s(a, b) of the valid (stage, first, end) triples, stored densely. Stage s can start
 // no earlier than layer s and must leave one layer for each later stage.
@@ -92,7 +95,7 @@ Constrained solveBounded(BoundedDp& dp, double m, long long& evals)
     std::fill(dp.arg.begin(), dp.arg.end(), -1);
     double* f = dp.f.data();
     int* arg = dp.arg.data();
-    const bool masked = !p.allowed.empty();
+    const bool masked = p.restricted();
     for (int b = 1; b <= L - (k - 1); ++b) {
         const double t = dp.time(0, 0, b);
         if (t > m)
@@ -105,7 +108,11 @@ Constrained solveBounded(BoundedDp& dp, double m, long long& evals)
         double* cur = f + s * row;
         int* curArg = arg + s * row;
         const double* cut = dp.cutRow[s - 1].data();
-        for (int b = s + 1; b <= L - (k - 1 - s); ++b)
+        for (int b = s + 1; b <= L - (k - 1 - s); ++b) {
+            // One pass is O(k·L·w): polled every 64 ends, as a thousand-layer model takes seconds per pass.
+            // A stopped pass finds no split; the walk keeps what earlier passes found.
+            if ((b & 63) == 0 && p.stop && p.stop())
+                return {};
             for (int a = b - 1; a >= s; --a) {
                 ++evals;
                 const double t = dp.time(s, a, b);
@@ -119,6 +126,7 @@ Constrained solveBounded(BoundedDp& dp, double m, long long& evals)
                     curArg[b] = a;
                 }
             }
+        }
     }
     Constrained c;
     if (f[(k - 1) * row + L] == kInf)
@@ -207,6 +215,14 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
 
     // dp[j][i][m] (j = stages used − 1) and the chosen last cut.
     auto at = [&](int j, int i, int m) { return (size_t(j) * (L + 1) + i) * nm + m; };
+    // The table is stages × layers × tolerances, the tolerances up to one per layer range: a long model
+    // would need gigabytes. Refused before allocating, naming the fast DP that gives the same split.
+    const double entries = double(k) * (L + 1) * nm;
+    if (entries > kPaperDpMaxEntries)
+        throw InputError("--option", "dp",
+                         "the paper's layer DP would need " + messageNumber(entries) + " table entries for " +
+                             std::to_string(L) + " layers and " + std::to_string(k) + " stages (at most " +
+                             messageNumber(kPaperDpMaxEntries) + "); dp=fast finds the same split");
     std::vector<double> dp(size_t(k) * (L + 1) * nm, kInf);
     std::vector<int> choice(dp.size(), -1);
     for (int i = 1; i <= L - (k - 1); ++i) { // eq. 7: one stage holds layers [0, i)
@@ -217,7 +233,9 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
             dp[at(0, i, m)] = g * std::max(0.0, t1 - M[m]) + t1;
     }
     for (int j = 1; j < k; ++j) // eq. 8: last stage j holds [i', i)
-        for (int i = j + 1; i <= L - (k - 1 - j); ++i)
+        for (int i = j + 1; i <= L - (k - 1 - j); ++i) {
+            if (p.stop && p.stop())
+                return out; // stopped: no split
             for (int m = 0; m < nm; ++m) {
                 double best = kInf;
                 int arg = -1;
@@ -239,6 +257,7 @@ LayerSplit solveLayerSplitAmp(const PipelineProblem& p)
                 dp[at(j, i, m)] = best;
                 choice[at(j, i, m)] = arg;
             }
+        }
 
     if (dp[at(k - 1, L, 0)] == kInf)
         return out; // every split uses a forbidden stage
@@ -320,6 +339,8 @@ double largestStageLowerBound(const BoundedDp& dp)
         hi = std::max(hi, dp.time(s, 0, dp.p.layers)); // no stage of any split is slower
     double lo = 0;
     for (int i = 0; i < 40 && hi - lo > 1e-9 * hi; ++i) {
+        if (dp.p.stop && dp.p.stop()) // each step is O(k·L); `lo` is a bound at any step
+            break;
         const double mid = lo + (hi - lo) / 2;
         (splitWithin(dp, mid) ? hi : lo) = mid;
     }

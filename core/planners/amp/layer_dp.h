@@ -25,6 +25,9 @@ struct PipelineProblem {
     // Optional: allowed[(s·(L+1) + a)·(L+1) + b] = 0 forbids stage s to hold layers [a, b) (e.g. it would
     // not fit GPU memory). Empty = everything allowed.
     std::vector<char> allowed;
+    // Optional, the same as a mask of a form memory gives, in O(k·L) instead of O(k·L²) bytes: stage s may
+    // hold [a, b) only if b ≤ lastEnd[s][a]. Empty = no limit.
+    std::vector<std::vector<int>> lastEnd;
     // Optional: polled between the passes of solveLayerSplit's threshold walk (each pass yields a valid
     // split that improves on the last); when it returns true the walk returns the best split so far.
     std::function<bool()> stop;
@@ -36,8 +39,10 @@ struct PipelineProblem {
     double stageTime(int s, int a, int b) const;
     bool allows(int s, int a, int b) const
     {
-        return allowed.empty() || allowed[(size_t(s) * (layers + 1) + a) * (layers + 1) + b];
+        return (allowed.empty() || allowed[(size_t(s) * (layers + 1) + a) * (layers + 1) + b]) &&
+               (lastEnd.empty() || b <= lastEnd[size_t(s)][size_t(a)]);
     }
+    bool restricted() const { return !allowed.empty() || !lastEnd.empty(); }
     // A problem with one per-layer time vector per stage (tests, simple callers).
     static PipelineProblem fromLayerTimes(const std::vector<std::vector<double>>& perStageLayerTimes,
                                           std::vector<std::vector<double>> cut, int gas);
@@ -72,7 +77,7 @@ LayerSplit solveLayerSplit(const PipelineProblem& p);
 // form a prefix, as memory does (AmpCostModel::memoryLimits). O(k·L).
 bool hasSplitWithinLimits(const std::vector<std::vector<int>>& lastEnd, int layers);
 
-// All three solvers honour PipelineProblem::allowed.
+// All three solvers honour PipelineProblem::allowed and lastEnd.
 // Exhaustive search over all C(L−1, k−1) splits (tests only; exponential).
 LayerSplit solveLayerSplitBruteForce(const PipelineProblem& p);
 

@@ -197,18 +197,33 @@ void fixSequenceLabels(TensorGraph& g)
                 op.fixed += c;
 }
 
-TensorGraph buildLm(const LmShape& m)
+// Polled once per block: a model of thousands of blocks takes seconds to build (and HAP's time limit
+// covers it).
+void checkStop(const std::function<bool()>& stopped)
+{
+    if (stopped && stopped())
+        throw CancelledError("hap: stopped while building the tensor program");
+}
+
+TensorGraph buildLm(const LmShape& m, const std::function<bool()>& stopped)
 {
     TensorGraph g;
     auto [x, table] = lmEmbedding(g, m);
-    for (int i = 0; i < m.layers; ++i)
+    for (int i = 0; i < m.layers; ++i) {
+        checkStop(stopped);
+        const size_t ops = g.ops.size(), tensors = g.tensors.size();
         x = transformerBlock(g, x, m, i);
+        if (i == 0) { // every block adds as many: room for all at once, not by doubling and copying
+            g.ops.reserve(g.ops.size() + (g.ops.size() - ops) * size_t(m.layers) + 64);
+            g.tensors.reserve(g.tensors.size() + (g.tensors.size() - tensors) * size_t(m.layers) + 64);
+        }
+    }
     g.loss = m.bert ? bertHead(g, x, table, m) : gptHead(g, x, table, m);
     fixSequenceLabels(g);
     return g;
 }
 
-TensorGraph buildVit(long long b, long long tokens, int layers)
+TensorGraph buildVit(long long b, long long tokens, int layers, const std::function<bool()>& stopped)
 {
     const long long h = 768, pixels = 16 * 16 * 3, classes = 1000;
     TensorGraph g;
@@ -222,8 +237,10 @@ TensorGraph buildVit(long long b, long long tokens, int layers)
     const int pos = g.parameter("patch_embedding.positions", {tokens, h});
     x = g.add({K::Add, B.n("add_pos"), {x, pos}, {"bsh", "sh"}, "bsh", 1, "", "", true});
     const LmShape m{b, tokens, h, 12, 3072, 0, 0, 0, 0, 0, 0, layers, false, true};
-    for (int i = 0; i < layers; ++i)
+    for (int i = 0; i < layers; ++i) {
+        checkStop(stopped);
         x = transformerBlock(g, x, m, i);
+    }
     g.beginSegment("head");
     Builder H{g, "head."};
     x = H.norm(x, "bsh", h, "norm");
@@ -311,7 +328,7 @@ TensorGraph buildMlp(long long batch, const std::vector<long long>& widths)
     return g;
 }
 
-TensorGraph buildTensorProgram(const ModelSpec& model, long long batch)
+TensorGraph buildTensorProgram(const ModelSpec& model, long long batch, const std::function<bool()>& stopped)
 {
     const ModelArch& a = model.arch;
     TensorGraph g;
@@ -320,9 +337,10 @@ TensorGraph buildTensorProgram(const ModelSpec& model, long long batch)
         const long long positions = std::max(bert ? 512 : a.sequence, a.sequence);
         const long long moeEvery = a.family == "moe" ? 2 : 0;
         g = buildLm({batch, a.sequence, a.hidden, a.heads, a.ffn, a.vocab, positions, bert ? 2 : 0, a.experts, 2,
-                     moeEvery, a.layers, bert, !bert});
+                     moeEvery, a.layers, bert, !bert},
+                    stopped);
     } else if (a.family == "vit") {
-        g = buildVit(batch, a.sequence, a.layers);
+        g = buildVit(batch, a.sequence, a.layers, stopped);
     } else if (a.family == "vgg") {
         g = buildVgg19(batch, a.imageSize > 0 ? a.imageSize : 224, a.classes > 0 ? a.classes : 1000);
     } else {
@@ -330,7 +348,7 @@ TensorGraph buildTensorProgram(const ModelSpec& model, long long batch)
                               "' (supported: bert, moe, gpt2, vit, vgg)");
     }
     g.check();
-    g.generateBackward();
+    g.generateBackward(stopped);
     return g;
 }
 

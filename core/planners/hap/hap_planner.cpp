@@ -383,19 +383,14 @@ namespace {
 
 // The data-parallel program (every op sharded on the batch) at fixed ratios: even shares (DP-EV) or shares
 // proportional to compute, capped by memory (DP-CP). Empty program: stopped, or no ratios fit (proportional).
-// `onlyCancel`: stop for a cancel but not for the time limit (HAP's own fallback, built even when its
-// search ran out of time; a program sharded on the batch only is quick to find).
 BalancedProgram dataParallelProgram(SynthesisContext ctx, bool proportional, const PlanRequest& req,
-                                    const CostModel& costs, const Devices& d, Progress& progress, SynthesisStats& st,
-                                    bool onlyCancel = false)
+                                    const CostModel& costs, const Devices& d, Progress& progress, SynthesisStats& st)
 {
     BalancedProgram b;
     ctx.allowedLabels = "b";
     if (!proportional)
         ctx.ratios.assign(1, std::vector<double>(d.classes.size(), 1.0 / ctx.ranks));
-    const auto stop = [&progress, onlyCancel] {
-        return onlyCancel ? progress.stopReason() == StopReason::Cancelled : progress.cancelled();
-    };
+    const auto stop = [&progress] { return progress.cancelled(); };
     b.program = synthesize(ctx, &st, stop);
     if (proportional && !b.program.steps.empty()) {
         const std::vector<double> capped = cappedProportional(ctx, b.program, memoryLimit(req, costs, d));
@@ -481,7 +476,7 @@ double simulatedSeconds(Plan plan, const PlanRequest& req, const CostModel& cost
 Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& progress) const
 {
     const long long batch = req.job.globalBatchSize;
-    const TensorGraph g = buildTensorProgram(req.model, batch);
+    const TensorGraph g = buildTensorProgram(req.model, batch, [&progress] { return progress.cancelled(); });
     const Devices d = deviceClasses(req.cluster, costs, req.job);
     if (d.classes.size() > 8)
         throw InfeasibleError("hap: at most 8 GPU types per cluster");
@@ -515,9 +510,10 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     // point of HAP's space: its first pair is that program, so the loop only keeps what improves on it.
     progress.report(0.03, "hap: data-parallel starting point");
     SynthesisStats startStats;
-    const BalancedProgram start = progress.stopReason() == StopReason::Cancelled
+    // Within the time limit like the search: on a model of thousands of layers it takes seconds.
+    const BalancedProgram start = progress.cancelled()
                                       ? BalancedProgram{}
-                                      : dataParallelProgram(dpCtx, true, req, costs, d, progress, startStats, true);
+                                      : dataParallelProgram(dpCtx, true, req, costs, d, progress, startStats);
     progress.report(0.05, "hap: synthesizing");
     const MemoryLimit memory = memoryLimit(req, costs, d);
     const int rounds = req.intOption("rounds");
@@ -532,7 +528,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
         b = {};
         b.ratios.seconds = std::numeric_limits<double>::infinity();
     }
-    const bool stopped = b.stoppedBy == LoopEnd::Stopped;
+    bool stopped = b.stoppedBy == LoopEnd::Stopped;
     // Data parallelism is inside HAP's space (every op sharded on the batch), so HAP never does worse than
     // it: the two data-parallel programs are built too and the fastest simulated plan that fits is kept.
     // This also rescues the case where the A*, pricing time only, picks a program whose replicated
@@ -546,15 +542,18 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     std::vector<Option> options;
     if (!b.program.steps.empty() && std::isfinite(b.ratios.seconds))
         options.push_back({"synthesized", assemble(g, ctx, d, batch, b, st)});
-    for (bool proportional : {true, false}) {
-        SynthesisStats dpStats;
-        if (progress.stopReason() == StopReason::Cancelled)
-            break;
-        const BalancedProgram dp = dataParallelProgram(dpCtx, proportional, req, costs, d, progress, dpStats, true);
-        if (!dp.program.steps.empty())
-            options.push_back({proportional ? "data-parallel, proportional" : "data-parallel, even",
-                               assemble(g, dpCtx, d, batch, dp, dpStats)});
-    }
+    // The proportional one is the loop's starting point, already built. The even one is built only within
+    // the time limit: on a model of thousands of layers it takes seconds.
+    if (!start.program.steps.empty())
+        options.push_back({"data-parallel, proportional", assemble(g, dpCtx, d, batch, start, startStats)});
+    SynthesisStats dpStats;
+    const BalancedProgram even = progress.cancelled()
+                                     ? BalancedProgram{}
+                                     : dataParallelProgram(dpCtx, false, req, costs, d, progress, dpStats);
+    if (!even.program.steps.empty())
+        options.push_back({"data-parallel, even", assemble(g, dpCtx, d, batch, even, dpStats)});
+    else
+        stopped = stopped || progress.cancelled(); // not every candidate was compared
     QJsonObject compared;
     Option* best = nullptr;
     for (Option& o : options) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace hetplan::hap {
 
@@ -95,14 +96,16 @@ void lowerBackward(const SynthesisContext& ctx, const Step& st, const Rule& r, i
 void lowerParameterSums(const SynthesisContext& ctx, const std::vector<Instruction>& fwd, std::vector<Instruction>& out)
 {
     const TensorGraph& g = *ctx.graph;
+    std::unordered_map<int, Form> loaded; // tensor → the form of its first Load
+    for (const Instruction& i : fwd)
+        if (i.kind == Kind::Load)
+            loaded.emplace(i.tensor, i.out);
     for (size_t b = g.forwardOps; b < g.ops.size(); ++b) {
         const Op& op = g.ops[b];
         if (op.forwardOp < 0 || !g.ops[op.forwardOp].isLeaf() || op.inputs.empty())
             continue;
-        const int param = g.ops[op.forwardOp].output;
-        auto load = std::find_if(fwd.begin(), fwd.end(),
-                                 [&](const Instruction& i) { return i.kind == Kind::Load && i.tensor == param; });
-        const Form f = load == fwd.end() ? Form::identity() : load->out;
+        const auto load = loaded.find(g.ops[op.forwardOp].output);
+        const Form f = load == loaded.end() ? Form::identity() : load->second;
         const int seg = ctx.ratioSegmentOf[op.segment];
         out.push_back({Kind::Compute,
                        int(b),

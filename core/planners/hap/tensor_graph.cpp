@@ -164,8 +164,19 @@ double TensorGraph::backwardFlops() const
     return f;
 }
 
+void TensorGraph::indexGradOps()
+{
+    gradOps_.assign(size_t(forwardOps), {});
+    for (size_t i = size_t(forwardOps); i < ops.size(); ++i)
+        if (ops[i].forwardOp >= 0 && ops[i].forwardOp < forwardOps)
+            gradOps_[size_t(ops[i].forwardOp)].push_back(int(i));
+    gradOpsIndexed_ = ops.size();
+}
+
 std::vector<int> TensorGraph::gradOpsOf(int forwardOp) const
 {
+    if (gradOpsIndexed_ == ops.size() && forwardOp >= 0 && forwardOp < int(gradOps_.size()))
+        return gradOps_[size_t(forwardOp)];
     std::vector<int> out;
     for (size_t i = forwardOps; i < ops.size(); ++i)
         if (ops[i].forwardOp == forwardOp)

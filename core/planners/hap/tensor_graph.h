@@ -13,6 +13,7 @@
 // sharding rules of theory.h (shard one label: tensors holding it are split on that dimension, a label
 // missing from the output is a reduction whose shards are partial sums) and the backward ops (the gradient
 // of input q reuses the op's labels with dy in place of the output).
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -100,14 +101,16 @@ public:
     int add(const OpArgs& a);
 
     // Appends the backward ops: the loss seed, one Grad op per (forward op, differentiable input) in reverse
-    // order, accumulation Adds where a tensor has several consumers. Fills paramGrad. Call once.
-    void generateBackward();
+    // order, accumulation Adds where a tensor has several consumers. Fills paramGrad. Call once. Throws
+    // CancelledError when `stopped` (polled every 1024 forward ops) says so.
+    void generateBackward(const std::function<bool()>& stopped = {});
 
     std::vector<int> parameters() const; // tensor indices in creation order
     double parameterCount() const;       // elements of all parameters
     double forwardFlops() const;         // sum over forward ops
     double backwardFlops() const;        // sum over backward ops
-    // The backward ops of forward op f (its Grad ops and the accumulations that feed them).
+    // The backward ops of forward op f (its Grad ops and the accumulations that feed them). O(answer) once
+    // generateBackward has indexed them (lowering asks for every op: a scan each was quadratic).
     std::vector<int> gradOpsOf(int forwardOp) const;
     // Throws std::logic_error if labels and shapes disagree (a builder bug).
     void check() const;
@@ -117,6 +120,9 @@ private:
     int newTensor(const std::string& name, std::vector<long long> shape);
     int gradFlopsFactor(const Op& f) const;
     int addGradOp(int f, int q, int dy);
+    void indexGradOps();
+    std::vector<std::vector<int>> gradOps_; // by forward op; valid while gradOpsIndexed_ == ops.size()
+    size_t gradOpsIndexed_ = 0;
 };
 
 // Forward tensors that depend on a parameter: only those need gradients (the backward pass and the

@@ -2,6 +2,8 @@
 // input of each forward op, with the forward op's labels (so the backward inherits its sharding rules).
 #include "tensor_graph.h"
 
+#include "core/base/errors.h"
+
 #include <stdexcept>
 
 namespace hetplan::hap {
@@ -70,10 +72,13 @@ std::vector<bool> requiresGrad(const TensorGraph& g)
     return rg;
 }
 
-void TensorGraph::generateBackward()
+void TensorGraph::generateBackward(const std::function<bool()>& stopped)
 {
     if (loss < 0 || int(ops.size()) != forwardOps)
         throw std::logic_error("generateBackward: needs a loss and must run once");
+    // The backward adds about two ops per forward op: room for them at once, not by doubling and copying.
+    ops.reserve(ops.size() * 3 + 16);
+    tensors.reserve(tensors.size() * 3 + 16);
     const std::vector<bool> rg = requiresGrad(*this);
     std::vector<std::vector<int>> parts(tensors.size());
     // The seed dL/dL = 1, replicated on every device.
@@ -115,6 +120,8 @@ void TensorGraph::generateBackward()
         return acc;
     };
     for (int f = forwardOps - 1; f >= 0; --f) {
+        if ((f & 1023) == 0 && stopped && stopped())
+            throw CancelledError("hap: stopped while building the tensor program");
         const Op op = ops[f]; // a copy: adding grad ops reallocates `ops`
         if (op.isLeaf() || !rg[op.output])
             continue;
@@ -128,6 +135,7 @@ void TensorGraph::generateBackward()
     for (int p : parameters())
         if (const int g = accumulate(p); g >= 0)
             paramGrad[p] = g;
+    indexGradOps();
 }
 
 } // namespace hetplan::hap

@@ -178,7 +178,14 @@ private:
         ++pool_.pruned;
         ++pool_.prunedMemory;
     }
-    bool done() const { return stopped_ != StopReason::None || pool_.leaves >= budgetEnd_; }
+    // Polls the stop every 1024 calls: on a long model most subtrees end in a memory or position cut, so
+    // the search can run for minutes without reaching a leaf (where it also polls).
+    bool done()
+    {
+        if (stopped_ == StopReason::None && (++visits_ & 1023) == 0)
+            stopped_ = progress_.stopReason();
+        return stopped_ != StopReason::None || pool_.leaves >= budgetEnd_;
+    }
 
     // Whether type i holding n (counts_[i]) breaks a memory bound; counted as a memory prune when it does.
     bool memoryCuts(int i, int n)
@@ -292,6 +299,7 @@ private:
     std::vector<double> fastestAfter_; // fastestAfter_[i]: fastest single decoder layer of types i..k-1
     double sum_ = 0, max_ = 0;         // Σ and max of the assigned types' stage times
     StopReason stopped_ = StopReason::None;
+    unsigned visits_ = 0; // done()'s calls, to poll the clock every 1024
 };
 
 } // namespace

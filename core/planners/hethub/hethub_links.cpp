@@ -7,10 +7,6 @@
 
 namespace hetplan::hethub {
 
-namespace {
-constexpr LinkParams kUnknown{-1, 0};
-}
-
 ChunkLinks::ChunkLinks(const Cluster& cluster, const std::vector<TypeGroup>& groups, const SpaceConfig& config)
     : cluster_(cluster), groups_(groups), config_(config)
 {
@@ -18,8 +14,6 @@ ChunkLinks::ChunkLinks(const Cluster& cluster, const std::vector<TypeGroup>& gro
     for (size_t i = 0; i < groups.size() && i < config.stagesPerType.size(); ++i)
         offset_.push_back(offset_.back() + config.stagesPerType[i]);
     const size_t n = size_t(offset_.back());
-    boundary_.assign(n * n, kUnknown);
-    tied_.assign(n * n, kUnknown);
     for (size_t a = 0; a < n; ++a) {
         const std::vector<int> g = gpusOf(int(a));
         std::vector<std::vector<int>> rings(size_t(config.tp));
@@ -49,8 +43,9 @@ std::vector<std::vector<int>> ChunkLinks::pairs(int a, int b) const
 
 const LinkParams& ChunkLinks::boundary(int a, int b) const
 {
-    LinkParams& l = boundary_[size_t(a) * data_.size() + size_t(b)];
-    if (l.bandwidth >= 0)
+    const auto [it, added] = boundary_.try_emplace((long long)a * (long long)data_.size() + b);
+    LinkParams& l = it->second;
+    if (!added)
         return l;
     std::vector<Flow> flows;
     for (const std::vector<int>& p : pairs(a, b))
@@ -66,10 +61,10 @@ const LinkParams& ChunkLinks::boundary(int a, int b) const
 
 const LinkParams& ChunkLinks::tied(int a, int b) const
 {
-    LinkParams& l = tied_[size_t(a) * data_.size() + size_t(b)];
-    if (l.bandwidth < 0)
-        l = concurrentRingsLink(cluster_, pairs(a, b));
-    return l;
+    const auto [it, added] = tied_.try_emplace((long long)a * (long long)data_.size() + b);
+    if (added)
+        it->second = concurrentRingsLink(cluster_, pairs(a, b));
+    return it->second;
 }
 
 } // namespace hetplan::hethub

@@ -82,10 +82,12 @@ std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
     // The allocator reserve is the window's largest layer, like the recompute buffer; the gradient buffer
     // follows the window's parameters.
     std::vector<double> states(D), perMb(D), once(D), reserve(D), params(D);
+    const std::vector<StageActivations> alone =
+        layerStageActivations(model, decoders_.first, decoders_.first + D, tp, mbs, job);
     for (int i = 0; i < D; ++i) {
         const int l = decoders_.first + i;
         states[i] = modelStateMemory(model, l, l + 1, tp, shards, job).total();
-        const StageActivations a = stageActivations(model, l, l + 1, tp, mbs, job);
+        const StageActivations& a = alone[size_t(i)];
         perMb[i] = a.perMicroBatch;
         once[i] = a.oncePerStage;
         reserve[i] = mbs > 0 ? a.largestLayer : 0;
@@ -107,6 +109,8 @@ std::vector<int> Predictor::computeTolerance(const TypeGroup& g) const
             const double ratio = act > 0 ? left / act * (1 + 1e-9) : (left >= 0 ? M : 0);
             const int f = ratio >= 1 ? int(std::min<double>(M, std::floor(ratio))) : 0;
             best[n] = std::max(best[n], f);
+            if (f == 0) // a longer window only holds more and has less room: no wider window fits either
+                break;
         }
     }
     for (int n = 1; n <= D; ++n) // a stage of n + 1 layers holds one of n: never more tolerant

@@ -221,7 +221,17 @@ std::optional<Plan> containedPlan(const std::string& name, const PlanRequest& re
     sub.options = resolveOptions(*planner, {});
     try {
         Plan p = planner->plan(sub, costs, progress);
-        return scored(req, costs, std::move(p.pipelines));
+        const PlanLevelFamilies families = PlanLevelFamilies::of(req);
+        if (families.cp || families.ep || families.vpp)
+            return scored(req, costs, std::move(p.pipelines));
+        // Its search tail scored it on these inputs already: a second simulation would give the same.
+        Plan q;
+        q.cluster = req.cluster;
+        q.model = req.model;
+        q.job = req.job;
+        q.pipelines = std::move(p.pipelines);
+        q.estimate = p.estimate;
+        return q;
     } catch (const InfeasibleError&) {
     } catch (const InputError&) {
     } catch (const CancelledError&) {

@@ -44,7 +44,8 @@ std::vector<std::string> modelWarnings(const ModelSpec& model)
         const std::string matrix = std::to_string(std::llround(model.arch.wordEmbeddingParams()));
         if (!model.arch.tiedEmbeddingsStated)
             w.push_back("model '" + model.name + "': arch.tied_embeddings is not given and the head carries its own " +
-                        matrix + "-parameter vocabulary matrix: read as untied (the head's matrix counted once, in "
+                        matrix +
+                        "-parameter vocabulary matrix: read as untied (the head's matrix counted once, in "
                         "the head" +
                         (familyTiesEmbeddings(model.arch.family)
                              ? std::string(", although family '") + model.arch.family + "' usually ties it"
@@ -52,7 +53,8 @@ std::vector<std::string> modelWarnings(const ModelSpec& model)
                         "); set tied_embeddings to say which");
         else if (model.arch.tiedEmbeddings)
             w.push_back("model '" + model.name + "': arch.tied_embeddings is true but the head also carries its own " +
-                        matrix + "-parameter vocabulary matrix: a pipeline stage holding the head counts the matrix "
+                        matrix +
+                        "-parameter vocabulary matrix: a pipeline stage holding the head counts the matrix "
                         "twice (its own and the tied copy); set tied_embeddings to false, or leave the matrix out "
                         "of the head's params");
     }
@@ -225,7 +227,7 @@ std::vector<double> CostModel::measuredFullOf(int first, int end, const std::str
 }
 
 GpuMemory CostModel::stageMemory(int first, int end, const std::string& deviceName, int tp, int dpShards,
-                                  double microBatch, int inFlight) const
+                                 double microBatch, int inFlight) const
 {
     const std::vector<double> measuredFull = measuredFullOf(first, end, deviceName, tp, microBatch);
     return hetplan::stageMemory(model_, first, end, tp, dpShards, microBatch, inFlight, job_, sequenceParallel(tp),

@@ -33,13 +33,13 @@ namespace memdefaults {
 // (elements).
 constexpr double kDeepSpeedBucketElements = 5e8;
 // NCCL (src/init.cc, src/include/device.h): per channel and connection.
-constexpr double kNcclSimpleBytes = 4.0 * 1024 * 1024;          // DEFAULT_BUFFSIZE = 1 << 22
-constexpr double kNcclLlBytes = 8.0 * 512 * 8 * 16;             // LL lines/thread x LL threads x steps x 16 B
-constexpr double kNcclLl128Bytes = 120.0 * 640 * 8 * 8;         // LL128 elems/thread x threads x steps x 8 B
+constexpr double kNcclSimpleBytes = 4.0 * 1024 * 1024;  // DEFAULT_BUFFSIZE = 1 << 22
+constexpr double kNcclLlBytes = 8.0 * 512 * 8 * 16;     // LL lines/thread x LL threads x steps x 16 B
+constexpr double kNcclLl128Bytes = 120.0 * 640 * 8 * 8; // LL128 elems/thread x threads x steps x 8 B
 constexpr double kNcclRingConnectionBytes = kNcclSimpleBytes + kNcclLlBytes + kNcclLl128Bytes;
-constexpr double kNcclP2pBytesPerChannel = 8.0 * 512 * 1024;    // NCCL_STEPS x P2P NVLink chunk (512 KiB)
+constexpr double kNcclP2pBytesPerChannel = 8.0 * 512 * 1024; // NCCL_STEPS x P2P NVLink chunk (512 KiB)
 constexpr int kNcclP2pChannelsPerPeer = 2;
-constexpr double kNcclChannelBandwidth = 20e9;                  // NCCL's per-channel NVLink bandwidth (sm80)
+constexpr double kNcclChannelBandwidth = 20e9; // NCCL's per-channel NVLink bandwidth (sm80)
 constexpr int kNcclMinChannels = 2, kNcclMaxChannels = 32;
 } // namespace memdefaults
 

@@ -7,8 +7,8 @@
 #include "core/io/json_io.h"
 #include "core/model/model.h"
 
-#include <QJsonArray>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
@@ -54,7 +54,7 @@ QString writeManyNodes(const QString& path)
 // scale benchmark's cluster), written to `path`.
 QString writeMixedCluster(const QString& path)
 {
-    const char* types[] = {"H100-SXM", "A100-80GB", "A100-40GB", "V100-32GB",
+    const char* types[] = {"H100-SXM",  "A100-80GB", "A100-40GB", "V100-32GB",
                            "V100-16GB", "RTX-A6000", "RTX-3090",  "T4"};
     QJsonArray nodes;
     int i = 0;
@@ -95,8 +95,10 @@ private slots:
         QTest::addColumn<QString>("planner");
         QTest::addColumn<QString>("cluster");
         // 1,002 layers: Ditto's virtual template table on ditto-ex4 would need ~23 GB.
-        QTest::newRow("ditto") << "ditto" << "example:ditto-ex4";
-        QTest::newRow("oobleck") << "oobleck" << "example:amp-scale-16x16";
+        QTest::newRow("ditto") << "ditto"
+                               << "example:ditto-ex4";
+        QTest::newRow("oobleck") << "oobleck"
+                                 << "example:amp-scale-16x16";
     }
     void templateSearchesRefuseTablesTooLargeToAllocate()
     {
@@ -144,19 +146,20 @@ private slots:
                       allowed);
                 QVERIFY2(r.exitCode == 0 || r.exitCode == 2 || r.exitCode == 3 || r.exitCode == 4,
                          qPrintable(planner + ": " + r.err.right(300)));
-                QVERIFY2(r.cpuSeconds <= allowed, qPrintable(QString("%1 on %2 layers took %3 s of CPU with a %4 s limit")
-                                                                 .arg(planner)
-                                                                 .arg(layers)
-                                                                 .arg(r.cpuSeconds)
-                                                                 .arg(limit)));
+                QVERIFY2(r.cpuSeconds <= allowed,
+                         qPrintable(QString("%1 on %2 layers took %3 s of CPU with a %4 s limit")
+                                        .arg(planner)
+                                        .arg(layers)
+                                        .arg(r.cpuSeconds)
+                                        .arg(limit)));
             }
     }
 
     void hapSearchStopsAtItsStateLimit()
     {
         // HAP's A* on a 1,002-layer model grows by ~100 MB/s: it stops at max_states instead.
-        const CliResult r = runCli({"plan", "--cluster", "example:ditto-ex4", "--model", deep, "--gbs", "64", "--planner",
-                                    "hap", "--option", "max_states=20000", "--quiet"},
+        const CliResult r = runCli({"plan", "--cluster", "example:ditto-ex4", "--model", deep, "--gbs", "64",
+                                    "--planner", "hap", "--option", "max_states=20000", "--quiet"},
                                    kHangGuardMs, 2 * kGiB);
         QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains("more than max_states 20000"), qPrintable(r.err));
@@ -187,10 +190,10 @@ private slots:
         for (int g = 1; g <= 20000; ++g)
             values << QString::number(g);
         const QString out = dir.filePath("sweep.json");
-        const CliResult r = runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
-                                    "--planners", "uniform", "--vary", "gbs=" + values.join(','), "--time-limit", "2",
-                                    "--jobs", "2", "--out", out},
-                                   kHangGuardMs, 2 * kGiB);
+        const CliResult r =
+            runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--planners",
+                    "uniform", "--vary", "gbs=" + values.join(','), "--time-limit", "2", "--jobs", "2", "--out", out},
+                   kHangGuardMs, 2 * kGiB);
         // Stopped by its time limit: the sweep says so and exits 4, and --out still lists every combination.
         QVERIFY2(r.exitCode == 4, qPrintable(r.err.right(400)));
         QVERIFY2(r.err.contains("the time limit stopped the sweep"), qPrintable(r.err.right(400)));
@@ -214,10 +217,10 @@ private slots:
             gbs << QString::number(g);
         for (int s = 1; s <= 400; ++s)
             seq << QString::number(s * 8);
-        const CliResult r = runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp",
-                                    "--planners", "uniform", "--vary", "gbs=" + gbs.join(','), "--vary",
-                                    "seq=" + seq.join(',')},
-                                   kHangGuardMs, 2 * kGiB);
+        const CliResult r =
+            runCli({"sweep", "--cluster", "example:amp-het-cluster", "--model", "example:gpt2-amp", "--planners",
+                    "uniform", "--vary", "gbs=" + gbs.join(','), "--vary", "seq=" + seq.join(',')},
+                   kHangGuardMs, 2 * kGiB);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("160000 combinations") && r.err.contains("100000"), qPrintable(r.err));
     }

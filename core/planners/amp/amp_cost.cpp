@@ -232,7 +232,7 @@ bool AmpCostModel::fitsMemory(const Placement& p, int mbs, int gas, const std::v
 }
 
 std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int mbs, int gas,
-                                                        const std::function<bool()>& stop) const
+                                                         const std::function<bool()>& stop) const
 {
     const int L = costs_.model().layerCount(), k = p.degrees.pp;
     std::map<std::string, StagePeakScan> scans; // one per device type, shared by the stages
@@ -250,8 +250,9 @@ std::vector<std::vector<int>> AmpCostModel::memoryLimits(const Placement& p, int
         for (const Node* node : stageKinds(p, s)) {
             auto it = scans.find(node->deviceType);
             if (it == scans.end())
-                it = scans.emplace(node->deviceType,
-                                   StagePeakScan(costs_, node->deviceType, p.degrees.tp, zeroShards(p), mbs))
+                it = scans
+                         .emplace(node->deviceType,
+                                  StagePeakScan(costs_, node->deviceType, p.degrees.tp, zeroShards(p), mbs))
                          .first;
             checks.push_back({&it->second, node, &costs_.device(node->deviceType)});
             if (std::find(stageScans.begin(), stageScans.end(), &it->second) == stageScans.end())

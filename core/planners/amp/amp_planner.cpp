@@ -15,15 +15,16 @@ namespace hetplan {
 
 std::vector<PlannerOption> AmpPlanner::options() const
 {
-    return withMegatronSpace({PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
-                                   "strategies re-scored by the simulator (the paper's real trials)"),
-            PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
-                                   "rank strategies that do not fit GPU memory too (AMP has no memory model)"),
-            PlannerOption::boolean("repair_memory", "Repair memory misfits", true,
-                                   "re-split a strategy whose DP split does not fit memory, with the misfitting "
-                                   "stages forbidden"),
-            PlannerOption::choice("dp", "Layer DP", "fast", {"fast", "paper"},
-                                  "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum")});
+    return withMegatronSpace(
+        {PlannerOption::integer("top_k", "Strategies simulated", 10, 1, 100000,
+                                "strategies re-scored by the simulator (the paper's real trials)"),
+         PlannerOption::boolean("keep_infeasible", "Keep memory misfits", false,
+                                "rank strategies that do not fit GPU memory too (AMP has no memory model)"),
+         PlannerOption::boolean("repair_memory", "Repair memory misfits", true,
+                                "re-split a strategy whose DP split does not fit memory, with the misfitting "
+                                "stages forbidden"),
+         PlannerOption::choice("dp", "Layer DP", "fast", {"fast", "paper"},
+                               "layer-assignment DP: fast (threshold walk) or paper (eq. 6-8 table); same optimum")});
 }
 
 namespace {

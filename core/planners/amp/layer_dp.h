@@ -28,8 +28,9 @@ struct PipelineProblem {
     // Optional, the same as a mask of a form memory gives, in O(k·L) instead of O(k·L²) bytes: stage s may
     // hold [a, b) only if b ≤ lastEnd[s][a]. Empty = no limit.
     std::vector<std::vector<int>> lastEnd;
-    // Optional: polled between the passes of solveLayerSplit's threshold walk (each pass yields a valid
-    // split that improves on the last); when it returns true the walk returns the best split so far.
+    // Optional: polled between and inside the passes of solveLayerSplit's threshold walk (each finished
+    // pass yields a valid split that improves on the last; a stopped one yields none) and by the paper's
+    // DP; when it returns true the walk returns the best split so far.
     std::function<bool()> stop;
     // Optional (solveLayerSplit only): the walk returns as soon as it holds a split cheaper than this,
     // with LayerSplit::belowGoal set (the memory repair only needs to know that the unconstrained optimum

@@ -150,7 +150,8 @@ std::vector<std::vector<double>> gpuRatios(const std::vector<std::vector<double>
 // segment round alike. The batch dimension rounds to the plan's sharding ratios themselves.
 class DimensionTable {
 public:
-    DimensionTable(const std::vector<std::vector<double>>& classRatios, const Devices& d) : ratios_(classRatios), d_(d) {}
+    DimensionTable(const std::vector<std::vector<double>>& classRatios, const Devices& d) : ratios_(classRatios), d_(d)
+    {}
     int of(int segment, long long size, char label)
     {
         if (size <= 0)
@@ -451,11 +452,10 @@ std::vector<std::string> roundingWarnings(const PlanRequest& req, const SpmdPlan
     for (const SpmdDimension& dim : sp.dimensions) {
         if (dim.size >= gpus || dim.size == batch || !told.insert({dim.label, dim.size}).second)
             continue;
-        const std::string seg = dim.segment < int(sp.segments.size()) ? sp.segments[size_t(dim.segment)]
-                                                                       : std::to_string(dim.segment);
+        const std::string seg =
+            dim.segment < int(sp.segments.size()) ? sp.segments[size_t(dim.segment)] : std::to_string(dim.segment);
         out.push_back("dimension '" + dim.label + "' of " + std::to_string(dim.size) + " units (first in segment " +
-                      seg + ") is sharded over " + std::to_string(gpus) + " GPUs: " +
-                      std::to_string(gpus - dim.size) +
+                      seg + ") is sharded over " + std::to_string(gpus) + " GPUs: " + std::to_string(gpus - dim.size) +
                       " or more GPUs hold none of it and skip its ops (whole units per GPU)");
     }
     return out;
@@ -493,8 +493,7 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     SynthesisStats st;
     if (!hap) {
         progress.report(0.05, "hap: data-parallel program");
-        const BalancedProgram b =
-            dataParallelProgram(ctx, mode_ == Mode::DpProportional, req, costs, d, progress, st);
+        const BalancedProgram b = dataParallelProgram(ctx, mode_ == Mode::DpProportional, req, costs, d, progress, st);
         if (mode_ == Mode::DpProportional && b.program.steps.empty() && !progress.cancelled())
             throw InfeasibleError("dp-proportional: the GPUs' memory cannot hold the global batch");
         if (b.program.steps.empty())
@@ -521,7 +520,9 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     try {
         b = optimize(
             ctx, rounds, [&] { return progress.cancelled(); }, &st, &memory,
-            [&](int round) { progress.report(0.05 + 0.85 * round / rounds, "hap: round " + std::to_string(round + 1)); },
+            [&](int round) {
+                progress.report(0.05 + 0.85 * round / rounds, "hap: round " + std::to_string(round + 1));
+            },
             start.program.steps.empty() ? nullptr : &start);
     } catch (const InfeasibleError&) {
         // Every program the A* could reach holds more replicated bytes than the smallest GPU: none fits.
@@ -547,9 +548,8 @@ Plan HapPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress& 
     if (!start.program.steps.empty())
         options.push_back({"data-parallel, proportional", assemble(g, dpCtx, d, batch, start, startStats)});
     SynthesisStats dpStats;
-    const BalancedProgram even = progress.cancelled()
-                                     ? BalancedProgram{}
-                                     : dataParallelProgram(dpCtx, false, req, costs, d, progress, dpStats);
+    const BalancedProgram even =
+        progress.cancelled() ? BalancedProgram{} : dataParallelProgram(dpCtx, false, req, costs, d, progress, dpStats);
     if (!even.program.steps.empty())
         options.push_back({"data-parallel, even", assemble(g, dpCtx, d, batch, even, dpStats)});
     else

@@ -199,8 +199,7 @@ LeafScore Predictor::score(const std::vector<StageSlot>& order) const
         }
         const double peak = stagePeakMemory(model, b[s], b[s + 1], config_.tp, shards, mbs, std::min(S - s, M), job);
         const DeviceType& device = costs_.device(groups_[order[s].type].device);
-        const RankGroups groups =
-            RankGroups::pipelineStage(config_.tp, config_.dp, S, s, model.arch.tiedEmbeddings);
+        const RankGroups groups = RankGroups::pipelineStage(config_.tp, config_.dp, S, s, model.arch.tiedEmbeddings);
         out.fits = out.fits &&
                    fitsMemory(peak, tightestNode(cluster_, cluster_.nodesOf(gpus[s]), device), device, job, groups);
     }

@@ -18,20 +18,20 @@ namespace hetplan {
 
 std::vector<PlannerOption> MetisPlanner::options() const
 {
-    return withMegatronSpace({searchedMicroBatchOption(),
-            PlannerOption::integer("simulated", "Templates simulated", 8, 1, 64,
-                                   "the best templates by the search's own estimate that are placed and simulated; "
-                                   "the best simulated one wins"),
-            PlannerOption::real("template_work", "Work per template", 2e6, 1e4, 1e10,
-                                "the most DP states × layers one template search may take; beyond it the types "
-                                "with the least compute sit out that template (their GPUs idle in it)"),
-            PlannerOption::boolean("uniform_shapes", "Score AMP's and HetHub's plans", true,
-                                   "also score the best plans of AMP and HetHub (one shape for every stage, inside "
-                                   "this space) and keep whichever is best")});
+    return withMegatronSpace(
+        {searchedMicroBatchOption(),
+         PlannerOption::integer("simulated", "Templates simulated", 8, 1, 64,
+                                "the best templates by the search's own estimate that are placed and simulated; "
+                                "the best simulated one wins"),
+         PlannerOption::real("template_work", "Work per template", 2e6, 1e4, 1e10,
+                             "the most DP states × layers one template search may take; beyond it the types "
+                             "with the least compute sit out that template (their GPUs idle in it)"),
+         PlannerOption::boolean("uniform_shapes", "Score AMP's and HetHub's plans", true,
+                                "also score the best plans of AMP and HetHub (one shape for every stage, inside "
+                                "this space) and keep whichever is best")});
 }
 
 namespace {
-
 
 // One template found by the exact search for `copies` copies of micro-batch `mbs`.
 struct Found {
@@ -52,10 +52,13 @@ std::vector<int> shareOf(const std::vector<TypeGroup>& groups, int copies)
 class MetisSearch {
 public:
     MetisSearch(const PlanRequest& req, const CostModel& costs, Progress& progress)
-        : req_(req), costs_(costs), progress_(progress), groups_(typeGroups(req.cluster)),
-          tightest_(groupTightestNodes(groups_, req.cluster, costs)), maxWork_(req.doubleOption("template_work"))
-    {
-    }
+        : req_(req),
+          costs_(costs),
+          progress_(progress),
+          groups_(typeGroups(req.cluster)),
+          tightest_(groupTightestNodes(groups_, req.cluster, costs)),
+          maxWork_(req.doubleOption("template_work"))
+    {}
 
     // Every (copies, micro-batch) the global batch allows, each searched exactly.
     std::vector<Found> templates()
@@ -83,7 +86,8 @@ public:
                 if (f)
                     found.push_back(std::move(*f));
             }
-        std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.estimate < b.estimate; });
+        std::stable_sort(found.begin(), found.end(),
+                         [](const Found& a, const Found& b) { return a.estimate < b.estimate; });
         return found;
     }
 
@@ -105,7 +109,8 @@ public:
 private:
     // Many device types make the DP's states (layers × prod(share_i + 1)) explode, and each state tries
     // every layer split: the types with the least compute in the share (GPUs × peak FLOP/s) are left idle
-    // in this template until states × layers fits the template_work option. AMP's and HetHub's plans, scored beside the templates, still use every type.
+    // in this template until states × layers fits the template_work option. AMP's and HetHub's plans, scored beside the
+    // templates, still use every type.
     QJsonArray fitStateBudget(std::vector<int>& share) const
     {
         QJsonArray dropped;
@@ -122,7 +127,7 @@ private:
             }
             if (std::count_if(share.begin(), share.end(), [](int c) { return c > 0; }) <= 1) {
                 if (share[size_t(weakest)] <= 1)
-                    break; // a model of that many layers: the search runs over the budget
+                    break;                   // a model of that many layers: the search runs over the budget
                 share[size_t(weakest)] /= 2; // one type left: fewer of its GPUs per copy
                 continue;
             }
@@ -138,7 +143,8 @@ private:
         for (size_t i = 0; i < groups_.size(); ++i)
             maxGpus.push_back(std::max(1, std::min(groups_[i].maxNodeGpus, share[i])));
         const int microBatches = req_.job.globalBatchSize / (copies * mbs);
-        const StageCosts sc(costs_, req_.job, groupTypes(groups_), maxGpus, mbs, microBatches, tightest_, &req_.cluster);
+        const StageCosts sc(costs_, req_.job, groupTypes(groups_), maxGpus, mbs, microBatches, tightest_,
+                            &req_.cluster);
         const ExactResult r = exactPipeline(sc, share, req_.job, &progress_);
         labels_ += r.labels;
         if (r.stages.empty())
@@ -159,16 +165,23 @@ private:
     double maxWork_;
 };
 
-// A plan of `pipelines` for `req`, scored by the shared simulator, at its best context- and expert-parallel
-// sizes and virtual stages when those are searched (so every plan offered, AMP's and HetHub's too, is compared
-// with the plan-level settings the search would give it on its own).
-Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline> pipelines)
+// A plan of `pipelines` on the request's cluster, model and job, not scored yet.
+Plan planOf(const PlanRequest& req, std::vector<Pipeline> pipelines)
 {
     Plan p;
     p.cluster = req.cluster;
     p.model = req.model;
     p.job = req.job;
     p.pipelines = std::move(pipelines);
+    return p;
+}
+
+// A plan of `pipelines` for `req`, scored by the shared simulator, at its best context- and expert-parallel
+// sizes and virtual stages when those are searched (so every plan offered, AMP's and HetHub's too, is compared
+// with the plan-level settings the search would give it on its own).
+Plan scored(const PlanRequest& req, const CostModel& costs, std::vector<Pipeline> pipelines)
+{
+    Plan p = planOf(req, std::move(pipelines));
     scorePlan(p, costs);
     planLevelBest(p, costs, req.objective, PlanLevelFamilies::of(req));
     return p;
@@ -206,8 +219,8 @@ private:
 
 std::string templateName(const Found& f)
 {
-    return std::to_string(f.copies) + " copies of a " + std::to_string(f.stages.size()) + "-stage template, micro-batch " +
-           std::to_string(f.mbs);
+    return std::to_string(f.copies) + " copies of a " + std::to_string(f.stages.size()) +
+           "-stage template, micro-batch " + std::to_string(f.mbs);
 }
 
 // The best plan of a planner whose space is inside metis's (amp, hethub), scored; nothing when it finds none.
@@ -225,11 +238,7 @@ std::optional<Plan> containedPlan(const std::string& name, const PlanRequest& re
         if (families.cp || families.ep || families.vpp)
             return scored(req, costs, std::move(p.pipelines));
         // Its search tail scored it on these inputs already: a second simulation would give the same.
-        Plan q;
-        q.cluster = req.cluster;
-        q.model = req.model;
-        q.job = req.job;
-        q.pipelines = std::move(p.pipelines);
+        Plan q = planOf(req, std::move(p.pipelines));
         q.estimate = p.estimate;
         return q;
     } catch (const InfeasibleError&) {
@@ -263,8 +272,8 @@ Plan MetisPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
         // Both placements of the copies: which one's sends or all-reduces cost less depends on the cluster.
         for (CopyOrder order : {CopyOrder::ByCopy, CopyOrder::ByStage}) {
             std::optional<Pipeline> p = search.place(found[size_t(i)], order);
-            const std::string name = templateName(found[size_t(i)]) +
-                                     (order == CopyOrder::ByCopy ? ", copy by copy" : ", stage by stage");
+            const std::string name =
+                templateName(found[size_t(i)]) + (order == CopyOrder::ByCopy ? ", copy by copy" : ", stage by stage");
             if (p && keeper.offer(scored(req, costs, {std::move(*p)}), name)) {
                 chosen = found[size_t(i)];
                 containedWins = false;
@@ -284,9 +293,8 @@ Plan MetisPlanner::plan(const PlanRequest& req, const CostModel& costs, Progress
     plan.search.stopped = progress.stopReason();
     plan.search.candidates = search.labels();
     plan.search.extra["templates"] = double(found.size());
-    QJsonObject details{{"chosen", QString::fromStdString(keeper.source())},
-                        {"tried", search.tried()},
-                        {"simulated", keeper.rows()}};
+    QJsonObject details{
+        {"chosen", QString::fromStdString(keeper.source())}, {"tried", search.tried()}, {"simulated", keeper.rows()}};
     if (chosen) {
         plan.plannerEstimate = chosen->estimate;
         details["template"] = templateJson(chosen->stages, search.groups());

@@ -99,7 +99,7 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("reuse", "PLAN.json",
                  "Re-instantiate the templates an earlier plan stored (oobleck, ditto) instead of searching again.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
-    cl.addOption("time-limit", "SECONDS", "Stop the search after this long; 0 = no limit.", "0");
+    cl.addOption("time-limit", "SECONDS", "Stop after about this long (the search gets three quarters, at most 5 s less; the rest scores its plan); 0 = no limit.", "0");
     cl.addOption("objective", "time|cost",
                  "What the plan minimises: the iteration time (default) or the dollars per million tokens at the "
                  "GPUs' prices (catalog and node price_per_gpu_hour).",

@@ -38,13 +38,21 @@ Progress::Progress(Callback cb, double timeLimitSeconds, std::stop_token stop) :
         forward_.emplace(stop, Forward{&source_}); // runs at once when that token is stopped already
 }
 
+double searchShareOfTimeLimit(double seconds)
+{
+    // The limit covers the whole run. What follows the search, scoring its plan with the simulator and
+    // summarizing the timeline, cannot stop early (a plan is returned whole) and takes about a second for
+    // a thousand-GPU pipeline: it gets a quarter of the limit, at most 5 s.
+    return seconds - std::min(0.25 * seconds, 5.0);
+}
+
 void Progress::setTimeLimit(double seconds)
 {
     // Non-finite or absurdly long limits (over ~30 years) mean "no limit" rather than an overflowing deadline.
-    deadline_ = seconds > 0 && seconds < 1e9 ? std::chrono::steady_clock::now() +
-                                                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                       std::chrono::duration<double>(seconds))
-                                             : std::chrono::steady_clock::time_point::max();
+    deadline_ = seconds > 0 && seconds < 1e9
+                    ? std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(searchShareOfTimeLimit(seconds)))
+                    : std::chrono::steady_clock::time_point::max();
 }
 
 void Progress::report(double fraction, const std::string& text) const
@@ -244,7 +252,13 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
     const CostModel costs(plan.model, plan.job, plan.profile); // the job the plan chose (megatron_space.h)
-    plan.summary = summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
+    // Past the search's share of the time limit the timeline (several times the cost of a simulation
+    // without events on a large pipeline) would overrun the limit: the summary comes from busy time.
+    if (progress.stopReason() == StopReason::TimeLimit)
+        plan.summary = summarizeWithoutTimeline(plan, costs, "the time limit left no time to analyse the timeline");
+    else
+        plan.summary =
+            summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
     progress.report(1, "done");
     return plan;
 }

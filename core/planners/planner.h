@@ -44,6 +44,10 @@ struct PlanRequest {
     bool boolOption(const std::string& key) const;
 };
 
+// How much of a time limit a search may use (three quarters, and at most 5 s less than the limit): the rest
+// is for scoring and summarizing the plan it returns, which runs to the end once started.
+double searchShareOfTimeLimit(double seconds);
+
 // Progress reporting and cooperative cancellation. Planners call report() now and then. Searches that can
 // return their best so far poll stopReason() and wind down; code that cannot calls checkpoint(), which
 // throws CancelledError when stopped.
@@ -67,6 +71,7 @@ public:
     bool cancelled() const { return stopReason() != StopReason::None; } // cancelled or past the limit
     void cancel() { source_.request_stop(); }
     std::stop_token stopToken() const { return source_.get_token(); }
+    // The search stops at searchShareOfTimeLimit(seconds) from now: the rest is for scoring its plan.
     void setTimeLimit(double seconds);
 
 private:

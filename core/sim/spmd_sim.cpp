@@ -27,6 +27,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace hetplan::simdetail {
 
@@ -82,9 +83,39 @@ void checkSpmd(const Plan& plan)
 
 struct Open {
     double start = -1;
-    std::string group;
+    int group = -1; // index into the program's distinct op groups
     bool backward = false;
 };
+
+// GPUs that run every instruction alike: the same device type, ratio in every segment and units of every
+// dimension. Their clocks never differ, so the program is run once per class (a data-parallel program on
+// 1,024 GPUs of four types has four) and each event is recorded for every member.
+struct GpuClasses {
+    std::vector<int> representative; // per class: one of its GPUs
+    std::vector<std::vector<int>> members;
+};
+
+GpuClasses gpuClasses(const SpmdPlan& sp, const std::vector<const DeviceType*>& dev)
+{
+    GpuClasses out;
+    std::map<std::tuple<const DeviceType*, std::vector<double>, std::vector<long long>>, int> index;
+    for (int g = 0; g < int(dev.size()); ++g) {
+        std::vector<double> ratios;
+        for (const std::vector<double>& row : sp.shardingRatios)
+            ratios.push_back(row[size_t(g)]);
+        std::vector<long long> units;
+        for (const SpmdDimension& d : sp.dimensions)
+            units.push_back(d.shards[size_t(g)]);
+        auto [it, added] = index.try_emplace({dev[size_t(g)], std::move(ratios), std::move(units)},
+                                             int(out.representative.size()));
+        if (added) {
+            out.representative.push_back(g);
+            out.members.emplace_back();
+        }
+        out.members[size_t(it->second)].push_back(g);
+    }
+    return out;
+}
 
 } // namespace
 
@@ -101,86 +132,108 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
     const std::vector<int> nodeOfGpu = plan.cluster.gpuNodes();
     for (int g = 0; g < n; ++g)
         dev[g] = &costs.device(plan.cluster.nodes[size_t(nodeOfGpu[size_t(g)])].deviceType);
-    std::vector<double> t(n, 0.0);
-    std::vector<Open> open(n);
-    // Seconds per FLOP per GPU for the current (group, pass), from the layer-level cost model at the GPU's
-    // samples (its batch ratio of the segment × the global batch); recomputed when the group changes.
+    const GpuClasses classes = gpuClasses(sp, dev);
+    const int C = int(classes.representative.size());
+    // Op groups by index, so the per-class loop compares integers, not layer names.
+    std::vector<int> groupOf(sp.instructions.size(), -1);
+    {
+        std::map<std::string, int> ids;
+        for (size_t i = 0; i < sp.instructions.size(); ++i)
+            groupOf[i] = ids.try_emplace(sp.instructions[i].group, int(ids.size())).first->second;
+    }
+    std::vector<double> t(C, 0.0); // per class
+    std::vector<Open> open(C);
+    // Seconds per FLOP per class for the current (group, pass), from the layer-level cost model at the
+    // GPU's samples (its batch ratio of the segment × the global batch); recomputed when the group changes.
     std::map<std::pair<std::string, bool>, double> programFlops; // the layer's FLOP per pass, whole batch
     for (const SpmdInstruction& ins : sp.instructions)
         if (ins.kind == SpmdInstruction::Kind::Compute)
             programFlops[{ins.group, ins.backward}] += ins.flops;
     const double batch = double(std::max<long long>(1, plan.job.globalBatchSize));
-    std::vector<double> spf(n, 0.0);
+    std::vector<double> spf(C, 0.0);
     std::map<std::tuple<const DeviceType*, double>, double> spfCache;
-    std::string spfGroup;
-    int spfSegment = -1, spfBackward = -1;
-    auto secondsPerFlop = [&](const SpmdInstruction& ins) {
-        if (ins.group == spfGroup && ins.segment == spfSegment && int(ins.backward) == spfBackward)
+    int spfGroup = -1, spfSegment = -1, spfBackward = -1;
+    auto secondsPerFlop = [&](const SpmdInstruction& ins, int group) {
+        if (group == spfGroup && ins.segment == spfSegment && int(ins.backward) == spfBackward)
             return;
-        spfGroup = ins.group;
+        spfGroup = group;
         spfSegment = ins.segment;
         spfBackward = ins.backward;
         spfCache.clear();
         const int layer = spmdLayerOf(plan.model, ins.group);
         const double flops = programFlops[{ins.group, ins.backward}];
-        for (int g = 0; g < n; ++g) {
+        for (int c = 0; c < C; ++c) {
+            const int g = classes.representative[size_t(c)];
             const double samples = std::round(sp.shardingRatios[ins.segment][g] * batch);
             auto [it, added] = spfCache.try_emplace({dev[g], samples}, 0.0);
             if (added)
                 it->second = spmdSecondsPerFlop(costs, layer, dev[g]->name, samples, ins.backward, flops);
-            spf[g] = it->second;
+            spf[c] = it->second;
         }
     };
     std::vector<double> gradients; // parameter-gradient bytes in the order the backward produces them
-    auto flush = [&](int g) {
-        if (open[g].start >= 0 && t[g] > open[g].start)
-            rec.add(g, open[g].backward ? EventKind::Backward : EventKind::Forward, 0, 0, 0, -1, open[g].start, t[g]);
-        open[g].start = -1;
+    auto addToClass = [&](int c, EventKind kind, int stage, double start, double end) {
+        for (int g : classes.members[size_t(c)])
+            rec.add(g, kind, 0, 0, stage, -1, start, end);
     };
-    for (const SpmdInstruction& ins : sp.instructions) {
+    auto flush = [&](int c) {
+        if (open[c].start >= 0 && t[c] > open[c].start)
+            addToClass(c, open[c].backward ? EventKind::Backward : EventKind::Forward, 0, open[c].start, t[c]);
+        open[c].start = -1;
+    };
+    for (size_t i = 0; i < sp.instructions.size(); ++i) {
+        const SpmdInstruction& ins = sp.instructions[i];
         if (ins.kind == SpmdInstruction::Kind::Load)
             continue; // takes no time; its memory is in spmdMemoryTerms
         if (ins.kind == SpmdInstruction::Kind::Compute) {
-            secondsPerFlop(ins);
-            for (int g = 0; g < n; ++g) {
-                if (open[g].start < 0 || open[g].group != ins.group || open[g].backward != ins.backward) {
-                    flush(g);
-                    open[g] = {t[g], ins.group, ins.backward};
+            secondsPerFlop(ins, groupOf[i]);
+            for (int c = 0; c < C; ++c) {
+                if (open[c].start < 0 || open[c].group != groupOf[i] || open[c].backward != ins.backward) {
+                    flush(c);
+                    open[c] = {t[c], groupOf[i], ins.backward};
                 }
-                t[g] += ins.flops * (ins.sharded ? sp.share(ins, g) : 1.0) * spf[g];
+                t[c] += ins.flops * (ins.sharded ? sp.share(ins, classes.representative[size_t(c)]) : 1.0) * spf[c];
             }
         } else {
-            SpmdCollective c;
-            parseSpmdCollective(ins.collective, c);
-            if (c == SpmdCollective::Slice)
+            SpmdCollective kind;
+            parseSpmdCollective(ins.collective, kind);
+            if (kind == SpmdCollective::Slice)
                 continue;
-            if (ins.parameter && ins.backward && c == SpmdCollective::AllReduce) {
+            if (ins.parameter && ins.backward && kind == SpmdCollective::AllReduce) {
                 gradients.push_back(ins.bytes / plan.job.bytesPerValue() * gradientReduceBytesPerParam(plan.job));
                 continue;
             }
             const std::vector<double>& r = sp.shardingRatios[ins.segment];
             double z = 0; // the largest share, or for a re-balance the largest change of share
-            for (int g = 0; g < n; ++g)
+            for (int c = 0; c < C; ++c) {
+                const int g = classes.representative[size_t(c)];
                 z = std::max(z, ins.fromSegment >= 0 ? std::abs(r[g] - sp.shardingRatios[ins.fromSegment][g])
                                                      : sp.share(ins, g));
+            }
             const double start = *std::max_element(t.begin(), t.end());
-            const double end = start + spmdCollectiveCost(c, ins.bytes, n, link).at(z);
-            for (int g = 0; g < n; ++g) {
-                flush(g);
-                rec.add(g, eventOf(c), 0, 0, ins.segment, -1, start, end);
-                t[g] = end;
+            const double end = start + spmdCollectiveCost(kind, ins.bytes, n, link).at(z);
+            for (int c = 0; c < C; ++c) {
+                flush(c);
+                addToClass(c, eventOf(kind), ins.segment, start, end);
+                t[c] = end;
             }
         }
     }
     for (double bucket : gradientBuckets(gradients, reduceBucketBytes(gradientReduceBytesPerParam(plan.job)))) {
         const double start = *std::max_element(t.begin(), t.end());
         const double end = start + ringAllReduce(bucket, n, link);
-        for (int g = 0; g < n; ++g) {
-            flush(g);
-            rec.add(g, EventKind::AllReduce, 0, 0, 0, -1, start, end);
-            t[g] = end;
+        for (int c = 0; c < C; ++c) {
+            flush(c);
+            addToClass(c, EventKind::AllReduce, 0, start, end);
+            t[c] = end;
         }
     }
+    for (int c = 0; c < C; ++c)
+        flush(c);
+    std::vector<double> clock(n); // each GPU's time when its optimizer step starts
+    for (int c = 0; c < C; ++c)
+        for (int g : classes.members[size_t(c)])
+            clock[size_t(g)] = t[c];
     const SpmdMemoryTerms mem = spmdMemoryTerms(sp.instructions, int(sp.shardingRatios.size()), plan.model,
                                                 plan.job, int(sp.dimensions.size()));
     // The optimizer step: the layer-level profile's update time of the whole model (what the ZeRO simulator
@@ -189,14 +242,13 @@ void simulateSpmd(const Plan& plan, const CostModel& costs, Recorder& rec)
     const double modelParams = plan.model.totalParams();
     std::map<const DeviceType*, double> fullUpdate;
     for (int g = 0; g < n; ++g) {
-        flush(g);
         const double values = mem.paramValuesOnGpu(sp, g, plan.job);
         auto [it, added] = fullUpdate.try_emplace(dev[g], 0.0);
         if (added && L > 0)
             it->second = costs.range(0, L, dev[g]->name, 1, 1).update;
         const double measured = modelParams > 0 ? it->second * values / modelParams : 0.0;
         const double update = optimizerSeconds(costs, dev[g]->name, measured, values, 1);
-        rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, t[g], t[g] + update);
+        rec.add(g, EventKind::Optimizer, 0, 0, 0, -1, clock[size_t(g)], clock[size_t(g)] + update);
         rec.result.peakMemoryBytes[g] = mem.peakBytesOnGpu(sp, g, plan.job);
         // Its parts: the parameters' states at Megatron's bytes per parameter, activations, DeepSpeed's
         // reserve and buffer; every GPU is in one data-parallel communicator.

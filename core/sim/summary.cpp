@@ -268,11 +268,10 @@ void fillThroughput(const Plan& plan, const CostModel& costs, const SimResult& r
         s.mfu = modelFlopsPerIteration(plan) / (s.iterationSeconds * peak);
 }
 
-// A plan whose timeline would pass kMaxTimelineEvents (millions of micro-batches): the summary comes from
-// each GPU's compute seconds, which the simulator counts without events. Compute on one GPU never
-// overlaps, so one interval of that length gives the exact compute share; communication cannot be told
-// from idle time without the events, so it counts as idle, and there is no bubble fraction.
-PlanSummary summarizeFromBusyTime(const Plan& plan, const CostModel& costs, const SimResult& r, int maxEvents)
+// The summary from each GPU's compute seconds, which the simulator counts without events. Compute on one
+// GPU never overlaps, so one interval of that length gives the exact compute share; communication cannot
+// be told from idle time without the events, so it counts as idle, and there is no bubble fraction.
+PlanSummary summarizeFromBusyTime(const Plan& plan, const CostModel& costs, const SimResult& r, const std::string& why)
 {
     PlanSummary s;
     fillDegrees(plan, s);
@@ -282,8 +281,7 @@ PlanSummary summarizeFromBusyTime(const Plan& plan, const CostModel& costs, cons
     s.deviceTypes = deviceTypes(plan, costs, r, byGpu);
     fillThroughput(plan, costs, r, byGpu, s);
     s.bottleneck = busiestGpu(plan, r, byGpu);
-    s.bottleneck.text += " (compute only: the iteration has more than " + std::to_string(maxEvents) +
-                         " events, too many to analyse its timeline)";
+    s.bottleneck.text += " (compute only: " + why + ")";
     return s;
 }
 } // namespace
@@ -310,9 +308,16 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, std::stop_token 
     } catch (const InputError& e) {
         if (e.field() != "timeline")
             throw;
-        return summarizeFromBusyTime(plan, costs, simulate(plan, costs, SimOptions{false}), kMaxTimelineEvents);
+        return summarizeFromBusyTime(plan, costs, simulate(plan, costs, SimOptions{false}),
+                                     "the iteration has more than " + std::to_string(kMaxTimelineEvents) +
+                                         " events, too many to analyse its timeline");
     }
     return summarize(plan, costs, r);
+}
+
+PlanSummary summarizeWithoutTimeline(const Plan& plan, const CostModel& costs, const std::string& why)
+{
+    return summarizeFromBusyTime(plan, costs, simulate(plan, costs, SimOptions{false}), why);
 }
 
 } // namespace hetplan

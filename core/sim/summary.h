@@ -12,6 +12,10 @@ PlanSummary summarize(const Plan& plan, const CostModel& costs, const SimResult&
 // fraction; communication counts as idle; the bottleneck text says so).
 // A stop requested on `stop` ends the timeline simulation early (CancelledError).
 PlanSummary summarize(const Plan& plan, const CostModel& costs, std::stop_token stop = {});
+// The summary from one simulation without events: each GPU's compute share, no bubble fraction,
+// communication counted as idle; the bottleneck text ends with "(compute only: <why>)". A fraction of the
+// timeline's cost, for a run whose time limit leaves no room for the timeline.
+PlanSummary summarizeWithoutTimeline(const Plan& plan, const CostModel& costs, const std::string& why);
 
 // Model FLOP of one iteration: forward + backward (3 × the forward FLOP) of every sample; recomputation
 // is not counted (MFU counts the model's work, not the hardware's).

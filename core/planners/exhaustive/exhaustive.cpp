@@ -30,8 +30,18 @@ Plan exactAt(const PlanRequest& req, const CostModel& costs, Progress& progress,
     for (const TypeGroup& g : share)
         available.push_back(g.gpus);
     const int microBatches = req.job.globalBatchSize / k / mbs;
-    const StageCosts sc(costs, req.job, groupTypes(share), groupNodeSizes(share), mbs, microBatches,
-                        groupTightestNodes(groups, req.cluster, costs), &req.cluster);
+    StageCosts sc(costs, req.job, groupTypes(share), groupNodeSizes(share), mbs, microBatches,
+                  groupTightestNodes(groups, req.cluster, costs), &req.cluster, StageCosts::Memory::Defer);
+    // The memory table is sized before it is built (a 4,000-layer model needs 16 M entries per stage
+    // shape), then filled under the time limit: a stop there leaves this share without a pipeline.
+    checkStateCount(req, "exhaustive", sc.memoryEntries(), "stage-cost entries: layer ranges x stage shapes");
+    try {
+        sc.fitMemory(costs, &progress);
+    } catch (const CancelledError&) {
+        Plan stopped;
+        stopped.search.stopped = progress.stopReason();
+        return stopped;
+    }
     progress.report(0.1, "exhaustive: searching (" + std::to_string(k) + " pipeline(s), micro-batch " +
                              std::to_string(mbs) + ")");
     const ExactResult r = exactPipeline(sc, available, req.job, &progress);
@@ -86,7 +96,15 @@ Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Pro
             if (req.job.globalBatchSize % (k * mbs) != 0 || progress.stopReason() != StopReason::None)
                 continue;
             double objective = kNoStage;
-            Plan p = exactAt(req, costs, progress, groups, k, mbs, &objective);
+            Plan p;
+            try {
+                p = exactAt(req, costs, progress, groups, k, mbs, &objective);
+            } catch (const InputError&) {
+                if (!best)
+                    throw; // the table is too large for every share tried so far: say so
+                tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"T", "table too large"}});
+                continue;
+            }
             tried.append(QJsonObject{{"pipelines", k},
                                      {"micro_batch_size", mbs},
                                      {"T", p.pipelines.empty() ? QJsonValue("no fit") : QJsonValue(objective)}});

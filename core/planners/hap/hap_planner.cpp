@@ -420,6 +420,8 @@ Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long
     SpmdPlan sp;
     sp.shardingRatios = gpuRatios(b.ratios.perGpu, d, batch);
     DimensionTable dims(b.ratios.perGpu, d);
+    sp.program.reserve(prog.size());
+    sp.instructions.reserve(prog.size());
     for (const Instruction& ins : prog) {
         sp.program.push_back(describe(g, ins));
         sp.instructions.push_back(toPlan(ctx, ins));
@@ -429,7 +431,7 @@ Plan assemble(const TensorGraph& g, SynthesisContext ctx, const Devices& d, long
     sp.dimensions = dims.take();
     markGradientReductions(g, prog, sp.instructions);
     sp.segments = ctx.ratioSegments() == 1 ? std::vector<std::string>{"model"} : g.segments;
-    plan.spmd = sp;
+    plan.spmd = std::move(sp);
     plan.plannerEstimate = b.ratios.seconds;
     plan.search.candidates = st.generated;
     plan.search.extra = {{"expanded", double(st.expanded)}, {"pruned", double(st.pruned)}, {"rounds", b.rounds}};
@@ -461,8 +463,9 @@ std::vector<std::string> roundingWarnings(const PlanRequest& req, const SpmdPlan
     return out;
 }
 
-// The simulated iteration time of `plan` on the request's inputs, or infinity when it does not fit memory.
-double simulatedSeconds(Plan plan, const PlanRequest& req, const CostModel& costs)
+// The simulated iteration time of `plan` on the request's inputs (set on it here: a copy would copy the
+// whole program), or infinity when it does not fit memory.
+double simulatedSeconds(Plan& plan, const PlanRequest& req, const CostModel& costs)
 {
     plan.cluster = req.cluster;
     plan.model = req.model;

@@ -8,8 +8,8 @@
 #include "core/sim/summary.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -49,10 +49,10 @@ double searchShareOfTimeLimit(double seconds)
 void Progress::setTimeLimit(double seconds)
 {
     // Non-finite or absurdly long limits (over ~30 years) mean "no limit" rather than an overflowing deadline.
-    deadline_ = seconds > 0 && seconds < 1e9
-                    ? std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             std::chrono::duration<double>(searchShareOfTimeLimit(seconds)))
-                    : std::chrono::steady_clock::time_point::max();
+    deadline_ = seconds > 0 && seconds < 1e9 ? std::chrono::steady_clock::now() +
+                                                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(searchShareOfTimeLimit(seconds)))
+                                             : std::chrono::steady_clock::time_point::max();
 }
 
 void Progress::report(double fraction, const std::string& text) const
@@ -142,8 +142,8 @@ std::string worstMemoryMisfit(const Plan& plan, const CostModel& costs)
         if (peak > usable && peak / usable > ratio) {
             ratio = peak / usable;
             char text[160];
-            std::snprintf(text, sizeof text, "%s needs %.2f GiB of its %.2f GiB usable", plan.cluster.gpuName(gpu).c_str(),
-                          peak / 1073741824.0, usable / 1073741824.0);
+            std::snprintf(text, sizeof text, "%s needs %.2f GiB of its %.2f GiB usable",
+                          plan.cluster.gpuName(gpu).c_str(), peak / 1073741824.0, usable / 1073741824.0);
             worst = text;
         }
     }
@@ -231,6 +231,16 @@ Plan planAndScore(const std::string& plannerName, const PlanRequest& request, Pr
 }
 } // namespace
 
+PlanSummary summaryWithin(const Plan& plan, const Progress& progress)
+{
+    const CostModel costs(plan.model, plan.job, plan.profile); // the job the plan chose (megatron_space.h)
+    // Past the search's share of the time limit the timeline (several times the cost of a simulation
+    // without events on a large pipeline) would overrun the limit: the summary comes from busy time.
+    if (progress.stopReason() == StopReason::TimeLimit)
+        return summarizeWithoutTimeline(plan, costs, "the time limit left no time to analyse the timeline");
+    return summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
+}
+
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress)
 {
     Plan plan;
@@ -251,14 +261,7 @@ Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Prog
     }
     // Once per returned plan (it needs the timeline, searches do not); a finished search's timeline stops
     // on a cancel, a best-so-far plan's is completed.
-    const CostModel costs(plan.model, plan.job, plan.profile); // the job the plan chose (megatron_space.h)
-    // Past the search's share of the time limit the timeline (several times the cost of a simulation
-    // without events on a large pipeline) would overrun the limit: the summary comes from busy time.
-    if (progress.stopReason() == StopReason::TimeLimit)
-        plan.summary = summarizeWithoutTimeline(plan, costs, "the time limit left no time to analyse the timeline");
-    else
-        plan.summary =
-            summarize(plan, costs, plan.search.stopped == StopReason::None ? progress.stopToken() : std::stop_token{});
+    plan.summary = summaryWithin(plan, progress);
     progress.report(1, "done");
     return plan;
 }

@@ -1,10 +1,10 @@
 #pragma once
 // The one interface every planning method implements, the request it receives, progress/cancel, and the
 // registry through which the CLI and GUI find planners (so new planners appear without changes there).
-#include "core/cost/costmodel.h"
-#include "core/planners/objective.h"
 #include "core/base/options.h"
+#include "core/cost/costmodel.h"
 #include "core/model/plan.h"
+#include "core/planners/objective.h"
 
 #include <chrono>
 #include <functional>
@@ -127,11 +127,14 @@ private:
 // Options per planner (planner → key → value): the GUI's Run tab keeps one set for each planner.
 using PlannerOptions = std::map<std::string, std::map<std::string, std::string>>;
 // The request one planner gets: `request` with that planner's own options (if any) on top.
-PlanRequest requestForPlanner(const PlanRequest& request, const std::string& planner,
-                              const PlannerOptions& perPlanner);
+PlanRequest requestForPlanner(const PlanRequest& request, const std::string& planner, const PlannerOptions& perPlanner);
 
 // Runs a planner end to end: builds the cost model, plans, fills inputs/search time, re-scores with the
 // shared simulator (when available) and returns the plan. Throws like Planner::plan.
 Plan runPlanner(const std::string& plannerName, const PlanRequest& request, Progress& progress);
+// The summary runPlanner gives a scored plan: from its timeline, or, once `progress` is past its search
+// share of the time limit, from each GPU's busy time (summarizeWithoutTimeline). A finished search's
+// timeline stops on a cancel; a best-so-far plan's is completed.
+PlanSummary summaryWithin(const Plan& plan, const Progress& progress);
 
 } // namespace hetplan

@@ -111,6 +111,18 @@ private slots:
         QVERIFY2(r.err.contains("states") && r.err.contains("max_states"), qPrintable(r.err));
     }
 
+    void exhaustiveSizesItsMemoryTableFirst()
+    {
+        // 1,002 layers on ditto-ex4: 1,003² layer ranges × 18 stage shapes = 18,108,162 entries (4 bytes each)
+        // in the memory table, while the label search itself has fewer states than 10 M: a 10 M limit
+        // refuses the table before it is filled (it used to be filled unpolled: 64 s at 4,002 layers).
+        const CliResult r = runCli({"plan", "--cluster", "example:ditto-ex4", "--model", deep, "--gbs", "64",
+                                    "--planner", "exhaustive", "--option", "max_states=10000000", "--quiet"},
+                                   kHangGuardMs, 2 * kGiB);
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(r.err.contains("18108162 states (stage-cost entries"), qPrintable(r.err));
+    }
+
     void manyLayerModelsStayWithinTheTimeLimit_data()
     {
         QTest::addColumn<int>("layers");
@@ -167,17 +179,20 @@ private slots:
     void manyNodesDoNotOutrunTheTimeLimit()
     {
         // 100,000 one-GPU nodes: looking a GPU's node up used to walk the node list, so planners that visit
-        // every GPU worked for minutes past --time-limit. With a 2 s limit they now end within seconds of
-        // CPU (the old behaviour took 15-95 s); CPU time, because a busy machine stretches wall time.
+        // every GPU worked for minutes past --time-limit (15-95 s with a 2 s limit). They now end within the
+        // limit + 10 % + 0.5 s, reading the 8 MB cluster included; CPU time, because a busy machine
+        // stretches wall time.
         const QString cluster = writeManyNodes(dir.filePath("many.json"));
+        const double limit = 2, bound = 1.1 * limit + 0.5;
         for (const char* planner : {"whale", "poplar", "dp-even", "deepspeed-zero", "hap", "annealing"}) {
             const CliResult r = runCli({"plan", "--cluster", cluster, "--model", "example:gpt2-amp", "--gbs", "512",
-                                        "--planner", planner, "--time-limit", "2", "--quiet"},
+                                        "--planner", planner, "--time-limit", QString::number(limit), "--quiet"},
                                        kHangGuardMs, 4 * kGiB);
             qInfo("%s: exit %d after %.1f s of CPU", planner, r.exitCode, r.cpuSeconds);
             QVERIFY2(r.exitCode != 1 && r.exitCode != -1, qPrintable(r.err));
-            QVERIFY2(r.cpuSeconds < 30,
-                     qPrintable(QString("%1 took %2 s of CPU with a 2 s limit").arg(planner).arg(r.cpuSeconds)));
+            QVERIFY2(
+                r.cpuSeconds <= bound,
+                qPrintable(QString("%1 took %2 s of CPU with a %3 s limit").arg(planner).arg(r.cpuSeconds).arg(limit)));
         }
     }
 

@@ -20,8 +20,8 @@
 #include <ctime>
 
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <set>
 #include <thread>
@@ -70,10 +70,7 @@ std::vector<RoundTripExample> roundTripExamples()
     return out;
 }
 
-std::vector<std::string> planners()
-{
-    return PlannerRegistry::instance().names();
-}
+std::vector<std::string> planners() { return PlannerRegistry::instance().names(); }
 
 // The plan minus what legitimately differs between two identical runs (wall-clock search time).
 Plan withoutTimings(Plan p)
@@ -330,6 +327,31 @@ private slots:
         QVERIFY(!run.stop_requested());
     }
 
+    void aTimeLimitKeepsAQuarterForScoring()
+    {
+        // The search gets three quarters of the limit, and never more than 5 s less than it.
+        QCOMPARE(searchShareOfTimeLimit(2), 1.5);
+        QCOMPARE(searchShareOfTimeLimit(20), 15.0);
+        QCOMPARE(searchShareOfTimeLimit(40), 35.0);
+        QVERIFY(std::abs(searchShareOfTimeLimit(0.4) - 0.3) < 1e-12);
+    }
+
+    void pastItsShareARunSummarizesFromBusyTime()
+    {
+        // A plan summarized by a run whose search share of the limit is spent gets the busy-time summary
+        // (its bottleneck says so, no bubble fraction); the same plan without a limit gets its timeline's.
+        Progress unlimited;
+        const Plan plan = runPlanner("uniform", examples()[0].request, unlimited);
+        QVERIFY(plan.summary && plan.summary->bubbleFraction);
+        QVERIFY(plan.summary->bottleneck.text.find("compute only") == std::string::npos);
+        const Progress spent({}, 1e-9);
+        const PlanSummary late = summaryWithin(plan, spent);
+        QVERIFY2(late.bottleneck.text.find("compute only: the time limit") != std::string::npos,
+                 late.bottleneck.text.c_str());
+        QVERIFY(!late.bubbleFraction);
+        QCOMPARE(late.iterationSeconds, plan.summary->iterationSeconds); // the same iteration, fewer details
+    }
+
     void cancelFromAnotherThread_data()
     {
         QTest::addColumn<QString>("planner");
@@ -358,7 +380,8 @@ private slots:
         auto worker = std::async(std::launch::async, [&] {
             try {
                 const Plan p = runPlanner(planner.toStdString(), req, progress);
-                return p.search.stopped == StopReason::None ? std::string("finished") : "best so far (" + toString(p.search.stopped) + ")";
+                return p.search.stopped == StopReason::None ? std::string("finished")
+                                                            : "best so far (" + toString(p.search.stopped) + ")";
             } catch (const CancelledError&) {
                 return std::string("cancelled before any plan");
             } catch (const InfeasibleError&) {
@@ -375,8 +398,7 @@ private slots:
         const double cpuMs = processCpuMs() - cpu0;
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         qInfo("%s after cancel: %.1f ms CPU, %.1f ms wall", outcome.c_str(), cpuMs, ms);
-        QVERIFY2(cpuMs < 100 * kSanitizerSlowdown,
-                 qPrintable(QString("worked %1 ms of CPU after cancel").arg(cpuMs)));
+        QVERIFY2(cpuMs < 100 * kSanitizerSlowdown, qPrintable(QString("worked %1 ms of CPU after cancel").arg(cpuMs)));
         // The wall time is printed only: a hang stops at the suite's hang guard, and a busy machine stretches it.
         QVERIFY(outcome != "best so far (time-limit)");
     }

@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <map>
+
 using namespace hetplan;
 
 namespace {
@@ -188,6 +190,37 @@ private slots:
         QVERIFY(std::abs(simulate(plan, costs).iterationSeconds - expected) < 1e-9 * expected);
         plan.spmd->dimensions = {{"E", 3, 0, {2, 2}}}; // does not add up to 3
         QVERIFY_THROWS_EXCEPTION(InputError, simulate(plan, costs));
+    }
+
+    void alikeGpusRunTogetherAndOthersApart()
+    {
+        // Four V100s and one P100. V100s 0 and 1 hold 0.3 of the batch-sharded op, V100s 2 and 3 hold 0.1
+        // and split a 3-unit dimension 2 + 1 (same type, same ratio, different units), the P100 0.2. Each
+        // GPU's busy time is its own share of F at its rate, plus the replicated op: GPUs that agree on
+        // everything run alike, and any difference keeps them apart.
+        const double F = 1e13;
+        SpmdInstruction units = compute(F, true);
+        units.dimension = 0;
+        Plan plan = spmdPlan({compute(F, true), units, collective("all-reduce", 64e6), compute(F, false, true)},
+                             {{0.3, 0.3, 0.1, 0.1, 0.2}});
+        plan.cluster = test::twoNodeCluster("V100-16GB", 4, "P100-16GB", 1);
+        plan.spmd->dimensions = {{"E", 3, 0, {0, 0, 2, 1, 0}}};
+        const CostModel costs(plan.model, plan.job, plan.profile);
+        SimOptions withTimeline;
+        withTimeline.timeline = true;
+        const SimResult r = simulate(plan, costs, withTimeline);
+        const double r0 = rate("V100-16GB"), r1 = rate("P100-16GB");
+        const double expected[] = {(0.3 * F + F) / r0, (0.3 * F + F) / r0, (0.1 * F + 2.0 / 3 * F + F) / r0,
+                                   (0.1 * F + 1.0 / 3 * F + F) / r0, (0.2 * F + F) / r1};
+        for (int g = 0; g < 5; ++g)
+            QVERIFY2(std::abs(r.busySeconds.at(g) - expected[g]) < 1e-9 * expected[g], qPrintable(QString::number(g)));
+        // Every GPU has its own events: forward, all-reduce, backward and the optimizer step.
+        std::map<int, int> events;
+        for (const TimelineEvent& e : r.events)
+            ++events[e.gpu];
+        QCOMPARE(int(events.size()), 5);
+        for (const auto& [g, n] : events)
+            QCOMPARE(n, 4);
     }
 
     void layerOpsTakeTheLayerModelsRate()

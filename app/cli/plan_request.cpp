@@ -42,10 +42,9 @@ std::string flagHelp(const FieldSpec<Job>& f)
         return d.help + (d.defaultValue == "true" ? " (turns " + d.key + " off)." : ".");
     std::string range;
     if (d.type != OptionType::Choice)
-        range = numberText(d.min) + "-" + numberText(d.max) +
-                (f.unit.empty() ? "" : " " + f.unit) + "; ";
-    return d.help + " (" + range + "default: the job's, else " + (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) +
-           ").";
+        range = numberText(d.min) + "-" + numberText(d.max) + (f.unit.empty() ? "" : " " + f.unit) + "; ";
+    return d.help + " (" + range + "default: the job's, else " +
+           (f.defaultNote.empty() ? d.defaultValue : f.defaultNote) + ").";
 }
 } // namespace
 
@@ -99,7 +98,11 @@ void addRequestOptions(CommandLine& cl)
     cl.addOption("reuse", "PLAN.json",
                  "Re-instantiate the templates an earlier plan stored (oobleck, ditto) instead of searching again.");
     cl.addOption("seed", "N", "Seed of randomised planners.", "1");
-    cl.addOption("time-limit", "SECONDS", "Stop after about this long (the search gets three quarters, at most 5 s less; the rest scores its plan); 0 = no limit.", "0");
+    cl.addOption(
+        "time-limit", "SECONDS",
+        "Time limit in seconds, 0 = none: a search gets three quarters of it (at most 5 s less) and stops with its "
+        "best plan so far; the rest scores that plan. `plan` counts it from its start, reading the inputs included.",
+        "0");
     cl.addOption("objective", "time|cost",
                  "What the plan minimises: the iteration time (default) or the dollars per million tokens at the "
                  "GPUs' prices (catalog and node price_per_gpu_hour).",

@@ -99,10 +99,12 @@ Plan ExhaustivePlanner::plan(const PlanRequest& req, const CostModel& costs, Pro
             Plan p;
             try {
                 p = exactAt(req, costs, progress, groups, k, mbs, &objective);
-            } catch (const InputError&) {
+            } catch (const InputError& e) {
                 if (!best)
-                    throw; // the table is too large for every share tried so far: say so
-                tried.append(QJsonObject{{"pipelines", k}, {"micro_batch_size", mbs}, {"T", "table too large"}});
+                    throw; // nothing found yet: the user should hear why (a table too large for max_states)
+                tried.append(QJsonObject{{"pipelines", k},
+                                         {"micro_batch_size", mbs},
+                                         {"T", QString::fromStdString("refused: " + e.reason())}});
                 continue;
             }
             tried.append(QJsonObject{{"pipelines", k},
